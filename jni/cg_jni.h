@@ -1,0 +1,84 @@
+/*
+ * cg_jni.h - shared JNI plumbing: cached classes, exceptions, argument
+ * checks and ByteString creation. Only jni/ includes <jni.h>.
+ *
+ * Natives are exported as Java_... symbols (JNIEXPORT; everything else is
+ * hidden), so they resolve lazily whichever of the mod's classes loads the
+ * library first, and a class the host lacks never makes loading fail.
+ *
+ * Convention for every helper below that returns int: 0 = ok; nonzero = a
+ * Java exception is now pending and the native must return at once.
+ */
+#ifndef CG_JNI_H
+#define CG_JNI_H
+
+#include <jni.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cg_status.h"
+
+/* Exception kinds, cached as global refs in JNI_OnLoad. */
+typedef enum cg_jexc {
+    CG_JEXC_ILLEGAL_ARGUMENT = 0, /* java.lang.IllegalArgumentException */
+    CG_JEXC_ILLEGAL_STATE,        /* java.lang.IllegalStateException */
+    CG_JEXC_UNSUPPORTED,          /* java.lang.UnsupportedOperationException */
+    CG_JEXC_RUNTIME,              /* java.lang.RuntimeException */
+    CG_JEXC_OOM,                  /* java.lang.OutOfMemoryError */
+    CG_JEXC_NULL_POINTER,         /* java.lang.NullPointerException */
+    CG_JEXC_COUNT_
+} cg_jexc;
+
+/* Called from JNI_OnLoad / JNI_OnUnload (jni/onload.c). */
+int cg_jni_init(JNIEnv *env);
+void cg_jni_fini(JNIEnv *env);
+
+/* Throw `kind` with a printf-style message. Always returns 1, so a native
+ * can write `return cg_throw(...), NULL;` or `if (cg_throw(...)) return`. */
+int cg_throw(JNIEnv *env, cg_jexc kind, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The exception kind a status maps to (ARCHITECTURE.md "Bad input"). */
+cg_jexc cg_jexc_for_status(cg_status st);
+
+/* Throw the exception matching `st`, message "<what>: <cg_strerror(st)>
+ * [<detail>]" (detail may be NULL, e.g. a context's last-error text).
+ * Returns 1. Must not be called with CG_OK. */
+int cg_throw_status(JNIEnv *env, cg_status st, const char *what, const char *detail);
+
+/* ---- argument checks (throw IllegalArgumentException naming the value) -- */
+
+/* w, h in 1..CG_MAX_DIM; `what` names the pair ("source", "target"). */
+int cg_jni_check_dims(JNIEnv *env, const char *what, jint w, jint h);
+
+/* Encoding modes of the wire (ARCHITECTURE.md). */
+enum { CG_ENC_RAW = 0, CG_ENC_PNG = 1, CG_ENC_ZEROCOPY_TORCH = 2, CG_ENC_ZEROCOPY_JAX = 3 };
+
+/* Accepts RAW and PNG only (zero-copy modes are not byte-producing). */
+int cg_jni_check_byte_mode(JNIEnv *env, jint mode);
+
+/* A direct ByteBuffer with capacity >= need bytes; *out gets its address.
+ * null -> NullPointerException; heap buffer or short capacity ->
+ * IllegalArgumentException naming both numbers. Position/limit untouched. */
+int cg_jni_direct_buffer(JNIEnv *env, jobject buf, size_t need, const char *what,
+                         uint8_t **out);
+
+/* ---- ByteString --------------------------------------------------------- */
+
+/* A new byte[] of `len` bytes (OutOfMemoryError pending on failure; len
+ * above INT32_MAX -> IllegalArgumentException). NULL on failure. */
+jbyteArray cg_jni_new_bytes(JNIEnv *env, size_t len);
+
+/* Wrap a byte[] the caller filled and will never touch again as a
+ * ByteString without copying (UnsafeByteOperations.unsafeWrap, or
+ * ByteString.copyFrom where that class is missing). NULL + exception on
+ * failure. Deletes no references. */
+jobject cg_jni_wrap_bytes(JNIEnv *env, jbyteArray arr);
+
+/* A ByteString holding a copy of data[0..len). NULL + exception on failure. */
+jobject cg_jni_bytestring_copy(JNIEnv *env, const uint8_t *data, size_t len);
+
+#endif /* CG_JNI_H */

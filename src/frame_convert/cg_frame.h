@@ -1,0 +1,152 @@
+/*
+ * cg_frame.h - the pixel core: RGBA8 frame -> RGB8 observation, PNG, depth.
+ *
+ * Pure C11. No JNI, no GL, no globals, no output to stdout. The caller owns
+ * every buffer: ask for the size, pass the destination and its length. Every
+ * function is reentrant and may be called from any thread.
+ *
+ * Row order conventions (see ARCHITECTURE.md, "Wire formats"):
+ *  - The source is src_h rows of src_stride bytes, row 0 first in memory.
+ *  - The destination is dst_h rows of dst_w*3 bytes, tightly packed.
+ *  - Without flip, destination row order equals source row order (a
+ *    glReadPixels buffer is bottom-up and stays bottom-up). With flip the
+ *    row order is reversed, so a top-down source comes out bottom-up.
+ *  - Nearest-neighbour resize maps destination (x, y) of the bottom-up image
+ *    to source (x * src_w / dst_w, y * src_h / dst_h), integer arithmetic.
+ *  - The cursor is given in destination pixels from the TOP-LEFT; in the
+ *    bottom-up destination its hot spot lands on row dst_h - 1 - cursor_y.
+ */
+#ifndef CG_FRAME_H
+#define CG_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cg_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest accepted width or height, source or target. */
+#define CG_MAX_DIM 16384
+
+/* Cursor bitmap size (square). */
+#define CG_CURSOR_SIZE 16
+
+/* ---- sizes: int arrives from Java, every product is checked ---------- */
+
+/* CG_E_INVALID_ARG when w or h <= 0, CG_E_TOO_LARGE when > CG_MAX_DIM. */
+cg_status cg_check_dims(int w, int h);
+
+/* *out = w * h * bpp bytes; validates dims as cg_check_dims and checks the
+ * product against SIZE_MAX (CG_E_OVERFLOW). bpp must be 1..16. */
+cg_status cg_image_size(int w, int h, int bpp, size_t *out);
+
+/* a * b with overflow check. */
+cg_status cg_mul_size(size_t a, size_t b, size_t *out);
+
+/* ---- conversion -------------------------------------------------------- */
+
+typedef enum cg_filter {
+    CG_FILTER_NEAREST = 0, /* the wire-format default */
+    CG_FILTER_BOX = 1      /* area average, opt-in */
+} cg_filter;
+
+typedef struct cg_convert_params {
+    const uint8_t *src; /* RGBA8 pixels; alpha is ignored */
+    size_t src_stride;  /* bytes from one row start to the next, >= src_w*4 */
+    int src_w, src_h;   /* source size in pixels */
+    int dst_w, dst_h;   /* destination size in pixels */
+    int flip;           /* nonzero: reverse the row order */
+    cg_filter filter;
+    int draw_cursor;    /* nonzero: draw the 16x16 arrow after the resize */
+    int cursor_x;       /* destination pixels from the left; any value, clipped */
+    int cursor_y;       /* destination pixels from the TOP; any value, clipped */
+} cg_convert_params;
+
+typedef enum cg_simd_level {
+    CG_SIMD_SCALAR = 0,
+    CG_SIMD_SSSE3 = 1,
+    CG_SIMD_AVX2 = 2,
+    CG_SIMD_NEON = 3
+} cg_simd_level;
+
+/* Best level this CPU and this build support (detected once, cached). */
+cg_simd_level cg_simd_best(void);
+/* Nonzero when `level` can run here. */
+int cg_simd_available(cg_simd_level level);
+/* "scalar", "ssse3", "avx2", "neon". */
+const char *cg_simd_name(cg_simd_level level);
+
+/* Convert in one pass; writes exactly dst_w*dst_h*3 bytes of dst, reads only
+ * the source rows and pixels the output needs. Uses cg_simd_best(). dst must
+ * not overlap src. Errors: CG_E_INVALID_ARG (NULL pointers, bad filter,
+ * stride < src_w*4), dims as cg_check_dims, CG_E_BUFFER_TOO_SMALL when
+ * dst_len < dst_w*dst_h*3. On error dst is untouched. */
+cg_status cg_convert(const cg_convert_params *p, uint8_t *dst, size_t dst_len);
+
+/* Same, forcing a path; CG_E_UNSUPPORTED when `level` is not available.
+ * All levels produce byte-identical output (CG_SIMD_SCALAR is the
+ * reference implementation). */
+cg_status cg_convert_with(const cg_convert_params *p, uint8_t *dst, size_t dst_len,
+                          cg_simd_level level);
+
+/* The cursor bitmap, CG_CURSOR_SIZE rows top-down, each CG_CURSOR_SIZE
+ * chars: 'B' black outline, 'W' white fill, '.' transparent. */
+extern const char *const cg_cursor_rows[CG_CURSOR_SIZE];
+
+/* ---- PNG (libpng) ------------------------------------------------------ */
+
+/* A growable byte buffer the caller can see and owns. Start zeroed
+ * ({0}); the encoder reuses data/cap across calls and sets len. */
+typedef struct cg_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} cg_buf;
+
+/* Free the storage and zero the struct; NULL is a no-op. */
+void cg_buf_free(cg_buf *b);
+
+/* PNG row filters, a bitmask (values equal libpng's PNG_FILTER_*). */
+#define CG_PNG_FILTER_NONE 0x08
+#define CG_PNG_FILTER_SUB 0x10
+#define CG_PNG_FILTER_UP 0x20
+#define CG_PNG_FILTER_AVG 0x40
+#define CG_PNG_FILTER_PAETH 0x80
+#define CG_PNG_FILTER_ALL 0xf8
+
+typedef struct cg_png_options {
+    int level;    /* zlib level 0..9, or -1 for libpng's default (6) */
+    int filters;  /* CG_PNG_FILTER_* mask, or -1 for libpng's default */
+    int strategy; /* zlib strategy (Z_DEFAULT_STRATEGY=0 ... Z_FIXED=4), or -1 */
+} cg_png_options;
+
+/* The library's default: chosen from the measured table in README.md. */
+cg_png_options cg_png_default_options(void);
+
+/* libpng's own defaults (level -1, filters -1, strategy -1). */
+cg_png_options cg_png_libpng_defaults(void);
+
+/* Encode w x h RGB8 rows (stride bytes apart, first row first) as an
+ * 8-bit RGB PNG into out (out->len set, out->data grown as needed).
+ * Errors: CG_E_INVALID_ARG, dims, CG_E_NO_MEMORY, CG_E_PNG, and
+ * CG_E_UNSUPPORTED when the library was built without libpng. */
+cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
+                            const cg_png_options *opt, cg_buf *out);
+
+/* ---- depth --------------------------------------------------------------- */
+
+/* Linearise n reverse-Z depth values in place (1 = near, 0 = far) into eye
+ * distance / far. zero_to_one: z = n*f / (n + d*(f-n)); otherwise
+ * z = 2*n*f / (n + f + (2d-1)*(f-n)). Requires 0 < near < far, both finite
+ * (CG_E_INVALID_ARG otherwise). */
+cg_status cg_depth_linearize(float *depth, size_t n, float near_plane, float far_plane,
+                             int zero_to_one);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CG_FRAME_H */
