@@ -1,0 +1,110 @@
+/*
+ * framebuffer_capturer.c - com.kyhsgeekcode.minecraftenv.FramebufferCapturer,
+ * the CPU path: convertCapturedFrameImpl (a mapped RGBA8 frame -> RAW or PNG
+ * ByteString). The GL natives of the same class live in
+ * framebuffer_capturer_gl.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cg_frame.h"
+#include "cg_jni.h"
+#include "com_kyhsgeekcode_minecraftenv_FramebufferCapturer.h" /* javac -h */
+
+/* RAW: the pixels are written once, straight into the byte[] that the
+ * returned ByteString keeps. */
+static jobject cg_convert_raw(JNIEnv *env, const cg_convert_params *p, size_t out_len)
+{
+    jbyteArray arr = cg_jni_new_bytes(env, out_len);
+    if (arr == NULL) return NULL;
+    void *dst = (*env)->GetPrimitiveArrayCritical(env, arr, NULL);
+    if (dst == NULL) {
+        (*env)->DeleteLocalRef(env, arr);
+        if (!(*env)->ExceptionCheck(env))
+            cg_throw(env, CG_JEXC_OOM, "cannot pin the %zu-byte output array", out_len);
+        return NULL;
+    }
+    /* Only the bounded pixel loop runs inside the critical region. */
+    cg_status st = cg_convert(p, dst, out_len);
+    (*env)->ReleasePrimitiveArrayCritical(env, arr, dst, st == CG_OK ? 0 : JNI_ABORT);
+    if (st != CG_OK) {
+        (*env)->DeleteLocalRef(env, arr);
+        cg_throw_status(env, st, "convertCapturedFrameImpl: RGBA to RGB conversion", NULL);
+        return NULL;
+    }
+    jobject bs = cg_jni_wrap_bytes(env, arr);
+    (*env)->DeleteLocalRef(env, arr);
+    return bs;
+}
+
+/* PNG: convert into a per-call scratch (no state shared between threads),
+ * encode, then one copy of the encoded bytes into the byte[]. */
+static jobject cg_convert_png(JNIEnv *env, const cg_convert_params *p, size_t rgb_len)
+{
+    uint8_t *rgb = malloc(rgb_len);
+    if (rgb == NULL) {
+        cg_throw(env, CG_JEXC_OOM, "cannot allocate %zu bytes of PNG scratch", rgb_len);
+        return NULL;
+    }
+    cg_buf png = {0};
+    jobject bs = NULL;
+    cg_status st = cg_convert(p, rgb, rgb_len);
+    if (st != CG_OK) {
+        cg_throw_status(env, st, "convertCapturedFrameImpl: RGBA to RGB conversion", NULL);
+        goto done;
+    }
+    cg_png_options opt = cg_png_default_options();
+    st = cg_png_encode_rgb(rgb, p->dst_w, p->dst_h, (size_t)p->dst_w * 3, &opt, &png);
+    if (st != CG_OK) {
+        cg_throw_status(env, st, "convertCapturedFrameImpl: PNG encoding", NULL);
+        goto done;
+    }
+    bs = cg_jni_bytestring_copy(env, png.data, png.len);
+done:
+    cg_buf_free(&png);
+    free(rgb);
+    return bs;
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_convertCapturedFrameImpl(
+    JNIEnv *env, jobject self, jobject src, jint srcW, jint srcH, jint targetW, jint targetH,
+    jint encodingMode, jboolean flipVertically, jboolean drawCursor, jint xPos, jint yPos)
+{
+    (void)self;
+    /* Every argument is checked before the buffer is touched. */
+    if (cg_jni_check_dims(env, "source (srcW x srcH)", srcW, srcH)) return NULL;
+    if (cg_jni_check_dims(env, "target (targetW x targetH)", targetW, targetH)) return NULL;
+    if (cg_jni_check_byte_mode(env, encodingMode)) return NULL;
+
+    size_t src_need = 0, out_len = 0;
+    cg_status st = cg_image_size(srcW, srcH, 4, &src_need);
+    if (st == CG_OK) st = cg_image_size(targetW, targetH, 3, &out_len);
+    if (st != CG_OK) {
+        cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                 "convertCapturedFrameImpl: size of srcW=%d x srcH=%d or targetW=%d x targetH=%d "
+                 "overflows: %s",
+                 (int)srcW, (int)srcH, (int)targetW, (int)targetH, cg_strerror(st));
+        return NULL;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "source buffer (srcW*srcH*4 with srcW=%d, srcH=%d)", (int)srcW,
+             (int)srcH);
+    uint8_t *pixels = NULL;
+    if (cg_jni_direct_buffer(env, src, src_need, what, &pixels)) return NULL;
+
+    cg_convert_params p = {
+        .src = pixels,
+        .src_stride = (size_t)srcW * 4,
+        .src_w = srcW,
+        .src_h = srcH,
+        .dst_w = targetW,
+        .dst_h = targetH,
+        .flip = flipVertically ? 1 : 0,
+        .filter = CG_FILTER_NEAREST,
+        .draw_cursor = drawCursor ? 1 : 0,
+        .cursor_x = xPos,
+        .cursor_y = yPos,
+    };
+    if (encodingMode == CG_ENC_RAW) return cg_convert_raw(env, &p, out_len);
+    return cg_convert_png(env, &p, out_len);
+}
