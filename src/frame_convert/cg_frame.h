@@ -48,6 +48,11 @@ cg_status cg_mul_size(size_t a, size_t b, size_t *out);
 
 /* ---- conversion -------------------------------------------------------- */
 
+/* CG_FILTER_BOX: destination pixel (x, y) of the bottom-up image is the
+ * per-channel average, rounded half up ((sum + n/2) / n), of the bottom-up
+ * source pixels [x*src_w/dst_w, (x+1)*src_w/dst_w) x
+ * [y*src_h/dst_h, (y+1)*src_h/dst_h) (integer division); an empty range
+ * (upscaling) is widened to its first pixel, so upscaling equals nearest. */
 typedef enum cg_filter {
     CG_FILTER_NEAREST = 0, /* the wire-format default */
     CG_FILTER_BOX = 1      /* area average, opt-in */

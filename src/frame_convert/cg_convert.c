@@ -1,0 +1,259 @@
+/*
+ * RGBA8 -> RGB8 conversion: flip, resize (nearest or box), cursor overlay,
+ * in one pass that writes each destination row once and draws the cursor
+ * into it while the row is still in L1.
+ *
+ * Two row paths produce byte-identical output: nearest_row_reference() is
+ * the plain per-pixel definition (CG_SIMD_SCALAR); nearest_row_fast() uses
+ * the architecture's row kernels and a small x-offset table. The box filter
+ * is one scalar implementation shared by every level.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "cg_frame.h"
+#include "cg_frame_internal.h"
+
+/* 16x16 arrow, hot spot top-left. Rows top-down. */
+const char *const cg_cursor_rows[CG_CURSOR_SIZE] = {
+    "B...............",
+    "BB..............",
+    "BWB.............",
+    "BWWB............",
+    "BWWWB...........",
+    "BWWWWB..........",
+    "BWWWWWB.........",
+    "BWWWWWWB........",
+    "BWWWWWWWB.......",
+    "BWWWWWWWWB......",
+    "BWWWWWBBBBB.....",
+    "BWWBWWB.........",
+    "BWB.BWWB........",
+    "BB..BWWB........",
+    "B....BWWB.......",
+    "......BB........",
+};
+
+/* Columns per x-offset table chunk: 1024 * 4 bytes of stack. */
+#define CG_XCHUNK 1024
+
+/* ---- shared helpers ----------------------------------------------------- */
+
+/* Memory row of bottom-up image row `iy`. */
+static const uint8_t *src_row(const cg_convert_params *p, int iy)
+{
+    int mrow = p->flip ? p->src_h - 1 - iy : iy;
+    return p->src + (size_t)mrow * p->src_stride;
+}
+
+/* Draw the part of the cursor that falls on destination memory row y. */
+static void cursor_row(const cg_convert_params *p, int y, uint8_t *row)
+{
+    /* int64 so that cursor positions near INT_MIN/INT_MAX cannot overflow. */
+    int64_t top_down = (int64_t)p->dst_h - 1 - y;
+    int64_t cr = top_down - p->cursor_y;
+    if (cr < 0 || cr >= CG_CURSOR_SIZE) return;
+    const char *bits = cg_cursor_rows[cr];
+    for (int c = 0; c < CG_CURSOR_SIZE; c++) {
+        int64_t x = (int64_t)p->cursor_x + c;
+        if (x < 0 || x >= p->dst_w || bits[c] == '.') continue;
+        memset(row + (size_t)x * 3, bits[c] == 'B' ? 0x00 : 0xff, 3);
+    }
+}
+
+/* Box filter: destination (x, y) averages bottom-up source
+ * [x*sw/dw, (x+1)*sw/dw) x [y*sh/dh, (y+1)*sh/dh), at least one pixel. */
+static void span(int i, int s, int d, int *lo, int *hi)
+{
+    *lo = (int)((int64_t)i * s / d);
+    *hi = (int)((int64_t)(i + 1) * s / d);
+    if (*hi <= *lo) *hi = *lo + 1;
+}
+
+static void box_row(const cg_convert_params *p, int y, uint8_t *out)
+{
+    int y0, y1;
+    span(y, p->src_h, p->dst_h, &y0, &y1);
+    for (int x = 0; x < p->dst_w; x++) {
+        int x0, x1;
+        span(x, p->src_w, p->dst_w, &x0, &x1);
+        /* Up to 16384^2 pixels of 255: needs 64 bits. */
+        uint64_t sum[3] = {0, 0, 0};
+        for (int iy = y0; iy < y1; iy++) {
+            const uint8_t *s = src_row(p, iy) + (size_t)x0 * 4;
+            for (int ix = x0; ix < x1; ix++, s += 4) {
+                sum[0] += s[0];
+                sum[1] += s[1];
+                sum[2] += s[2];
+            }
+        }
+        uint64_t n = (uint64_t)(y1 - y0) * (uint64_t)(x1 - x0);
+        for (int c = 0; c < 3; c++) out[(size_t)x * 3 + c] = (uint8_t)((sum[c] + n / 2) / n);
+    }
+}
+
+/* ---- nearest-neighbour rows ---------------------------------------------------- */
+
+/* The reference: the mapping of ARCHITECTURE.md, one pixel at a time. */
+static void nearest_row_reference(const cg_convert_params *p, const uint8_t *s, uint8_t *out)
+{
+    for (int x = 0; x < p->dst_w; x++) {
+        const uint8_t *px = s + (size_t)((int64_t)x * p->src_w / p->dst_w) * 4;
+        out[(size_t)x * 3 + 0] = px[0];
+        out[(size_t)x * 3 + 1] = px[1];
+        out[(size_t)x * 3 + 2] = px[2];
+    }
+}
+
+/* xoff[i] = byte offset of source column (x0+i)*sw/dw, stepped without
+ * division (Bresenham): sx advances by q, plus one when rem wraps. */
+static void fill_xoff(uint32_t *xoff, int x0, int n, int sw, int dw)
+{
+    int64_t start = (int64_t)x0 * sw;
+    uint32_t sx = (uint32_t)(start / dw);
+    int rem = (int)(start % dw);
+    const uint32_t q = (uint32_t)(sw / dw);
+    const int r = sw % dw;
+    for (int i = 0; i < n; i++) {
+        xoff[i] = sx * 4;
+        sx += q;
+        rem += r;
+        if (rem >= dw) {
+            rem -= dw;
+            sx++;
+        }
+    }
+}
+
+/* The x-offset table of the fast path, refilled only when the chunk changes
+ * (never, when the row fits in one chunk). */
+typedef struct xoff_cache {
+    int loaded; /* x0 of the chunk now in xoff, -1 when none */
+    uint32_t xoff[CG_XCHUNK];
+} xoff_cache;
+
+static void nearest_row_fast(const cg_convert_params *p, const cg_row_kernels *k,
+                             xoff_cache *xc, const uint8_t *s, uint8_t *out)
+{
+    if (p->src_w == p->dst_w) {
+        k->pack(s, out, p->dst_w);
+        return;
+    }
+    for (int x0 = 0; x0 < p->dst_w; x0 += CG_XCHUNK) {
+        int n = p->dst_w - x0 < CG_XCHUNK ? p->dst_w - x0 : CG_XCHUNK;
+        if (xc->loaded != x0) {
+            fill_xoff(xc->xoff, x0, n, p->src_w, p->dst_w);
+            xc->loaded = x0;
+        }
+        k->gather(s, xc->xoff, out + (size_t)x0 * 3, n);
+    }
+}
+
+/* ---- the one-pass driver --------------------------------------------------- */
+
+/* k == NULL runs the scalar reference. */
+static void convert_rows(const cg_convert_params *p, uint8_t *dst, const cg_row_kernels *k)
+{
+    const size_t drow = (size_t)p->dst_w * 3;
+    xoff_cache xc;
+    xc.loaded = -1;
+    for (int y = 0; y < p->dst_h; y++) {
+        uint8_t *out = dst + (size_t)y * drow;
+        if (p->filter == CG_FILTER_BOX) {
+            box_row(p, y, out);
+        } else {
+            const uint8_t *s = src_row(p, (int)((int64_t)y * p->src_h / p->dst_h));
+            if (k == NULL)
+                nearest_row_reference(p, s, out);
+            else
+                nearest_row_fast(p, k, &xc, s, out);
+        }
+        if (p->draw_cursor) cursor_row(p, y, out);
+    }
+}
+
+/* ---- portable kernels ------------------------------------------------------ */
+
+void cg_row_pack_portable(const uint8_t *src, uint8_t *dst, int n)
+{
+    for (int i = 0; i < n; i++) {
+        dst[3 * i + 0] = src[4 * i + 0];
+        dst[3 * i + 1] = src[4 * i + 1];
+        dst[3 * i + 2] = src[4 * i + 2];
+    }
+}
+
+void cg_row_gather_portable(const uint8_t *row, const uint32_t *xoff, uint8_t *dst, int n)
+{
+    /* 4-byte copies; each one's extra byte is overwritten by the next pixel. */
+    int i = 0;
+    for (; i + 1 < n; i++) memcpy(dst + 3 * i, row + xoff[i], 4);
+    for (; i < n; i++) memcpy(dst + 3 * i, row + xoff[i], 3);
+}
+
+/* ---- public entry points ------------------------------------------------- */
+
+static cg_status check_params(const cg_convert_params *p, const uint8_t *dst, size_t dst_len)
+{
+    size_t need, extent;
+    CG_RETURN_IF(p == NULL || dst == NULL || p->src == NULL, CG_E_INVALID_ARG);
+    CG_RETURN_IF(p->filter != CG_FILTER_NEAREST && p->filter != CG_FILTER_BOX,
+                 CG_E_INVALID_ARG);
+    CG_TRY(cg_check_dims(p->src_w, p->src_h));
+    CG_TRY(cg_check_dims(p->dst_w, p->dst_h));
+    CG_RETURN_IF(p->src_stride < (size_t)p->src_w * 4, CG_E_INVALID_ARG);
+    CG_TRY(cg_mul_size(p->src_stride, (size_t)(p->src_h - 1), &extent));
+    CG_RETURN_IF(extent > SIZE_MAX - (size_t)p->src_w * 4, CG_E_OVERFLOW);
+    extent += (size_t)p->src_w * 4;
+    CG_TRY(cg_image_size(p->dst_w, p->dst_h, 3, &need));
+    CG_RETURN_IF(dst_len < need, CG_E_BUFFER_TOO_SMALL);
+    /* Rows are written before later source rows are read: no overlap. */
+    uintptr_t s0 = (uintptr_t)p->src, d0 = (uintptr_t)dst;
+    CG_RETURN_IF(d0 < s0 + extent && s0 < d0 + need, CG_E_INVALID_ARG);
+    return CG_OK;
+}
+
+cg_status cg_convert_with(const cg_convert_params *p, uint8_t *dst, size_t dst_len,
+                          cg_simd_level level)
+{
+    CG_TRY(check_params(p, dst, dst_len));
+    if (level == CG_SIMD_SCALAR) {
+        convert_rows(p, dst, NULL);
+        return CG_OK;
+    }
+    cg_row_kernels k;
+    CG_TRY(cg_simd_arch_kernels(level, &k));
+    convert_rows(p, dst, &k);
+    return CG_OK;
+}
+
+cg_status cg_convert(const cg_convert_params *p, uint8_t *dst, size_t dst_len)
+{
+    return cg_convert_with(p, dst, dst_len, cg_simd_best());
+}
+
+/* ---- SIMD level queries ---------------------------------------------------- */
+
+int cg_simd_available(cg_simd_level level)
+{
+    return level == CG_SIMD_SCALAR || cg_simd_arch_available(level);
+}
+
+cg_simd_level cg_simd_best(void)
+{
+    static const cg_simd_level order[] = {CG_SIMD_AVX2, CG_SIMD_NEON, CG_SIMD_SSSE3};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (cg_simd_arch_available(order[i])) return order[i];
+    return CG_SIMD_SCALAR;
+}
+
+const char *cg_simd_name(cg_simd_level level)
+{
+    switch (level) {
+    case CG_SIMD_SCALAR: return "scalar";
+    case CG_SIMD_SSSE3: return "ssse3";
+    case CG_SIMD_AVX2: return "avx2";
+    case CG_SIMD_NEON: return "neon";
+    }
+    return "unknown";
+}

@@ -1,0 +1,28 @@
+/* Overflow-checked size helpers: every int from Java is checked before use. */
+#include <stdint.h>
+
+#include "cg_frame.h"
+
+cg_status cg_check_dims(int w, int h)
+{
+    CG_RETURN_IF(w <= 0 || h <= 0, CG_E_INVALID_ARG);
+    CG_RETURN_IF(w > CG_MAX_DIM || h > CG_MAX_DIM, CG_E_TOO_LARGE);
+    return CG_OK;
+}
+
+cg_status cg_mul_size(size_t a, size_t b, size_t *out)
+{
+    CG_RETURN_IF(out == NULL, CG_E_INVALID_ARG);
+    CG_RETURN_IF(b != 0 && a > SIZE_MAX / b, CG_E_OVERFLOW);
+    *out = a * b;
+    return CG_OK;
+}
+
+cg_status cg_image_size(int w, int h, int bpp, size_t *out)
+{
+    size_t px;
+    CG_RETURN_IF(out == NULL || bpp < 1 || bpp > 16, CG_E_INVALID_ARG);
+    CG_TRY(cg_check_dims(w, h));
+    CG_TRY(cg_mul_size((size_t)w, (size_t)h, &px));
+    return cg_mul_size(px, (size_t)bpp, out);
+}
