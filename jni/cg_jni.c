@@ -266,10 +266,9 @@ int cg_jni_direct_buffer(JNIEnv *env, jobject buf, size_t need, const char *what
 {
     *out = NULL;
     if (buf == NULL) return cg_throw(env, CG_JEXC_NULL_POINTER, "%s is null", what);
-    /* Both return NULL / -1 for a heap buffer (or any non-direct Buffer). */
-    void *addr = (*env)->GetDirectBufferAddress(env, buf);
+    /* -1 capacity / NULL address: a heap buffer (or any non-direct Buffer). */
     jlong cap = (*env)->GetDirectBufferCapacity(env, buf);
-    if (addr == NULL || cap < 0)
+    if (cap < 0)
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
                         "%s is not a direct ByteBuffer (heap buffers are not supported; use "
                         "ByteBuffer.allocateDirect or a mapped buffer)",
@@ -278,6 +277,12 @@ int cg_jni_direct_buffer(JNIEnv *env, jobject buf, size_t need, const char *what
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
                         "%s capacity %lld is below the %zu bytes required", what, (long long)cap,
                         need);
+    void *addr = (*env)->GetDirectBufferAddress(env, buf);
+    if (addr == NULL)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s is not a direct ByteBuffer with an address (heap buffers are not "
+                        "supported; use ByteBuffer.allocateDirect or a mapped buffer)",
+                        what);
     *out = addr;
     return 0;
 }
