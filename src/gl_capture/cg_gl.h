@@ -1,0 +1,125 @@
+/*
+ * cg_gl.h - color and depth readback of the game's GL textures (libepoxy).
+ *
+ * Thread affinity: every function that takes a cg_gl_reader, and
+ * cg_gl_current_context, must be called on the thread whose GL context is
+ * current, and a reader must only ever be used with the context (or a
+ * context of the share group) that was current when it first read a frame.
+ * The GL objects it owns (two framebuffers, optional pack buffers) live in
+ * that context.
+ *
+ * State: a read leaves the caller's GL state as it found it. It restores
+ * the read framebuffer binding, the pixel-pack buffer binding, the pack
+ * alignment / row length / skip rows / skip pixels / swap bytes, and the
+ * GL_TEXTURE_2D binding of the active texture unit. The draw framebuffer
+ * binding is touched (and restored) only once, when the depth framebuffer
+ * is created. GL errors pending before a call are drained and discarded:
+ * GL cannot tell them apart from the library's own.
+ *
+ * Row order: glReadPixels returns rows bottom-up (row 0 is the bottom row of
+ * the texture). The wire format (ARCHITECTURE.md, RAW) is bottom-up too, so
+ * the readback is converted without a flip: destination row 0 is the bottom
+ * row of the texture, exactly as the Python side expects before it flips.
+ */
+#ifndef CG_GL_H
+#define CG_GL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cg_frame.h"
+#include "cg_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cg_gl_reader cg_gl_reader;
+
+/* Largest accepted pack-buffer ring. */
+#define CG_GL_MAX_RING 8
+
+typedef struct cg_gl_reader_config {
+    /* 0 or 1: synchronous color reads (the default): glReadPixels straight
+     * into client memory; the returned frame is the one just rendered.
+     * 2..CG_GL_MAX_RING: a ring of that many pixel-pack buffers. Each call
+     * starts an asynchronous read of the current frame into the next buffer
+     * and returns the frame started ring-1 calls earlier (see
+     * cg_gl_read_color's frame_lag), so the CPU never waits for the frame
+     * the GPU is still drawing. */
+    int ring;
+} cg_gl_reader_config;
+
+/* Allocate a reader; no GL call is made (GL objects are created on first
+ * use, in the context current then). cfg may be NULL (synchronous).
+ * Errors: CG_E_INVALID_ARG (out NULL, ring outside 0..CG_GL_MAX_RING),
+ * CG_E_NO_MEMORY. */
+cg_status cg_gl_reader_create(const cg_gl_reader_config *cfg, cg_gl_reader **out);
+
+/* Free the reader. When a GL context is current, its GL objects are deleted
+ * there (call with the reader's context current). When none is current they
+ * are not touched: they die with their context. NULL is a no-op. */
+void cg_gl_reader_destroy(cg_gl_reader *r);
+
+/* Forget the reader's GL object names without deleting them, for when its
+ * context was destroyed (a later read creates fresh objects). NULL: no-op. */
+void cg_gl_reader_forget_gl(cg_gl_reader *r);
+
+/* What the last failing call was doing and the GL error name, e.g.
+ * "glReadPixels(...) failed: GL_INVALID_OPERATION (0x0502) at
+ * cg_gl_reader.c:210". Empty string when the last call succeeded. Never
+ * NULL; valid until the next call on r. */
+const char *cg_gl_reader_last_error(const cg_gl_reader *r);
+
+/* CG_OK when a GL context is current on this thread (EGL or GLX) and it is
+ * desktop GL 3.0 or newer; *key (may be NULL) then gets an opaque value
+ * identifying the context. CG_E_NO_CONTEXT when none is current;
+ * CG_E_UNSUPPORTED for GLES or GL below 3.0. Never aborts, never loads a GL
+ * library that the process has not loaded already (except libEGL, which
+ * libepoxy probes itself). */
+cg_status cg_gl_current_context(void **key);
+
+/* One color capture: what to read and how to convert it. */
+typedef struct cg_gl_color_request {
+    unsigned texture; /* GL_TEXTURE_2D name of the color target */
+    int tex_w, tex_h; /* region read: [0,tex_w) x [0,tex_h) from the bottom-left;
+                         the texture must be at least this large */
+    int dst_w, dst_h; /* output size; differs from tex_*: resize (cg_convert) */
+    cg_filter filter;
+    int draw_cursor, cursor_x, cursor_y; /* as cg_convert_params */
+} cg_gl_color_request;
+
+/* Read the texture as RGBA8 and convert it into dst (dst_w*dst_h*3 bytes
+ * RGB8, bottom-up rows, see above). *frame_lag (may be NULL) gets how many
+ * calls ago the returned frame was read: 0 when synchronous; ring-1 with a
+ * ring once it is full, fewer while it fills (the first call returns its
+ * own frame).
+ * Errors: CG_E_INVALID_ARG (NULL, bad filter), dims (cg_check_dims) for both
+ * sizes, CG_E_BUFFER_TOO_SMALL, CG_E_NO_CONTEXT, CG_E_UNSUPPORTED (GLES or
+ * GL < 3.0), CG_E_BAD_TEXTURE (0, not a texture, not GL_TEXTURE_2D,
+ * smaller than tex_w x tex_h, framebuffer incomplete with it attached),
+ * CG_E_GL (a GL call failed; see cg_gl_reader_last_error), CG_E_NO_MEMORY.
+ * Arguments are checked before any GL call. On error dst is untouched. */
+cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_t *dst,
+                           size_t dst_len, int *frame_lag);
+
+/* How to linearise depth (cg_depth_linearize); NULL: raw window depth. */
+typedef struct cg_gl_depth_linear {
+    float near_plane, far_plane; /* 0 < near < far, finite */
+    int zero_to_one;             /* clip range [0,1] (glClipControl) vs [-1,1] */
+} cg_gl_depth_linear;
+
+/* Read a depth texture (any GL_DEPTH_COMPONENT* / GL_DEPTH*_STENCIL*
+ * format) as floats: dst gets tex_w*tex_h values in glReadPixels row order
+ * (bottom row first), raw window depth in [0,1] or, with lin, reverse-Z
+ * depth linearised to eye distance / far. Synchronous.
+ * Errors: as cg_gl_read_color (CG_E_BUFFER_TOO_SMALL when dst_count <
+ * tex_w*tex_h; CG_E_INVALID_ARG for bad near/far, checked before GL). */
+cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
+                           const cg_gl_depth_linear *lin, float *dst, size_t dst_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CG_GL_H */

@@ -1,0 +1,370 @@
+/*
+ * cg_gl_reader.c - color/depth readback of GL textures through a cached
+ * framebuffer, synchronous or through a ring of pixel-pack buffers.
+ */
+#include <epoxy/gl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_gl.h"
+#include "cg_gl_check.h"
+
+/* A framebuffer with one texture attached, re-attached only when the
+ * texture name or the requested size changes. */
+typedef struct cg_gl_target {
+    GLuint fbo;
+    GLuint tex;
+    int w, h;
+    int attached;
+} cg_gl_target;
+
+typedef struct cg_gl_slot {
+    GLuint pbo;
+    size_t cap;  /* bytes allocated in pbo */
+    int w, h;    /* frame held, valid when filled */
+    int filled;
+    unsigned long long serial; /* call number that filled it */
+} cg_gl_slot;
+
+struct cg_gl_reader {
+    cg_gl_target color, depth;
+    int ring;
+    int next; /* slot the next call fills */
+    unsigned long long calls;
+    cg_gl_slot slots[CG_GL_MAX_RING];
+    uint8_t *scratch; /* synchronous reads land here before conversion */
+    size_t scratch_cap;
+    char err[256];
+};
+
+/* The caller's state that a read changes, saved before and restored after. */
+typedef struct cg_gl_saved {
+    GLint read_fbo, draw_fbo, pack_buffer, tex2d;
+    GLint align, row_length, skip_rows, skip_pixels, swap_bytes;
+    int draw_touched; /* set when a framebuffer was created through GL_FRAMEBUFFER */
+} cg_gl_saved;
+
+#define GLC(r, expr) CG_GL_CALL((r)->err, sizeof (r)->err, expr)
+
+cg_status cg_gl_reader_create(const cg_gl_reader_config *cfg, cg_gl_reader **out)
+{
+    CG_RETURN_IF(!out, CG_E_INVALID_ARG);
+    *out = NULL;
+    int ring = cfg ? cfg->ring : 0;
+    CG_RETURN_IF(ring < 0 || ring > CG_GL_MAX_RING, CG_E_INVALID_ARG);
+    cg_gl_reader *r = calloc(1, sizeof *r);
+    CG_RETURN_IF(!r, CG_E_NO_MEMORY);
+    r->ring = ring >= 2 ? ring : 0;
+    *out = r;
+    return CG_OK;
+}
+
+void cg_gl_reader_forget_gl(cg_gl_reader *r)
+{
+    if (!r) return;
+    memset(&r->color, 0, sizeof r->color);
+    memset(&r->depth, 0, sizeof r->depth);
+    memset(r->slots, 0, sizeof r->slots);
+    r->next = 0;
+    r->calls = 0;
+}
+
+void cg_gl_reader_destroy(cg_gl_reader *r)
+{
+    if (!r) return;
+    if (cg_gl_current_context(NULL) == CG_OK) {
+        GLuint fbos[2] = {r->color.fbo, r->depth.fbo};
+        glDeleteFramebuffers(2, fbos); /* zero names are ignored */
+        for (int i = 0; i < CG_GL_MAX_RING; i++) {
+            if (r->slots[i].pbo) glDeleteBuffers(1, &r->slots[i].pbo);
+        }
+        cg_gl_drain_errors();
+    }
+    free(r->scratch);
+    free(r);
+}
+
+const char *cg_gl_reader_last_error(const cg_gl_reader *r)
+{
+    return r ? r->err : "no reader";
+}
+
+static void cg_gl_save(cg_gl_saved *s)
+{
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &s->read_fbo);
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &s->draw_fbo);
+    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &s->pack_buffer);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->tex2d);
+    glGetIntegerv(GL_PACK_ALIGNMENT, &s->align);
+    glGetIntegerv(GL_PACK_ROW_LENGTH, &s->row_length);
+    glGetIntegerv(GL_PACK_SKIP_ROWS, &s->skip_rows);
+    glGetIntegerv(GL_PACK_SKIP_PIXELS, &s->skip_pixels);
+    glGetIntegerv(GL_PACK_SWAP_BYTES, &s->swap_bytes);
+    s->draw_touched = 0;
+}
+
+/* Pixel-store values the reads need; set only where they differ. */
+static void cg_gl_set_pack(const cg_gl_saved *s)
+{
+    if (s->align != 4) glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    if (s->row_length != 0) glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    if (s->skip_rows != 0) glPixelStorei(GL_PACK_SKIP_ROWS, 0);
+    if (s->skip_pixels != 0) glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
+    if (s->swap_bytes != 0) glPixelStorei(GL_PACK_SWAP_BYTES, GL_FALSE);
+}
+
+/* Restore everything cg_gl_save captured; the draw framebuffer only when a
+ * framebuffer creation went through GL_FRAMEBUFFER. */
+static void cg_gl_restore(const cg_gl_saved *s)
+{
+    glPixelStorei(GL_PACK_ALIGNMENT, s->align);
+    glPixelStorei(GL_PACK_ROW_LENGTH, s->row_length);
+    glPixelStorei(GL_PACK_SKIP_ROWS, s->skip_rows);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, s->skip_pixels);
+    glPixelStorei(GL_PACK_SWAP_BYTES, s->swap_bytes);
+    glBindTexture(GL_TEXTURE_2D, (GLuint)s->tex2d);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)s->pack_buffer);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)s->read_fbo);
+    if (s->draw_touched) glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)s->draw_fbo);
+}
+
+/* Record why a call fails and return st. */
+static cg_status cg_gl_fail(cg_gl_reader *r, cg_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static cg_status cg_gl_fail(cg_gl_reader *r, cg_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof r->err, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* The texture must be a GL_TEXTURE_2D at least w x h at level 0. Binds it to
+ * GL_TEXTURE_2D of the active unit (restored by cg_gl_restore). */
+static cg_status cg_gl_check_texture(cg_gl_reader *r, GLuint tex, int w, int h)
+{
+    if (tex == 0 || !glIsTexture(tex)) {
+        return cg_gl_fail(r, CG_E_BAD_TEXTURE, "texture %u is not a texture object", tex);
+    }
+    glBindTexture(GL_TEXTURE_2D, tex);
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+        cg_gl_drain_errors();
+        return cg_gl_fail(r, CG_E_BAD_TEXTURE, "texture %u is not a GL_TEXTURE_2D", tex);
+    }
+    GLint tw = 0, th = 0;
+    GLC(r, glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &tw));
+    GLC(r, glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &th));
+    if (tw < w || th < h) {
+        return cg_gl_fail(r, CG_E_BAD_TEXTURE, "texture %u is %dx%d, smaller than the %dx%d asked",
+                          tex, tw, th, w, h);
+    }
+    return CG_OK;
+}
+
+/* Make `t` a framebuffer with `tex` attached at `attachment`, bound to
+ * GL_READ_FRAMEBUFFER and complete. */
+static cg_status cg_gl_bind_target(cg_gl_reader *r, cg_gl_saved *saved, cg_gl_target *t,
+                                   GLenum attachment, GLuint tex, int w, int h)
+{
+    if (t->fbo && !glIsFramebuffer(t->fbo)) memset(t, 0, sizeof *t); /* context changed */
+    if (!t->fbo) {
+        GLC(r, glGenFramebuffers(1, &t->fbo));
+        saved->draw_touched = 1;
+        /* Read/draw buffers are framebuffer state: set them once here. A
+         * depth-only framebuffer needs GL_NONE for both to be complete on
+         * GL < 4.1. The caller's draw binding is restored afterwards. */
+        GLC(r, glBindFramebuffer(GL_FRAMEBUFFER, t->fbo));
+        GLenum buf = attachment == GL_COLOR_ATTACHMENT0 ? GL_COLOR_ATTACHMENT0 : GL_NONE;
+        GLC(r, glDrawBuffer(buf));
+        GLC(r, glReadBuffer(buf));
+        t->attached = 0;
+    }
+    GLC(r, glBindFramebuffer(GL_READ_FRAMEBUFFER, t->fbo));
+    if (!t->attached || t->tex != tex || t->w != w || t->h != h) {
+        GLC(r, glFramebufferTexture2D(GL_READ_FRAMEBUFFER, attachment, GL_TEXTURE_2D, tex, 0));
+        t->tex = tex;
+        t->w = w;
+        t->h = h;
+        t->attached = 1;
+    }
+    /* Checked on every read: the game may have redefined the texture. */
+    GLenum st = glCheckFramebufferStatus(GL_READ_FRAMEBUFFER);
+    if (st != GL_FRAMEBUFFER_COMPLETE) {
+        cg_gl_drain_errors();
+        t->attached = 0;
+        return cg_gl_fail(r, CG_E_BAD_TEXTURE,
+                          "framebuffer with texture %u attached is incomplete (status 0x%04x)",
+                          tex, (unsigned)st);
+    }
+    return CG_OK;
+}
+
+static cg_status cg_gl_convert(cg_gl_reader *r, const cg_gl_color_request *q,
+                               const uint8_t *src, int w, int h, uint8_t *dst, size_t dst_len)
+{
+    cg_convert_params p = {
+        .src = src, .src_stride = (size_t)w * 4, .src_w = w, .src_h = h,
+        .dst_w = q->dst_w, .dst_h = q->dst_h, .flip = 0, .filter = q->filter,
+        .draw_cursor = q->draw_cursor, .cursor_x = q->cursor_x, .cursor_y = q->cursor_y,
+    };
+    cg_status st = cg_convert(&p, dst, dst_len);
+    if (st != CG_OK) return cg_gl_fail(r, st, "cg_convert: %s", cg_strerror(st));
+    return CG_OK;
+}
+
+/* Synchronous: glReadPixels into the reader's RGBA scratch (client memory,
+ * reused across calls), then one conversion pass into dst. */
+static cg_status cg_gl_color_sync(cg_gl_reader *r, const cg_gl_color_request *q,
+                                  uint8_t *dst, size_t dst_len)
+{
+    size_t bytes;
+    CG_TRY(cg_image_size(q->tex_w, q->tex_h, 4, &bytes));
+    if (r->scratch_cap < bytes) {
+        uint8_t *p = realloc(r->scratch, bytes);
+        if (!p) return cg_gl_fail(r, CG_E_NO_MEMORY, "%zu bytes for the readback", bytes);
+        r->scratch = p;
+        r->scratch_cap = bytes;
+    }
+    GLC(r, glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+    GLC(r, glReadPixels(0, 0, q->tex_w, q->tex_h, GL_RGBA, GL_UNSIGNED_BYTE, r->scratch));
+    return cg_gl_convert(r, q, r->scratch, q->tex_w, q->tex_h, dst, dst_len);
+}
+
+static cg_status cg_gl_color_ring(cg_gl_reader *r, const cg_gl_color_request *q,
+                                  uint8_t *dst, size_t dst_len, int *frame_lag)
+{
+    size_t bytes;
+    CG_TRY(cg_image_size(q->tex_w, q->tex_h, 4, &bytes));
+    cg_gl_slot *s = &r->slots[r->next];
+    if (s->pbo && !glIsBuffer(s->pbo)) memset(s, 0, sizeof *s); /* context changed */
+    if (!s->pbo) GLC(r, glGenBuffers(1, &s->pbo));
+    GLC(r, glBindBuffer(GL_PIXEL_PACK_BUFFER, s->pbo));
+    if (s->cap < bytes) {
+        s->filled = 0;
+        GLC(r, glBufferData(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ));
+        s->cap = bytes;
+    }
+    GLC(r, glReadPixels(0, 0, q->tex_w, q->tex_h, GL_RGBA, GL_UNSIGNED_BYTE, NULL));
+    s->w = q->tex_w;
+    s->h = q->tex_h;
+    s->filled = 1;
+    s->serial = r->calls;
+    r->next = (r->next + 1) % r->ring;
+
+    /* The oldest filled slot: the one the next call would overwrite, or,
+     * while the ring fills, slot 0. */
+    cg_gl_slot *old = &r->slots[r->next];
+    if (!old->filled) old = &r->slots[0];
+    size_t old_bytes = (size_t)old->w * (size_t)old->h * 4;
+    GLC(r, glBindBuffer(GL_PIXEL_PACK_BUFFER, old->pbo));
+    const uint8_t *px = NULL;
+    GLC(r, px = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, (GLsizeiptr)old_bytes,
+                                 GL_MAP_READ_BIT));
+    if (!px) return cg_gl_fail(r, CG_E_GL, "glMapBufferRange returned NULL");
+    cg_status st = cg_gl_convert(r, q, px, old->w, old->h, dst, dst_len);
+    GLboolean ok = glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    CG_TRY(st);
+    CG_TRY(cg_gl_check_call(r->err, sizeof r->err, "glUnmapBuffer", __FILE__, __LINE__));
+    if (!ok) return cg_gl_fail(r, CG_E_GL, "glUnmapBuffer: pack buffer contents were lost");
+    if (frame_lag) *frame_lag = (int)(r->calls - old->serial);
+    return CG_OK;
+}
+
+static cg_status cg_gl_check_color_args(const cg_gl_color_request *q, uint8_t *dst,
+                                        size_t dst_len)
+{
+    CG_RETURN_IF(!q || !dst, CG_E_INVALID_ARG);
+    CG_RETURN_IF(q->filter != CG_FILTER_NEAREST && q->filter != CG_FILTER_BOX,
+                 CG_E_INVALID_ARG);
+    size_t need;
+    CG_TRY(cg_check_dims(q->tex_w, q->tex_h));
+    CG_TRY(cg_image_size(q->dst_w, q->dst_h, 3, &need));
+    CG_RETURN_IF(dst_len < need, CG_E_BUFFER_TOO_SMALL);
+    return CG_OK;
+}
+
+cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_t *dst,
+                           size_t dst_len, int *frame_lag)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    r->err[0] = '\0';
+    CG_TRY(cg_gl_check_color_args(q, dst, dst_len));
+    CG_TRY(cg_gl_current_context(NULL));
+    if (frame_lag) *frame_lag = 0;
+
+    cg_gl_drain_errors();
+    cg_gl_saved saved;
+    cg_gl_save(&saved);
+    cg_status st = cg_gl_check_texture(r, q->texture, q->tex_w, q->tex_h);
+    if (st == CG_OK) {
+        st = cg_gl_bind_target(r, &saved, &r->color, GL_COLOR_ATTACHMENT0, q->texture, q->tex_w,
+                               q->tex_h);
+    }
+    if (st == CG_OK) {
+        cg_gl_set_pack(&saved);
+        if (r->ring) {
+            st = cg_gl_color_ring(r, q, dst, dst_len, frame_lag);
+        } else {
+            st = cg_gl_color_sync(r, q, dst, dst_len);
+        }
+        r->calls++;
+    }
+    cg_gl_restore(&saved);
+    cg_gl_drain_errors();
+    return st;
+}
+
+static cg_status cg_gl_check_depth_args(int w, int h, const cg_gl_depth_linear *lin,
+                                        const float *dst, size_t dst_count)
+{
+    CG_RETURN_IF(!dst, CG_E_INVALID_ARG);
+    size_t n;
+    CG_TRY(cg_image_size(w, h, 1, &n));
+    CG_RETURN_IF(dst_count < n, CG_E_BUFFER_TOO_SMALL);
+    if (lin) {
+        float n_ = lin->near_plane, f_ = lin->far_plane;
+        CG_RETURN_IF(!isfinite(n_) || !isfinite(f_) || !(n_ > 0.0f) || !(f_ > n_),
+                     CG_E_INVALID_ARG);
+    }
+    return CG_OK;
+}
+
+cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
+                           const cg_gl_depth_linear *lin, float *dst, size_t dst_count)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    r->err[0] = '\0';
+    CG_TRY(cg_gl_check_depth_args(tex_w, tex_h, lin, dst, dst_count));
+    CG_TRY(cg_gl_current_context(NULL));
+
+    cg_gl_drain_errors();
+    cg_gl_saved saved;
+    cg_gl_save(&saved);
+    cg_status st = cg_gl_check_texture(r, texture, tex_w, tex_h);
+    if (st == CG_OK) {
+        st = cg_gl_bind_target(r, &saved, &r->depth, GL_DEPTH_ATTACHMENT, texture, tex_w, tex_h);
+    }
+    if (st == CG_OK) {
+        cg_gl_set_pack(&saved);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        glReadPixels(0, 0, tex_w, tex_h, GL_DEPTH_COMPONENT, GL_FLOAT, dst);
+        st = cg_gl_check_call(r->err, sizeof r->err,
+                              "glReadPixels(GL_DEPTH_COMPONENT, GL_FLOAT)", __FILE__, __LINE__);
+    }
+    cg_gl_restore(&saved);
+    cg_gl_drain_errors();
+    if (st == CG_OK && lin) {
+        st = cg_depth_linearize(dst, (size_t)tex_w * (size_t)tex_h, lin->near_plane,
+                                lin->far_plane, lin->zero_to_one);
+        if (st != CG_OK) cg_gl_fail(r, st, "cg_depth_linearize: %s", cg_strerror(st));
+    }
+    return st;
+}

@@ -1,0 +1,543 @@
+/*
+ * GL capture on a real headless context (EGL; Mesa llvmpipe here, the
+ * NVIDIA EGL device where present). Scenes are rendered as a game renders
+ * its main target; expected pixels come from the scene's rectangles
+ * (gl_scene_expect_*), expected depth from the eye distances the quads were
+ * placed at. Exits 77 when no EGL context can be made.
+ *
+ * Depth tolerances: raw window depth within 1e-6 of the projection's value
+ * (DEPTH_COMPONENT32F, float math in GL); linearised depth (eye distance /
+ * far) within 1e-6 for the [0,1] clip range and 1e-4 for [-1,1], whose
+ * window transform (z+1)/2 loses float precision near the far plane.
+ *
+ * Check runs in CK_NOFORK mode: a forked child must not inherit a GL context.
+ */
+#include <check.h>
+#include <epoxy/gl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cg_egl_headless.h"
+#include "cg_gl.h"
+#include "gl_scene.h"
+
+static cg_egl_headless *g_ctx;
+
+static const uint8_t k_clear[3] = {10, 20, 30};
+
+/* Three quads, clipped by GL where the target is smaller. */
+static int scene_quads(int w, int h, gl_quad *q)
+{
+    const gl_quad a = {0, 0, (w + 1) / 2, (h + 1) / 2, {255, 0, 0}, 0};
+    const gl_quad b = {w / 3, h / 3, w, h, {0, 255, 0}, 0};
+    const gl_quad c = {w / 4, 0, w / 4 + 1, h, {1, 2, 253}, 0}; /* one column */
+    q[0] = a;
+    q[1] = b;
+    q[2] = c;
+    return 3;
+}
+
+/* got (dst_w x dst_h RGB, bottom-up) against the scene rendered at fw x fh,
+ * through the wire format's nearest mapping. */
+static void expect_scene(const uint8_t *got, int dst_w, int dst_h, const gl_quad *q, int n,
+                         int fw, int fh)
+{
+    for (int y = 0; y < dst_h; y++) {
+        for (int x = 0; x < dst_w; x++) {
+            int sx = (int)((long long)x * fw / dst_w), sy = (int)((long long)y * fh / dst_h);
+            uint8_t e[3];
+            gl_scene_expect_rgb(k_clear, q, n, sx, sy, e);
+            const uint8_t *g = got + ((size_t)y * (size_t)dst_w + (size_t)x) * 3;
+            ck_assert_msg(memcmp(g, e, 3) == 0,
+                          "%dx%d->%dx%d pixel (%d,%d): got %u,%u,%u want %u,%u,%u", fw, fh,
+                          dst_w, dst_h, x, y, g[0], g[1], g[2], e[0], e[1], e[2]);
+        }
+    }
+}
+
+/* Render the standard scene and compare a capture (dst_w x dst_h, nearest)
+ * with the analytic expectation. */
+static void check_color(cg_gl_reader *r, gl_scene *s, int dst_w, int dst_h)
+{
+    gl_quad q[3];
+    int n = scene_quads(s->w, s->h, q);
+    ck_assert_int_eq(gl_scene_draw_color(s, k_clear, q, n), 0);
+    size_t len = (size_t)dst_w * (size_t)dst_h * 3;
+    uint8_t *got = malloc(len);
+    ck_assert_ptr_nonnull(got);
+    cg_gl_color_request rq = {s->color, s->w, s->h, dst_w, dst_h, CG_FILTER_NEAREST, 0, 0, 0};
+    int lag = -1;
+    cg_status st = cg_gl_read_color(r, &rq, got, len, &lag);
+    ck_assert_msg(st == CG_OK, "read %dx%d -> %dx%d: %s (%s)", s->w, s->h, dst_w, dst_h,
+                  cg_strerror(st), cg_gl_reader_last_error(r));
+    ck_assert_int_eq(lag, 0);
+    expect_scene(got, dst_w, dst_h, q, n, s->w, s->h);
+    free(got);
+}
+
+static const int k_sizes[][2] = {{1, 1}, {37, 19}, {64, 64}, {640, 360}, {17, 1}, {1, 23}, {2, 3}};
+
+START_TEST(color_exact_sizes)
+{
+    gl_scene s;
+    ck_assert_int_eq(gl_scene_create(&s, k_sizes[_i][0], k_sizes[_i][1]), 0);
+    cg_gl_reader *r = NULL;
+    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    check_color(r, &s, s.w, s.h);
+    cg_gl_reader_destroy(r);
+    gl_scene_destroy(&s);
+}
+END_TEST
+
+START_TEST(color_resize_targets)
+{
+    gl_scene s;
+    ck_assert_int_eq(gl_scene_create(&s, 37, 19), 0);
+    cg_gl_reader *r = NULL;
+    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    check_color(r, &s, 20, 10);  /* down */
+    check_color(r, &s, 80, 41);  /* up, odd */
+    check_color(r, &s, 1, 1);
+    cg_gl_reader_destroy(r);
+    gl_scene_destroy(&s);
+}
+END_TEST
+
+/* The same texture name reallocated at another size between calls. */
+START_TEST(texture_resized_between_calls)
+{
+    gl_scene s;
+    ck_assert_int_eq(gl_scene_create(&s, 64, 32), 0);
+    cg_gl_reader *r = NULL;
+    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    check_color(r, &s, 64, 32);
+    ck_assert_int_eq(gl_scene_resize(&s, 33, 45), 0);
+    check_color(r, &s, 33, 45);
+    ck_assert_int_eq(gl_scene_resize(&s, 128, 72), 0);
+    check_color(r, &s, 128, 72);
+    cg_gl_reader_destroy(r);
+    gl_scene_destroy(&s);
+}
+END_TEST
+
+/* Frame k has clear color (k, 2k, 3k) and no quads; with a ring of 3 the
+ * call that renders frame k returns frame max(0, k - 2). */
+START_TEST(ring_returns_older_frames)
+{
+    gl_scene s;
+    ck_assert_int_eq(gl_scene_create(&s, 31, 17), 0);
+    cg_gl_reader *r = NULL;
+    cg_gl_reader_config cfg = {3};
+    ck_assert_int_eq(cg_gl_reader_create(&cfg, &r), CG_OK);
+    uint8_t got[16 * 9 * 3];
+    for (int k = 0; k < 12; k++) {
+        const uint8_t c[3] = {(uint8_t)k, (uint8_t)(2 * k), (uint8_t)(3 * k)};
+        ck_assert_int_eq(gl_scene_draw_color(&s, c, NULL, 0), 0);
+        cg_gl_color_request rq = {s.color, s.w, s.h, 16, 9, CG_FILTER_NEAREST, 0, 0, 0};
+        int lag = -1;
+        cg_status st = cg_gl_read_color(r, &rq, got, sizeof got, &lag);
+        ck_assert_msg(st == CG_OK, "%s", cg_gl_reader_last_error(r));
+        int want = k < 2 ? 0 : k - 2;
+        ck_assert_int_eq(lag, k - want);
+        for (size_t i = 0; i < sizeof got; i += 3) {
+            ck_assert_uint_eq(got[i], (unsigned)want);
+            ck_assert_uint_eq(got[i + 1], (unsigned)(2 * want));
+            ck_assert_uint_eq(got[i + 2], (unsigned)(3 * want));
+        }
+    }
+    cg_gl_reader_destroy(r);
+    gl_scene_destroy(&s);
+}
+END_TEST
+
+/* A ring keeps working across a texture size change (same texture name). */
+START_TEST(ring_matches_sync_content)
+{
+    gl_scene s;
+    ck_assert_int_eq(gl_scene_create(&s, 40, 24), 0);
+    cg_gl_reader *r = NULL;
+    cg_gl_reader_config cfg = {2};
+    ck_assert_int_eq(cg_gl_reader_create(&cfg, &r), CG_OK);
+    /* Static scene: every frame is the same, so the ring's output must equal
+     * the analytic scene even though it is one frame behind. */
+    const int sizes[2][2] = {{40, 24}, {23, 11}};
+    for (int z = 0; z < 2; z++) {
+        ck_assert_int_eq(gl_scene_resize(&s, sizes[z][0], sizes[z][1]), 0);
+        for (int k = 0; k < 3; k++) {
+            gl_quad q[3];
+            int n = scene_quads(s.w, s.h, q);
+            ck_assert_int_eq(gl_scene_draw_color(&s, k_clear, q, n), 0);
+            uint8_t got[40 * 24 * 3];
+            cg_gl_color_request rq = {s.color, s.w, s.h, s.w, s.h, CG_FILTER_NEAREST, 0, 0, 0};
+            ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_OK);
+            /* The first call after the resize returns the previous frame,
+             * rendered at the old size, resized to the new target. */
+            int fw = s.w, fh = s.h;
+            if (z == 1 && k == 0) {
+                fw = sizes[0][0];
+                fh = sizes[0][1];
+                n = scene_quads(fw, fh, q);
+            }
+            expect_scene(got, s.w, s.h, q, n, fw, fh);
+        }
+    }
+    cg_gl_reader_destroy(r);
+    gl_scene_destroy(&s);
+}
+END_TEST
+
+static void check_depth(int zero_to_one)
+{
+    const double n = 0.1, f = 100.0;
+    gl_scene s;
+    ck_assert_int_eq(gl_scene_create(&s, 37, 19), 0);
+    const gl_quad q[] = {
+        {0, 0, 7, 19, {0}, 0.1},     {7, 0, 14, 19, {0}, 1.0}, {14, 0, 21, 19, {0}, 2.5},
+        {21, 0, 28, 10, {0}, 10.0},  {28, 0, 33, 19, {0}, 50.0}, {21, 10, 28, 19, {0}, 99.0},
+    }; /* columns 33..36 keep the cleared far depth */
+    int nq = (int)(sizeof q / sizeof q[0]);
+    int rc = gl_scene_draw_depth(&s, q, nq, n, f, zero_to_one);
+    if (rc == 2) {
+        fprintf(stderr, "glClipControl unavailable: [0,1] depth case not run\n");
+        gl_scene_destroy(&s);
+        return;
+    }
+    ck_assert_int_eq(rc, 0);
+    cg_gl_reader *r = NULL;
+    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    float raw[37 * 19], lin[37 * 19];
+    cg_status st = cg_gl_read_depth(r, s.depth, s.w, s.h, NULL, raw, 37 * 19);
+    ck_assert_msg(st == CG_OK, "%s", cg_gl_reader_last_error(r));
+    cg_gl_depth_linear l = {(float)n, (float)f, zero_to_one};
+    ck_assert_int_eq(cg_gl_read_depth(r, s.depth, s.w, s.h, &l, lin, 37 * 19), CG_OK);
+    double tol_lin = zero_to_one ? 1e-6 : 1e-4;
+    for (int y = 0; y < s.h; y++) {
+        for (int x = 0; x < s.w; x++) {
+            double z = gl_scene_expect_eye_z(q, nq, f, x, y);
+            double d = gl_scene_window_depth(z, n, f, zero_to_one);
+            size_t i = (size_t)y * (size_t)s.w + (size_t)x;
+            ck_assert_msg(fabs(raw[i] - d) <= 1e-6, "raw (%d,%d) got %.9g want %.9g", x, y,
+                          (double)raw[i], d);
+            ck_assert_msg(fabs(lin[i] - z / f) <= tol_lin, "lin (%d,%d) got %.9g want %.9g",
+                          x, y, (double)lin[i], z / f);
+        }
+    }
+    cg_gl_reader_destroy(r);
+    gl_scene_destroy(&s);
+}
+
+START_TEST(depth_neg_one_to_one) { check_depth(0); }
+END_TEST
+
+START_TEST(depth_zero_to_one) { check_depth(1); }
+END_TEST
+
+/* Everything the reader touches, as the game might have left it. */
+typedef struct game_state {
+    GLint read_fbo, draw_fbo, pack_buffer, tex2d, active, align, row_length, skip_rows,
+        skip_pixels, swap_bytes, read_buffer, draw_buffer, unit0_tex;
+} game_state;
+
+static void query_state(game_state *g)
+{
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &g->read_fbo);
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &g->draw_fbo);
+    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &g->pack_buffer);
+    glGetIntegerv(GL_ACTIVE_TEXTURE, &g->active);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &g->tex2d);
+    glGetIntegerv(GL_PACK_ALIGNMENT, &g->align);
+    glGetIntegerv(GL_PACK_ROW_LENGTH, &g->row_length);
+    glGetIntegerv(GL_PACK_SKIP_ROWS, &g->skip_rows);
+    glGetIntegerv(GL_PACK_SKIP_PIXELS, &g->skip_pixels);
+    glGetIntegerv(GL_PACK_SWAP_BYTES, &g->swap_bytes);
+    glGetIntegerv(GL_READ_BUFFER, &g->read_buffer);
+    glGetIntegerv(GL_DRAW_BUFFER, &g->draw_buffer);
+    glActiveTexture(GL_TEXTURE0);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &g->unit0_tex);
+    glActiveTexture((GLenum)g->active);
+}
+
+START_TEST(state_is_preserved)
+{
+    gl_scene s, other;
+    ck_assert_int_eq(gl_scene_create(&s, 37, 19), 0);
+    ck_assert_int_eq(gl_scene_create(&other, 8, 8), 0);
+    gl_quad q[3];
+    int n = scene_quads(s.w, s.h, q);
+    ck_assert_int_eq(gl_scene_draw_color(&s, k_clear, q, n), 0);
+
+    /* A second game framebuffer with two color attachments, read buffer 1. */
+    GLuint tex2, fbo2, pbo, spare;
+    glGenTextures(1, &tex2);
+    glBindTexture(GL_TEXTURE_2D, tex2);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    glGenFramebuffers(1, &fbo2);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo2);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, other.color, 0);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, tex2, 0);
+    glReadBuffer(GL_COLOR_ATTACHMENT1);
+    const GLenum bufs[] = {GL_COLOR_ATTACHMENT1};
+    glDrawBuffers(1, bufs);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, other.fbo);
+    glGenBuffers(1, &pbo);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, pbo);
+    glBufferData(GL_PIXEL_PACK_BUFFER, 4096, NULL, GL_STREAM_READ);
+    glGenTextures(1, &spare);
+    glActiveTexture(GL_TEXTURE3);
+    glBindTexture(GL_TEXTURE_2D, spare);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, tex2);
+    glActiveTexture(GL_TEXTURE3);
+    glPixelStorei(GL_PACK_ALIGNMENT, 8);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 100);
+    glPixelStorei(GL_PACK_SKIP_ROWS, 3);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, 2);
+    glPixelStorei(GL_PACK_SWAP_BYTES, GL_TRUE);
+    ck_assert_int_eq((int)glGetError(), GL_NO_ERROR);
+
+    game_state before, after;
+    query_state(&before);
+    ck_assert_int_eq(before.read_fbo, (GLint)fbo2);
+    ck_assert_int_eq(before.draw_fbo, (GLint)other.fbo);
+    ck_assert_int_eq(before.read_buffer, GL_COLOR_ATTACHMENT1);
+
+    for (int ring = 0; ring <= 2; ring += 2) {
+        cg_gl_reader *r = NULL;
+        cg_gl_reader_config cfg = {ring};
+        ck_assert_int_eq(cg_gl_reader_create(&cfg, &r), CG_OK);
+        uint8_t got[37 * 19 * 3];
+        float depth[37 * 19];
+        cg_gl_color_request rq = {s.color, s.w, s.h, s.w, s.h, CG_FILTER_NEAREST, 0, 0, 0};
+        /* First calls create the framebuffers; later ones reuse them. */
+        for (int k = 0; k < 3; k++) {
+            ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_OK);
+            ck_assert_int_eq(cg_gl_read_depth(r, s.depth, s.w, s.h, NULL, depth, 37 * 19),
+                             CG_OK);
+            query_state(&after);
+            ck_assert_mem_eq(&before, &after, sizeof before);
+        }
+        /* Pixels right despite the game's odd pack state. */
+        expect_scene(got, s.w, s.h, q, n, s.w, s.h);
+        /* A failing call restores too. */
+        ck_assert_int_eq(cg_gl_read_color(r, &(cg_gl_color_request){s.color, 999, 999, 4, 4,
+                                                                   CG_FILTER_NEAREST, 0, 0, 0},
+                                          got, sizeof got, NULL),
+                         CG_E_BAD_TEXTURE);
+        query_state(&after);
+        ck_assert_mem_eq(&before, &after, sizeof before);
+        cg_gl_reader_destroy(r);
+    }
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteBuffers(1, &pbo);
+    glDeleteFramebuffers(1, &fbo2);
+    glDeleteTextures(1, &tex2);
+    glDeleteTextures(1, &spare);
+    glActiveTexture(GL_TEXTURE0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_PACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
+    glPixelStorei(GL_PACK_SWAP_BYTES, GL_FALSE);
+    gl_scene_destroy(&other);
+    gl_scene_destroy(&s);
+}
+END_TEST
+
+static long rss_kib(void)
+{
+    FILE *fp = fopen("/proc/self/statm", "r");
+    long pages = 0, resident = 0;
+    if (!fp) return -1;
+    if (fscanf(fp, "%ld %ld", &pages, &resident) != 2) resident = -1;
+    fclose(fp);
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* 10,000 captures (sync, ring, depth) leave the resident set flat: growth
+ * after a warm-up stays under 2 MiB (a leak of one 160x90 frame per call
+ * would be 560 MiB). */
+START_TEST(ten_thousand_captures_flat_rss)
+{
+    gl_scene s;
+    ck_assert_int_eq(gl_scene_create(&s, 160, 90), 0);
+    gl_quad q[3];
+    int n = scene_quads(s.w, s.h, q);
+    ck_assert_int_eq(gl_scene_draw_color(&s, k_clear, q, n), 0);
+    cg_gl_reader *sync = NULL, *ring = NULL;
+    cg_gl_reader_config cfg = {3};
+    ck_assert_int_eq(cg_gl_reader_create(NULL, &sync), CG_OK);
+    ck_assert_int_eq(cg_gl_reader_create(&cfg, &ring), CG_OK);
+    static uint8_t out[160 * 90 * 3];
+    static float depth[160 * 90];
+    cg_gl_color_request rq = {s.color, s.w, s.h, 84, 84, CG_FILTER_NEAREST, 1, 5, 5};
+    long base = 0;
+    for (int i = 0; i < 10000 + 200; i++) {
+        if (i == 200) base = rss_kib();
+        cg_gl_reader *r = (i & 1) ? ring : sync;
+        ck_assert_int_eq(cg_gl_read_color(r, &rq, out, sizeof out, NULL), CG_OK);
+        if (i % 10 == 0) {
+            ck_assert_int_eq(cg_gl_read_depth(sync, s.depth, s.w, s.h, NULL, depth, 160 * 90),
+                             CG_OK);
+        }
+    }
+    long grown = rss_kib() - base;
+    fprintf(stderr, "rss growth over 10000 captures: %ld KiB (base %ld KiB)\n", grown, base);
+    ck_assert_int_ge(base, 1);
+    ck_assert_msg(grown < 2048, "RSS grew by %ld KiB", grown);
+    cg_gl_reader_destroy(sync);
+    cg_gl_reader_destroy(ring);
+    gl_scene_destroy(&s);
+}
+END_TEST
+
+START_TEST(errors_are_statuses)
+{
+    gl_scene s;
+    ck_assert_int_eq(gl_scene_create(&s, 16, 8), 0);
+    gl_quad q[3];
+    int n = scene_quads(s.w, s.h, q);
+    ck_assert_int_eq(gl_scene_draw_color(&s, k_clear, q, n), 0);
+    cg_gl_reader *r = NULL;
+    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    uint8_t got[16 * 8 * 3];
+    float depth[16 * 8];
+    memset(got, 0xAB, sizeof got);
+    cg_gl_color_request ok = {s.color, 16, 8, 16, 8, CG_FILTER_NEAREST, 0, 0, 0};
+    cg_gl_color_request rq = ok;
+
+    /* Arguments, before any GL call. */
+    ck_assert_int_eq(cg_gl_read_color(NULL, &rq, got, sizeof got, NULL), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_gl_read_color(r, NULL, got, sizeof got, NULL), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_gl_read_color(r, &rq, NULL, sizeof got, NULL), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got - 1, NULL), CG_E_BUFFER_TOO_SMALL);
+    rq.tex_w = 0;
+    ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_E_INVALID_ARG);
+    rq = ok;
+    rq.dst_h = 16385;
+    ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_E_TOO_LARGE);
+    rq = ok;
+    rq.filter = (cg_filter)7;
+    ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_E_INVALID_ARG);
+    cg_gl_depth_linear bad = {1.0f, 0.5f, 0};
+    ck_assert_int_eq(cg_gl_read_depth(r, s.depth, 16, 8, &bad, depth, 16 * 8), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_gl_read_depth(r, s.depth, 16, 8, NULL, depth, 16 * 8 - 1),
+                     CG_E_BUFFER_TOO_SMALL);
+    int bad_ring = 0;
+    cg_gl_reader_config big = {CG_GL_MAX_RING + 1};
+    cg_gl_reader *nr = (cg_gl_reader *)&bad_ring;
+    ck_assert_int_eq(cg_gl_reader_create(&big, &nr), CG_E_INVALID_ARG);
+    ck_assert_ptr_null(nr);
+
+    /* Textures that are not complete color/depth textures that large. */
+    GLuint empty, tex3d, tex_int;
+    glGenTextures(1, &empty);
+    glBindTexture(GL_TEXTURE_2D, empty); /* exists, no storage: 0x0 */
+    glGenTextures(1, &tex3d);
+    glBindTexture(GL_TEXTURE_3D, tex3d);
+    glTexImage3D(GL_TEXTURE_3D, 0, GL_RGBA8, 16, 8, 2, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    glGenTextures(1, &tex_int);
+    glBindTexture(GL_TEXTURE_2D, tex_int);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8UI, 16, 8, 0, GL_RGBA_INTEGER, GL_UNSIGNED_BYTE, NULL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glBindTexture(GL_TEXTURE_3D, 0);
+    ck_assert_int_eq((int)glGetError(), GL_NO_ERROR);
+
+    const GLuint bad_tex[] = {0, 987654, empty, tex3d, s.depth};
+    for (size_t i = 0; i < sizeof bad_tex / sizeof bad_tex[0]; i++) {
+        rq = ok;
+        rq.texture = bad_tex[i];
+        cg_status st = cg_gl_read_color(r, &rq, got, sizeof got, NULL);
+        ck_assert_msg(st == CG_E_BAD_TEXTURE, "texture %u: %s", bad_tex[i], cg_status_name(st));
+        ck_assert_str_ne(cg_gl_reader_last_error(r), "");
+    }
+    rq = ok;
+    rq.tex_w = 17; /* larger than the texture */
+    ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_E_BAD_TEXTURE);
+    ck_assert_ptr_nonnull(strstr(cg_gl_reader_last_error(r), "smaller"));
+    ck_assert_int_eq(cg_gl_read_depth(r, s.color, 16, 8, NULL, depth, 16 * 8), CG_E_BAD_TEXTURE);
+    ck_assert_int_eq(cg_gl_read_depth(r, 0, 16, 8, NULL, depth, 16 * 8), CG_E_BAD_TEXTURE);
+    ck_assert_int_eq(cg_gl_read_depth(r, s.depth, 16, 9, NULL, depth, 16 * 9), CG_E_BAD_TEXTURE);
+
+    /* A complete framebuffer that glReadPixels refuses (integer format as
+     * normalized RGBA): a GL error, reported with its name. */
+    rq = ok;
+    rq.texture = tex_int;
+    ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_E_GL);
+    ck_assert_ptr_nonnull(strstr(cg_gl_reader_last_error(r), "glReadPixels"));
+    ck_assert_ptr_nonnull(strstr(cg_gl_reader_last_error(r), "GL_INVALID_OPERATION"));
+    for (size_t i = 0; i < sizeof got; i++) ck_assert_uint_eq(got[i], 0xAB); /* untouched */
+
+    /* No current context. */
+    ck_assert_int_eq(cg_egl_headless_release(g_ctx), 0);
+    ck_assert_int_eq(cg_gl_current_context(NULL), CG_E_NO_CONTEXT);
+    ck_assert_int_eq(cg_gl_read_color(r, &ok, got, sizeof got, NULL), CG_E_NO_CONTEXT);
+    ck_assert_int_eq(cg_gl_read_depth(r, s.depth, 16, 8, NULL, depth, 16 * 8), CG_E_NO_CONTEXT);
+    ck_assert_int_eq(cg_egl_headless_make_current(g_ctx), 0);
+    void *key = NULL;
+    ck_assert_int_eq(cg_gl_current_context(&key), CG_OK);
+    ck_assert_ptr_nonnull(key);
+
+    /* Still usable after every failure. */
+    ck_assert_int_eq((int)glGetError(), GL_NO_ERROR);
+    ck_assert_int_eq(cg_gl_read_color(r, &ok, got, sizeof got, NULL), CG_OK);
+    ck_assert_str_eq(cg_gl_reader_last_error(r), "");
+    uint8_t e[3];
+    gl_scene_expect_rgb(k_clear, q, n, 15, 7, e);
+    ck_assert_mem_eq(got + (7 * 16 + 15) * 3, e, 3);
+
+    cg_gl_reader_destroy(r);
+    cg_gl_reader_destroy(NULL);
+    glDeleteTextures(1, &empty);
+    glDeleteTextures(1, &tex3d);
+    glDeleteTextures(1, &tex_int);
+    gl_scene_destroy(&s);
+}
+END_TEST
+
+static Suite *gl_suite(void)
+{
+    Suite *su = suite_create("gl_capture");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 0);
+    tcase_add_loop_test(core, color_exact_sizes, 0, (int)(sizeof k_sizes / sizeof k_sizes[0]));
+    tcase_add_test(core, color_resize_targets);
+    tcase_add_test(core, texture_resized_between_calls);
+    tcase_add_test(core, ring_returns_older_frames);
+    tcase_add_test(core, ring_matches_sync_content);
+    tcase_add_test(core, depth_neg_one_to_one);
+    tcase_add_test(core, depth_zero_to_one);
+    suite_add_tcase(su, core);
+    TCase *state = tcase_create("state");
+    tcase_set_timeout(state, 0);
+    tcase_add_test(state, state_is_preserved);
+    tcase_add_test(state, errors_are_statuses);
+    tcase_add_test(state, ten_thousand_captures_flat_rss);
+    suite_add_tcase(su, state);
+    return su;
+}
+
+int main(void)
+{
+    /* No context before one is made: the probe must say so, not abort. */
+    if (cg_gl_current_context(NULL) != CG_E_NO_CONTEXT) {
+        fprintf(stderr, "a context is current before any was made\n");
+        return 1;
+    }
+    char why[256];
+    if (cg_egl_headless_open(&g_ctx, why, sizeof why) != 0) {
+        fprintf(stderr, "SKIP: %s\n", why);
+        return 77;
+    }
+    fprintf(stderr, "context: %s\n", cg_egl_headless_describe(g_ctx));
+    SRunner *sr = srunner_create(gl_suite());
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    cg_egl_headless_close(g_ctx);
+    return failed == 0 ? 0 : 1;
+}
