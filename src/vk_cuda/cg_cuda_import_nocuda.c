@@ -1,0 +1,83 @@
+/*
+ * cg_cuda_import_nocuda.c - the Vulkan->CUDA import in a build without
+ * CUDA: the same API, every operation CG_E_UNSUPPORTED. Handle ownership
+ * follows the same contract, so a valid handle passed in is closed.
+ */
+#include "cg_cuda_import.h"
+
+#include <stdlib.h>
+
+#include "cg_oshandle.h"
+
+struct cg_cuda_import {
+    int unused;
+};
+
+static const char cg_nocuda_msg[] =
+    "this libnative-lib was built without CUDA (configure with CG_WITH_CUDA=ON and the "
+    "CUDA Toolkit installed)";
+
+cg_status cg_cuda_import_create(cg_cuda_import **out)
+{
+    CG_RETURN_IF(!out, CG_E_INVALID_ARG);
+    *out = calloc(1, sizeof **out);
+    return *out ? CG_OK : CG_E_NO_MEMORY;
+}
+
+void cg_cuda_import_destroy(cg_cuda_import *ci)
+{
+    free(ci);
+}
+
+const char *cg_cuda_import_last_error(const cg_cuda_import *ci)
+{
+    (void)ci;
+    return cg_nocuda_msg;
+}
+
+int cg_cuda_import_is_initialized(const cg_cuda_import *ci)
+{
+    (void)ci;
+    return 0;
+}
+
+cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_cuda_import_desc *d,
+                              uint8_t ipc_handle[CG_CUDA_IPC_HANDLE_SIZE])
+{
+    CG_RETURN_IF(!ci || !ipc_handle, CG_E_INVALID_ARG);
+    CG_TRY(cg_cuda_import_check_desc(d));
+    cg_os_handle_close(d->handle_type == CG_CUDA_HANDLE_OPAQUE_WIN32, d->handle);
+    return CG_E_UNSUPPORTED;
+}
+
+cg_status cg_cuda_import_semaphore(cg_cuda_import *ci, cg_cuda_sem_type type, int fd)
+{
+    (void)ci;
+    (void)type;
+    if (fd > 0) cg_os_handle_close(0, fd);
+    return CG_E_UNSUPPORTED;
+}
+
+cg_status cg_cuda_import_copy(cg_cuda_import *ci, uint64_t wait_value)
+{
+    (void)ci;
+    (void)wait_value;
+    return CG_E_UNSUPPORTED;
+}
+
+void cg_cuda_import_reset(cg_cuda_import *ci)
+{
+    (void)ci;
+}
+
+void *cg_cuda_import_shared_ptr(const cg_cuda_import *ci)
+{
+    (void)ci;
+    return NULL;
+}
+
+int cg_cuda_import_device(const cg_cuda_import *ci)
+{
+    (void)ci;
+    return -1;
+}

@@ -1,0 +1,73 @@
+/*
+ * cg_cuda_share.h - internal: the pieces every CUDA zero-copy path shares.
+ *
+ * The shared buffer behind the 68-byte IPC handle (a cudaMalloc base
+ * pointer: cudaIpcGetMemHandle refuses imported memory), the device lookup
+ * by UUID, and the one checker through which every CUDA runtime call of the
+ * library goes. Included only by *_cuda.c files; the public headers never
+ * expose CUDA types.
+ */
+#ifndef CG_CUDA_SHARE_H
+#define CG_CUDA_SHARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cg_cuda_ipc.h"
+#include "cg_status.h"
+
+/* Record a failed CUDA call in err[0..errlen) as "<expr>: <cudaErrorName>
+ * (<message>) at <file>:<line>" and map it to a status (CG_OK on success,
+ * CG_E_NO_MEMORY for cudaErrorMemoryAllocation, CG_E_CUDA otherwise). */
+cg_status cg_cuda_check(char *err, size_t errlen, cudaError_t e, const char *expr,
+                        const char *file, int line);
+
+/* Check a CUDA call against a context's char array `errbuf`. */
+#define CG_CUDA_CHECK(errbuf, expr)                                             \
+    cg_cuda_check((errbuf), sizeof(errbuf), (expr), #expr, __FILE__, __LINE__)
+
+/* Same, against a caller's buffer of errlen bytes. */
+#define CG_CUDA_CHECK_LEN(err, errlen, expr)                                    \
+    cg_cuda_check((err), (errlen), (expr), #expr, __FILE__, __LINE__)
+
+/* The ordinal of the CUDA device whose cudaDeviceProp.uuid equals uuid[16].
+ * No CUDA at all (no driver, no device) -> CG_E_CUDA with the runtime's
+ * error name; devices present but none matching -> CG_E_NO_DEVICE. There is
+ * no fallback to device 0. */
+cg_status cg_cuda_device_by_uuid(const uint8_t uuid[16], int *device, char *err,
+                                 size_t errlen);
+
+/* The buffer another process opens through the IPC handle, plus the
+ * library's own non-blocking stream on the same device. Zero it before
+ * first use; cg_cuda_shared_free on a zeroed or freed one is a no-op. */
+typedef struct cg_cuda_shared {
+    int device;          /* CUDA ordinal */
+    void *ptr;           /* cudaMalloc base pointer, height*width*4 bytes */
+    size_t size;         /* bytes */
+    size_t row_bytes;    /* width*4: rows are tightly packed */
+    int width, height;   /* pixels */
+    cudaStream_t stream; /* the library's own stream */
+} cg_cuda_shared;
+
+/* Make `device` current, create the stream, allocate width*height*4 bytes
+ * (zero-filled), and write the 68-byte handle. On failure everything is
+ * released and *sb is zeroed. */
+cg_status cg_cuda_shared_alloc(cg_cuda_shared *sb, int device, int width, int height,
+                               uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE], char *err,
+                               size_t errlen);
+
+/* Synchronise the stream, free the buffer and the stream, zero *sb. */
+void cg_cuda_shared_free(cg_cuda_shared *sb);
+
+/* Copy mip level 0 of `array` (the frame, RGBA8, at least width x height)
+ * into the buffer, origin (0,0), row order unchanged, on sb->stream. Does
+ * not synchronise. */
+cg_status cg_cuda_shared_copy_from_array(cg_cuda_shared *sb, cudaArray_const_t array,
+                                         char *err, size_t errlen);
+
+/* Wait until everything queued on sb->stream has finished. */
+cg_status cg_cuda_shared_sync(cg_cuda_shared *sb, char *err, size_t errlen);
+
+#endif /* CG_CUDA_SHARE_H */

@@ -1,0 +1,484 @@
+/*
+ * cg_vk_export.c - exportable destination image, fd/semaphore export and
+ * the per-frame copy (cg_vk_export.h). Entry points come from the caller's
+ * vkGetInstanceProcAddr into a per-context table (volk-style); nothing here
+ * links the Vulkan loader or CUDA.
+ */
+#include "cg_vk_export.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_frame.h"
+
+/* Device-level entry points: X(name, required). */
+#define CG_VK_DEVICE_FUNCS(X)                                                   \
+    X(vkCreateImage)                                                            \
+    X(vkDestroyImage)                                                           \
+    X(vkGetImageMemoryRequirements2)                                            \
+    X(vkAllocateMemory)                                                         \
+    X(vkFreeMemory)                                                             \
+    X(vkBindImageMemory)                                                        \
+    X(vkGetMemoryFdKHR)                                                         \
+    X(vkCreateSemaphore)                                                        \
+    X(vkDestroySemaphore)                                                       \
+    X(vkCreateCommandPool)                                                      \
+    X(vkDestroyCommandPool)                                                     \
+    X(vkAllocateCommandBuffers)                                                 \
+    X(vkBeginCommandBuffer)                                                     \
+    X(vkEndCommandBuffer)                                                       \
+    X(vkResetCommandBuffer)                                                     \
+    X(vkCmdPipelineBarrier)                                                     \
+    X(vkCmdCopyImage)                                                           \
+    X(vkGetDeviceQueue)                                                         \
+    X(vkQueueSubmit)                                                            \
+    X(vkCreateFence)                                                            \
+    X(vkDestroyFence)                                                           \
+    X(vkWaitForFences)                                                          \
+    X(vkResetFences)
+
+struct cg_vk_export {
+    cg_vk_export_desc d;
+    /* instance-level */
+    PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr;
+    PFN_vkGetPhysicalDeviceProperties2 vkGetPhysicalDeviceProperties2;
+    PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties;
+    PFN_vkGetPhysicalDeviceImageFormatProperties2 vkGetPhysicalDeviceImageFormatProperties2;
+    PFN_vkSetDebugUtilsObjectNameEXT vkSetDebugUtilsObjectNameEXT; /* may be NULL */
+    PFN_vkGetSemaphoreFdKHR vkGetSemaphoreFdKHR;                   /* semaphore modes */
+#define CG_VK_MEMBER_(fn) PFN_##fn fn;
+    CG_VK_DEVICE_FUNCS(CG_VK_MEMBER_)
+#undef CG_VK_MEMBER_
+
+    VkQueue queue;
+    VkImage image;
+    VkDeviceMemory memory;
+    VkSemaphore semaphore;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    int fence_pending; /* a submitted copy not yet waited for */
+    uint64_t timeline_value;
+    uint8_t uuid[16];
+    uint64_t alloc_size;
+    char err[512];
+};
+
+const char *cg_vk_result_name(VkResult r)
+{
+    switch (r) {
+#define CG_VK_R_(x) \
+    case x:         \
+        return #x;
+        CG_VK_R_(VK_SUCCESS)
+        CG_VK_R_(VK_NOT_READY)
+        CG_VK_R_(VK_TIMEOUT)
+        CG_VK_R_(VK_INCOMPLETE)
+        CG_VK_R_(VK_ERROR_OUT_OF_HOST_MEMORY)
+        CG_VK_R_(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+        CG_VK_R_(VK_ERROR_INITIALIZATION_FAILED)
+        CG_VK_R_(VK_ERROR_DEVICE_LOST)
+        CG_VK_R_(VK_ERROR_MEMORY_MAP_FAILED)
+        CG_VK_R_(VK_ERROR_LAYER_NOT_PRESENT)
+        CG_VK_R_(VK_ERROR_EXTENSION_NOT_PRESENT)
+        CG_VK_R_(VK_ERROR_FEATURE_NOT_PRESENT)
+        CG_VK_R_(VK_ERROR_INCOMPATIBLE_DRIVER)
+        CG_VK_R_(VK_ERROR_TOO_MANY_OBJECTS)
+        CG_VK_R_(VK_ERROR_FORMAT_NOT_SUPPORTED)
+        CG_VK_R_(VK_ERROR_FRAGMENTED_POOL)
+        CG_VK_R_(VK_ERROR_UNKNOWN)
+        CG_VK_R_(VK_ERROR_OUT_OF_POOL_MEMORY)
+        CG_VK_R_(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+#undef CG_VK_R_
+    default:
+        return "VK_ERROR_(unnamed)";
+    }
+}
+
+/* The module's one checker: records the call and its VkResult. */
+static cg_status vk_check(cg_vk_export *e, VkResult r, const char *expr, const char *file,
+                          int line)
+{
+    if (r == VK_SUCCESS) return CG_OK;
+    snprintf(e->err, sizeof e->err, "%s: %s (%d) at %s:%d", expr, cg_vk_result_name(r), (int)r,
+             file, line);
+    return (r == VK_ERROR_OUT_OF_HOST_MEMORY) ? CG_E_NO_MEMORY : CG_E_VULKAN;
+}
+#define VK_CHECK(e, expr) vk_check((e), (expr), #expr, __FILE__, __LINE__)
+
+static cg_status fail(cg_vk_export *e, cg_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->err, sizeof e->err, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+static void set_name(cg_vk_export *e, VkObjectType type, uint64_t handle, const char *name)
+{
+    if (!e->d.debug_utils || !e->vkSetDebugUtilsObjectNameEXT || !handle) return;
+    VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
+    ni.objectType = type;
+    ni.objectHandle = handle;
+    ni.pObjectName = name;
+    /* Naming is a debugging aid: its failure must not fail the setup. */
+    (void)e->vkSetDebugUtilsObjectNameEXT(e->d.device, &ni);
+}
+#define CG_NAME(e, type, obj, name) set_name((e), (type), (uint64_t)(uintptr_t)(obj), (name))
+
+static cg_status load_functions(cg_vk_export *e)
+{
+    PFN_vkGetInstanceProcAddr gipa = e->d.get_instance_proc_addr;
+    VkInstance inst = e->d.instance;
+#define CG_VK_LOAD_I_(fn) e->fn = (PFN_##fn)gipa(inst, #fn)
+    CG_VK_LOAD_I_(vkGetDeviceProcAddr);
+    CG_VK_LOAD_I_(vkGetPhysicalDeviceProperties2);
+    CG_VK_LOAD_I_(vkGetPhysicalDeviceMemoryProperties);
+    CG_VK_LOAD_I_(vkGetPhysicalDeviceImageFormatProperties2);
+    CG_VK_LOAD_I_(vkSetDebugUtilsObjectNameEXT);
+#undef CG_VK_LOAD_I_
+    if (!e->vkGetDeviceProcAddr || !e->vkGetPhysicalDeviceProperties2 ||
+        !e->vkGetPhysicalDeviceMemoryProperties || !e->vkGetPhysicalDeviceImageFormatProperties2)
+        return fail(e, CG_E_UNSUPPORTED, "Vulkan 1.1 instance entry points are missing");
+    PFN_vkGetDeviceProcAddr gdpa = e->vkGetDeviceProcAddr;
+    VkDevice dev = e->d.device;
+#define CG_VK_LOAD_D_(fn)                                                        \
+    e->fn = (PFN_##fn)gdpa(dev, #fn);                                           \
+    if (!e->fn)                                                                 \
+        return fail(e, CG_E_UNSUPPORTED,                                        \
+                    "device entry point %s is missing (is VK_KHR_external_memory_fd " \
+                    "enabled?)",                                                \
+                    #fn);
+    CG_VK_DEVICE_FUNCS(CG_VK_LOAD_D_)
+#undef CG_VK_LOAD_D_
+    if (e->d.sync != CG_VK_SYNC_FENCE) {
+        e->vkGetSemaphoreFdKHR = (PFN_vkGetSemaphoreFdKHR)gdpa(dev, "vkGetSemaphoreFdKHR");
+        if (!e->vkGetSemaphoreFdKHR)
+            return fail(e, CG_E_UNSUPPORTED,
+                        "vkGetSemaphoreFdKHR is missing: enable VK_KHR_external_semaphore_fd");
+    }
+    return CG_OK;
+}
+
+static cg_status query_device(cg_vk_export *e)
+{
+    VkPhysicalDeviceIDProperties idp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    p2.pNext = &idp;
+    e->vkGetPhysicalDeviceProperties2(e->d.physical_device, &p2);
+    memcpy(e->uuid, idp.deviceUUID, 16);
+
+    /* Can this format/usage be exported as OPAQUE_FD, and must it be dedicated? */
+    VkPhysicalDeviceExternalImageFormatInfo ext = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO};
+    ext.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkPhysicalDeviceImageFormatInfo2 fi = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2};
+    fi.pNext = &ext;
+    fi.format = e->d.format;
+    fi.type = VK_IMAGE_TYPE_2D;
+    fi.tiling = VK_IMAGE_TILING_OPTIMAL;
+    fi.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+    VkExternalImageFormatProperties eprops = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
+    VkImageFormatProperties2 props = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2};
+    props.pNext = &eprops;
+    VkResult r = e->vkGetPhysicalDeviceImageFormatProperties2(e->d.physical_device, &fi, &props);
+    if (r == VK_ERROR_FORMAT_NOT_SUPPORTED ||
+        !(eprops.externalMemoryProperties.externalMemoryFeatures &
+          VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+        return fail(e, CG_E_UNSUPPORTED,
+                    "this device cannot export an OPTIMAL image of format %d as an OPAQUE_FD",
+                    (int)e->d.format);
+    CG_TRY(VK_CHECK(e, r));
+    if ((uint32_t)e->d.width > props.imageFormatProperties.maxExtent.width ||
+        (uint32_t)e->d.height > props.imageFormatProperties.maxExtent.height)
+        return fail(e, CG_E_TOO_LARGE, "%dx%d exceeds the device's image limit", e->d.width,
+                    e->d.height);
+    return CG_OK;
+}
+
+static cg_status create_image(cg_vk_export *e)
+{
+    VkExternalMemoryImageCreateInfo ext = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
+    ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkImageCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    ci.pNext = &ext;
+    ci.imageType = VK_IMAGE_TYPE_2D;
+    ci.format = e->d.format;
+    ci.extent.width = (uint32_t)e->d.width;
+    ci.extent.height = (uint32_t)e->d.height;
+    ci.extent.depth = 1;
+    ci.mipLevels = 1;
+    ci.arrayLayers = 1;
+    ci.samples = VK_SAMPLE_COUNT_1_BIT;
+    ci.tiling = VK_IMAGE_TILING_OPTIMAL;
+    ci.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+    ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    CG_TRY(VK_CHECK(e, e->vkCreateImage(e->d.device, &ci, NULL, &e->image)));
+    CG_NAME(e, VK_OBJECT_TYPE_IMAGE, e->image, "cg zero-copy export image");
+
+    VkImageMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2};
+    ri.image = e->image;
+    VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+    e->vkGetImageMemoryRequirements2(e->d.device, &ri, &req);
+
+    VkPhysicalDeviceMemoryProperties mp;
+    e->vkGetPhysicalDeviceMemoryProperties(e->d.physical_device, &mp);
+    uint32_t type = UINT32_MAX;
+    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++) {
+        if ((req.memoryRequirements.memoryTypeBits & (1u << i)) &&
+            (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+            type = i;
+    }
+    if (type == UINT32_MAX)
+        return fail(e, CG_E_UNSUPPORTED, "no device-local memory type for the export image");
+
+    /* Dedicated: the CUDA import then passes cudaExternalMemoryDedicated. */
+    VkMemoryDedicatedAllocateInfo ded = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+    ded.image = e->image;
+    VkExportMemoryAllocateInfo exp = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    exp.pNext = &ded;
+    exp.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.pNext = &exp;
+    ai.allocationSize = req.memoryRequirements.size;
+    ai.memoryTypeIndex = type;
+    CG_TRY(VK_CHECK(e, e->vkAllocateMemory(e->d.device, &ai, NULL, &e->memory)));
+    CG_NAME(e, VK_OBJECT_TYPE_DEVICE_MEMORY, e->memory, "cg zero-copy export memory");
+    e->alloc_size = req.memoryRequirements.size;
+    return VK_CHECK(e, e->vkBindImageMemory(e->d.device, e->image, e->memory, 0));
+}
+
+static cg_status create_sync(cg_vk_export *e)
+{
+    VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pi.queueFamilyIndex = e->d.queue_family;
+    CG_TRY(VK_CHECK(e, e->vkCreateCommandPool(e->d.device, &pi, NULL, &e->pool)));
+    CG_NAME(e, VK_OBJECT_TYPE_COMMAND_POOL, e->pool, "cg zero-copy command pool");
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = e->pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    CG_TRY(VK_CHECK(e, e->vkAllocateCommandBuffers(e->d.device, &ai, &e->cmd)));
+    CG_NAME(e, VK_OBJECT_TYPE_COMMAND_BUFFER, e->cmd, "cg zero-copy command buffer");
+    VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    CG_TRY(VK_CHECK(e, e->vkCreateFence(e->d.device, &fi, NULL, &e->fence)));
+    CG_NAME(e, VK_OBJECT_TYPE_FENCE, e->fence, "cg zero-copy fence");
+    e->vkGetDeviceQueue(e->d.device, e->d.queue_family, e->d.queue_index, &e->queue);
+    if (e->d.sync == CG_VK_SYNC_FENCE) return CG_OK;
+
+    VkSemaphoreTypeCreateInfo ti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    ti.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    ti.initialValue = 0;
+    VkExportSemaphoreCreateInfo es = {.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+    es.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    if (e->d.sync == CG_VK_SYNC_TIMELINE) es.pNext = &ti;
+    VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    si.pNext = &es;
+    CG_TRY(VK_CHECK(e, e->vkCreateSemaphore(e->d.device, &si, NULL, &e->semaphore)));
+    CG_NAME(e, VK_OBJECT_TYPE_SEMAPHORE, e->semaphore,
+            e->d.sync == CG_VK_SYNC_TIMELINE ? "cg zero-copy timeline semaphore"
+                                             : "cg zero-copy binary semaphore");
+    return CG_OK;
+}
+
+cg_status cg_vk_export_create(const cg_vk_export_desc *d, cg_vk_export **out, char *err,
+                              size_t errlen)
+{
+    CG_RETURN_IF(!out, CG_E_INVALID_ARG);
+    *out = NULL;
+    if (err && errlen) err[0] = '\0';
+    CG_RETURN_IF(!d || !d->instance || !d->physical_device || !d->device ||
+                     !d->get_instance_proc_addr,
+                 CG_E_INVALID_ARG);
+    CG_RETURN_IF(d->sync != CG_VK_SYNC_FENCE && d->sync != CG_VK_SYNC_BINARY &&
+                     d->sync != CG_VK_SYNC_TIMELINE,
+                 CG_E_INVALID_ARG);
+    CG_TRY(cg_check_dims(d->width, d->height));
+    VkFormat fmt = d->format == VK_FORMAT_UNDEFINED ? VK_FORMAT_R8G8B8A8_UNORM : d->format;
+    CG_RETURN_IF(fmt != VK_FORMAT_R8G8B8A8_UNORM && fmt != VK_FORMAT_R8G8B8A8_SRGB &&
+                     fmt != VK_FORMAT_R8G8B8A8_UINT,
+                 CG_E_INVALID_ARG);
+
+    cg_vk_export *e = calloc(1, sizeof *e);
+    CG_RETURN_IF(!e, CG_E_NO_MEMORY);
+    e->d = *d;
+    e->d.format = fmt;
+    cg_status st = load_functions(e);
+    if (st == CG_OK) st = query_device(e);
+    if (st == CG_OK) st = create_image(e);
+    if (st == CG_OK) st = create_sync(e);
+    if (st != CG_OK) {
+        if (err && errlen) snprintf(err, errlen, "%s", e->err);
+        cg_vk_export_destroy(e);
+        return st;
+    }
+    *out = e;
+    return CG_OK;
+}
+
+void cg_vk_export_destroy(cg_vk_export *e)
+{
+    if (!e) return;
+    VkDevice dev = e->d.device;
+    if (e->fence && e->fence_pending && e->vkWaitForFences)
+        (void)e->vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX);
+    /* Functions may be missing when loading failed half-way. */
+    if (e->semaphore && e->vkDestroySemaphore) e->vkDestroySemaphore(dev, e->semaphore, NULL);
+    if (e->fence && e->vkDestroyFence) e->vkDestroyFence(dev, e->fence, NULL);
+    if (e->pool && e->vkDestroyCommandPool) e->vkDestroyCommandPool(dev, e->pool, NULL);
+    if (e->image && e->vkDestroyImage) e->vkDestroyImage(dev, e->image, NULL);
+    if (e->memory && e->vkFreeMemory) e->vkFreeMemory(dev, e->memory, NULL);
+    free(e);
+}
+
+const char *cg_vk_export_last_error(const cg_vk_export *e)
+{
+    return e ? e->err : "";
+}
+
+void cg_vk_export_get_info(const cg_vk_export *e, cg_vk_export_info *info)
+{
+    if (!e || !info) return;
+    memset(info, 0, sizeof *info);
+    memcpy(info->device_uuid, e->uuid, 16);
+    info->allocation_size = e->alloc_size;
+    info->dedicated = 1;
+    info->color_attachment = 1;
+    info->width = e->d.width;
+    info->height = e->d.height;
+    info->format = e->d.format;
+    info->image = e->image;
+    info->memory = e->memory;
+    info->semaphore = e->semaphore;
+}
+
+cg_status cg_vk_export_memory_fd(cg_vk_export *e, int *fd)
+{
+    CG_RETURN_IF(!e || !fd, CG_E_INVALID_ARG);
+    *fd = -1;
+    VkMemoryGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+    gi.memory = e->memory;
+    gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    return VK_CHECK(e, e->vkGetMemoryFdKHR(e->d.device, &gi, fd));
+}
+
+cg_status cg_vk_export_semaphore_fd(cg_vk_export *e, int *fd)
+{
+    CG_RETURN_IF(!e || !fd, CG_E_INVALID_ARG);
+    *fd = -1;
+    CG_RETURN_IF(!e->semaphore, CG_E_BAD_STATE);
+    VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+    gi.semaphore = e->semaphore;
+    gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    return VK_CHECK(e, e->vkGetSemaphoreFdKHR(e->d.device, &gi, fd));
+}
+
+static VkImageMemoryBarrier barrier(VkImage img, VkImageLayout from, VkImageLayout to,
+                                    VkAccessFlags src_access, VkAccessFlags dst_access)
+{
+    VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    b.srcAccessMask = src_access;
+    b.dstAccessMask = dst_access;
+    b.oldLayout = from;
+    b.newLayout = to;
+    b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.image = img;
+    b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    b.subresourceRange.levelCount = 1;
+    b.subresourceRange.layerCount = 1;
+    return b;
+}
+
+cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage src,
+                                   VkImageLayout src_layout)
+{
+    CG_RETURN_IF(!e || !cmd || !src, CG_E_INVALID_ARG);
+    int move_src = src_layout != VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    VkImageMemoryBarrier pre[2];
+    uint32_t npre = 0;
+    /* The export image's old content is discarded: it is fully overwritten. */
+    pre[npre++] = barrier(e->image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                          0, VK_ACCESS_TRANSFER_WRITE_BIT);
+    if (move_src)
+        pre[npre++] = barrier(src, src_layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                              VK_ACCESS_MEMORY_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+    e->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, npre, pre);
+    VkImageCopy region;
+    memset(&region, 0, sizeof region);
+    region.srcSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    region.srcSubresource.layerCount = 1;
+    region.dstSubresource = region.srcSubresource;
+    region.extent.width = (uint32_t)e->d.width;
+    region.extent.height = (uint32_t)e->d.height;
+    region.extent.depth = 1;
+    e->vkCmdCopyImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, e->image,
+                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    VkImageMemoryBarrier post[2];
+    uint32_t npost = 0;
+    /* Release to the external consumer (CUDA): a queue family ownership
+     * transfer to VK_QUEUE_FAMILY_EXTERNAL, as the external-memory spec asks. */
+    post[npost] = barrier(e->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
+                          VK_ACCESS_TRANSFER_WRITE_BIT, 0);
+    post[npost].srcQueueFamilyIndex = e->d.queue_family;
+    post[npost].dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
+    npost++;
+    if (move_src)
+        post[npost++] = barrier(src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, src_layout,
+                                VK_ACCESS_TRANSFER_READ_BIT, 0);
+    e->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                            VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, npost,
+                            post);
+    return CG_OK;
+}
+
+cg_status cg_vk_export_copy(cg_vk_export *e, VkImage src, VkImageLayout src_layout,
+                            uint64_t *signal_value)
+{
+    CG_RETURN_IF(!e || !src, CG_E_INVALID_ARG);
+    if (signal_value) *signal_value = 0;
+    VkDevice dev = e->d.device;
+    if (e->fence_pending) {
+        CG_TRY(VK_CHECK(e, e->vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX)));
+        e->fence_pending = 0;
+    }
+    CG_TRY(VK_CHECK(e, e->vkResetFences(dev, 1, &e->fence)));
+    CG_TRY(VK_CHECK(e, e->vkResetCommandBuffer(e->cmd, 0)));
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    CG_TRY(VK_CHECK(e, e->vkBeginCommandBuffer(e->cmd, &bi)));
+    CG_TRY(cg_vk_export_record_copy(e, e->cmd, src, src_layout));
+    CG_TRY(VK_CHECK(e, e->vkEndCommandBuffer(e->cmd)));
+
+    uint64_t value = e->timeline_value + 1;
+    VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    ts.signalSemaphoreValueCount = 1;
+    ts.pSignalSemaphoreValues = &value;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &e->cmd;
+    if (e->semaphore) {
+        si.signalSemaphoreCount = 1;
+        si.pSignalSemaphores = &e->semaphore;
+        if (e->d.sync == CG_VK_SYNC_TIMELINE) si.pNext = &ts;
+    }
+    CG_TRY(VK_CHECK(e, e->vkQueueSubmit(e->queue, 1, &si, e->fence)));
+    e->fence_pending = 1;
+    if (e->d.sync == CG_VK_SYNC_TIMELINE) {
+        e->timeline_value = value;
+        if (signal_value) *signal_value = value;
+    }
+    if (e->d.sync == CG_VK_SYNC_FENCE) {
+        CG_TRY(VK_CHECK(e, e->vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX)));
+        e->fence_pending = 0;
+    }
+    return CG_OK;
+}

@@ -1,0 +1,59 @@
+/*
+ * vkt.h - test-only Vulkan harness: loads libvulkan.so.1 with dlopen,
+ * makes an instance and a device with external memory (and, where the
+ * driver has them, external semaphores and timeline semaphores), and moves
+ * pixels in and out of images through host-visible staging buffers. Used by
+ * tests/vulkan, tests/cuda and bench/zerocopy_*.c.
+ */
+#ifndef VKT_H
+#define VKT_H
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VKT_SKIP 77
+
+typedef struct vkt {
+    void *lib;
+    PFN_vkGetInstanceProcAddr gipa;
+    VkInstance inst;
+    VkPhysicalDevice phys;
+    VkDevice dev;
+    uint32_t qfam;
+    VkQueue queue;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    int has_debug_utils, has_sem_fd, has_timeline;
+    uint8_t uuid[16];
+    char device_name[256];
+    PFN_vkGetDeviceProcAddr gdpa;
+} vkt;
+
+/* Returns 0, VKT_SKIP (no loader/ICD/extension: `why` says which), or 1. */
+int vkt_init(vkt *t, char *why, size_t whylen);
+void vkt_fini(vkt *t);
+
+/* A device function by name (aborts the test when missing). */
+PFN_vkVoidFunction vkt_dfn(vkt *t, const char *name);
+#define VKT_FN(t, name) ((PFN_##name)vkt_dfn((t), #name))
+
+/* An RGBA8 OPTIMAL image with TRANSFER_SRC|TRANSFER_DST|COLOR_ATTACHMENT
+ * usage and dedicated memory; import_fd >= 0 imports that OPAQUE_FD
+ * (consumed) instead of allocating fresh memory. Returns 0 on success. */
+int vkt_image(vkt *t, int w, int h, int import_fd, uint64_t import_size, VkImage *img,
+              VkDeviceMemory *mem);
+void vkt_image_free(vkt *t, VkImage img, VkDeviceMemory mem);
+
+/* Upload w*h*4 bytes (row 0 first) into img; the image ends in `final`. */
+int vkt_upload(vkt *t, VkImage img, int w, int h, const uint8_t *rgba, VkImageLayout final);
+/* Download img (currently in `cur`, left in `cur`) into out[w*h*4]. */
+int vkt_download(vkt *t, VkImage img, VkImageLayout cur, int w, int h, uint8_t *out);
+
+/* Deterministic test pattern for frame `f`: every byte depends on x, y, f. */
+void vkt_pattern(uint8_t *rgba, int w, int h, int f);
+
+#endif
