@@ -1,0 +1,9 @@
+#ifndef CK_MAIN_H
+#define CK_MAIN_H
+
+#include <check.h>
+
+/* Defined by each test file; ck_main.c runs it. */
+Suite *make_suite(void);
+
+#endif

@@ -1,0 +1,567 @@
+/*
+ * cg_convert against hand-written golden buffers. Every golden case runs at
+ * every SIMD level this machine has, so each level is held to the same
+ * hand-computed bytes (not just to the scalar path).
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_frame.h"
+#include "ck_main.h"
+
+#define G 0x80 /* background grey of the cursor tests */
+#define W 0xff
+
+static cg_convert_params params(const uint8_t *src, size_t stride, int sw, int sh, int dw,
+                                int dh)
+{
+    cg_convert_params p;
+    memset(&p, 0, sizeof p);
+    p.src = src;
+    p.src_stride = stride;
+    p.src_w = sw;
+    p.src_h = sh;
+    p.dst_w = dw;
+    p.dst_h = dh;
+    p.filter = CG_FILTER_NEAREST;
+    return p;
+}
+
+/* Run p at every available level; each must give exactly `want` and write
+ * nothing past dst_w*dst_h*3 bytes. */
+static void expect(const cg_convert_params *p, const uint8_t *want, size_t n)
+{
+    uint8_t *out = malloc(n + 32);
+    ck_assert_ptr_nonnull(out);
+    int ran = 0;
+    for (int lvl = CG_SIMD_SCALAR; lvl <= CG_SIMD_NEON; lvl++) {
+        if (!cg_simd_available((cg_simd_level)lvl)) continue;
+        memset(out, 0xa5, n + 32);
+        ck_assert_int_eq(cg_convert_with(p, out, n, (cg_simd_level)lvl), CG_OK);
+        ck_assert_msg(memcmp(out, want, n) == 0, "level %s differs from golden",
+                      cg_simd_name((cg_simd_level)lvl));
+        for (size_t i = n; i < n + 32; i++) ck_assert_uint_eq(out[i], 0xa5);
+        ran++;
+    }
+    ck_assert_int_ge(ran, 1);
+    free(out);
+}
+
+/* Source pixel (c, r) of the "coordinate" images: R = 10r + c, G = R + 100,
+ * B = R + 150; alpha and row padding 0xEE (must never reach the output). */
+static uint8_t *coord_image(int w, int h, size_t stride)
+{
+    uint8_t *s = malloc(stride * (size_t)h);
+    ck_assert_ptr_nonnull(s);
+    memset(s, 0xee, stride * (size_t)h);
+    for (int r = 0; r < h; r++)
+        for (int c = 0; c < w; c++) {
+            uint8_t *px = s + (size_t)r * stride + (size_t)c * 4;
+            px[0] = (uint8_t)(10 * r + c);
+            px[1] = (uint8_t)(px[0] + 100);
+            px[2] = (uint8_t)(px[0] + 150);
+        }
+    return s;
+}
+
+/* ---- core: row order, strides ------------------------------------------- */
+
+static const uint8_t src2x2[] = {1, 2, 3, 200, 4, 5, 6, 201, 7, 8, 9, 202, 10, 11, 12, 203};
+
+START_TEST(same_2x2)
+{
+    static const uint8_t want[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    cg_convert_params p = params(src2x2, 8, 2, 2, 2, 2);
+    expect(&p, want, sizeof want);
+}
+END_TEST
+
+START_TEST(flip_2x2)
+{
+    static const uint8_t want[] = {7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6};
+    cg_convert_params p = params(src2x2, 8, 2, 2, 2, 2);
+    p.flip = 1;
+    expect(&p, want, sizeof want);
+}
+END_TEST
+
+START_TEST(row_3x1)
+{
+    static const uint8_t src[] = {1, 2, 3, 99, 4, 5, 6, 99, 7, 8, 9, 99};
+    static const uint8_t want[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    cg_convert_params p = params(src, 12, 3, 1, 3, 1);
+    expect(&p, want, sizeof want);
+    p.flip = 1; /* one row: flipping changes nothing */
+    expect(&p, want, sizeof want);
+}
+END_TEST
+
+START_TEST(odd_width_padded_stride)
+{
+    static const uint8_t want[] = {
+        0,  100, 150, 1,  101, 151, 2,  102, 152, 3,  103, 153, 4,  104, 154,
+        10, 110, 160, 11, 111, 161, 12, 112, 162, 13, 113, 163, 14, 114, 164,
+        20, 120, 170, 21, 121, 171, 22, 122, 172, 23, 123, 173, 24, 124, 174,
+    };
+    static const uint8_t want_flip[] = {
+        20, 120, 170, 21, 121, 171, 22, 122, 172, 23, 123, 173, 24, 124, 174,
+        10, 110, 160, 11, 111, 161, 12, 112, 162, 13, 113, 163, 14, 114, 164,
+        0,  100, 150, 1,  101, 151, 2,  102, 152, 3,  103, 153, 4,  104, 154,
+    };
+    uint8_t *src = coord_image(5, 3, 5 * 4 + 8);
+    cg_convert_params p = params(src, 5 * 4 + 8, 5, 3, 5, 3);
+    expect(&p, want, sizeof want);
+    p.flip = 1;
+    expect(&p, want_flip, sizeof want_flip);
+    free(src);
+}
+END_TEST
+
+/* ---- core: resize in every direction ----------------------------------- */
+
+START_TEST(down_4x4_to_2x2)
+{
+    /* src (2x, 2y) */
+    static const uint8_t want[] = {0, 100, 150, 2, 102, 152, 20, 120, 170, 22, 122, 172};
+    /* flip: bottom-up row 2y is memory row 3 - 2y: rows 3 and 1 */
+    static const uint8_t want_flip[] = {30, 130, 180, 32, 132, 182, 10, 110, 160, 12, 112, 162};
+    uint8_t *src = coord_image(4, 4, 16);
+    cg_convert_params p = params(src, 16, 4, 4, 2, 2);
+    expect(&p, want, sizeof want);
+    p.flip = 1;
+    expect(&p, want_flip, sizeof want_flip);
+    free(src);
+}
+END_TEST
+
+START_TEST(up_2x1_to_5x2)
+{
+    /* sx = x*2/5 = 0,0,0,1,1; sy = y*1/2 = 0,0 */
+    static const uint8_t src[] = {1, 2, 3, 0, 4, 5, 6, 0};
+    static const uint8_t want[] = {1, 2, 3, 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6,
+                                   1, 2, 3, 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6};
+    cg_convert_params p = params(src, 8, 2, 1, 5, 2);
+    expect(&p, want, sizeof want);
+}
+END_TEST
+
+START_TEST(nonuniform_3x2_to_2x3)
+{
+    /* sx = x*3/2 = 0,1; sy = y*2/3 = 0,0,1 */
+    static const uint8_t want[] = {0,  100, 150, 1,  101, 151, 0,  100, 150,
+                                   1,  101, 151, 10, 110, 160, 11, 111, 161};
+    /* flip: bottom-up rows 0,0,1 are memory rows 1,1,0 */
+    static const uint8_t want_flip[] = {10, 110, 160, 11, 111, 161, 10, 110, 160,
+                                        11, 111, 161, 0,  100, 150, 1,  101, 151};
+    uint8_t *src = coord_image(3, 2, 12);
+    cg_convert_params p = params(src, 12, 3, 2, 2, 3);
+    expect(&p, want, sizeof want);
+    p.flip = 1;
+    expect(&p, want_flip, sizeof want_flip);
+    free(src);
+}
+END_TEST
+
+START_TEST(width_only_and_height_only)
+{
+    /* 4x2 -> 3x2: sx = x*4/3 = 0,1,2 */
+    static const uint8_t want_w[] = {0,  100, 150, 1,  101, 151, 2,  102, 152,
+                                     10, 110, 160, 11, 111, 161, 12, 112, 162};
+    /* 2x4 -> 2x3: sy = y*4/3 = 0,1,2 */
+    static const uint8_t want_h[] = {0,  100, 150, 1,  101, 151, 10, 110, 160,
+                                     11, 111, 161, 20, 120, 170, 21, 121, 171};
+    uint8_t *a = coord_image(4, 2, 16);
+    cg_convert_params p = params(a, 16, 4, 2, 3, 2);
+    expect(&p, want_w, sizeof want_w);
+    free(a);
+    uint8_t *b = coord_image(2, 4, 8 + 4);
+    p = params(b, 12, 2, 4, 2, 3);
+    expect(&p, want_h, sizeof want_h);
+    free(b);
+}
+END_TEST
+
+/* Wider than one 1024-column offset chunk: column c carries c in R (low) and
+ * G (high), row r in B; expected from the mapping formula of the spec. */
+static void wide_case(int sw, int sh, int dw, int dh, int flip)
+{
+    size_t stride = (size_t)sw * 4;
+    uint8_t *src = malloc(stride * (size_t)sh);
+    uint8_t *want = malloc((size_t)dw * (size_t)dh * 3);
+    ck_assert_ptr_nonnull(src);
+    ck_assert_ptr_nonnull(want);
+    for (int r = 0; r < sh; r++)
+        for (int c = 0; c < sw; c++) {
+            uint8_t *px = src + (size_t)r * stride + (size_t)c * 4;
+            px[0] = (uint8_t)(c & 0xff);
+            px[1] = (uint8_t)(c >> 8);
+            px[2] = (uint8_t)r;
+            px[3] = 0;
+        }
+    for (int y = 0; y < dh; y++)
+        for (int x = 0; x < dw; x++) {
+            long sx = (long)x * sw / dw, sy = (long)y * sh / dh;
+            long mrow = flip ? sh - 1 - sy : sy;
+            uint8_t *o = want + ((size_t)y * (size_t)dw + (size_t)x) * 3;
+            o[0] = (uint8_t)(sx & 0xff);
+            o[1] = (uint8_t)(sx >> 8);
+            o[2] = (uint8_t)mrow;
+        }
+    cg_convert_params p = params(src, stride, sw, sh, dw, dh);
+    p.flip = flip;
+    expect(&p, want, (size_t)dw * (size_t)dh * 3);
+    free(src);
+    free(want);
+}
+
+START_TEST(wide_rows)
+{
+    wide_case(3000, 2, 2500, 3, 0);
+    wide_case(1500, 3, 4000, 2, 1);
+    wide_case(2049, 1, 2049, 1, 0);
+    wide_case(5000, 2, 1025, 2, 1);
+}
+END_TEST
+
+/* ---- core: box filter ---------------------------------------------------- */
+
+START_TEST(box_4x2_to_2x1)
+{
+    static const uint8_t src[] = {
+        0, 0,  0,   9, 1, 10, 100, 9, 2, 2, 2, 9, 4, 4, 4, 9,
+        2, 20, 200, 9, 2, 20, 200, 9, 1, 1, 1, 9, 0, 0, 0, 9,
+    };
+    /* x0: R (5+2)/4 = 1 (1.25); G (50+2)/4 = 13 (12.5 rounds up);
+     * B (500+2)/4 = 125. x1: each channel (7+2)/4 = 2 (1.75). */
+    static const uint8_t want[] = {1, 13, 125, 2, 2, 2};
+    cg_convert_params p = params(src, 16, 4, 2, 2, 1);
+    p.filter = CG_FILTER_BOX;
+    expect(&p, want, sizeof want);
+}
+END_TEST
+
+START_TEST(box_uneven_spans)
+{
+    /* 3 -> 2: x0 covers [0,1), x1 covers [1,3): (1+2+1)/2=2, (2+4+1)/2=3, (3+7+1)/2=5 */
+    static const uint8_t src[] = {10, 20, 30, 0, 1, 2, 3, 0, 2, 4, 7, 0};
+    static const uint8_t want[] = {10, 20, 30, 2, 3, 5};
+    cg_convert_params p = params(src, 12, 3, 1, 2, 1);
+    p.filter = CG_FILTER_BOX;
+    expect(&p, want, sizeof want);
+}
+END_TEST
+
+START_TEST(box_upscale_is_nearest)
+{
+    static const uint8_t src[] = {10, 20, 30, 0, 1, 2, 3, 0};
+    static const uint8_t want[] = {10, 20, 30, 10, 20, 30, 1, 2, 3, 1, 2, 3,
+                                   10, 20, 30, 10, 20, 30, 1, 2, 3, 1, 2, 3};
+    cg_convert_params p = params(src, 8, 2, 1, 4, 2);
+    p.filter = CG_FILTER_BOX;
+    expect(&p, want, sizeof want);
+}
+END_TEST
+
+START_TEST(box_flip)
+{
+    /* 1x4 -> 1x2, memory rows R = 0, 10, 20, 41 (G = B = R). */
+    static const uint8_t src[] = {0, 0, 0, 0, 10, 10, 10, 0, 20, 20, 20, 0, 41, 41, 41, 0};
+    static const uint8_t want[] = {5, 5, 5, 31, 31, 31};      /* (0+10+1)/2, (61+1)/2 */
+    static const uint8_t want_flip[] = {31, 31, 31, 5, 5, 5}; /* rows 3,2 then 1,0 */
+    cg_convert_params p = params(src, 4, 1, 4, 1, 2);
+    p.filter = CG_FILTER_BOX;
+    expect(&p, want, sizeof want);
+    p.flip = 1;
+    expect(&p, want_flip, sizeof want_flip);
+}
+END_TEST
+
+/* ---- core: cursor ------------------------------------------------------------- */
+
+/* A 3x3 grey frame (same size, no resize) with the cursor at (cx, cy). */
+static void cursor3(int cx, int cy, const uint8_t want[27])
+{
+    uint8_t src[3 * 3 * 4];
+    memset(src, G, sizeof src);
+    cg_convert_params p = params(src, 12, 3, 3, 3, 3);
+    p.draw_cursor = 1;
+    p.cursor_x = cx;
+    p.cursor_y = cy;
+    expect(&p, want, 27);
+}
+
+/* Memory rows are bottom-up: the first 9 bytes are the BOTTOM row. */
+START_TEST(cursor_top_left)
+{
+    /* arrow rows 0..2 = "B..", "BB.", "BWB" drawn top-down */
+    static const uint8_t want[27] = {0, 0, 0, W, W, W, 0, 0, 0, /* top-down row 2 */
+                                     0, 0, 0, 0, 0, 0, G, G, G, /* row 1 */
+                                     0, 0, 0, G, G, G, G, G, G};
+    cursor3(0, 0, want);
+}
+END_TEST
+
+START_TEST(cursor_negative)
+{
+    /* at (-1,-1): arrow rows 1..3, columns 1..3 = "B..", "WB.", "WWB" */
+    static const uint8_t want[27] = {W, W, W, W, W, W, 0, 0, 0,
+                                     W, W, W, 0, 0, 0, G, G, G,
+                                     0, 0, 0, G, G, G, G, G, G};
+    cursor3(-1, -1, want);
+}
+END_TEST
+
+START_TEST(cursor_right_and_bottom_edges)
+{
+    /* at (1,0): columns 0..1 of rows 0..2 ("B.", "BB", "BW") at x = 1..2 */
+    static const uint8_t right[27] = {G, G, G, 0, 0, 0, W, W, W,
+                                      G, G, G, 0, 0, 0, 0, 0, 0,
+                                      G, G, G, 0, 0, 0, G, G, G};
+    /* at (2,2): only the hot spot, black, at the bottom-right pixel */
+    static const uint8_t corner[27] = {G, G, G, G, G, G, 0, 0, 0,
+                                       G, G, G, G, G, G, G, G, G,
+                                       G, G, G, G, G, G, G, G, G};
+    /* at (-6,-15): only arrow row 15, columns 6..8 = "BB." on the top row */
+    static const uint8_t tail[27] = {G, G, G, G, G, G, G, G, G,
+                                     G, G, G, G, G, G, G, G, G,
+                                     0, 0, 0, 0, 0, 0, G, G, G};
+    cursor3(1, 0, right);
+    cursor3(2, 2, corner);
+    cursor3(-6, -15, tail);
+}
+END_TEST
+
+START_TEST(cursor_off_screen)
+{
+    static const uint8_t grey[27] = {G, G, G, G, G, G, G, G, G, G, G, G, G, G,
+                                     G, G, G, G, G, G, G, G, G, G, G, G, G};
+    static const int pos[][2] = {{3, 0},      {0, 3},         {-16, 0},      {0, -16},
+                                 {-16, -16},  {100, 100},     {INT_MIN, 0},  {0, INT_MIN},
+                                 {INT_MAX, 0}, {0, INT_MAX}, {INT_MIN, INT_MAX}, {-7, -16}};
+    for (size_t i = 0; i < sizeof pos / sizeof pos[0]; i++) cursor3(pos[i][0], pos[i][1], grey);
+}
+END_TEST
+
+START_TEST(cursor_after_resize_and_flip)
+{
+    /* 4x4 -> 2x2 flipped (see down_4x4_to_2x2), cursor at (0,0): top-down
+     * row 0 = memory row 1 gets "B.", row 1 = memory row 0 gets "BB". */
+    static const uint8_t want[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 112, 162};
+    uint8_t *src = coord_image(4, 4, 16);
+    cg_convert_params p = params(src, 16, 4, 4, 2, 2);
+    p.flip = 1;
+    p.draw_cursor = 1;
+    expect(&p, want, sizeof want);
+    free(src);
+}
+END_TEST
+
+/* The arrow as specified, transcribed here independently of the library. */
+static const char *const arrow[16] = {
+    "B...............", "BB..............", "BWB.............", "BWWB............",
+    "BWWWB...........", "BWWWWB..........", "BWWWWWB.........", "BWWWWWWB........",
+    "BWWWWWWWB.......", "BWWWWWWWWB......", "BWWWWWBBBBB.....", "BWWBWWB.........",
+    "BWB.BWWB........", "BB..BWWB........", "B....BWWB.......", "......BB........",
+};
+
+START_TEST(cursor_bitmap_matches_spec)
+{
+    for (int r = 0; r < CG_CURSOR_SIZE; r++) ck_assert_str_eq(cg_cursor_rows[r], arrow[r]);
+}
+END_TEST
+
+/* 20x17 grey frame, cursor swept over every position from fully off the
+ * left/top to fully off the right/bottom (loop index = row position). */
+static void cursor_at(int cx, int cy)
+{
+    enum { CW = 20, CH = 17 };
+    uint8_t src[CW * CH * 4], want[CW * CH * 3];
+    memset(src, G, sizeof src);
+    memset(want, G, sizeof want);
+    for (int r = 0; r < 16; r++)
+        for (int c = 0; c < 16; c++) {
+            int x = cx + c, t = cy + r;
+            if (x < 0 || x >= CW || t < 0 || t >= CH || arrow[r][c] == '.') continue;
+            memset(want + ((size_t)(CH - 1 - t) * CW + (size_t)x) * 3,
+                   arrow[r][c] == 'B' ? 0 : W, 3);
+        }
+    cg_convert_params p = params(src, CW * 4, CW, CH, CW, CH);
+    p.draw_cursor = 1;
+    p.cursor_x = cx;
+    p.cursor_y = cy;
+    expect(&p, want, sizeof want);
+}
+
+START_TEST(cursor_sweep)
+{
+    for (int cx = -18; cx <= 21; cx++) cursor_at(cx, _i);
+}
+END_TEST
+
+/* ---- limits ------------------------------------------------------------------- */
+
+START_TEST(one_pixel)
+{
+    static const uint8_t px[] = {9, 8, 7, 6};
+    static const uint8_t want1[] = {9, 8, 7};
+    uint8_t want35[7 * 5 * 3];
+    for (size_t i = 0; i < sizeof want35; i += 3) memcpy(want35 + i, want1, 3);
+    cg_convert_params p = params(px, 4, 1, 1, 1, 1);
+    expect(&p, want1, 3);
+    p = params(px, 4, 1, 1, 7, 5);
+    expect(&p, want35, sizeof want35);
+    uint8_t *src = coord_image(7, 5, 28);
+    static const uint8_t want00[] = {0, 100, 150};
+    p = params(src, 28, 7, 5, 1, 1);
+    expect(&p, want00, 3);
+    free(src);
+}
+END_TEST
+
+START_TEST(max_side)
+{
+    /* 16384 x 1 -> 1 x 1 and 1 x 16384 -> 1 x 1: pixel 0 */
+    uint8_t *src = calloc(16384, 4);
+    ck_assert_ptr_nonnull(src);
+    src[0] = 5;
+    src[1] = 6;
+    src[2] = 7;
+    static const uint8_t want[] = {5, 6, 7};
+    cg_convert_params p = params(src, 16384 * 4, 16384, 1, 1, 1);
+    expect(&p, want, 3);
+    p = params(src, 4, 1, 16384, 1, 1);
+    expect(&p, want, 3);
+    free(src);
+}
+END_TEST
+
+static void expect_error(const cg_convert_params *p, uint8_t *dst, size_t len, cg_status want)
+{
+    uint8_t copy[64];
+    memset(dst, 0x5a, len < 64 ? len : 64);
+    memcpy(copy, dst, len < 64 ? len : 64);
+    for (int lvl = CG_SIMD_SCALAR; lvl <= CG_SIMD_NEON; lvl++)
+        if (cg_simd_available((cg_simd_level)lvl))
+            ck_assert_int_eq(cg_convert_with(p, dst, len, (cg_simd_level)lvl), want);
+    ck_assert_int_eq(cg_convert(p, dst, len), want);
+    ck_assert_mem_eq(dst, copy, len < 64 ? len : 64); /* untouched */
+}
+
+START_TEST(bad_arguments)
+{
+    uint8_t dst[64];
+    cg_convert_params p = params(src2x2, 8, 2, 2, 2, 2);
+    cg_convert_params q;
+    ck_assert_int_eq(cg_convert(NULL, dst, sizeof dst), CG_E_INVALID_ARG);
+    expect_error(&p, dst, 0, CG_E_BUFFER_TOO_SMALL);
+    expect_error(&p, dst, 11, CG_E_BUFFER_TOO_SMALL);
+    ck_assert_int_eq(cg_convert(&p, NULL, 12), CG_E_INVALID_ARG);
+    q = p, q.src = NULL, expect_error(&q, dst, 12, CG_E_INVALID_ARG);
+    q = p, q.src_stride = 7, expect_error(&q, dst, 12, CG_E_INVALID_ARG);
+    q = p, q.src_stride = 0, expect_error(&q, dst, 12, CG_E_INVALID_ARG);
+    q = p, q.filter = (cg_filter)2, expect_error(&q, dst, 12, CG_E_INVALID_ARG);
+    q = p, q.filter = (cg_filter)-1, expect_error(&q, dst, 12, CG_E_INVALID_ARG);
+    const int bad[] = {0, -1, INT_MIN};
+    for (size_t i = 0; i < 3; i++) {
+        q = p, q.src_w = bad[i], expect_error(&q, dst, 12, CG_E_INVALID_ARG);
+        q = p, q.src_h = bad[i], expect_error(&q, dst, 12, CG_E_INVALID_ARG);
+        q = p, q.dst_w = bad[i], expect_error(&q, dst, 12, CG_E_INVALID_ARG);
+        q = p, q.dst_h = bad[i], expect_error(&q, dst, 12, CG_E_INVALID_ARG);
+    }
+    q = p, q.src_w = 16385, q.src_stride = 16385 * 4, expect_error(&q, dst, 12, CG_E_TOO_LARGE);
+    q = p, q.src_h = 16385, expect_error(&q, dst, 12, CG_E_TOO_LARGE);
+    q = p, q.dst_w = 16385, expect_error(&q, dst, 12, CG_E_TOO_LARGE);
+    q = p, q.dst_h = INT_MAX, expect_error(&q, dst, 12, CG_E_TOO_LARGE);
+    /* the destination may not overlap the source */
+    uint8_t buf[64] = {0};
+    q = params(buf, 8, 2, 2, 2, 2);
+    ck_assert_int_eq(cg_convert(&q, buf + 4, 12), CG_E_INVALID_ARG);
+    /* levels this build or CPU lacks */
+    ck_assert_int_eq(cg_convert_with(&p, dst, 12, (cg_simd_level)99), CG_E_UNSUPPORTED);
+    ck_assert_int_eq(cg_convert_with(&p, dst, 12, (cg_simd_level)-1), CG_E_UNSUPPORTED);
+    for (int lvl = CG_SIMD_SSSE3; lvl <= CG_SIMD_NEON; lvl++)
+        if (!cg_simd_available((cg_simd_level)lvl))
+            ck_assert_int_eq(cg_convert_with(&p, dst, 12, (cg_simd_level)lvl), CG_E_UNSUPPORTED);
+    /* still usable afterwards */
+    static const uint8_t want[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    expect(&p, want, sizeof want);
+}
+END_TEST
+
+START_TEST(simd_names)
+{
+    ck_assert_str_eq(cg_simd_name(CG_SIMD_SCALAR), "scalar");
+    ck_assert_str_eq(cg_simd_name(CG_SIMD_SSSE3), "ssse3");
+    ck_assert_str_eq(cg_simd_name(CG_SIMD_AVX2), "avx2");
+    ck_assert_str_eq(cg_simd_name(CG_SIMD_NEON), "neon");
+    ck_assert_int_ne(cg_simd_available(CG_SIMD_SCALAR), 0);
+    ck_assert_int_ne(cg_simd_available(cg_simd_best()), 0);
+    ck_assert_int_eq(cg_simd_available((cg_simd_level)42), 0);
+#if defined(__x86_64__)
+    ck_assert_int_eq(cg_simd_available(CG_SIMD_NEON), 0);
+    ck_assert_int_eq(cg_simd_available(CG_SIMD_AVX2), __builtin_cpu_supports("avx2") != 0);
+#endif
+}
+END_TEST
+
+/* ---- overflow ------------------------------------------------------------------- */
+
+START_TEST(stride_overflow)
+{
+    uint8_t dst[16];
+    /* Never dereferenced: the size checks come first. */
+    cg_convert_params p = params(src2x2, SIZE_MAX / 2 + 1, 2, 3, 2, 2);
+    expect_error(&p, dst, 12, CG_E_OVERFLOW);
+    p = params(src2x2, SIZE_MAX - 10, 4, 2, 2, 2);
+    expect_error(&p, dst, 12, CG_E_OVERFLOW);
+}
+END_TEST
+
+START_TEST(huge_destination_rejected)
+{
+    uint8_t dst[64];
+    cg_convert_params p = params(src2x2, 8, 2, 2, 16384, 16384);
+    expect_error(&p, dst, sizeof dst, CG_E_BUFFER_TOO_SMALL);
+    expect_error(&p, dst, (size_t)16384 * 16384 * 3 - 1, CG_E_BUFFER_TOO_SMALL);
+}
+END_TEST
+
+Suite *make_suite(void)
+{
+    Suite *s = suite_create("convert");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, same_2x2);
+    tcase_add_test(core, flip_2x2);
+    tcase_add_test(core, row_3x1);
+    tcase_add_test(core, odd_width_padded_stride);
+    tcase_add_test(core, down_4x4_to_2x2);
+    tcase_add_test(core, up_2x1_to_5x2);
+    tcase_add_test(core, nonuniform_3x2_to_2x3);
+    tcase_add_test(core, width_only_and_height_only);
+    tcase_add_test(core, wide_rows);
+    tcase_add_test(core, box_4x2_to_2x1);
+    tcase_add_test(core, box_uneven_spans);
+    tcase_add_test(core, box_upscale_is_nearest);
+    tcase_add_test(core, box_flip);
+    tcase_add_test(core, cursor_top_left);
+    tcase_add_test(core, cursor_negative);
+    tcase_add_test(core, cursor_right_and_bottom_edges);
+    tcase_add_test(core, cursor_off_screen);
+    tcase_add_test(core, cursor_after_resize_and_flip);
+    tcase_add_test(core, cursor_bitmap_matches_spec);
+    tcase_add_loop_test(core, cursor_sweep, -18, 22);
+    tcase_add_test(core, simd_names);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, one_pixel);
+    tcase_add_test(limits, max_side);
+    tcase_add_test(limits, bad_arguments);
+    suite_add_tcase(s, limits);
+    TCase *overflow = tcase_create("overflow");
+    tcase_add_test(overflow, stride_overflow);
+    tcase_add_test(overflow, huge_destination_rejected);
+    suite_add_tcase(s, overflow);
+    return s;
+}
