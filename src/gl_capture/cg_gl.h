@@ -103,6 +103,14 @@ typedef struct cg_gl_color_request {
 cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_t *dst,
                            size_t dst_len, int *frame_lag);
 
+/* Synchronous RGBA8 readback without conversion: *rgba gets tex_w*tex_h*4
+ * bytes, stride tex_w*4, bottom row first, owned by the reader and valid
+ * until the next call on r. For callers that convert into storage of their
+ * own (jni/ converts straight into the Java array). Errors as
+ * cg_gl_read_color. */
+cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
+                          const uint8_t **rgba);
+
 /* How to linearise depth (cg_depth_linearize); NULL: raw window depth. */
 typedef struct cg_gl_depth_linear {
     float near_plane, far_plane; /* 0 < near < far, finite */

@@ -188,6 +188,18 @@ static cg_status cg_gl_bind_target(cg_gl_reader *r, cg_gl_saved *saved, cg_gl_ta
         t->attached = 0;
     }
     GLC(r, glBindFramebuffer(GL_READ_FRAMEBUFFER, t->fbo));
+    if (t->attached) {
+        /* A context destroyed and recreated at the same address reuses names:
+         * never modify a framebuffer whose attachment is not the one we made. */
+        GLint name = 0;
+        GLC(r, glGetFramebufferAttachmentParameteriv(GL_READ_FRAMEBUFFER, attachment,
+                                                     GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME,
+                                                     &name));
+        if ((GLuint)name != t->tex) {
+            memset(t, 0, sizeof *t);
+            return cg_gl_bind_target(r, saved, t, attachment, tex, w, h);
+        }
+    }
     if (!t->attached || t->tex != tex || t->w != w || t->h != h) {
         GLC(r, glFramebufferTexture2D(GL_READ_FRAMEBUFFER, attachment, GL_TEXTURE_2D, tex, 0));
         t->tex = tex;
@@ -221,12 +233,11 @@ static cg_status cg_gl_convert(cg_gl_reader *r, const cg_gl_color_request *q,
 }
 
 /* Synchronous: glReadPixels into the reader's RGBA scratch (client memory,
- * reused across calls), then one conversion pass into dst. */
-static cg_status cg_gl_color_sync(cg_gl_reader *r, const cg_gl_color_request *q,
-                                  uint8_t *dst, size_t dst_len)
+ * reused across calls). */
+static cg_status cg_gl_rgba_sync(cg_gl_reader *r, int w, int h)
 {
     size_t bytes;
-    CG_TRY(cg_image_size(q->tex_w, q->tex_h, 4, &bytes));
+    CG_TRY(cg_image_size(w, h, 4, &bytes));
     if (r->scratch_cap < bytes) {
         uint8_t *p = realloc(r->scratch, bytes);
         if (!p) return cg_gl_fail(r, CG_E_NO_MEMORY, "%zu bytes for the readback", bytes);
@@ -234,8 +245,8 @@ static cg_status cg_gl_color_sync(cg_gl_reader *r, const cg_gl_color_request *q,
         r->scratch_cap = bytes;
     }
     GLC(r, glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
-    GLC(r, glReadPixels(0, 0, q->tex_w, q->tex_h, GL_RGBA, GL_UNSIGNED_BYTE, r->scratch));
-    return cg_gl_convert(r, q, r->scratch, q->tex_w, q->tex_h, dst, dst_len);
+    GLC(r, glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, r->scratch));
+    return CG_OK;
 }
 
 static cg_status cg_gl_color_ring(cg_gl_reader *r, const cg_gl_color_request *q,
@@ -291,35 +302,55 @@ static cg_status cg_gl_check_color_args(const cg_gl_color_request *q, uint8_t *d
     return CG_OK;
 }
 
-cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_t *dst,
-                           size_t dst_len, int *frame_lag)
+/* Save state, check and attach the color texture, run `read` (sync or
+ * ring), restore. q == NULL: plain RGBA readback into the scratch. */
+static cg_status cg_gl_color_pass(cg_gl_reader *r, unsigned texture, int w, int h,
+                                  const cg_gl_color_request *q, uint8_t *dst, size_t dst_len,
+                                  int *frame_lag)
 {
-    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
-    r->err[0] = '\0';
-    CG_TRY(cg_gl_check_color_args(q, dst, dst_len));
     CG_TRY(cg_gl_current_context(NULL));
-    if (frame_lag) *frame_lag = 0;
-
     cg_gl_drain_errors();
     cg_gl_saved saved;
     cg_gl_save(&saved);
-    cg_status st = cg_gl_check_texture(r, q->texture, q->tex_w, q->tex_h);
+    cg_status st = cg_gl_check_texture(r, texture, w, h);
     if (st == CG_OK) {
-        st = cg_gl_bind_target(r, &saved, &r->color, GL_COLOR_ATTACHMENT0, q->texture, q->tex_w,
-                               q->tex_h);
+        st = cg_gl_bind_target(r, &saved, &r->color, GL_COLOR_ATTACHMENT0, texture, w, h);
     }
     if (st == CG_OK) {
         cg_gl_set_pack(&saved);
-        if (r->ring) {
+        if (q && r->ring) {
             st = cg_gl_color_ring(r, q, dst, dst_len, frame_lag);
         } else {
-            st = cg_gl_color_sync(r, q, dst, dst_len);
+            st = cg_gl_rgba_sync(r, w, h);
         }
         r->calls++;
     }
     cg_gl_restore(&saved);
     cg_gl_drain_errors();
     return st;
+}
+
+cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
+                          const uint8_t **rgba)
+{
+    CG_RETURN_IF(!r || !rgba, CG_E_INVALID_ARG);
+    r->err[0] = '\0';
+    CG_TRY(cg_check_dims(tex_w, tex_h));
+    CG_TRY(cg_gl_color_pass(r, texture, tex_w, tex_h, NULL, NULL, 0, NULL));
+    *rgba = r->scratch;
+    return CG_OK;
+}
+
+cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_t *dst,
+                           size_t dst_len, int *frame_lag)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    r->err[0] = '\0';
+    CG_TRY(cg_gl_check_color_args(q, dst, dst_len));
+    if (frame_lag) *frame_lag = 0;
+    CG_TRY(cg_gl_color_pass(r, q->texture, q->tex_w, q->tex_h, q, dst, dst_len, frame_lag));
+    if (r->ring) return CG_OK; /* converted from the mapped pack buffer */
+    return cg_gl_convert(r, q, r->scratch, q->tex_w, q->tex_h, dst, dst_len);
 }
 
 static cg_status cg_gl_check_depth_args(int w, int h, const cg_gl_depth_linear *lin,

@@ -92,6 +92,32 @@ START_TEST(color_exact_sizes)
 }
 END_TEST
 
+/* The unconverted RGBA readback jni/ uses: bottom-up, alpha 255. */
+START_TEST(rgba_readback)
+{
+    gl_scene s;
+    ck_assert_int_eq(gl_scene_create(&s, 29, 13), 0);
+    gl_quad q[3];
+    int n = scene_quads(s.w, s.h, q);
+    ck_assert_int_eq(gl_scene_draw_color(&s, k_clear, q, n), 0);
+    cg_gl_reader *r = NULL;
+    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    const uint8_t *px = NULL;
+    ck_assert_int_eq(cg_gl_read_rgba(r, s.color, s.w, s.h, &px), CG_OK);
+    for (int y = 0; y < s.h; y++) {
+        for (int x = 0; x < s.w; x++) {
+            uint8_t e[4] = {0, 0, 0, 255};
+            gl_scene_expect_rgb(k_clear, q, n, x, y, e);
+            ck_assert_mem_eq(px + ((size_t)y * (size_t)s.w + (size_t)x) * 4, e, 4);
+        }
+    }
+    ck_assert_int_eq(cg_gl_read_rgba(r, 0, s.w, s.h, &px), CG_E_BAD_TEXTURE);
+    ck_assert_int_eq(cg_gl_read_rgba(r, s.color, 0, s.h, &px), CG_E_INVALID_ARG);
+    cg_gl_reader_destroy(r);
+    gl_scene_destroy(&s);
+}
+END_TEST
+
 START_TEST(color_resize_targets)
 {
     gl_scene s;
@@ -504,6 +530,7 @@ static Suite *gl_suite(void)
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 0);
     tcase_add_loop_test(core, color_exact_sizes, 0, (int)(sizeof k_sizes / sizeof k_sizes[0]));
+    tcase_add_test(core, rgba_readback);
     tcase_add_test(core, color_resize_targets);
     tcase_add_test(core, texture_resized_between_calls);
     tcase_add_test(core, ring_returns_older_frames);

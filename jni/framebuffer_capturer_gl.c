@@ -1,0 +1,194 @@
+/*
+ * framebuffer_capturer_gl.c - the GL natives of
+ * com.kyhsgeekcode.minecraftenv.FramebufferCapturer: captureFramebufferImpl,
+ * captureDepthImpl, initializeGLEW. Called on the game's render thread with
+ * its context current.
+ *
+ * State: one cg_gl_reader per thread (a GL context is current on one thread
+ * at a time), in thread-specific storage freed when the thread ends. It is
+ * keyed by the current context: when another context becomes current on the
+ * thread, the reader forgets its GL object names (they belong to the old
+ * context) and makes fresh ones.
+ *
+ * isExtensionAvailable: the mod passes whether GL_PACK_REVERSE_ROW_ORDER_ANGLE
+ * exists, which the predecessor used to make glReadPixels return rows
+ * top-down. The wire format is bottom-up, exactly what glReadPixels returns
+ * without that extension, so no reversal (and no flip) is ever needed: the
+ * argument is accepted and does not change the path or the bytes.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_frame.h"
+#include "cg_gl.h"
+#include "cg_jni.h"
+#include "com_kyhsgeekcode_minecraftenv_FramebufferCapturer.h" /* javac -h */
+
+typedef struct cg_gl_thread {
+    cg_gl_reader *reader;
+    void *context; /* key of the context the reader's GL objects live in */
+    float *depth;  /* depth readback before the copy into the float[] */
+    size_t depth_cap;
+} cg_gl_thread;
+
+static pthread_once_t cg_gl_tls_once = PTHREAD_ONCE_INIT;
+static pthread_key_t cg_gl_tls_key;
+static int cg_gl_tls_ok;
+
+/* Thread exit: the context may still be current here (GL objects are then
+ * deleted); if not, cg_gl_reader_destroy leaves them to their context. */
+static void cg_gl_thread_free(void *p)
+{
+    cg_gl_thread *t = p;
+    cg_gl_reader_destroy(t->reader);
+    free(t->depth);
+    free(t);
+}
+
+static void cg_gl_tls_init(void)
+{
+    cg_gl_tls_ok = pthread_key_create(&cg_gl_tls_key, cg_gl_thread_free) == 0;
+}
+
+/* This thread's reader for the current context. Throws and returns NULL on
+ * failure (no context -> IllegalStateException, GLES/old GL ->
+ * UnsupportedOperationException, no memory -> OutOfMemoryError). */
+static cg_gl_thread *cg_gl_thread_get(JNIEnv *env, const char *what)
+{
+    void *ctx = NULL;
+    cg_status st = cg_gl_current_context(&ctx);
+    if (st != CG_OK) {
+        cg_throw_status(env, st, what,
+                        st == CG_E_NO_CONTEXT
+                            ? "call on the render thread with the game's GL context current"
+                            : "needs desktop OpenGL 3.0 or newer");
+        return NULL;
+    }
+    pthread_once(&cg_gl_tls_once, cg_gl_tls_init);
+    if (!cg_gl_tls_ok) {
+        cg_throw(env, CG_JEXC_RUNTIME, "%s: pthread_key_create failed", what);
+        return NULL;
+    }
+    cg_gl_thread *t = pthread_getspecific(cg_gl_tls_key);
+    if (!t) {
+        t = calloc(1, sizeof *t);
+        if (!t || cg_gl_reader_create(NULL, &t->reader) != CG_OK ||
+            pthread_setspecific(cg_gl_tls_key, t) != 0) {
+            if (t) cg_gl_reader_destroy(t->reader);
+            free(t);
+            cg_throw(env, CG_JEXC_OOM, "%s: cannot allocate the GL reader", what);
+            return NULL;
+        }
+        t->context = ctx;
+    }
+    if (t->context != ctx) {
+        cg_gl_reader_forget_gl(t->reader);
+        t->context = ctx;
+    }
+    return t;
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferImpl(
+    JNIEnv *env, jobject self, jint textureId, jint texW, jint texH, jint targetW, jint targetH,
+    jint encodingMode, jboolean isExtensionAvailable, jboolean drawCursor, jint xPos, jint yPos)
+{
+    (void)isExtensionAvailable; /* see the top of this file */
+    static const char what[] = "captureFramebufferImpl";
+    if (cg_jni_check_dims(env, "texture (texW x texH)", texW, texH)) return NULL;
+    if (cg_jni_check_dims(env, "target (targetW x targetH)", targetW, targetH)) return NULL;
+    if (cg_jni_check_byte_mode(env, encodingMode)) return NULL;
+    if (textureId <= 0) {
+        cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: textureId=%d is not a texture name", what,
+                 (int)textureId);
+        return NULL;
+    }
+
+    cg_gl_thread *t = cg_gl_thread_get(env, what);
+    if (!t) return NULL;
+    const uint8_t *rgba = NULL;
+    cg_status st = cg_gl_read_rgba(t->reader, (unsigned)textureId, texW, texH, &rgba);
+    if (st != CG_OK) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s: reading texture %d (%dx%d)", what, (int)textureId,
+                 (int)texW, (int)texH);
+        cg_throw_status(env, st, msg, cg_gl_reader_last_error(t->reader));
+        return NULL;
+    }
+
+    /* Convert and encode through the CPU path's entry point: the reader's
+     * RGBA frame, wrapped as a direct buffer, is exactly what
+     * convertCapturedFrameImpl takes. GL rows are already bottom-up, the
+     * wire's order, so flipVertically is false. */
+    jobject buf = (*env)->NewDirectByteBuffer(env, (void *)rgba,
+                                              (jlong)texW * (jlong)texH * 4);
+    if (!buf) {
+        if (!(*env)->ExceptionCheck(env))
+            cg_throw(env, CG_JEXC_UNSUPPORTED, "%s: JNI direct buffers unavailable", what);
+        return NULL;
+    }
+    jobject bs = Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_convertCapturedFrameImpl(
+        env, self, buf, texW, texH, targetW, targetH, encodingMode, JNI_FALSE, drawCursor, xPos,
+        yPos);
+    (*env)->DeleteLocalRef(env, buf);
+    return bs;
+}
+
+JNIEXPORT jfloatArray JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureDepthImpl(
+    JNIEnv *env, jobject self, jint depthTextureId, jint texW, jint texH,
+    jboolean requiresDepthConversion, jfloat near_plane, jfloat far_plane, jboolean zZeroToOne)
+{
+    (void)self;
+    static const char what[] = "captureDepthImpl";
+    if (cg_jni_check_dims(env, "depth texture (texW x texH)", texW, texH)) return NULL;
+    if (depthTextureId <= 0) {
+        cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: depthTextureId=%d is not a texture name",
+                 what, (int)depthTextureId);
+        return NULL;
+    }
+    cg_gl_depth_linear lin = {near_plane, far_plane, zZeroToOne ? 1 : 0};
+    if (requiresDepthConversion && !(isfinite(near_plane) && isfinite(far_plane) &&
+                                     near_plane > 0.0f && far_plane > near_plane)) {
+        cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                 "%s: depth conversion needs 0 < near < far, finite; got near=%g far=%g", what,
+                 (double)near_plane, (double)far_plane);
+        return NULL;
+    }
+    size_t n = (size_t)texW * (size_t)texH; /* <= 16384^2: fits jsize */
+
+    cg_gl_thread *t = cg_gl_thread_get(env, what);
+    if (!t) return NULL;
+    if (t->depth_cap < n) {
+        float *p = realloc(t->depth, n * sizeof *p);
+        if (!p) {
+            cg_throw(env, CG_JEXC_OOM, "%s: cannot allocate %zu floats", what, n);
+            return NULL;
+        }
+        t->depth = p;
+        t->depth_cap = n;
+    }
+    cg_status st = cg_gl_read_depth(t->reader, (unsigned)depthTextureId, texW, texH,
+                                    requiresDepthConversion ? &lin : NULL, t->depth, n);
+    if (st != CG_OK) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s: reading depth texture %d (%dx%d)", what,
+                 (int)depthTextureId, (int)texW, (int)texH);
+        cg_throw_status(env, st, msg, cg_gl_reader_last_error(t->reader));
+        return NULL;
+    }
+    jfloatArray arr = (*env)->NewFloatArray(env, (jsize)n);
+    if (!arr) return NULL; /* OutOfMemoryError pending */
+    (*env)->SetFloatArrayRegion(env, arr, 0, (jsize)n, t->depth);
+    return arr;
+}
+
+JNIEXPORT jboolean JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeGLEW(
+    JNIEnv *env, jobject self)
+{
+    (void)env;
+    (void)self;
+    /* libepoxy resolves entry points lazily; nothing to initialise. */
+    return cg_gl_current_context(NULL) == CG_OK ? JNI_TRUE : JNI_FALSE;
+}
