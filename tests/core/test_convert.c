@@ -66,6 +66,17 @@ static uint8_t *coord_image(int w, int h, size_t stride)
     return s;
 }
 
+/* Convert a coordinate image (nearest) and hold every level to `want`. */
+static void coord_case(int sw, int sh, size_t stride, int dw, int dh, int flip,
+                       const uint8_t *want, size_t n)
+{
+    uint8_t *src = coord_image(sw, sh, stride);
+    cg_convert_params p = params(src, stride, sw, sh, dw, dh);
+    p.flip = flip;
+    expect(&p, want, n);
+    free(src);
+}
+
 /* ---- core: row order, strides ------------------------------------------- */
 
 static const uint8_t src2x2[] = {1, 2, 3, 200, 4, 5, 6, 201, 7, 8, 9, 202, 10, 11, 12, 203};
@@ -110,12 +121,8 @@ START_TEST(odd_width_padded_stride)
         10, 110, 160, 11, 111, 161, 12, 112, 162, 13, 113, 163, 14, 114, 164,
         0,  100, 150, 1,  101, 151, 2,  102, 152, 3,  103, 153, 4,  104, 154,
     };
-    uint8_t *src = coord_image(5, 3, 5 * 4 + 8);
-    cg_convert_params p = params(src, 5 * 4 + 8, 5, 3, 5, 3);
-    expect(&p, want, sizeof want);
-    p.flip = 1;
-    expect(&p, want_flip, sizeof want_flip);
-    free(src);
+    coord_case(5, 3, 5 * 4 + 8, 5, 3, 0, want, sizeof want);
+    coord_case(5, 3, 5 * 4 + 8, 5, 3, 1, want_flip, sizeof want_flip);
 }
 END_TEST
 
@@ -127,12 +134,8 @@ START_TEST(down_4x4_to_2x2)
     static const uint8_t want[] = {0, 100, 150, 2, 102, 152, 20, 120, 170, 22, 122, 172};
     /* flip: bottom-up row 2y is memory row 3 - 2y: rows 3 and 1 */
     static const uint8_t want_flip[] = {30, 130, 180, 32, 132, 182, 10, 110, 160, 12, 112, 162};
-    uint8_t *src = coord_image(4, 4, 16);
-    cg_convert_params p = params(src, 16, 4, 4, 2, 2);
-    expect(&p, want, sizeof want);
-    p.flip = 1;
-    expect(&p, want_flip, sizeof want_flip);
-    free(src);
+    coord_case(4, 4, 16, 2, 2, 0, want, sizeof want);
+    coord_case(4, 4, 16, 2, 2, 1, want_flip, sizeof want_flip);
 }
 END_TEST
 
@@ -155,12 +158,8 @@ START_TEST(nonuniform_3x2_to_2x3)
     /* flip: bottom-up rows 0,0,1 are memory rows 1,1,0 */
     static const uint8_t want_flip[] = {10, 110, 160, 11, 111, 161, 10, 110, 160,
                                         11, 111, 161, 0,  100, 150, 1,  101, 151};
-    uint8_t *src = coord_image(3, 2, 12);
-    cg_convert_params p = params(src, 12, 3, 2, 2, 3);
-    expect(&p, want, sizeof want);
-    p.flip = 1;
-    expect(&p, want_flip, sizeof want_flip);
-    free(src);
+    coord_case(3, 2, 12, 2, 3, 0, want, sizeof want);
+    coord_case(3, 2, 12, 2, 3, 1, want_flip, sizeof want_flip);
 }
 END_TEST
 
@@ -172,14 +171,8 @@ START_TEST(width_only_and_height_only)
     /* 2x4 -> 2x3: sy = y*4/3 = 0,1,2 */
     static const uint8_t want_h[] = {0,  100, 150, 1,  101, 151, 10, 110, 160,
                                      11, 111, 161, 20, 120, 170, 21, 121, 171};
-    uint8_t *a = coord_image(4, 2, 16);
-    cg_convert_params p = params(a, 16, 4, 2, 3, 2);
-    expect(&p, want_w, sizeof want_w);
-    free(a);
-    uint8_t *b = coord_image(2, 4, 8 + 4);
-    p = params(b, 12, 2, 4, 2, 3);
-    expect(&p, want_h, sizeof want_h);
-    free(b);
+    coord_case(4, 2, 16, 3, 2, 0, want_w, sizeof want_w);
+    coord_case(2, 4, 12, 2, 3, 0, want_h, sizeof want_h);
 }
 END_TEST
 

@@ -21,20 +21,12 @@ static void check_near(const float *got, const float *exp, int n)
     for (int i = 0; i < n; i++) ck_assert_float_eq_tol(got[i], exp[i], 1e-6f);
 }
 
-START_TEST(zero_to_one)
+/* Loop index: 1 = [0,1] clip range, 0 = [-1,1]. */
+START_TEST(both_ranges)
 {
     float d[4];
     memcpy(d, in, sizeof d);
-    ck_assert_int_eq(cg_depth_linearize(d, 4, 1.0f, 3.0f, 1), CG_OK);
-    check_near(d, want, 4);
-}
-END_TEST
-
-START_TEST(minus_one_to_one)
-{
-    float d[4];
-    memcpy(d, in, sizeof d);
-    ck_assert_int_eq(cg_depth_linearize(d, 4, 1.0f, 3.0f, 0), CG_OK);
+    ck_assert_int_eq(cg_depth_linearize(d, 4, 1.0f, 3.0f, _i), CG_OK);
     check_near(d, want, 4);
 }
 END_TEST
@@ -78,8 +70,7 @@ Suite *make_suite(void)
 {
     Suite *s = suite_create("depth");
     TCase *core = tcase_create("core");
-    tcase_add_test(core, zero_to_one);
-    tcase_add_test(core, minus_one_to_one);
+    tcase_add_loop_test(core, both_ranges, 0, 2);
     tcase_add_test(core, typical_planes);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
