@@ -26,8 +26,17 @@ cg_status cg_cuda_device_by_uuid(const uint8_t uuid[16], int *device, char *err,
 {
     CG_RETURN_IF(!uuid || !device, CG_E_INVALID_ARG);
     int count = 0;
-    cg_status st = CG_CUDA_CHECK_LEN(err, errlen, cudaGetDeviceCount(&count));
-    if (st != CG_OK) return st;
+    cudaError_t ce = cudaGetDeviceCount(&count);
+    cg_status st = CG_CUDA_CHECK_LEN(err, errlen, ce);
+    if (st != CG_OK) {
+        if ((ce == cudaErrorNoDevice || ce == cudaErrorInsufficientDriver) && err && errlen) {
+            size_t n = strlen(err);
+            snprintf(err + n, errlen - n,
+                     "; zero-copy needs an NVIDIA GPU with its driver (libcuda.so.1) on this "
+                     "machine: use RAW or PNG capture here");
+        }
+        return st;
+    }
     for (int i = 0; i < count; i++) {
         struct cudaDeviceProp prop;
         st = CG_CUDA_CHECK_LEN(err, errlen, cudaGetDeviceProperties(&prop, i));
