@@ -1,0 +1,342 @@
+/*
+ * libcg_demo.so: the demo's stand-in for the game. Owns a headless EGL
+ * context (GL 3.3 core; the NVIDIA EGL device when present, else Mesa
+ * llvmpipe), renders a small Minecraft-like voxel world into a color + depth
+ * texture pair the way the game renders its main target (reverse-Z depth),
+ * and hands the texture names to the Java demo, which captures them through
+ * FramebufferCapturer exactly as the mod does. Demo-only: globals are fine.
+ */
+#include <epoxy/gl.h>
+#include <jni.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_egl_headless.h"
+
+#define CLS(name) Java_cgdemo_VoxelScene_##name
+
+JNIEXPORT jstring JNICALL CLS(open)(JNIEnv *env, jclass cls, jint w, jint h);
+JNIEXPORT jintArray JNICALL CLS(textures)(JNIEnv *env, jclass cls);
+JNIEXPORT jboolean JNICALL CLS(zeroToOne)(JNIEnv *env, jclass cls);
+JNIEXPORT jfloat JNICALL CLS(nearPlane)(JNIEnv *env, jclass cls);
+JNIEXPORT jfloat JNICALL CLS(farPlane)(JNIEnv *env, jclass cls);
+JNIEXPORT jboolean JNICALL CLS(render)(JNIEnv *env, jclass cls, jint frame, jint frames);
+JNIEXPORT jboolean JNICALL CLS(readback)(JNIEnv *env, jclass cls, jobject dst);
+JNIEXPORT void JNICALL CLS(close)(JNIEnv *env, jclass cls);
+
+enum { WORLD = 48, MAX_H = 12 };
+static const float k_near = 0.1f, k_far = 160.0f;
+
+typedef struct vertex {
+    float pos[3], color[3], normal[3];
+} vertex;
+
+static struct {
+    cg_egl_headless *ctx;
+    GLuint fbo, color, depth, prog, vao, vbo;
+    GLint u_mvp;
+    int w, h, zero_to_one;
+    GLsizei nverts;
+} g;
+
+static const char *const vs_src =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 pos;\n"
+    "layout(location = 1) in vec3 color;\n"
+    "layout(location = 2) in vec3 normal;\n"
+    "uniform mat4 mvp;\n"
+    "out vec3 v_color;\n"
+    "out float v_dist;\n"
+    "void main() {\n"
+    "  vec3 sun = normalize(vec3(0.45, 0.85, 0.3));\n"
+    "  float light = 0.42 + 0.58 * max(dot(normal, sun), 0.0);\n"
+    "  v_color = color * light;\n"
+    "  gl_Position = mvp * vec4(pos, 1.0);\n"
+    "  v_dist = gl_Position.w;\n"
+    "}\n";
+static const char *const fs_src =
+    "#version 330 core\n"
+    "in vec3 v_color;\n"
+    "in float v_dist;\n"
+    "out vec4 frag;\n"
+    "void main() {\n"
+    "  float fog = clamp((v_dist - 40.0) / 60.0, 0.0, 1.0);\n"
+    "  frag = vec4(mix(v_color, vec3(0.53, 0.81, 0.92), fog), 1.0);\n"
+    "}\n";
+
+/* Terrain height of column (x, z): rolling hills, 1..MAX_H. */
+static int height_at(int x, int z)
+{
+    if (x < 0 || z < 0 || x >= WORLD || z >= WORLD) return 0;
+    double v = 5.0 + 3.0 * sin(x * 0.21) * cos(z * 0.17) + 2.0 * sin((x + z) * 0.11) +
+               1.5 * cos(x * 0.05 - z * 0.31);
+    int h = (int)floor(v);
+    return h < 1 ? 1 : (h > MAX_H ? MAX_H : h);
+}
+
+/* Block colors by layer: grass on top, dirt below it, stone deeper. */
+static void block_color(int y, int top, int is_top_face, float out[3])
+{
+    static const float grass[3] = {0.36f, 0.66f, 0.24f}, grass_side[3] = {0.45f, 0.55f, 0.25f},
+                       dirt[3] = {0.55f, 0.38f, 0.22f}, stone[3] = {0.5f, 0.5f, 0.52f},
+                       sand[3] = {0.86f, 0.80f, 0.55f};
+    const float *c = stone;
+    if (y == top - 1) c = top <= 3 ? sand : (is_top_face ? grass : grass_side);
+    else if (y >= top - 3) c = dirt;
+    memcpy(out, c, sizeof grass);
+}
+
+/* Append one face (two triangles) of the unit cube at (x, y, z). */
+static void face(vertex *v, size_t *n, int x, int y, int z, int axis, int side, const float c[3])
+{
+    static const int quads[6][4][3] = {
+        {{1, 0, 0}, {1, 1, 0}, {1, 1, 1}, {1, 0, 1}}, /* +x */
+        {{0, 0, 1}, {0, 1, 1}, {0, 1, 0}, {0, 0, 0}}, /* -x */
+        {{0, 1, 1}, {1, 1, 1}, {1, 1, 0}, {0, 1, 0}}, /* +y */
+        {{0, 0, 0}, {1, 0, 0}, {1, 0, 1}, {0, 0, 1}}, /* -y */
+        {{1, 0, 1}, {1, 1, 1}, {0, 1, 1}, {0, 0, 1}}, /* +z */
+        {{0, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 0, 0}}, /* -z */
+    };
+    int f = axis * 2 + (side < 0);
+    float nrm[3] = {0, 0, 0};
+    nrm[axis] = (float)side;
+    static const int order[6] = {0, 1, 2, 0, 2, 3};
+    for (int i = 0; i < 6; i++) {
+        const int *q = quads[f][order[i]];
+        vertex *o = &v[(*n)++];
+        o->pos[0] = (float)(x + q[0]);
+        o->pos[1] = (float)(y + q[1]);
+        o->pos[2] = (float)(z + q[2]);
+        memcpy(o->color, c, sizeof o->color);
+        memcpy(o->normal, nrm, sizeof nrm);
+    }
+}
+
+/* Visible faces only: tops, and sides where the neighbour column is lower. */
+static vertex *build_mesh(size_t *count)
+{
+    size_t cap = (size_t)WORLD * WORLD * (1 + 4 * MAX_H) * 6;
+    vertex *v = malloc(cap * sizeof *v);
+    if (!v) return NULL;
+    size_t n = 0;
+    for (int x = 0; x < WORLD; x++) {
+        for (int z = 0; z < WORLD; z++) {
+            int top = height_at(x, z);
+            float c[3];
+            block_color(top - 1, top, 1, c);
+            face(v, &n, x, top - 1, z, 1, 1, c);
+            const int nb[4][4] = {{1, 0, 0, 1}, {-1, 0, 0, -1}, {0, 1, 2, 1}, {0, -1, 2, -1}};
+            for (int k = 0; k < 4; k++) {
+                int other = height_at(x + nb[k][0], z + nb[k][1]);
+                for (int y = other; y < top; y++) {
+                    block_color(y, top, 0, c);
+                    face(v, &n, x, y, z, nb[k][2], nb[k][3], c);
+                }
+            }
+        }
+    }
+    *count = n;
+    return v;
+}
+
+/* Column-major 4x4 helpers. */
+static void mat_mul(const float a[16], const float b[16], float out[16])
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            float s = 0;
+            for (int k = 0; k < 4; k++) s += a[k * 4 + r] * b[c * 4 + k];
+            out[c * 4 + r] = s;
+        }
+}
+
+/* Reverse-Z perspective: eye distance near -> depth 1, far -> 0. */
+static void perspective_reverse_z(float fovy, float aspect, float n, float f, int zero_to_one,
+                                  float m[16])
+{
+    float t = 1.0f / tanf(fovy * 0.5f);
+    memset(m, 0, 16 * sizeof *m);
+    m[0] = t / aspect;
+    m[5] = t;
+    m[11] = -1.0f;
+    if (zero_to_one) {
+        m[10] = n / (f - n);
+        m[14] = n * f / (f - n);
+    } else {
+        m[10] = (n + f) / (f - n);
+        m[14] = 2.0f * n * f / (f - n);
+    }
+}
+
+static void look_at(const float eye[3], const float at[3], float m[16])
+{
+    float f[3] = {at[0] - eye[0], at[1] - eye[1], at[2] - eye[2]};
+    float fl = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    for (int i = 0; i < 3; i++) f[i] /= fl;
+    float s[3] = {-f[2], 0.0f, f[0]}; /* f x up(0,1,0) */
+    float sl = sqrtf(s[0] * s[0] + s[2] * s[2]);
+    s[0] /= sl;
+    s[2] /= sl;
+    float u[3] = {s[1] * f[2] - s[2] * f[1], s[2] * f[0] - s[0] * f[2], s[0] * f[1] - s[1] * f[0]};
+    const float r[16] = {s[0], u[0], -f[0], 0, s[1], u[1], -f[1], 0, s[2], u[2], -f[2], 0,
+                         -(s[0] * eye[0] + s[1] * eye[1] + s[2] * eye[2]),
+                         -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]),
+                         f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2], 1};
+    memcpy(m, r, sizeof r);
+}
+
+static int setup_gl(int w, int h)
+{
+    char log[1024];
+    g.prog = cg_gl_build_program(vs_src, fs_src, log, sizeof log);
+    if (!g.prog) return 1;
+    g.u_mvp = glGetUniformLocation(g.prog, "mvp");
+    glGenTextures(1, &g.color);
+    glBindTexture(GL_TEXTURE_2D, g.color);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    glGenTextures(1, &g.depth);
+    glBindTexture(GL_TEXTURE_2D, g.depth);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT32F, w, h, 0, GL_DEPTH_COMPONENT, GL_FLOAT,
+                 NULL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glGenFramebuffers(1, &g.fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, g.fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, g.color, 0);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, g.depth, 0);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) return 1;
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+
+    size_t n = 0;
+    vertex *v = build_mesh(&n);
+    if (!v) return 1;
+    glGenVertexArrays(1, &g.vao);
+    glBindVertexArray(g.vao);
+    glGenBuffers(1, &g.vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(n * sizeof *v), v, GL_STATIC_DRAW);
+    free(v);
+    for (GLuint i = 0; i < 3; i++) {
+        glVertexAttribPointer(i, 3, GL_FLOAT, GL_FALSE, sizeof(vertex),
+                              (const void *)(i * 3 * sizeof(float)));
+        glEnableVertexAttribArray(i);
+    }
+    glBindVertexArray(0);
+    g.nverts = (GLsizei)n;
+    g.zero_to_one = epoxy_gl_version() >= 45 || epoxy_has_gl_extension("GL_ARB_clip_control");
+    g.w = w;
+    g.h = h;
+    return glGetError() == GL_NO_ERROR ? 0 : 1;
+}
+
+JNIEXPORT jstring JNICALL CLS(open)(JNIEnv *env, jclass cls, jint w, jint h)
+{
+    (void)cls;
+    char why[256];
+    if (cg_egl_headless_open(&g.ctx, why, sizeof why) != 0) {
+        (*env)->ThrowNew(env, (*env)->FindClass(env, "java/lang/IllegalStateException"), why);
+        return NULL;
+    }
+    if (setup_gl(w, h) != 0) {
+        (*env)->ThrowNew(env, (*env)->FindClass(env, "java/lang/IllegalStateException"),
+                         "demo scene setup failed");
+        return NULL;
+    }
+    return (*env)->NewStringUTF(env, cg_egl_headless_describe(g.ctx));
+}
+
+JNIEXPORT jintArray JNICALL CLS(textures)(JNIEnv *env, jclass cls)
+{
+    (void)cls;
+    const jint t[2] = {(jint)g.color, (jint)g.depth};
+    jintArray a = (*env)->NewIntArray(env, 2);
+    if (a) (*env)->SetIntArrayRegion(env, a, 0, 2, t);
+    return a;
+}
+
+JNIEXPORT jboolean JNICALL CLS(zeroToOne)(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    return g.zero_to_one ? JNI_TRUE : JNI_FALSE;
+}
+
+JNIEXPORT jfloat JNICALL CLS(nearPlane)(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    return k_near;
+}
+
+JNIEXPORT jfloat JNICALL CLS(farPlane)(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    return k_far;
+}
+
+/* One frame of a camera flying an arc over the world, finished on the GPU
+ * (glFinish) so its cost is the render stage alone. */
+JNIEXPORT jboolean JNICALL CLS(render)(JNIEnv *env, jclass cls, jint frame, jint frames)
+{
+    (void)env;
+    (void)cls;
+    float t = frames > 1 ? (float)frame / (float)(frames - 1) : 0.0f;
+    float ang = 0.6f + 1.6f * t;
+    const float c = WORLD * 0.5f;
+    const float eye[3] = {c + 30.0f * cosf(ang), 20.0f - 6.0f * t, c + 30.0f * sinf(ang)};
+    const float at[3] = {c - 6.0f * cosf(ang), 4.0f, c - 6.0f * sinf(ang)};
+    float proj[16], view[16], mvp[16];
+    perspective_reverse_z(1.1f, (float)g.w / (float)g.h, k_near, k_far, g.zero_to_one, proj);
+    look_at(eye, at, view);
+    mat_mul(proj, view, mvp);
+
+    glBindFramebuffer(GL_FRAMEBUFFER, g.fbo);
+    glViewport(0, 0, g.w, g.h);
+    if (g.zero_to_one) glClipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_GREATER);
+    glEnable(GL_CULL_FACE);
+    glClearColor(0.53f, 0.81f, 0.92f, 1.0f);
+    glClearDepth(0.0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glUseProgram(g.prog);
+    glUniformMatrix4fv(g.u_mvp, 1, GL_FALSE, mvp);
+    glBindVertexArray(g.vao);
+    glDrawArrays(GL_TRIANGLES, 0, g.nverts);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glFinish();
+    return glGetError() == GL_NO_ERROR ? JNI_TRUE : JNI_FALSE;
+}
+
+/* A plain glReadPixels of the color texture into a direct buffer: the
+ * readback stage on its own, for the demo's timing table. */
+JNIEXPORT jboolean JNICALL CLS(readback)(JNIEnv *env, jclass cls, jobject dst)
+{
+    (void)cls;
+    void *p = (*env)->GetDirectBufferAddress(env, dst);
+    if (!p || (*env)->GetDirectBufferCapacity(env, dst) < (jlong)g.w * g.h * 4) return JNI_FALSE;
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, g.fbo);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(0, 0, g.w, g.h, GL_RGBA, GL_UNSIGNED_BYTE, p);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    return glGetError() == GL_NO_ERROR ? JNI_TRUE : JNI_FALSE;
+}
+
+JNIEXPORT void JNICALL CLS(close)(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    if (!g.ctx) return;
+    glDeleteFramebuffers(1, &g.fbo);
+    glDeleteTextures(1, &g.color);
+    glDeleteTextures(1, &g.depth);
+    glDeleteBuffers(1, &g.vbo);
+    glDeleteVertexArrays(1, &g.vao);
+    glDeleteProgram(g.prog);
+    cg_egl_headless_close(g.ctx);
+    g.ctx = NULL;
+}
