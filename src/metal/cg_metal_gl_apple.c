@@ -268,40 +268,20 @@ static cg_status attach_source(cg_metal_gl *g, GLuint tex)
     return CG_OK;
 }
 
-/* Clear one run of cursor pixels; the scissor test is on. x, y in GL
- * (bottom-up) coordinates, already clipped. */
-static void clear_run(int x, int y, int len, char kind)
-{
-    const GLfloat v = kind == 'W' ? 1.0f : 0.0f;
-    glScissor(x, y, len, 1);
-    glClearColor(v, v, v, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-}
-
-/* The arrow, drawn with scissored clears (no shader, no vertex state to
- * disturb). Rows are top-down from cursor_y; the surface is bottom-up. */
+/* The arrow as scissored clears, one per run (no shader, no vertex state
+ * to disturb); the runs come from the portable, unit-tested
+ * cg_metal_cursor_runs. */
 static void draw_cursor(const cg_metal_gl *g, int cx, int cy)
 {
+    cg_metal_run runs[CG_METAL_MAX_CURSOR_RUNS];
+    const int n = cg_metal_cursor_runs(g->width, g->height, cx, cy, runs);
     glEnable(GL_SCISSOR_TEST);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-    for (int r = 0; r < CG_CURSOR_SIZE; r++) {
-        const long top_y = (long)cy + r;
-        if (top_y < 0 || top_y >= g->height) continue;
-        const int gl_y = g->height - 1 - (int)top_y;
-        const char *row = cg_cursor_rows[r];
-        int c = 0;
-        while (c < CG_CURSOR_SIZE) {
-            const char kind = row[c];
-            int end = c + 1;
-            while (end < CG_CURSOR_SIZE && row[end] == kind) end++;
-            if (kind == 'B' || kind == 'W') {
-                long x0 = (long)cx + c, x1 = (long)cx + end;
-                if (x0 < 0) x0 = 0;
-                if (x1 > g->width) x1 = g->width;
-                if (x1 > x0) clear_run((int)x0, gl_y, (int)(x1 - x0), kind);
-            }
-            c = end;
-        }
+    for (int i = 0; i < n; i++) {
+        const GLfloat v = runs[i].white ? 1.0f : 0.0f;
+        glScissor(runs[i].x, runs[i].y, runs[i].len, 1);
+        glClearColor(v, v, v, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
     }
 }
 
