@@ -1,0 +1,212 @@
+/*
+ * bench_gl: GL readback cost per frame, synchronous vs the pack-buffer ring,
+ * as ratios to a plain glReadPixels into client memory measured in the same
+ * run (the limit: what any readback of these pixels costs).
+ *
+ * For each size a scene is rendered every frame (a clear and 64 quads, a
+ * different colour each frame) and exactly one method is timed on it, round
+ * robin, so every method sees the same kind of frame. Two situations:
+ *   idle:   glFinish after rendering, then the timed read: the transfer alone;
+ *   render: the timed read right after the draw calls were issued, as in a
+ *           game: a synchronous read waits for the frame, the ring does not.
+ * Each figure is the median over its frames (microseconds) and its ratio to
+ * the limit's median in the same situation.
+ *
+ * Usage: bench_gl [frames per method, default 40]
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <epoxy/gl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cg_egl_headless.h"
+#include "cg_gl.h"
+
+enum { METHODS = 4, QUADS = 64 };
+static const char *const k_method[METHODS] = {
+    "glReadPixels RGBA (limit)", "cg_gl_read_rgba (sync)", "cg_gl_read_color RAW (sync)",
+    "cg_gl_read_color RAW (ring 3)"};
+
+typedef struct bench_target {
+    GLuint fbo, tex, prog, vao, vbo;
+    GLint u_color;
+    int w, h;
+} bench_target;
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int target_create(bench_target *t, int w, int h)
+{
+    static const char *vs = "#version 330 core\n"
+                            "layout(location = 0) in vec2 p;\n"
+                            "void main() { gl_Position = vec4(p, 0.0, 1.0); }\n";
+    static const char *fs = "#version 330 core\n"
+                            "uniform vec4 color;\n"
+                            "out vec4 o;\n"
+                            "void main() { o = color; }\n";
+    char log[512];
+    memset(t, 0, sizeof *t);
+    t->prog = cg_gl_build_program(vs, fs, log, sizeof log);
+    if (!t->prog) {
+        fprintf(stderr, "bench_gl: shader: %s\n", log);
+        return 1;
+    }
+    t->u_color = glGetUniformLocation(t->prog, "color");
+    glGenTextures(1, &t->tex);
+    glBindTexture(GL_TEXTURE_2D, t->tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glGenFramebuffers(1, &t->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t->tex, 0);
+    /* Quads scattered over the frame, two triangles each. */
+    float *v = malloc(QUADS * 12 * sizeof *v);
+    if (!v) return 1;
+    for (int i = 0; i < QUADS; i++) {
+        float x = -1.0f + 0.25f * (float)(i % 8), y = -1.0f + 0.25f * (float)(i / 8);
+        const float q[12] = {x, y, x + 0.2f, y, x + 0.2f, y + 0.2f,
+                             x, y, x + 0.2f, y + 0.2f, x, y + 0.2f};
+        memcpy(v + i * 12, q, sizeof q);
+    }
+    glGenVertexArrays(1, &t->vao);
+    glBindVertexArray(t->vao);
+    glGenBuffers(1, &t->vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, t->vbo);
+    glBufferData(GL_ARRAY_BUFFER, QUADS * 12 * (GLsizeiptr)sizeof *v, v, GL_STATIC_DRAW);
+    free(v);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+    glEnableVertexAttribArray(0);
+    glBindVertexArray(0);
+    t->w = w;
+    t->h = h;
+    return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE ? 0 : 1;
+}
+
+static void target_destroy(bench_target *t)
+{
+    glDeleteFramebuffers(1, &t->fbo);
+    glDeleteTextures(1, &t->tex);
+    glDeleteBuffers(1, &t->vbo);
+    glDeleteVertexArrays(1, &t->vao);
+    glDeleteProgram(t->prog);
+}
+
+/* Issue one frame's draw calls; leaves the target bound for reading. */
+static void render(const bench_target *t, int frame)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+    glViewport(0, 0, t->w, t->h);
+    float c = (float)(frame % 200) / 200.0f;
+    glClearColor(c, 0.5f, 1.0f - c, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glUseProgram(t->prog);
+    glBindVertexArray(t->vao);
+    for (int i = 0; i < QUADS; i++) {
+        glUniform4f(t->u_color, (float)i / QUADS, c, 0.3f, 1.0f);
+        glDrawArrays(GL_TRIANGLES, i * 6, 6);
+    }
+    glBindVertexArray(0);
+    glUseProgram(0);
+}
+
+static int bench_size(int w, int h, int frames_per_method)
+{
+    bench_target t;
+    if (target_create(&t, w, h)) return 1;
+    size_t rgba_len = (size_t)w * (size_t)h * 4, rgb_len = (size_t)w * (size_t)h * 3;
+    uint8_t *client = malloc(rgba_len), *rgb = malloc(rgb_len);
+    cg_gl_reader *sync = NULL, *ring = NULL;
+    cg_gl_reader_config ring_cfg = {3};
+    if (!client || !rgb || cg_gl_reader_create(NULL, &sync) != CG_OK ||
+        cg_gl_reader_create(&ring_cfg, &ring) != CG_OK) {
+        return 1;
+    }
+    int n = frames_per_method;
+    double *samples = malloc(sizeof(double) * (size_t)n * METHODS * 2);
+    if (!samples) return 1;
+    cg_gl_color_request rq = {t.tex, w, h, w, h, CG_FILTER_NEAREST, 0, 0, 0};
+    int warmup = 2 * METHODS;
+    for (int situation = 0; situation < 2; situation++) {
+        for (int f = -warmup; f < n * METHODS; f++) {
+            int m = (f + warmup) % METHODS;
+            render(&t, f);
+            if (situation == 0) glFinish();
+            cg_status st = CG_OK;
+            double t0 = now_us();
+            switch (m) {
+            case 0:
+                glBindFramebuffer(GL_READ_FRAMEBUFFER, t.fbo);
+                glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, client);
+                break;
+            case 1: {
+                const uint8_t *px = NULL;
+                st = cg_gl_read_rgba(sync, t.tex, w, h, &px);
+                break;
+            }
+            case 2: st = cg_gl_read_color(sync, &rq, rgb, rgb_len, NULL); break;
+            default: st = cg_gl_read_color(ring, &rq, rgb, rgb_len, NULL); break;
+            }
+            double dt = now_us() - t0;
+            if (st != CG_OK) {
+                fprintf(stderr, "bench_gl: %s: %s (%s)\n", k_method[m], cg_strerror(st),
+                        cg_gl_reader_last_error(m == 3 ? ring : sync));
+                return 1;
+            }
+            if (f >= 0) samples[(situation * METHODS + m) * n + f / METHODS] = dt;
+        }
+        glFinish();
+        double limit = 0;
+        for (int m = 0; m < METHODS; m++) {
+            double med = median(samples + (situation * METHODS + m) * n, n);
+            if (m == 0) limit = med;
+            printf("%4dx%-5d %-7s %-30s %10.1f us %7.2fx limit\n", w, h,
+                   situation ? "render" : "idle", k_method[m], med, med / limit);
+        }
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    cg_gl_reader_destroy(sync);
+    cg_gl_reader_destroy(ring);
+    target_destroy(&t);
+    free(samples);
+    free(client);
+    free(rgb);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int frames = argc > 1 ? atoi(argv[1]) : 40;
+    if (frames < 1) frames = 40;
+    cg_egl_headless *ctx = NULL;
+    char why[256];
+    if (cg_egl_headless_open(&ctx, why, sizeof why) != 0) {
+        fprintf(stderr, "bench_gl: no GL context: %s\n", why);
+        return 77;
+    }
+    printf("bench_gl: %s\n", cg_egl_headless_describe(ctx));
+    printf("bench_gl: median per frame over %d frames per figure; limit = glReadPixels RGBA "
+           "into client memory, same situation, same run\n", frames);
+    printf("%-10s %-7s %-30s %13s %13s\n", "size", "when", "method", "median", "ratio");
+    int rc = bench_size(640, 360, frames) || bench_size(1920, 1080, frames);
+    cg_egl_headless_close(ctx);
+    return rc;
+}
