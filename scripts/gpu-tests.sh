@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The GPU-labelled tests and the zero-copy benchmarks, in one command, on the
+# NVIDIA machine (see ../shared/GPU.md): that machine has no Vulkan loader, no
+# GL/EGL dispatch libraries, no libepoxy and no headers for them, so they
+# travel with the tree in two ignored folders made here first:
+#
+#   bash scripts/gpu-tests.sh --prepare   # on the dev machine (Debian 12):
+#                                         # .gl/ <- the loader .debs,
+#                                         # build-deps/include <- the headers
+#   bash scripts/gpu-tests.sh             # on the GPU machine, from the repo root
+#                                         # (carry .gl and build-deps)
+#
+# The .debs are unpacked into / only on the GPU machine (a fresh machine per
+# run); never run the second form on the dev machine. Logs go to $OUT (the
+# device tool's output folder) or ./out.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+if [ "${1:-}" = "--prepare" ]; then
+  set -e
+  mkdir -p .gl build-deps/include /tmp/amd64/partial
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  apt-get $o update -qq
+  (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 \
+     libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0)
+  cp -r /usr/include/vulkan /usr/include/vk_video /usr/include/EGL /usr/include/GL \
+        /usr/include/KHR build-deps/include/
+  echo "prepared .gl/ and build-deps/include; carry both to the GPU machine"
+  exit 0
+fi
+
+if ! command -v nvidia-smi >/dev/null; then
+  echo "gpu-tests.sh: no nvidia-smi: this is meant for the GPU machine" >&2
+  exit 2
+fi
+OUT=${OUT:-$ROOT/out}
+mkdir -p "$OUT"
+JOBS=$(nproc)
+
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+[ -e /usr/share/vulkan/icd.d/nvidia_icd.json ] ||
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -e /usr/share/glvnd/egl_vendor.d/10_nvidia.json ] ||
+  export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+nvidia-smi -L | tee "$OUT/gpu.txt"
+
+png=ON
+pkg-config --exists libpng || png=OFF
+# No JDK on that machine: the JVM tests run on the dev machine and in CI.
+echo "== configure build-gpu (CUDA on, PNG $png)"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCG_WITH_CUDA=ON \
+  -DCG_WITH_JNI=OFF -DCG_BUILD_DEMO=OFF -DCG_WITH_PNG=$png -DCMAKE_CUDA_ARCHITECTURES=90 \
+  "-DCMAKE_C_FLAGS=-isystem $ROOT/build-deps/include" >"$OUT/configure.log" 2>&1 ||
+  { tail -30 "$OUT/configure.log"; exit 1; }
+echo "== build"
+# Keep going past a failing target so every test that built still runs.
+cmake --build build-gpu -j"$JOBS" -- -k 0 >"$OUT/build.log" 2>&1 ||
+  { echo "build had errors:"; grep -E "error|FAILED" "$OUT/build.log" | head -20; }
+
+echo "== ctest -L 'cuda|vulkan|gl'"
+status=0
+(cd build-gpu && ctest -L 'cuda|vulkan|gl' --output-on-failure -j1) 2>&1 | tee "$OUT/ctest.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
+  echo "== zero-copy benchmarks"
+  for b in build-gpu/bench/zerocopy_*; do
+    [ -x "$b" ] || continue
+    echo "-- $b"
+    "$b" 2>&1 | tee -a "$OUT/bench.log"
+  done
+fi
+exit $status
