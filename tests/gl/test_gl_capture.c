@@ -413,7 +413,13 @@ START_TEST(ten_thousand_captures_flat_rss)
     long grown = rss_kib() - base;
     fprintf(stderr, "rss growth over 10000 captures: %ld KiB (base %ld KiB)\n", grown, base);
     ck_assert_int_ge(base, 1);
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan's quarantine keeps freed blocks (Mesa's too) resident: RSS says
+     * nothing there; LeakSanitizer checks the same loop instead. */
+    (void)grown;
+#else
     ck_assert_msg(grown < 2048, "RSS grew by %ld KiB", grown);
+#endif
     cg_gl_reader_destroy(sync);
     cg_gl_reader_destroy(ring);
     gl_scene_destroy(&s);
