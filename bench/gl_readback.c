@@ -24,10 +24,10 @@
 #include "cg_egl_headless.h"
 #include "cg_gl.h"
 
-enum { METHODS = 4, QUADS = 64 };
+enum { METHODS = 5, QUADS = 64 };
 static const char *const k_method[METHODS] = {
     "glReadPixels RGBA (limit)", "cg_gl_read_rgba (sync)", "cg_gl_read_color RAW (sync)",
-    "cg_gl_read_color RAW (ring 3)"};
+    "cg_gl_read_color RAW (ring 3)", "glReadPixels RGB (driver packs)"};
 
 typedef struct bench_target {
     GLuint fbo, tex, prog, vao, vbo;
@@ -163,7 +163,13 @@ static int bench_size(int w, int h, int frames_per_method)
                 break;
             }
             case 2: st = cg_gl_read_color(sync, &rq, rgb, rgb_len, NULL); break;
-            default: st = cg_gl_read_color(ring, &rq, rgb, rgb_len, NULL); break;
+            case 3: st = cg_gl_read_color(ring, &rq, rgb, rgb_len, NULL); break;
+            default: /* for reference: RGB8 straight from the driver */
+                glBindFramebuffer(GL_READ_FRAMEBUFFER, t.fbo);
+                glPixelStorei(GL_PACK_ALIGNMENT, 1);
+                glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb);
+                glPixelStorei(GL_PACK_ALIGNMENT, 4);
+                break;
             }
             double dt = now_us() - t0;
             if (st != CG_OK) {

@@ -10,12 +10,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
+BUILD=${BUILD_DIR:-build}   # the same tree scripts/test.sh builds
 
 bash scripts/install-deps.sh
 
 echo "== build (Release)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$JOBS" --target cg_demo_run_jar
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$BUILD" -j"$JOBS" --target cg_demo_run_jar
 
 echo "== run"
-exec build/demo/cg_demo_run "$@"
+exec "$BUILD"/demo/cg_demo_run "$@"
