@@ -40,6 +40,25 @@ static int scene_quads(int w, int h, gl_quad *q)
     return 3;
 }
 
+/* A reader with a ring of `ring` pack buffers (0: synchronous). */
+static cg_gl_reader *new_reader(int ring)
+{
+    cg_gl_reader *r = NULL;
+    cg_gl_reader_config cfg = {ring};
+    ck_assert_int_eq(cg_gl_reader_create(&cfg, &r), CG_OK);
+    ck_assert_ptr_nonnull(r);
+    return r;
+}
+
+/* A w x h target with the standard scene drawn; returns the quad count. */
+static int standard_scene(gl_scene *s, int w, int h, gl_quad q[3])
+{
+    ck_assert_int_eq(gl_scene_create(s, w, h), 0);
+    int n = scene_quads(w, h, q);
+    ck_assert_int_eq(gl_scene_draw_color(s, k_clear, q, n), 0);
+    return n;
+}
+
 /* got (dst_w x dst_h RGB, bottom-up) against the scene rendered at fw x fh,
  * through the wire format's nearest mapping. */
 static void expect_scene(const uint8_t *got, int dst_w, int dst_h, const gl_quad *q, int n,
@@ -84,8 +103,7 @@ START_TEST(color_exact_sizes)
 {
     gl_scene s;
     ck_assert_int_eq(gl_scene_create(&s, k_sizes[_i][0], k_sizes[_i][1]), 0);
-    cg_gl_reader *r = NULL;
-    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    cg_gl_reader *r = new_reader(0);
     check_color(r, &s, s.w, s.h);
     cg_gl_reader_destroy(r);
     gl_scene_destroy(&s);
@@ -96,12 +114,9 @@ END_TEST
 START_TEST(rgba_readback)
 {
     gl_scene s;
-    ck_assert_int_eq(gl_scene_create(&s, 29, 13), 0);
     gl_quad q[3];
-    int n = scene_quads(s.w, s.h, q);
-    ck_assert_int_eq(gl_scene_draw_color(&s, k_clear, q, n), 0);
-    cg_gl_reader *r = NULL;
-    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    int n = standard_scene(&s, 29, 13, q);
+    cg_gl_reader *r = new_reader(0);
     const uint8_t *px = NULL;
     ck_assert_int_eq(cg_gl_read_rgba(r, s.color, s.w, s.h, &px), CG_OK);
     for (int y = 0; y < s.h; y++) {
@@ -122,8 +137,7 @@ START_TEST(color_resize_targets)
 {
     gl_scene s;
     ck_assert_int_eq(gl_scene_create(&s, 37, 19), 0);
-    cg_gl_reader *r = NULL;
-    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    cg_gl_reader *r = new_reader(0);
     check_color(r, &s, 20, 10);  /* down */
     check_color(r, &s, 80, 41);  /* up, odd */
     check_color(r, &s, 1, 1);
@@ -137,8 +151,7 @@ START_TEST(texture_resized_between_calls)
 {
     gl_scene s;
     ck_assert_int_eq(gl_scene_create(&s, 64, 32), 0);
-    cg_gl_reader *r = NULL;
-    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    cg_gl_reader *r = new_reader(0);
     check_color(r, &s, 64, 32);
     ck_assert_int_eq(gl_scene_resize(&s, 33, 45), 0);
     check_color(r, &s, 33, 45);
@@ -155,9 +168,7 @@ START_TEST(ring_returns_older_frames)
 {
     gl_scene s;
     ck_assert_int_eq(gl_scene_create(&s, 31, 17), 0);
-    cg_gl_reader *r = NULL;
-    cg_gl_reader_config cfg = {3};
-    ck_assert_int_eq(cg_gl_reader_create(&cfg, &r), CG_OK);
+    cg_gl_reader *r = new_reader(3);
     uint8_t got[16 * 9 * 3];
     for (int k = 0; k < 12; k++) {
         const uint8_t c[3] = {(uint8_t)k, (uint8_t)(2 * k), (uint8_t)(3 * k)};
@@ -184,9 +195,7 @@ START_TEST(ring_matches_sync_content)
 {
     gl_scene s;
     ck_assert_int_eq(gl_scene_create(&s, 40, 24), 0);
-    cg_gl_reader *r = NULL;
-    cg_gl_reader_config cfg = {2};
-    ck_assert_int_eq(cg_gl_reader_create(&cfg, &r), CG_OK);
+    cg_gl_reader *r = new_reader(2);
     /* Static scene: every frame is the same, so the ring's output must equal
      * the analytic scene even though it is one frame behind. */
     const int sizes[2][2] = {{40, 24}, {23, 11}};
@@ -232,8 +241,7 @@ static void check_depth(int zero_to_one)
         return;
     }
     ck_assert_int_eq(rc, 0);
-    cg_gl_reader *r = NULL;
-    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    cg_gl_reader *r = new_reader(0);
     float raw[37 * 19], lin[37 * 19];
     cg_status st = cg_gl_read_depth(r, s.depth, s.w, s.h, NULL, raw, 37 * 19);
     ck_assert_msg(st == CG_OK, "%s", cg_gl_reader_last_error(r));
@@ -289,11 +297,9 @@ static void query_state(game_state *g)
 START_TEST(state_is_preserved)
 {
     gl_scene s, other;
-    ck_assert_int_eq(gl_scene_create(&s, 37, 19), 0);
     ck_assert_int_eq(gl_scene_create(&other, 8, 8), 0);
     gl_quad q[3];
-    int n = scene_quads(s.w, s.h, q);
-    ck_assert_int_eq(gl_scene_draw_color(&s, k_clear, q, n), 0);
+    int n = standard_scene(&s, 37, 19, q);
 
     /* A second game framebuffer with two color attachments, read buffer 1. */
     GLuint tex2, fbo2, pbo, spare;
@@ -331,9 +337,7 @@ START_TEST(state_is_preserved)
     ck_assert_int_eq(before.read_buffer, GL_COLOR_ATTACHMENT1);
 
     for (int ring = 0; ring <= 2; ring += 2) {
-        cg_gl_reader *r = NULL;
-        cg_gl_reader_config cfg = {ring};
-        ck_assert_int_eq(cg_gl_reader_create(&cfg, &r), CG_OK);
+        cg_gl_reader *r = new_reader(ring);
         uint8_t got[37 * 19 * 3];
         float depth[37 * 19];
         cg_gl_color_request rq = {s.color, s.w, s.h, s.w, s.h, CG_FILTER_NEAREST, 0, 0, 0};
@@ -389,14 +393,9 @@ static long rss_kib(void)
 START_TEST(ten_thousand_captures_flat_rss)
 {
     gl_scene s;
-    ck_assert_int_eq(gl_scene_create(&s, 160, 90), 0);
     gl_quad q[3];
-    int n = scene_quads(s.w, s.h, q);
-    ck_assert_int_eq(gl_scene_draw_color(&s, k_clear, q, n), 0);
-    cg_gl_reader *sync = NULL, *ring = NULL;
-    cg_gl_reader_config cfg = {3};
-    ck_assert_int_eq(cg_gl_reader_create(NULL, &sync), CG_OK);
-    ck_assert_int_eq(cg_gl_reader_create(&cfg, &ring), CG_OK);
+    standard_scene(&s, 160, 90, q);
+    cg_gl_reader *sync = new_reader(0), *ring = new_reader(3);
     static uint8_t out[160 * 90 * 3];
     static float depth[160 * 90];
     cg_gl_color_request rq = {s.color, s.w, s.h, 84, 84, CG_FILTER_NEAREST, 1, 5, 5};
@@ -429,12 +428,9 @@ END_TEST
 START_TEST(errors_are_statuses)
 {
     gl_scene s;
-    ck_assert_int_eq(gl_scene_create(&s, 16, 8), 0);
     gl_quad q[3];
-    int n = scene_quads(s.w, s.h, q);
-    ck_assert_int_eq(gl_scene_draw_color(&s, k_clear, q, n), 0);
-    cg_gl_reader *r = NULL;
-    ck_assert_int_eq(cg_gl_reader_create(NULL, &r), CG_OK);
+    int n = standard_scene(&s, 16, 8, q);
+    cg_gl_reader *r = new_reader(0);
     uint8_t got[16 * 8 * 3];
     float depth[16 * 8];
     memset(got, 0xAB, sizeof got);
