@@ -12,9 +12,18 @@
  * the read framebuffer binding, the pixel-pack buffer binding, the pack
  * alignment / row length / skip rows / skip pixels / swap bytes, and the
  * GL_TEXTURE_2D binding of the active texture unit. The draw framebuffer
- * binding is touched (and restored) only once, when the depth framebuffer
- * is created. GL errors pending before a call are drained and discarded:
+ * binding is touched (and restored) only in the call that creates one of
+ * the reader's two framebuffers. GL errors pending before a call are drained and discarded:
  * GL cannot tell them apart from the library's own.
+ *
+ * Framebuffer cache: the texture is attached to the reader's framebuffer
+ * once and re-attached only when the texture name or the requested size
+ * changes (completeness is checked on every read). Caveat: GL keeps a
+ * deleted texture alive while a framebuffer that is not bound holds it, and
+ * may hand its name out again; a texture deleted and re-created under the
+ * same name at the same size is therefore still read from the old storage.
+ * When the game recreates its targets at an unchanged size, destroy and
+ * recreate the reader.
  *
  * Row order: glReadPixels returns rows bottom-up (row 0 is the bottom row of
  * the texture). The wire format (ARCHITECTURE.md, RAW) is bottom-up too, so

@@ -388,8 +388,8 @@ static long rss_kib(void)
 }
 
 /* 10,000 captures (sync, ring, depth) leave the resident set flat: growth
- * after a warm-up stays under 2 MiB (a leak of one 160x90 frame per call
- * would be 560 MiB). */
+ * after a warm-up stays under 4 MiB, room for driver caches; a leak of one
+ * 160x90 frame per call would be 560 MiB, of 420 bytes per call 4 MiB. */
 START_TEST(ten_thousand_captures_flat_rss)
 {
     gl_scene s;
@@ -417,7 +417,7 @@ START_TEST(ten_thousand_captures_flat_rss)
      * nothing there; LeakSanitizer checks the same loop instead. */
     (void)grown;
 #else
-    ck_assert_msg(grown < 2048, "RSS grew by %ld KiB", grown);
+    ck_assert_msg(grown < 4096, "RSS grew by %ld KiB", grown);
 #endif
     cg_gl_reader_destroy(sync);
     cg_gl_reader_destroy(ring);
