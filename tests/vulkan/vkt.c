@@ -144,6 +144,7 @@ void vkt_fini(vkt *t)
 {
     if (t->dev) {
         VKT_FN(t, vkDeviceWaitIdle)(t->dev);
+        staging_free(t);
         VKT_FN(t, vkDestroyFence)(t->dev, t->fence, NULL);
         VKT_FN(t, vkDestroyCommandPool)(t->dev, t->pool, NULL);
         IFN(t, vkDestroyDevice)(t->dev, NULL);
@@ -275,19 +276,28 @@ static int run_copy(vkt *t, VkImage img, VkImageLayout before, VkImageLayout aft
     return VKT_FN(t, vkWaitForFences)(t->dev, 1, &t->fence, VK_TRUE, UINT64_MAX) != VK_SUCCESS;
 }
 
+static void staging_free(vkt *t)
+{
+    if (t->stage) VKT_FN(t, vkDestroyBuffer)(t->dev, t->stage, NULL);
+    if (t->stage_mem) VKT_FN(t, vkFreeMemory)(t->dev, t->stage_mem, NULL);
+    t->stage = VK_NULL_HANDLE;
+    t->stage_mem = VK_NULL_HANDLE;
+    t->stage_map = NULL;
+    t->stage_size = 0;
+}
+
 static int transfer(vkt *t, VkImage img, VkImageLayout before, VkImageLayout after, int w, int h,
                     uint8_t *host, int to_image)
 {
     size_t size = (size_t)w * (size_t)h * 4;
-    VkBuffer buf;
-    VkDeviceMemory mem;
-    void *map = NULL;
-    if (staging(t, size, &buf, &mem, &map)) return 1;
-    if (to_image) memcpy(map, host, size);
-    int rc = run_copy(t, img, before, after, buf, w, h, to_image);
-    if (!to_image) memcpy(host, map, size);
-    VKT_FN(t, vkDestroyBuffer)(t->dev, buf, NULL);
-    VKT_FN(t, vkFreeMemory)(t->dev, mem, NULL);
+    if (size > t->stage_size) {
+        staging_free(t);
+        if (staging(t, size, &t->stage, &t->stage_mem, &t->stage_map)) return 1;
+        t->stage_size = size;
+    }
+    if (to_image) memcpy(t->stage_map, host, size);
+    int rc = run_copy(t, img, before, after, t->stage, w, h, to_image);
+    if (!to_image) memcpy(host, t->stage_map, size);
     return rc;
 }
 

@@ -31,6 +31,11 @@ typedef struct vkt {
     uint8_t uuid[16];
     char device_name[256];
     PFN_vkGetDeviceProcAddr gdpa;
+    /* Host-visible staging buffer, kept and grown across transfers. */
+    VkBuffer stage;
+    VkDeviceMemory stage_mem;
+    void *stage_map;
+    size_t stage_size;
 } vkt;
 
 /* Returns 0, VKT_SKIP (no loader/ICD/extension: `why` says which), or 1. */
