@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void staging_free(vkt *t);
+
 #define IFN(t, name) ((PFN_##name)(t)->gipa((t)->inst, #name))
 
 PFN_vkVoidFunction vkt_dfn(vkt *t, const char *name)
