@@ -27,7 +27,7 @@ cg_status cg_cuda_device_by_uuid(const uint8_t uuid[16], int *device, char *err,
     CG_RETURN_IF(!uuid || !device, CG_E_INVALID_ARG);
     int count = 0;
     cudaError_t ce = cudaGetDeviceCount(&count);
-    cg_status st = CG_CUDA_CHECK_LEN(err, errlen, ce);
+    cg_status st = cg_cuda_check(err, errlen, ce, "cudaGetDeviceCount(&count)", __FILE__, __LINE__);
     if (st != CG_OK) {
         if ((ce == cudaErrorNoDevice || ce == cudaErrorInsufficientDriver) && err && errlen) {
             size_t n = strlen(err);

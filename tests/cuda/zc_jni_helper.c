@@ -1,0 +1,106 @@
+/*
+ * zc_jni_helper.c - test-only JNI library (libcg_zc_helper.so) for
+ * ZeroCopyGpuTest: plays the mod's Vulkan side. It creates a device through
+ * the test harness (vkt), an exportable image through cg_vk_export, hands
+ * the fd, allocation size and device UUID to Java, and per frame fills the
+ * "game" image with the test pattern and copies it into the export image
+ * (fence path, so the frame is complete when vkFrame returns, as the mod's
+ * fence wait ensures today).
+ */
+#include <jni.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_vk_export.h"
+#include "vkt.h"
+
+/* Prototypes (the class has no javac -h header in this build). */
+JNIEXPORT jlongArray JNICALL Java_cgtest_ZeroCopyGpuTest_vkSetup(JNIEnv *env, jclass cls, jint w,
+                                                                 jint h, jbyteArray uuid_out);
+JNIEXPORT jlong JNICALL Java_cgtest_ZeroCopyGpuTest_vkExportFd(JNIEnv *env, jclass cls);
+JNIEXPORT jboolean JNICALL Java_cgtest_ZeroCopyGpuTest_vkFrame(JNIEnv *env, jclass cls, jint f);
+JNIEXPORT void JNICALL Java_cgtest_ZeroCopyGpuTest_vkTeardown(JNIEnv *env, jclass cls);
+
+static vkt T;
+static int t_open;
+static cg_vk_export *E;
+static VkImage G;
+static VkDeviceMemory GM;
+static int W, H;
+
+static void teardown(void)
+{
+    if (G) vkt_image_free(&T, G, GM);
+    G = VK_NULL_HANDLE;
+    cg_vk_export_destroy(E);
+    E = NULL;
+}
+
+/* long[]{fd, allocationSize}, UUID into uuid_out[16]; null when there is
+ * no usable Vulkan device (the test then skips). */
+JNIEXPORT jlongArray JNICALL Java_cgtest_ZeroCopyGpuTest_vkSetup(JNIEnv *env, jclass cls, jint w,
+                                                                 jint h, jbyteArray uuid_out)
+{
+    (void)cls;
+    char why[256];
+    if (!t_open && vkt_init(&T, why, sizeof why) != 0) return NULL;
+    t_open = 1;
+    teardown();
+    cg_vk_export_desc d;
+    memset(&d, 0, sizeof d);
+    d.instance = T.inst;
+    d.physical_device = T.phys;
+    d.device = T.dev;
+    d.get_instance_proc_addr = T.gipa;
+    d.queue_family = T.qfam;
+    d.width = w;
+    d.height = h;
+    d.debug_utils = T.has_debug_utils;
+    if (cg_vk_export_create(&d, &E, why, sizeof why) != CG_OK) return NULL;
+    if (vkt_image(&T, w, h, -1, 0, &G, &GM) != 0) return NULL;
+    W = w;
+    H = h;
+    cg_vk_export_info info;
+    cg_vk_export_get_info(E, &info);
+    int fd = -1;
+    if (cg_vk_export_memory_fd(E, &fd) != CG_OK) return NULL;
+    (*env)->SetByteArrayRegion(env, uuid_out, 0, 16, (const jbyte *)info.device_uuid);
+    jlong v[2] = {fd, (jlong)info.allocation_size};
+    jlongArray out = (*env)->NewLongArray(env, 2);
+    if (out) (*env)->SetLongArrayRegion(env, out, 0, 2, v);
+    return out;
+}
+
+/* Another fd of the same allocation (for the double-import case). */
+JNIEXPORT jlong JNICALL Java_cgtest_ZeroCopyGpuTest_vkExportFd(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    int fd = -1;
+    if (!E || cg_vk_export_memory_fd(E, &fd) != CG_OK) return -1;
+    return fd;
+}
+
+/* The game renders frame f, the mod copies it into the export image and
+ * waits for the fence. Returns false on failure. */
+JNIEXPORT jboolean JNICALL Java_cgtest_ZeroCopyGpuTest_vkFrame(JNIEnv *env, jclass cls, jint f)
+{
+    (void)env;
+    (void)cls;
+    if (!E) return JNI_FALSE;
+    size_t n = (size_t)W * (size_t)H * 4;
+    uint8_t *px = malloc(n);
+    if (!px) return JNI_FALSE;
+    vkt_pattern(px, W, H, f);
+    int rc = vkt_upload(&T, G, W, H, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    free(px);
+    if (rc) return JNI_FALSE;
+    return cg_vk_export_copy(E, G, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, NULL) == CG_OK;
+}
+
+JNIEXPORT void JNICALL Java_cgtest_ZeroCopyGpuTest_vkTeardown(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    teardown();
+}
