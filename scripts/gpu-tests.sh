@@ -24,9 +24,26 @@ if [ "${1:-}" = "--prepare" ]; then
   apt-get $o update -qq
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 \
      libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0)
-  cp -r /usr/include/vulkan /usr/include/vk_video /usr/include/EGL /usr/include/GL \
-        /usr/include/KHR build-deps/include/
-  echo "prepared .gl/ and build-deps/include; carry both to the GPU machine"
+  # C headers only (the tree travels under a size limit).
+  mkdir -p build-deps/include/vulkan build-deps/include/GL
+  cp /usr/include/vulkan/*.h build-deps/include/vulkan/
+  cp /usr/include/GL/gl.h /usr/include/GL/glext.h /usr/include/GL/glcorearb.h build-deps/include/GL/
+  cp -r /usr/include/vk_video /usr/include/EGL /usr/include/KHR build-deps/include/
+  # The JVM zero-copy tests: that machine has no JDK, so the natives and jars
+  # are built here (CUDA on; cudart is static, x86-64 glibc builds run there)
+  # into build-gpu-jvm/, beside a jlink'd java.base runtime in .jre/.
+  cmake -S . -B build-gpu-jvm-build -DCMAKE_BUILD_TYPE=Release -DCG_WITH_CUDA=ON \
+    -DCG_BUILD_DEMO=OFF -DCG_BUILD_BENCH=OFF >/dev/null
+  cmake --build build-gpu-jvm-build -j"$(nproc)" --target native-lib cg_zc_helper cg_stubs \
+    jvm_cuda_zerocopy_jar jvm_zerocopy_lifecycle_jar
+  rm -rf build-gpu-jvm && mkdir -p build-gpu-jvm
+  find build-gpu-jvm-build \( -name libnative-lib.so -o -name libcg_zc_helper.so \
+    -o -name cg_stubs.jar -o -name 'jvm_*zerocopy*_jar.jar' \) -exec cp {} build-gpu-jvm/ \;
+  cp -L /usr/share/java/protobuf.jar build-gpu-jvm/
+  rm -rf .jre
+  jlink --add-modules java.base --strip-debug --no-header-files --no-man-pages --compress=2 \
+    --output .jre
+  echo "prepared .gl/, build-deps/, build-gpu-jvm/ and .jre/: carry all four to the GPU machine"
   exit 0
 fi
 
@@ -74,6 +91,24 @@ status=0
 (cd build-gpu && ctest -L 'cuda|vulkan|gl' -V -j1) >"$OUT/ctest.log" 2>&1 || status=1
 grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|FAILED|Skipped|^[a-z]+ += " "$OUT/ctest.log"
 [ $status -eq 0 ] || grep -E "FAIL" "$OUT/ctest.log" | head -40
+
+if [ -x .jre/bin/java ] && [ -f build-gpu-jvm/libnative-lib.so ]; then
+  echo "== JVM zero-copy tests (jlink'd JRE, natives built on the dev machine)"
+  J=build-gpu-jvm
+  CP=$J/cg_stubs.jar:$J/protobuf.jar
+  for t in "jvm_zerocopy_lifecycle cgtest.ZeroCopyLifecycleTest" \
+           "jvm_cuda_zerocopy cgtest.ZeroCopyGpuTest $ROOT/tests/cuda/consumer.py"; do
+    set -- $t
+    name=$1; shift
+    .jre/bin/java -Xcheck:jni -Djava.library.path=$J -cp "$J/${name}_jar.jar:$CP" "$@" \
+      >"$OUT/$name.log" 2>&1
+    rc=$?
+    if grep -qE "WARNING in native method|FATAL ERROR in native method" "$OUT/$name.log"; then rc=1; fi
+    case $rc in 0) r=Passed ;; 77) r=SKIPPED ;; *) r="FAILED (rc $rc)"; status=1 ;; esac
+    echo "  $name: $r ($(grep -c '^ok' "$OUT/$name.log") checks ok)"
+    [ $rc -eq 0 ] || [ $rc -eq 77 ] || grep -E "FAIL|Exception|Error" "$OUT/$name.log" | head -20
+  done
+fi
 
 if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
   echo "== zero-copy benchmarks"
