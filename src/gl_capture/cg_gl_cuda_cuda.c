@@ -102,6 +102,8 @@ cg_status cg_gl_cuda_init(cg_gl_cuda *g, int width, int height,
     CG_RETURN_IF(g->live, CG_E_ALREADY_INITIALIZED);
     g->err[0] = '\0';
     CG_TRY(cg_gl_current_context(NULL));
+    int ndev = 0;
+    CG_TRY(cg_cuda_device_count(&ndev, g->err, sizeof g->err));
     unsigned count = 0;
     int devs[8];
     CG_TRY(CG_CUDA_CHECK(g->err, cudaGLGetDevices(&count, devs, 8, cudaGLDeviceListAll)));

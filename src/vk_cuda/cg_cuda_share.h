@@ -32,6 +32,10 @@ cg_status cg_cuda_check(char *err, size_t errlen, cudaError_t e, const char *exp
 #define CG_CUDA_CHECK_LEN(err, errlen, expr)                                    \
     cg_cuda_check((err), (errlen), (expr), #expr, __FILE__, __LINE__)
 
+/* cudaGetDeviceCount; without a driver or device the text says what the
+ * machine lacks and what to use instead (CG_E_CUDA). */
+cg_status cg_cuda_device_count(int *count, char *err, size_t errlen);
+
 /* The ordinal of the CUDA device whose cudaDeviceProp.uuid equals uuid[16].
  * No CUDA at all (no driver, no device) -> CG_E_CUDA with the runtime's
  * error name; devices present but none matching -> CG_E_NO_DEVICE. There is

@@ -21,22 +21,28 @@ cg_status cg_cuda_check(char *err, size_t errlen, cudaError_t e, const char *exp
     return e == cudaErrorMemoryAllocation ? CG_E_NO_MEMORY : CG_E_CUDA;
 }
 
+cg_status cg_cuda_device_count(int *count, char *err, size_t errlen)
+{
+    *count = 0;
+    cudaError_t ce = cudaGetDeviceCount(count);
+    cg_status st = cg_cuda_check(err, errlen, ce, "cudaGetDeviceCount(&count)", __FILE__, __LINE__);
+    if (st != CG_OK && (ce == cudaErrorNoDevice || ce == cudaErrorInsufficientDriver) && err &&
+        errlen) {
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n,
+                 "; zero-copy needs an NVIDIA GPU with its driver (libcuda.so.1) on this "
+                 "machine: use RAW or PNG capture here");
+    }
+    return st;
+}
+
 cg_status cg_cuda_device_by_uuid(const uint8_t uuid[16], int *device, char *err,
                                  size_t errlen)
 {
     CG_RETURN_IF(!uuid || !device, CG_E_INVALID_ARG);
     int count = 0;
-    cudaError_t ce = cudaGetDeviceCount(&count);
-    cg_status st = cg_cuda_check(err, errlen, ce, "cudaGetDeviceCount(&count)", __FILE__, __LINE__);
-    if (st != CG_OK) {
-        if ((ce == cudaErrorNoDevice || ce == cudaErrorInsufficientDriver) && err && errlen) {
-            size_t n = strlen(err);
-            snprintf(err + n, errlen - n,
-                     "; zero-copy needs an NVIDIA GPU with its driver (libcuda.so.1) on this "
-                     "machine: use RAW or PNG capture here");
-        }
-        return st;
-    }
+    cg_status st = cg_cuda_device_count(&count, err, errlen);
+    if (st != CG_OK) return st;
     for (int i = 0; i < count; i++) {
         struct cudaDeviceProp prop;
         st = CG_CUDA_CHECK_LEN(err, errlen, cudaGetDeviceProperties(&prop, i));

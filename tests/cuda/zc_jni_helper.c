@@ -5,12 +5,16 @@
  * the fd, allocation size and device UUID to Java, and per frame fills the
  * "game" image with the test pattern and copies it into the export image
  * (fence path, so the frame is complete when vkFrame returns, as the mod's
- * fence wait ensures today).
+ * fence wait ensures today). For GlZeroCopyGpuTest it plays the GL game
+ * instead: a headless EGL context current on the calling thread and an
+ * RGBA8 texture filled with the same pattern (GL row order).
  */
+#include <epoxy/gl.h>
 #include <jni.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg_egl_headless.h"
 #include "cg_vk_export.h"
 #include "vkt.h"
 
@@ -20,6 +24,11 @@ JNIEXPORT jlongArray JNICALL Java_cgtest_ZeroCopyGpuTest_vkSetup(JNIEnv *env, jc
 JNIEXPORT jlong JNICALL Java_cgtest_ZeroCopyGpuTest_vkExportFd(JNIEnv *env, jclass cls);
 JNIEXPORT jboolean JNICALL Java_cgtest_ZeroCopyGpuTest_vkFrame(JNIEnv *env, jclass cls, jint f);
 JNIEXPORT void JNICALL Java_cgtest_ZeroCopyGpuTest_vkTeardown(JNIEnv *env, jclass cls);
+JNIEXPORT jint JNICALL Java_cgtest_GlZeroCopyGpuTest_glSetup(JNIEnv *env, jclass cls, jint w,
+                                                             jint h);
+JNIEXPORT jboolean JNICALL Java_cgtest_GlZeroCopyGpuTest_glFrame(JNIEnv *env, jclass cls,
+                                                                 jint tex, jint w, jint h, jint f);
+JNIEXPORT void JNICALL Java_cgtest_GlZeroCopyGpuTest_glTeardown(JNIEnv *env, jclass cls);
 
 static vkt T;
 static int t_open;
@@ -103,4 +112,48 @@ JNIEXPORT void JNICALL Java_cgtest_ZeroCopyGpuTest_vkTeardown(JNIEnv *env, jclas
     (void)env;
     (void)cls;
     teardown();
+}
+
+static cg_egl_headless *GL;
+
+/* Make a headless context current on this thread and create a w x h RGBA8
+ * texture; its name, or -1 without EGL (the test then skips). */
+JNIEXPORT jint JNICALL Java_cgtest_GlZeroCopyGpuTest_glSetup(JNIEnv *env, jclass cls, jint w,
+                                                             jint h)
+{
+    (void)env;
+    (void)cls;
+    char why[256];
+    if (!GL && cg_egl_headless_open(&GL, why, sizeof why) != 0) return -1;
+    GLuint t = 0;
+    glGenTextures(1, &t);
+    glBindTexture(GL_TEXTURE_2D, t);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    return glGetError() == GL_NO_ERROR ? (jint)t : -1;
+}
+
+/* The game renders frame f into the texture (pattern, GL row order). */
+JNIEXPORT jboolean JNICALL Java_cgtest_GlZeroCopyGpuTest_glFrame(JNIEnv *env, jclass cls,
+                                                                 jint tex, jint w, jint h, jint f)
+{
+    (void)env;
+    (void)cls;
+    uint8_t *px = malloc((size_t)w * (size_t)h * 4);
+    if (!px) return JNI_FALSE;
+    vkt_pattern(px, w, h, f);
+    glBindTexture(GL_TEXTURE_2D, (GLuint)tex);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    free(px);
+    return glGetError() == GL_NO_ERROR;
+}
+
+JNIEXPORT void JNICALL Java_cgtest_GlZeroCopyGpuTest_glTeardown(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    cg_egl_headless_close(GL);
+    GL = NULL;
 }
