@@ -149,6 +149,16 @@ static void nearest_row_fast(const cg_convert_params *p, const cg_row_kernels *k
     }
 }
 
+/* Resizing skips source rows, which defeats the hardware prefetcher at each
+ * row start; ask for the next needed row's cache lines while this one runs. */
+static void prefetch_next_row(const cg_convert_params *p, int y)
+{
+    const uint8_t *s = src_row(p, (int)((int64_t)y * p->src_h / p->dst_h));
+    const size_t last = (size_t)((int64_t)(p->dst_w - 1) * p->src_w / p->dst_w) * 4 + 3;
+    for (size_t off = 0; off <= last; off += 64) __builtin_prefetch(s + off, 0, 3);
+    __builtin_prefetch(s + last, 0, 3);
+}
+
 /* ---- the one-pass driver --------------------------------------------------- */
 
 /* k == NULL runs the scalar reference. */
@@ -163,10 +173,12 @@ static void convert_rows(const cg_convert_params *p, uint8_t *dst, const cg_row_
             box_row(p, y, out);
         } else {
             const uint8_t *s = src_row(p, (int)((int64_t)y * p->src_h / p->dst_h));
-            if (k == NULL)
+            if (k == NULL) {
                 nearest_row_reference(p, s, out);
-            else
+            } else {
+                if (p->src_h != p->dst_h && y + 1 < p->dst_h) prefetch_next_row(p, y + 1);
                 nearest_row_fast(p, k, &xc, s, out);
+            }
         }
         if (p->draw_cursor) cursor_row(p, y, out);
     }

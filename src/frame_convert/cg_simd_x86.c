@@ -70,22 +70,38 @@ CG_AVX2 static inline __m256i rgb24_avx2(__m256i v)
     return _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, m), perm);
 }
 
+/* 32 pixels -> three exact 32-byte stores. After the in-lane shuffle a
+ * vector holds dwords [p0 p1 p2 - p3 p4 p5 -]; lane-crossing dword
+ * permutes and blends assemble the 96 output bytes without overlap. */
 CG_AVX2 static void pack_avx2(const uint8_t *src, uint8_t *dst, int n)
 {
+    const __m256i m = _mm256_setr_epi8(CG_PACK_MASK, CG_PACK_MASK);
+    const __m256i ia = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 0, 0);
+    const __m256i ib0 = _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 0, 1);
+    const __m256i ib1 = _mm256_setr_epi32(2, 4, 5, 6, 0, 0, 0, 0);
+    const __m256i ic1 = _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 2, 4);
+    const __m256i ic2 = _mm256_setr_epi32(5, 6, 0, 0, 0, 0, 0, 0);
+    const __m256i ie2 = _mm256_setr_epi32(0, 0, 0, 1, 2, 4, 5, 6);
     int i = 0;
-    /* 32-byte stores of 24 useful bytes overlap; the last one needs 8 bytes
-     * of slack, so stop while 35 pixels (105 bytes) remain. */
-    for (; i + 35 <= n; i += 32) {
+    for (; i + 32 <= n; i += 32) {
         const uint8_t *s = src + 4 * i;
         uint8_t *d = dst + 3 * i;
-        __m256i a = rgb24_avx2(_mm256_loadu_si256((const __m256i *)(const void *)s));
-        __m256i b = rgb24_avx2(_mm256_loadu_si256((const __m256i *)(const void *)(s + 32)));
-        __m256i c = rgb24_avx2(_mm256_loadu_si256((const __m256i *)(const void *)(s + 64)));
-        __m256i e = rgb24_avx2(_mm256_loadu_si256((const __m256i *)(const void *)(s + 96)));
-        _mm256_storeu_si256((__m256i *)(void *)d, a);
-        _mm256_storeu_si256((__m256i *)(void *)(d + 24), b);
-        _mm256_storeu_si256((__m256i *)(void *)(d + 48), c);
-        _mm256_storeu_si256((__m256i *)(void *)(d + 72), e);
+        __m256i a = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s), m);
+        __m256i b =
+            _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + 32)), m);
+        __m256i c =
+            _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + 64)), m);
+        __m256i e =
+            _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(s + 96)), m);
+        __m256i o0 = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(a, ia),
+                                        _mm256_permutevar8x32_epi32(b, ib0), 0xc0);
+        __m256i o1 = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(b, ib1),
+                                        _mm256_permutevar8x32_epi32(c, ic1), 0xf0);
+        __m256i o2 = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(c, ic2),
+                                        _mm256_permutevar8x32_epi32(e, ie2), 0xfc);
+        _mm256_storeu_si256((__m256i *)(void *)d, o0);
+        _mm256_storeu_si256((__m256i *)(void *)(d + 32), o1);
+        _mm256_storeu_si256((__m256i *)(void *)(d + 64), o2);
     }
     pack_ssse3(src + 4 * i, dst + 3 * i, n - i);
 }
