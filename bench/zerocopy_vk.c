@@ -23,6 +23,7 @@
 #include "cg_frame.h"
 #include "cg_vk_export.h"
 #include "vkt.h"
+#include "vkt_export.h"
 #include "zerocopy_util.h"
 
 static vkt T;
@@ -72,16 +73,8 @@ typedef struct result {
 static int zerocopy(int w, int h, cg_vk_sync sync, int n, result *r)
 {
     char err[512];
-    cg_vk_export_desc d;
-    memset(&d, 0, sizeof d);
-    d.instance = T.inst;
-    d.physical_device = T.phys;
-    d.device = T.dev;
-    d.get_instance_proc_addr = T.gipa;
-    d.queue_family = T.qfam;
-    d.width = w;
-    d.height = h;
-    d.sync = sync;
+    cg_vk_export_desc d = vkt_export_desc(&T, w, h, sync);
+    d.debug_utils = 0;
     cg_vk_export *e = NULL;
     if (cg_vk_export_create(&d, &e, err, sizeof err) != CG_OK) {
         printf("export: %s\n", err);
@@ -91,15 +84,7 @@ static int zerocopy(int w, int h, cg_vk_sync sync, int n, result *r)
     cg_vk_export_get_info(e, &info);
     int fd = -1;
     cg_vk_export_memory_fd(e, &fd);
-    cg_cuda_import_desc cd;
-    memset(&cd, 0, sizeof cd);
-    cd.handle = fd;
-    cd.allocation_size = info.allocation_size;
-    memcpy(cd.device_uuid, info.device_uuid, 16);
-    cd.width = w;
-    cd.height = h;
-    cd.dedicated = 1;
-    cd.color_attachment = 1;
+    cg_cuda_import_desc cd = vkt_import_desc(&info, fd);
     cg_cuda_import *ci = NULL;
     cg_cuda_import_create(&ci);
     uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE];

@@ -2,11 +2,6 @@ package cgtest;
 
 import com.google.protobuf.ByteString;
 import com.kyhsgeekcode.minecraftenv.FramebufferCapturer;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 
 /**
  * The GL zero-copy path through the JNI natives on a real GPU, as the mod
@@ -64,16 +59,9 @@ public final class GlZeroCopyGpuTest {
             check(true, "second init: " + e.getMessage());
         }
 
-        StringBuilder hex = new StringBuilder();
-        for (byte b : handle.toByteArray()) hex.append(String.format("%02x", b & 0xff));
-        String py = System.getenv().getOrDefault("CG_PYTHON", "python3");
-        Process p = new ProcessBuilder(py, args[0], hex.toString(), "" + w, "" + h, "--flip")
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        PrintWriter out = new PrintWriter(new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8), true);
-        String line = in.readLine();
-        if (line != null && line.startsWith("SKIP")) skip("consumer: " + line);
-        check("READY".equals(line), "consumer opened the handle (" + line + ")");
+        Consumer c = new Consumer(args[0], handle, w, h, true);
+        if (c.greeting != null && c.greeting.startsWith("SKIP")) skip("consumer: " + c.greeting);
+        check("READY".equals(c.greeting), "consumer opened the handle (" + c.greeting + ")");
         int ok = 0;
         for (int f = 0; f < frames; f++) {
             if (!glFrame(tex, w, h, f)) {
@@ -85,16 +73,14 @@ public final class GlZeroCopyGpuTest {
                 check(false, "capture returned non-null " + r);
                 break;
             }
-            out.println("FRAME " + f);
-            line = in.readLine();
+            String line = c.frame(f);
             if (line == null || !line.startsWith("OK")) {
                 check(false, "frame " + f + ": consumer said " + line);
                 break;
             }
             ok++;
         }
-        out.println("DONE");
-        int rc = p.waitFor();
+        int rc = c.finish();
         check(ok == frames && rc == 0, "consumer process checked " + ok + "/" + frames
                 + " flipped frames byte-exact (exit " + rc + ")");
         try {

@@ -2,11 +2,6 @@ package cgtest;
 
 import com.google.protobuf.ByteString;
 import com.kyhsgeekcode.minecraftenv.VulkanCudaZerocopy;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 
 /**
  * The Vulkan zero-copy path through the JNI natives, as the mod drives it,
@@ -42,12 +37,6 @@ public final class ZeroCopyGpuTest {
         System.exit(77);
     }
 
-    private static String hex(byte[] b) {
-        StringBuilder s = new StringBuilder();
-        for (byte x : b) s.append(String.format("%02x", x & 0xff));
-        return s.toString();
-    }
-
     /** Import at w x h and run `frames` frames past a consumer process. */
     private static void run(String consumer, int w, int h, int frames, boolean first) throws Exception {
         VulkanCudaZerocopy vk = VulkanCudaZerocopy.INSTANCE;
@@ -76,14 +65,9 @@ public final class ZeroCopyGpuTest {
             check(true, "second import: " + e.getMessage());
         }
 
-        String py = System.getenv().getOrDefault("CG_PYTHON", "python3");
-        Process p = new ProcessBuilder(py, consumer, hex(handle.toByteArray()), "" + w, "" + h, "--no-flip")
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        PrintWriter out = new PrintWriter(new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8), true);
-        String line = in.readLine();
-        if (line != null && line.startsWith("SKIP")) skip("consumer: " + line);
-        check("READY".equals(line), "consumer opened the handle (" + line + ")");
+        Consumer c = new Consumer(consumer, handle, w, h, false);
+        if (c.greeting != null && c.greeting.startsWith("SKIP")) skip("consumer: " + c.greeting);
+        check("READY".equals(c.greeting), "consumer opened the handle (" + c.greeting + ")");
         int ok = 0;
         for (int f = 0; f < frames; f++) {
             if (!vkFrame(f)) {
@@ -91,16 +75,14 @@ public final class ZeroCopyGpuTest {
                 break;
             }
             vk.copyImportedArrayToCudaSharedMemoryImpl();
-            out.println("FRAME " + f);
-            line = in.readLine();
+            String line = c.frame(f);
             if (line == null || !line.startsWith("OK")) {
                 check(false, w + "x" + h + " frame " + f + ": consumer said " + line);
                 break;
             }
             ok++;
         }
-        out.println("DONE");
-        int rc = p.waitFor();
+        int rc = c.finish();
         check(ok == frames && rc == 0, w + "x" + h + ": consumer process checked " + ok + "/" + frames
                 + " frames byte-exact (exit " + rc + ")");
         vk.destroyCudaImportImpl();

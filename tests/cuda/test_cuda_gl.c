@@ -17,29 +17,9 @@
 #include "cg_frame.h"
 #include "cg_gl_cuda.h"
 #include "cuda_probe.h"
+#include "zc_test.h"
 
 static int failures;
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            failures++;                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-        }                                                                       \
-    } while (0)
-
-static void pattern(uint8_t *p, int w, int h, int f)
-{
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            uint8_t *q = p + ((size_t)y * (size_t)w + (size_t)x) * 4;
-            q[0] = (uint8_t)(x * 7 + f * 13);
-            q[1] = (uint8_t)(y * 5 + f * 29);
-            q[2] = (uint8_t)((x ^ y) + f * 3);
-            q[3] = (uint8_t)(255 - f);
-        }
-}
 
 static GLuint texture(int w, int h, GLenum ifmt, const uint8_t *px)
 {
@@ -104,7 +84,7 @@ static void run_size(int w, int h, int frames)
     GLuint tex = texture(w, h, GL_RGBA8, NULL);
     int bad = 0;
     for (int f = 0; f < frames && !bad; f++) {
-        pattern(want, w, h, f);
+        zc_pattern(want, w, h, f);
         upload(tex, w, h, want);
         cg_gl_cuda_frame fr = {tex, 0, 0, 0};
         st = cg_gl_cuda_capture(g, &fr);
@@ -115,7 +95,7 @@ static void run_size(int w, int h, int frames)
     /* Cursor at a few places, including partly outside. */
     int spots[4][2] = {{3, 2}, {w - 5, h - 7}, {-6, -3}, {w / 2, -10}};
     for (int i = 0; i < 4; i++) {
-        pattern(want, w, h, 100 + i);
+        zc_pattern(want, w, h, 100 + i);
         upload(tex, w, h, want);
         cg_gl_cuda_frame fr = {tex, 1, spots[i][0], spots[i][1]};
         CHECK(cg_gl_cuda_capture(g, &fr) == CG_OK, "cursor capture");
@@ -125,7 +105,7 @@ static void run_size(int w, int h, int frames)
     }
     /* Another texture id: registered again, bottom-left region copied. */
     uint8_t *bigpx = malloc((size_t)(w + 3) * (size_t)(h + 2) * 4);
-    pattern(bigpx, w + 3, h + 2, 7);
+    zc_pattern(bigpx, w + 3, h + 2, 7);
     upload(big, w + 3, h + 2, bigpx);
     for (int y = 0; y < h; y++)
         memcpy(want + (size_t)y * (size_t)w * 4, bigpx + (size_t)y * (size_t)(w + 3) * 4,
@@ -135,7 +115,7 @@ static void run_size(int w, int h, int frames)
     CHECK(compare(g, want, w, h, got), "larger texture: region differs");
     /* Register every frame (the predecessor's pattern): same bytes. */
     cg_gl_cuda_set_register_every_frame(g, 1);
-    pattern(want, w, h, 9);
+    zc_pattern(want, w, h, 9);
     upload(tex, w, h, want);
     cg_gl_cuda_frame ft = {tex, 0, 0, 0};
     CHECK(cg_gl_cuda_capture(g, &ft) == CG_OK && compare(g, want, w, h, got),

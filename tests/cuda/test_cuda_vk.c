@@ -26,19 +26,12 @@
 #include "cg_vk_export.h"
 #include "cuda_probe.h"
 #include "vkt.h"
+#include "vkt_export.h"
+#include "zc_test.h"
 
 extern char **environ;
 
 static int failures;
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            failures++;                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-        }                                                                       \
-    } while (0)
 
 static vkt T;
 
@@ -62,17 +55,7 @@ static int pair_open(pair *p, int w, int h, cg_vk_sync sync)
     p->w = w;
     p->h = h;
     char err[512];
-    cg_vk_export_desc d;
-    memset(&d, 0, sizeof d);
-    d.instance = T.inst;
-    d.physical_device = T.phys;
-    d.device = T.dev;
-    d.get_instance_proc_addr = T.gipa;
-    d.queue_family = T.qfam;
-    d.width = w;
-    d.height = h;
-    d.sync = sync;
-    d.debug_utils = T.has_debug_utils;
+    cg_vk_export_desc d = vkt_export_desc(&T, w, h, sync);
     cg_status st = cg_vk_export_create(&d, &p->e, err, sizeof err);
     CHECK(st == CG_OK, "export %dx%d: %s %s", w, h, cg_status_name(st), err);
     if (st != CG_OK) return 1;
@@ -80,16 +63,7 @@ static int pair_open(pair *p, int w, int h, cg_vk_sync sync)
     cg_vk_export_get_info(p->e, &info);
     int fd = -1;
     CHECK(cg_vk_export_memory_fd(p->e, &fd) == CG_OK, "memory fd");
-    cg_cuda_import_desc cd;
-    memset(&cd, 0, sizeof cd);
-    cd.handle_type = CG_CUDA_HANDLE_OPAQUE_FD;
-    cd.handle = fd;
-    cd.allocation_size = info.allocation_size;
-    memcpy(cd.device_uuid, info.device_uuid, 16);
-    cd.width = w;
-    cd.height = h;
-    cd.dedicated = info.dedicated;
-    cd.color_attachment = info.color_attachment;
+    cg_cuda_import_desc cd = vkt_import_desc(&info, fd);
     CHECK(cg_cuda_import_create(&p->ci) == CG_OK, "create");
     st = cg_cuda_import_init(p->ci, &cd, p->handle);
     CHECK(st == CG_OK, "import %dx%d: %s %s", w, h, cg_status_name(st),
@@ -130,7 +104,7 @@ static void pair_close(pair *p)
 /* One frame: game image <- pattern f; export copy; CUDA copy. */
 static int pair_frame(pair *p, int f, uint8_t *want)
 {
-    vkt_pattern(want, p->w, p->h, f);
+    zc_pattern(want, p->w, p->h, f);
     if (vkt_upload(&T, p->game, p->w, p->h, want, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL))
         return 1;
     uint64_t value = 0;
@@ -167,29 +141,15 @@ static void frames(int w, int h, cg_vk_sync sync, int n)
 static void wrong_uuid(void)
 {
     char err[256];
-    cg_vk_export_desc d;
-    memset(&d, 0, sizeof d);
-    d.instance = T.inst;
-    d.physical_device = T.phys;
-    d.device = T.dev;
-    d.get_instance_proc_addr = T.gipa;
-    d.queue_family = T.qfam;
-    d.width = 16;
-    d.height = 16;
+    cg_vk_export_desc d = vkt_export_desc(&T, 16, 16, CG_VK_SYNC_FENCE);
     cg_vk_export *e = NULL;
     if (cg_vk_export_create(&d, &e, err, sizeof err) != CG_OK) return;
     cg_vk_export_info info;
     cg_vk_export_get_info(e, &info);
     int fd = -1;
     cg_vk_export_memory_fd(e, &fd);
-    cg_cuda_import_desc cd;
-    memset(&cd, 0, sizeof cd);
-    cd.handle = fd;
-    cd.allocation_size = info.allocation_size;
-    memcpy(cd.device_uuid, info.device_uuid, 16);
+    cg_cuda_import_desc cd = vkt_import_desc(&info, fd);
     cd.device_uuid[5] ^= 0xFF;
-    cd.width = cd.height = 16;
-    cd.dedicated = 1;
     cg_cuda_import *ci = NULL;
     cg_cuda_import_create(&ci);
     uint8_t h[CG_CUDA_IPC_HANDLE_SIZE];

@@ -17,6 +17,8 @@
 #include "cg_egl_headless.h"
 #include "cg_vk_export.h"
 #include "vkt.h"
+#include "vkt_export.h"
+#include "zc_test.h"
 
 /* Prototypes (the class has no javac -h header in this build). */
 JNIEXPORT jlongArray JNICALL Java_cgtest_ZeroCopyGpuTest_vkSetup(JNIEnv *env, jclass cls, jint w,
@@ -55,16 +57,7 @@ JNIEXPORT jlongArray JNICALL Java_cgtest_ZeroCopyGpuTest_vkSetup(JNIEnv *env, jc
     if (!t_open && vkt_init(&T, why, sizeof why) != 0) return NULL;
     t_open = 1;
     teardown();
-    cg_vk_export_desc d;
-    memset(&d, 0, sizeof d);
-    d.instance = T.inst;
-    d.physical_device = T.phys;
-    d.device = T.dev;
-    d.get_instance_proc_addr = T.gipa;
-    d.queue_family = T.qfam;
-    d.width = w;
-    d.height = h;
-    d.debug_utils = T.has_debug_utils;
+    cg_vk_export_desc d = vkt_export_desc(&T, w, h, CG_VK_SYNC_FENCE);
     if (cg_vk_export_create(&d, &E, why, sizeof why) != CG_OK) return NULL;
     if (vkt_image(&T, w, h, -1, 0, &G, &GM) != 0) return NULL;
     W = w;
@@ -100,7 +93,7 @@ JNIEXPORT jboolean JNICALL Java_cgtest_ZeroCopyGpuTest_vkFrame(JNIEnv *env, jcla
     size_t n = (size_t)W * (size_t)H * 4;
     uint8_t *px = malloc(n);
     if (!px) return JNI_FALSE;
-    vkt_pattern(px, W, H, f);
+    zc_pattern(px, W, H, f);
     int rc = vkt_upload(&T, G, W, H, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
     free(px);
     if (rc) return JNI_FALSE;
@@ -141,7 +134,7 @@ JNIEXPORT jboolean JNICALL Java_cgtest_GlZeroCopyGpuTest_glFrame(JNIEnv *env, jc
     (void)cls;
     uint8_t *px = malloc((size_t)w * (size_t)h * 4);
     if (!px) return JNI_FALSE;
-    vkt_pattern(px, w, h, f);
+    zc_pattern(px, w, h, f);
     glBindTexture(GL_TEXTURE_2D, (GLuint)tex);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);

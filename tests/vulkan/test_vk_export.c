@@ -14,17 +14,10 @@
 
 #include "cg_vk_export.h"
 #include "vkt.h"
+#include "vkt_export.h"
+#include "zc_test.h"
 
 static int failures;
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            failures++;                                                         \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-        }                                                                       \
-    } while (0)
 
 /* Debug-utils names seen through an intercepted vkSetDebugUtilsObjectNameEXT. */
 static vkt T;
@@ -65,16 +58,8 @@ static const char *name_of(uint64_t handle, VkObjectType type)
 
 static cg_vk_export_desc desc(int w, int h, cg_vk_sync sync)
 {
-    cg_vk_export_desc d;
-    memset(&d, 0, sizeof d);
-    d.instance = T.inst;
-    d.physical_device = T.phys;
-    d.device = T.dev;
+    cg_vk_export_desc d = vkt_export_desc(&T, w, h, sync);
     d.get_instance_proc_addr = spy_gipa;
-    d.queue_family = T.qfam;
-    d.width = w;
-    d.height = h;
-    d.sync = sync;
     d.debug_utils = 1;
     return d;
 }
@@ -108,7 +93,7 @@ static void copy_frames(int w, int h, int frames)
     size_t n = (size_t)w * (size_t)h * 4;
     uint8_t *want = malloc(n), *got = malloc(n);
     for (int f = 0; f < frames; f++) {
-        vkt_pattern(want, w, h, f);
+        zc_pattern(want, w, h, f);
         CHECK(vkt_upload(&T, game, w, h, want, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL) == 0,
               "upload");
         st = cg_vk_export_copy(e, game, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, NULL);
@@ -173,7 +158,7 @@ static void semaphores(cg_vk_sync sync)
     VkDeviceMemory gm;
     vkt_image(&T, 16, 9, -1, 0, &game, &gm);
     uint8_t px[16 * 9 * 4];
-    vkt_pattern(px, 16, 9, 1);
+    zc_pattern(px, 16, 9, 1);
     vkt_upload(&T, game, 16, 9, px, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
 
     int sfd = -1;

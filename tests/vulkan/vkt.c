@@ -312,15 +312,3 @@ int vkt_download(vkt *t, VkImage img, VkImageLayout cur, int w, int h, uint8_t *
 {
     return transfer(t, img, cur, cur, w, h, out, 0);
 }
-
-void vkt_pattern(uint8_t *rgba, int w, int h, int f)
-{
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            uint8_t *p = rgba + ((size_t)y * (size_t)w + (size_t)x) * 4;
-            p[0] = (uint8_t)(x * 7 + f * 13);
-            p[1] = (uint8_t)(y * 5 + f * 29);
-            p[2] = (uint8_t)((x ^ y) + f * 3);
-            p[3] = (uint8_t)(255 - f);
-        }
-}

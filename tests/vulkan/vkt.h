@@ -58,7 +58,4 @@ int vkt_upload(vkt *t, VkImage img, int w, int h, const uint8_t *rgba, VkImageLa
 /* Download img (currently in `cur`, left in `cur`) into out[w*h*4]. */
 int vkt_download(vkt *t, VkImage img, VkImageLayout cur, int w, int h, uint8_t *out);
 
-/* Deterministic test pattern for frame `f`: every byte depends on x, y, f. */
-void vkt_pattern(uint8_t *rgba, int w, int h, int f);
-
 #endif

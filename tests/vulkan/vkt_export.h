@@ -1,0 +1,47 @@
+/*
+ * vkt_export.h - test-only glue between the vkt harness and the library's
+ * two halves: a cg_vk_export_desc for the harness device, and the
+ * cg_cuda_import_desc that imports an export (no CUDA types involved).
+ */
+#ifndef VKT_EXPORT_H
+#define VKT_EXPORT_H
+
+#include <string.h>
+
+#include "cg_cuda_import.h"
+#include "cg_vk_export.h"
+#include "vkt.h"
+
+static inline cg_vk_export_desc vkt_export_desc(const vkt *t, int w, int h, cg_vk_sync sync)
+{
+    cg_vk_export_desc d;
+    memset(&d, 0, sizeof d);
+    d.instance = t->inst;
+    d.physical_device = t->phys;
+    d.device = t->dev;
+    d.get_instance_proc_addr = t->gipa;
+    d.queue_family = t->qfam;
+    d.width = w;
+    d.height = h;
+    d.sync = sync;
+    d.debug_utils = t->has_debug_utils;
+    return d;
+}
+
+/* Import descriptor for `info` with the memory fd `fd`. */
+static inline cg_cuda_import_desc vkt_import_desc(const cg_vk_export_info *info, int fd)
+{
+    cg_cuda_import_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.handle_type = CG_CUDA_HANDLE_OPAQUE_FD;
+    cd.handle = fd;
+    cd.allocation_size = info->allocation_size;
+    memcpy(cd.device_uuid, info->device_uuid, 16);
+    cd.width = info->width;
+    cd.height = info->height;
+    cd.dedicated = info->dedicated;
+    cd.color_attachment = info->color_attachment;
+    return cd;
+}
+
+#endif
