@@ -322,6 +322,13 @@ static void png_row(png_ctx *c, png_ctx *lib, cg_png_options o, int reps, size_t
 static void png_cases(int scale)
 {
     const int w = 640, h = 360;
+    uint8_t probe[3] = {0};
+    cg_buf pb = {0};
+    if (cg_png_encode_rgb(probe, 1, 1, 3, NULL, &pb) == CG_E_UNSUPPORTED) {
+        printf("PNG: not built into this library (CG_WITH_PNG=OFF)\n");
+        return;
+    }
+    cg_buf_free(&pb);
     uint8_t *src = game_frame(w, h);
     if (src == NULL) abort();
     png_ctx def, lib;
