@@ -107,7 +107,9 @@ cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage
  * modes: returns after submission; the semaphore is signalled when the
  * copy completes (timeline: with the value written to *signal_value, which
  * increases by one per call; binary: *signal_value = 0). signal_value may
- * be NULL. Waits for the previous copy's fence before re-recording. */
+ * be NULL. Waits for the previous copy's fence before re-recording. A
+ * binary semaphore's signal must be consumed (cg_cuda_import_copy waits on
+ * it) before the next copy signals it again. */
 cg_status cg_vk_export_copy(cg_vk_export *e, VkImage src, VkImageLayout src_layout,
                             uint64_t *signal_value);
 
