@@ -24,6 +24,10 @@ if [ "${1:-}" = "--prepare" ]; then
   apt-get $o update -qq
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 \
      libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0)
+  # libX11 for the GLX test: unpacked apart from / there (its deps are older
+  # than that machine's own), reached through an rpath.
+  mkdir -p .gl/x11
+  (cd .gl/x11 && apt-get $o download libx11-6 libx11-dev libxcb1 libxau6 libxdmcp6 libbsd0 libmd0)
   # C headers only (the tree travels under a size limit).
   mkdir -p build-deps/include/vulkan build-deps/include/GL
   cp /usr/include/vulkan/*.h build-deps/include/vulkan/
@@ -59,6 +63,8 @@ JOBS=$(nproc)
 
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
+X11LIB=/opt/cg-x11/usr/lib/x86_64-linux-gnu
+for f in .gl/x11/*.deb; do dpkg -x "$f" /opt/cg-x11; done
 [ -e /usr/share/vulkan/icd.d/nvidia_icd.json ] ||
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 [ -e /usr/share/glvnd/egl_vendor.d/10_nvidia.json ] ||
@@ -66,10 +72,13 @@ ldconfig
 nvidia-smi -L | tee "$OUT/gpu.txt"
 
 # libepoxy-dev's epoxy.pc requires x11, egl and gl .pc files that machine
-# lacks; epoxy loads libEGL/libGL itself at run time, so empty stand-ins do.
+# lacks; epoxy loads libEGL/libGL itself at run time, so stand-ins do (x11's
+# names the libX11 the .gl debs bring, for the GLX test).
 mkdir -p "$ROOT/build-gpu-pc"
 for m in x11 egl gl; do
-  printf 'Name: %s\nDescription: stand-in\nVersion: 99\nCflags:\nLibs:\n' "$m" \
+  libs=
+  [ $m = x11 ] && libs="-L$X11LIB -Wl,--disable-new-dtags,-rpath,$X11LIB -lX11"
+  printf 'Name: %s\nDescription: stand-in\nVersion: 99\nCflags:\nLibs: %s\n' "$m" "$libs" \
     >"$ROOT/build-gpu-pc/$m.pc"
 done
 export PKG_CONFIG_PATH="$ROOT/build-gpu-pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
