@@ -5,8 +5,8 @@
  *
  * Two row paths produce byte-identical output: nearest_row_reference() is
  * the plain per-pixel definition (CG_SIMD_SCALAR); nearest_row_fast() uses
- * the architecture's row kernels and a small x-offset table. The box filter
- * is one scalar implementation shared by every level.
+ * the architecture's row kernels and a small x-offset table. Likewise the
+ * box filter: box_row() is the definition, box_row_fast() the fast levels'.
  */
 #include <stdint.h>
 #include <string.h>
@@ -92,6 +92,76 @@ static void box_row(const cg_convert_params *p, int y, uint8_t *out)
     }
 }
 
+/* Box filter for the fast levels; identical output to box_row() (which the
+ * tests compare it against). Spans are stepped without division, source
+ * rows are read in order, and sums stay in 32 bits: per chunk of up to
+ * CG_BOX_CHUNK destination columns, 4 KB of stack. Rows whose box could
+ * overflow 32-bit sums (downscaling by thousands) use box_row(). */
+#define CG_BOX_CHUNK 256
+
+static void box_row_fast(const cg_convert_params *p, int y, uint8_t *out)
+{
+    int y0, y1;
+    span(y, p->src_h, p->dst_h, &y0, &y1);
+    const int sw = p->src_w, dw = p->dst_w, q = sw / dw, r = sw % dw;
+    const uint32_t rows = (uint32_t)(y1 - y0);
+    if ((uint64_t)rows * (uint64_t)(q + 1) > UINT32_MAX / 256) {
+        box_row(p, y, out);
+        return;
+    }
+    /* Boxes are rows x q or rows x (q+1) pixels (rows x 1 when upscaling).
+     * For those two areas divide by multiplying with ceil(2^33 / area):
+     * exact for every numerator up to 255.5 * area when area <= 4096
+     * (checked exhaustively); m == 0 means "use the division". */
+    const uint32_t area_a = rows * (uint32_t)(q > 0 ? q : 1), area_b = rows * (uint32_t)(q + 1);
+    const uint64_t m_a = area_a <= 4096 ? (((uint64_t)1 << 33) + area_a - 1) / area_a : 0;
+    const uint64_t m_b = area_b <= 4096 ? (((uint64_t)1 << 33) + area_b - 1) / area_b : 0;
+    uint32_t sum[CG_BOX_CHUNK * 3];
+    int lo[CG_BOX_CHUNK + 1];
+    int next = 0, rem = 0; /* x * sw / dw and its remainder; the loop below
+                              leaves them at x = c0 + n, the next chunk */
+    for (int c0 = 0; c0 < dw; c0 += CG_BOX_CHUNK) {
+        const int n = dw - c0 < CG_BOX_CHUNK ? dw - c0 : CG_BOX_CHUNK;
+        for (int i = 0; i <= n; i++) {
+            lo[i] = next;
+            if (i == n) break;
+            next += q;
+            rem += r;
+            if (rem >= dw) {
+                rem -= dw;
+                next++;
+            }
+        }
+        memset(sum, 0, sizeof(uint32_t) * 3 * (size_t)n);
+        for (int iy = y0; iy < y1; iy++) {
+            const uint8_t *s = src_row(p, iy);
+            for (int i = 0; i < n; i++) {
+                const int x1 = lo[i + 1] > lo[i] ? lo[i + 1] : lo[i] + 1;
+                uint32_t a = 0, b = 0, c = 0;
+                for (const uint8_t *px = s + (size_t)lo[i] * 4, *end = s + (size_t)x1 * 4;
+                     px < end; px += 4) {
+                    a += px[0];
+                    b += px[1];
+                    c += px[2];
+                }
+                sum[3 * i] += a;
+                sum[3 * i + 1] += b;
+                sum[3 * i + 2] += c;
+            }
+        }
+        uint8_t *o = out + (size_t)c0 * 3;
+        for (int i = 0; i < n; i++) {
+            const int x1 = lo[i + 1] > lo[i] ? lo[i + 1] : lo[i] + 1;
+            const uint32_t area = rows * (uint32_t)(x1 - lo[i]);
+            const uint64_t m = area == area_a ? m_a : area == area_b ? m_b : 0;
+            for (int ch = 0; ch < 3; ch++) {
+                const uint32_t v = sum[3 * i + ch] + area / 2;
+                o[3 * i + ch] = (uint8_t)(m ? (v * m) >> 33 : v / area);
+            }
+        }
+    }
+}
+
 /* ---- nearest-neighbour rows ---------------------------------------------------- */
 
 /* The reference: the mapping of ARCHITECTURE.md, one pixel at a time. */
@@ -170,7 +240,10 @@ static void convert_rows(const cg_convert_params *p, uint8_t *dst, const cg_row_
     for (int y = 0; y < p->dst_h; y++) {
         uint8_t *out = dst + (size_t)y * drow;
         if (p->filter == CG_FILTER_BOX) {
-            box_row(p, y, out);
+            if (k == NULL)
+                box_row(p, y, out);
+            else
+                box_row_fast(p, y, out);
         } else {
             const uint8_t *s = src_row(p, (int)((int64_t)y * p->src_h / p->dst_h));
             if (k == NULL) {

@@ -430,6 +430,24 @@ START_TEST(max_side)
 }
 END_TEST
 
+/* Boxes of ~16.8 million pixels of 255: at the edge of 32-bit sums. One
+ * row more and the fast levels must fall back to 64-bit sums. */
+START_TEST(box_huge_area)
+{
+    const int w = 16384, h = 1025;
+    uint8_t *src = malloc((size_t)w * (size_t)h * 4);
+    ck_assert_ptr_nonnull(src);
+    memset(src, 0xff, (size_t)w * (size_t)h * 4);
+    static const uint8_t want[] = {255, 255, 255};
+    cg_convert_params p = params(src, (size_t)w * 4, w, h, 1, 1);
+    p.filter = CG_FILTER_BOX;
+    expect(&p, want, 3); /* 1025 * 16385 > 2^32 / 256: 64-bit path */
+    p.src_h = 1023;
+    expect(&p, want, 3); /* 1023 * 16385 < 2^32 / 256: 32-bit sums */
+    free(src);
+}
+END_TEST
+
 static void expect_error(const cg_convert_params *p, uint8_t *dst, size_t len, cg_status want)
 {
     uint8_t copy[64];
@@ -550,6 +568,7 @@ Suite *make_suite(void)
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, one_pixel);
     tcase_add_test(limits, max_side);
+    tcase_add_test(limits, box_huge_area);
     tcase_add_test(limits, bad_arguments);
     suite_add_tcase(s, limits);
     TCase *overflow = tcase_create("overflow");
