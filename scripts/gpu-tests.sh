@@ -108,8 +108,8 @@ if [ -x .jre/bin/java ] && [ -f build-gpu-jvm/libnative-lib.so ]; then
   J=build-gpu-jvm
   CP=$J/cg_stubs.jar:$J/protobuf.jar
   for t in "jvm_zerocopy_lifecycle cgtest.ZeroCopyLifecycleTest" \
-           "jvm_cuda_zerocopy cgtest.ZeroCopyGpuTest $ROOT/tests/cuda/consumer.py" \
-           "jvm_cuda_gl_zerocopy cgtest.GlZeroCopyGpuTest $ROOT/tests/cuda/consumer.py"; do
+           "jvm_cuda_zerocopy cgtest.ZeroCopyGpuTest $ROOT/tests/python/consumer.py" \
+           "jvm_cuda_gl_zerocopy cgtest.GlZeroCopyGpuTest $ROOT/tests/python/consumer.py"; do
     set -- $t
     name=$1; shift
     .jre/bin/java -Xcheck:jni -Djava.library.path=$J -cp "$J/${name}_jar.jar:$CP" "$@" \

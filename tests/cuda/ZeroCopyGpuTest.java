@@ -9,7 +9,7 @@ import com.kyhsgeekcode.minecraftenv.VulkanCudaZerocopy;
  * Vulkan side and exports the image memory; Java imports it with
  * importVulkanMemoryAndInitCudaIpcImpl, copies each frame with
  * copyImportedArrayToCudaSharedMemoryImpl, and a second process
- * (tests/cuda/consumer.py) opens the 68-byte handle and checks every frame.
+ * (tests/python/consumer.py) opens the 68-byte handle and checks every frame.
  * Then: double import, destroy, destroy again, re-import at another size,
  * and a non-matching UUID. Exits 77 without Vulkan or a CUDA device.
  *
