@@ -16,29 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "cg_frame.h"
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 
 /* ---- the limit: read the needed source lines, write the output ------------- */
 
@@ -88,11 +68,11 @@ static double time_median(frame_fn fn, void *ctx, int reps)
     if (t == NULL) return -1.0;
     for (int i = 0; i < reps / 4 + 2; i++) fn(ctx);
     for (int i = 0; i < reps; i++) {
-        double t0 = now_us();
+        double t0 = bench_now_us();
         fn(ctx);
-        t[i] = now_us() - t0;
+        t[i] = bench_now_us() - t0;
     }
-    double m = median(t, reps);
+    double m = bench_median(t, reps);
     free(t);
     return m;
 }
@@ -108,8 +88,8 @@ static void time_pair(frame_fn a, void *actx, frame_fn b, void *bctx, int reps, 
         ra[r] = time_median(a, actx, reps / ROUNDS + 1);
         rb[r] = time_median(b, bctx, reps / ROUNDS + 1);
     }
-    *ma = median(ra, ROUNDS);
-    *mb = median(rb, ROUNDS);
+    *ma = bench_median(ra, ROUNDS);
+    *mb = bench_median(rb, ROUNDS);
 }
 
 /* ---- the frames ----------------------------------------------------------------- */
@@ -305,14 +285,14 @@ static void png_row(png_ctx *c, png_ctx *lib, cg_png_options o, int reps, size_t
     c->opt = o;
     run_png(c);
     for (int i = 0; i < reps; i++) {
-        double t0 = now_us();
+        double t0 = bench_now_us();
         run_png(c);
-        double t1 = now_us();
+        double t1 = bench_now_us();
         run_png(lib);
         t[i] = t1 - t0;
-        t[reps + i] = now_us() - t1;
+        t[reps + i] = bench_now_us() - t1;
     }
-    double tc = median(t, reps), tl = median(t + reps, reps);
+    double tc = bench_median(t, reps), tl = bench_median(t + reps, reps);
     printf("%-6d %-8s %-9s %10.0f %9zu %10.2f %9.3f%s\n", o.level, filter_name(o.filters),
            strategy_name(o.strategy), tc, c->out.len, tc / tl,
            (double)c->out.len / (double)size_lib, is_default ? "   <- cg default" : "");

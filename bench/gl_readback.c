@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "cg_egl_headless.h"
 #include "cg_gl.h"
 
@@ -34,25 +34,6 @@ typedef struct bench_target {
     GLint u_color;
     int w, h;
 } bench_target;
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int target_create(bench_target *t, int w, int h)
 {
@@ -151,7 +132,7 @@ static int bench_size(int w, int h, int frames_per_method)
             render(&t, f);
             if (situation == 0) glFinish();
             cg_status st = CG_OK;
-            double t0 = now_us();
+            double t0 = bench_now_us();
             switch (m) {
             case 0:
                 glBindFramebuffer(GL_READ_FRAMEBUFFER, t.fbo);
@@ -171,7 +152,7 @@ static int bench_size(int w, int h, int frames_per_method)
                 glPixelStorei(GL_PACK_ALIGNMENT, 4);
                 break;
             }
-            double dt = now_us() - t0;
+            double dt = bench_now_us() - t0;
             if (st != CG_OK) {
                 fprintf(stderr, "bench_gl: %s: %s (%s)\n", k_method[m], cg_strerror(st),
                         cg_gl_reader_last_error(m == 3 ? ring : sync));
@@ -182,7 +163,7 @@ static int bench_size(int w, int h, int frames_per_method)
         glFinish();
         double limit = 0;
         for (int m = 0; m < METHODS; m++) {
-            double med = median(samples + (situation * METHODS + m) * n, n);
+            double med = bench_median(samples + (situation * METHODS + m) * n, n);
             if (m == 0) limit = med;
             printf("%4dx%-5d %-7s %-30s %10.1f us %7.2fx limit\n", w, h,
                    situation ? "render" : "idle", k_method[m], med, med / limit);

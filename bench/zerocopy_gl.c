@@ -16,7 +16,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cg_egl_headless.h"
 #include "cg_frame.h"
@@ -48,12 +47,12 @@ static double zerocopy(GLuint tex, int w, int h, int every_frame, int n)
     cg_gl_cuda_frame fr = {tex, 0, 0, 0};
     for (int i = -10; i < n; i++) {
         game_clear(i + 10);
-        double a = zc_now_us();
+        double a = bench_now_us();
         cg_status st = cg_gl_cuda_capture(g, &fr);
-        if (i >= 0) t[i] = zc_now_us() - a;
+        if (i >= 0) t[i] = bench_now_us() - a;
         if (st != CG_OK) printf("capture: %s\n", cg_gl_cuda_last_error(g));
     }
-    double m = zc_median(t, n);
+    double m = bench_median(t, n);
     free(t);
     cg_gl_cuda_destroy(g);
     return m;
@@ -67,20 +66,14 @@ static double cpu_readback(int w, int h, int n)
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     for (int i = -10; i < n; i++) {
         game_clear(i + 10);
-        double a = zc_now_us();
+        double a = bench_now_us();
         glBindFramebuffer(GL_READ_FRAMEBUFFER, g_fbo);
         glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, host);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-        cg_convert_params p;
-        memset(&p, 0, sizeof p);
-        p.src = host;
-        p.src_stride = (size_t)w * 4;
-        p.src_w = p.dst_w = w;
-        p.src_h = p.dst_h = h;
-        cg_convert(&p, out, rgb);
-        if (i >= 0) t[i] = zc_now_us() - a;
+        zc_rgba_to_raw(host, w, h, 0, out);
+        if (i >= 0) t[i] = bench_now_us() - a;
     }
-    double m = zc_median(t, n);
+    double m = bench_median(t, n);
     free(t);
     free(host);
     free(out);

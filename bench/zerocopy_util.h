@@ -1,9 +1,9 @@
 /*
- * zerocopy_util.h - shared by the zero-copy benchmarks: a monotonic clock,
- * medians, and the same-run limit every figure is divided by: a plain
- * device-to-device cudaMemcpyAsync of the frame's bytes on a stream, then a
- * stream synchronise (the least any per-frame copy into the shared buffer
- * can cost on this GPU).
+ * zerocopy_util.h - shared by the zero-copy benchmarks, on top of
+ * bench_util.h (clock, medians): the same-run limit every figure is divided
+ * by, a plain device-to-device cudaMemcpyAsync of the frame's bytes on a
+ * stream, then a stream synchronise (the least any per-frame copy into the
+ * shared buffer can cost on this GPU); the skip without CUDA; the result line.
  */
 #ifndef ZEROCOPY_UTIL_H
 #define ZEROCOPY_UTIL_H
@@ -11,28 +11,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <string.h>
 
 #include <cuda_runtime_api.h>
 
-static inline double zc_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static inline int zc_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static inline double zc_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, zc_cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#include "bench_util.h"
+#include "cg_frame.h"
 
 /* Median of `n` timed D2D copies of `bytes` (after warm-up). */
 static inline double zc_limit_d2d_us(size_t bytes, int n)
@@ -44,12 +28,12 @@ static inline double zc_limit_d2d_us(size_t bytes, int n)
     cudaMalloc(&b, bytes);
     double *t = malloc(sizeof(double) * (size_t)n);
     for (int i = -10; i < n; i++) {
-        double t0 = zc_now_us();
+        double t0 = bench_now_us();
         cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s);
         cudaStreamSynchronize(s);
-        if (i >= 0) t[i] = zc_now_us() - t0;
+        if (i >= 0) t[i] = bench_now_us() - t0;
     }
-    double m = zc_median(t, n);
+    double m = bench_median(t, n);
     free(t);
     cudaFree(a);
     cudaFree(b);
@@ -64,6 +48,20 @@ static inline void zc_skip_without_cuda(const char *name)
         printf("%s: skipped: no CUDA device\n", name);
         exit(0);
     }
+}
+
+/* The CPU path's work after its readback: tightly packed RGBA8 w x h ->
+ * RAW RGB8 in out[0 .. w*h*3), rows reversed when flip is set. */
+static inline void zc_rgba_to_raw(const uint8_t *rgba, int w, int h, int flip, uint8_t *out)
+{
+    cg_convert_params p;
+    memset(&p, 0, sizeof p);
+    p.src = rgba;
+    p.src_stride = (size_t)w * 4;
+    p.src_w = p.dst_w = w;
+    p.src_h = p.dst_h = h;
+    p.flip = flip;
+    cg_convert(&p, out, (size_t)w * (size_t)h * 3);
 }
 
 /* One result line: median, ratio to the limit, ratio to the CPU path. */

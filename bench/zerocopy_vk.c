@@ -17,7 +17,6 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cg_cuda_import.h"
 #include "cg_frame.h"
@@ -108,17 +107,17 @@ static int zerocopy(int w, int h, cg_vk_sync sync, int n, result *r)
     for (int i = -10; i < n; i++) {
         game_clear(game, i + 10, i == -10);
         uint64_t value = 0;
-        double a = zc_now_us();
+        double a = bench_now_us();
         cg_vk_export_copy(e, game, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, &value);
-        double b = zc_now_us();
+        double b = bench_now_us();
         st = cg_cuda_import_copy(ci, value);
-        double c = zc_now_us();
+        double c = bench_now_us();
         if (st != CG_OK) printf("copy: %s\n", cg_cuda_import_last_error(ci));
         if (i >= 0) tt[i] = c - a, t1[i] = b - a, t2[i] = c - b;
     }
-    r->total = zc_median(tt, n);
-    r->stage1 = zc_median(t1, n);
-    r->stage2 = zc_median(t2, n);
+    r->total = bench_median(tt, n);
+    r->stage1 = bench_median(t1, n);
+    r->stage2 = bench_median(t2, n);
     free(tt);
     cg_cuda_import_destroy(ci);
     vkt_image_free(&T, game, gm);
@@ -137,20 +136,13 @@ static double cpu_readback(int w, int h, int n)
     double *t = malloc(sizeof(double) * (size_t)n);
     for (int i = -10; i < n; i++) {
         game_clear(game, i + 10, i == -10);
-        double a = zc_now_us();
+        double a = bench_now_us();
         /* vkt_download: staging buffer, vkCmdCopyImageToBuffer, fence, memcpy out. */
         vkt_download(&T, game, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, w, h, host);
-        cg_convert_params p;
-        memset(&p, 0, sizeof p);
-        p.src = host;
-        p.src_stride = (size_t)w * 4;
-        p.src_w = p.dst_w = w;
-        p.src_h = p.dst_h = h;
-        p.flip = 1; /* Vulkan rows are top-down; RAW is bottom-up */
-        cg_convert(&p, out, rgb);
-        if (i >= 0) t[i] = zc_now_us() - a;
+        zc_rgba_to_raw(host, w, h, 1, out); /* Vulkan rows are top-down; RAW is bottom-up */
+        if (i >= 0) t[i] = bench_now_us() - a;
     }
-    double m = zc_median(t, n);
+    double m = bench_median(t, n);
     free(t);
     free(host);
     free(out);
