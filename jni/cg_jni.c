@@ -244,6 +244,22 @@ int cg_jni_check_dims(JNIEnv *env, const char *what, jint w, jint h)
     return 0;
 }
 
+int cg_jni_check_texture(JNIEnv *env, const char *what, const char *name, jint id)
+{
+    if (id <= 0)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: %s %d is not a texture name", what,
+                        name, (int)id);
+    return 0;
+}
+
+int cg_jni_check_pid(JNIEnv *env, const char *what, jint pid)
+{
+    if (pid <= 0)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: pythonPid %d is not a process id",
+                        what, (int)pid);
+    return 0;
+}
+
 int cg_jni_check_byte_mode(JNIEnv *env, jint mode)
 {
     switch (mode) {

@@ -54,6 +54,13 @@ int cg_throw_status(JNIEnv *env, cg_status st, const char *what, const char *det
 /* w, h in 1..CG_MAX_DIM; `what` names the pair ("source", "target"). */
 int cg_jni_check_dims(JNIEnv *env, const char *what, jint w, jint h);
 
+/* A GL texture name: id > 0. `name` introduces the value in the message
+ * ("textureId" -> "<what>: textureId 0 is not a texture name"). */
+int cg_jni_check_texture(JNIEnv *env, const char *what, const char *name, jint id);
+
+/* The process id of the peer a handle is made for: pid > 0. */
+int cg_jni_check_pid(JNIEnv *env, const char *what, jint pid);
+
 /* Encoding modes of the wire (ARCHITECTURE.md). */
 enum { CG_ENC_RAW = 0, CG_ENC_PNG = 1, CG_ENC_ZEROCOPY_TORCH = 2, CG_ENC_ZEROCOPY_JAX = 3 };
 

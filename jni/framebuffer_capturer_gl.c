@@ -100,11 +100,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
     if (cg_jni_check_dims(env, "texture (texW x texH)", texW, texH)) return NULL;
     if (cg_jni_check_dims(env, "target (targetW x targetH)", targetW, targetH)) return NULL;
     if (cg_jni_check_byte_mode(env, encodingMode)) return NULL;
-    if (textureId <= 0) {
-        cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: textureId=%d is not a texture name", what,
-                 (int)textureId);
-        return NULL;
-    }
+    if (cg_jni_check_texture(env, what, "textureId", textureId)) return NULL;
 
     cg_gl_thread *t = cg_gl_thread_get(env, what);
     if (!t) return NULL;
@@ -143,11 +139,7 @@ JNIEXPORT jfloatArray JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapt
     (void)self;
     static const char what[] = "captureDepthImpl";
     if (cg_jni_check_dims(env, "depth texture (texW x texH)", texW, texH)) return NULL;
-    if (depthTextureId <= 0) {
-        cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: depthTextureId=%d is not a texture name",
-                 what, (int)depthTextureId);
-        return NULL;
-    }
+    if (cg_jni_check_texture(env, what, "depthTextureId", depthTextureId)) return NULL;
     cg_gl_depth_linear lin = {near_plane, far_plane, zZeroToOne ? 1 : 0};
     if (requiresDepthConversion && !(isfinite(near_plane) && isfinite(far_plane) &&
                                      near_plane > 0.0f && far_plane > near_plane)) {

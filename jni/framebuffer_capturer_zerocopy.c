@@ -78,10 +78,7 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferZerocop
     (void)thiz;
     static const char what[] = "captureFramebufferZerocopyImpl";
     if (cg_jni_check_dims(env, "target", targetW, targetH)) return NULL;
-    if (sourceTextureId <= 0)
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: texture id %d is not a texture name",
-                        what, (int)sourceTextureId),
-               NULL;
+    if (cg_jni_check_texture(env, what, "texture id", sourceTextureId)) return NULL;
     char detail[600];
     detail[0] = '\0';
     cg_gl_cuda_frame f = {(unsigned)sourceTextureId, drawCursor ? 1 : 0, mouseX, mouseY};

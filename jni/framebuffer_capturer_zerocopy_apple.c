@@ -32,11 +32,7 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JN
     (void)thiz;
     static const char what[] = "initializeZerocopyImpl";
     if (cg_jni_check_dims(env, "zero-copy target", width, height)) return NULL;
-    if (pythonPid <= 0) {
-        cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: pythonPid %d is not a process id", what,
-                 (int)pythonPid);
-        return NULL;
-    }
+    if (cg_jni_check_pid(env, what, pythonPid)) return NULL;
     char err[CG_METAL_ERROR_LEN] = "";
     uint32_t port = 0;
     pthread_mutex_lock(&g_lock);
@@ -72,11 +68,7 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferZerocop
 {
     (void)thiz;
     static const char what[] = "captureFramebufferZerocopyImpl";
-    if (sourceTextureId <= 0) {
-        cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: sourceTextureId %d is not a texture name",
-                 what, (int)sourceTextureId);
-        return NULL;
-    }
+    if (cg_jni_check_texture(env, what, "sourceTextureId", sourceTextureId)) return NULL;
     if (cg_jni_check_dims(env, "zero-copy target", targetW, targetH)) return NULL;
     char err[CG_METAL_ERROR_LEN] = "";
     pthread_mutex_lock(&g_lock);

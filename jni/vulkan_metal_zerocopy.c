@@ -89,11 +89,7 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanMetalZerocopy_createMachPortForIOSurfac
     (void)thiz;
     static const char what[] = "createMachPortForIOSurfaceImpl";
     if (check_handle(env, what, ioSurfacePtr)) return NULL;
-    if (pythonPid <= 0) {
-        cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: pythonPid %d is not a process id", what,
-                 (int)pythonPid);
-        return NULL;
-    }
+    if (cg_jni_check_pid(env, what, pythonPid)) return NULL;
     if (check_platform(env, what)) return NULL;
 
     char detail[CG_METAL_ERROR_LEN] = "";
