@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "cg_frame.h"
+#include "cg_nocuda.h"
 
 struct cg_gl_cuda {
     int unused;
@@ -25,8 +26,7 @@ void cg_gl_cuda_destroy(cg_gl_cuda *g)
 const char *cg_gl_cuda_last_error(const cg_gl_cuda *g)
 {
     (void)g;
-    return "this libnative-lib was built without CUDA (configure with CG_WITH_CUDA=ON and the "
-           "CUDA Toolkit installed)";
+    return CG_NOCUDA_MESSAGE;
 }
 
 int cg_gl_cuda_is_initialized(const cg_gl_cuda *g)

@@ -7,15 +7,12 @@
 
 #include <stdlib.h>
 
+#include "cg_nocuda.h"
 #include "cg_oshandle.h"
 
 struct cg_cuda_import {
     int unused;
 };
-
-static const char cg_nocuda_msg[] =
-    "this libnative-lib was built without CUDA (configure with CG_WITH_CUDA=ON and the "
-    "CUDA Toolkit installed)";
 
 cg_status cg_cuda_import_create(cg_cuda_import **out)
 {
@@ -32,7 +29,7 @@ void cg_cuda_import_destroy(cg_cuda_import *ci)
 const char *cg_cuda_import_last_error(const cg_cuda_import *ci)
 {
     (void)ci;
-    return cg_nocuda_msg;
+    return CG_NOCUDA_MESSAGE;
 }
 
 int cg_cuda_import_is_initialized(const cg_cuda_import *ci)
