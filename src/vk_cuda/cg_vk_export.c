@@ -186,13 +186,17 @@ static cg_status query_device(cg_vk_export *e)
     VkImageFormatProperties2 props = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2};
     props.pNext = &eprops;
     VkResult r = e->vkGetPhysicalDeviceImageFormatProperties2(e->d.physical_device, &fi, &props);
+    /* Only FORMAT_NOT_SUPPORTED means "cannot export"; any other failure
+     * (out of memory, device lost) is reported as itself. */
+    if (r != VK_SUCCESS && r != VK_ERROR_FORMAT_NOT_SUPPORTED)
+        return vk_check(e, r, "vkGetPhysicalDeviceImageFormatProperties2(export image)", __FILE__,
+                        __LINE__);
     if (r == VK_ERROR_FORMAT_NOT_SUPPORTED ||
         !(eprops.externalMemoryProperties.externalMemoryFeatures &
           VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
         return fail(e, CG_E_UNSUPPORTED,
                     "this device cannot export an OPTIMAL image of format %d as an OPAQUE_FD",
                     (int)e->d.format);
-    CG_TRY(VK_CHECK(e, r));
     if ((uint32_t)e->d.width > props.imageFormatProperties.maxExtent.width ||
         (uint32_t)e->d.height > props.imageFormatProperties.maxExtent.height)
         return fail(e, CG_E_TOO_LARGE, "%dx%d exceeds the device's image limit", e->d.width,

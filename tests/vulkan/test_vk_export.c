@@ -40,8 +40,25 @@ static VKAPI_ATTR VkResult VKAPI_CALL spy_set_name(VkDevice d, const VkDebugUtil
     return real_set_name ? real_set_name(d, ni) : VK_SUCCESS;
 }
 
+/* When not VK_SUCCESS: what the format query reports instead of asking the
+ * driver (a driver failing there must be reported as that failure). */
+static VkResult format_query_result;
+
+static VKAPI_ATTR VkResult VKAPI_CALL spy_format_query(VkPhysicalDevice pd,
+                                                      const VkPhysicalDeviceImageFormatInfo2 *fi,
+                                                      VkImageFormatProperties2 *props)
+{
+    (void)pd;
+    (void)fi;
+    (void)props;
+    return format_query_result;
+}
+
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL spy_gipa(VkInstance inst, const char *name)
 {
+    if (format_query_result != VK_SUCCESS &&
+        strcmp(name, "vkGetPhysicalDeviceImageFormatProperties2") == 0)
+        return (PFN_vkVoidFunction)spy_format_query;
     if (strcmp(name, "vkSetDebugUtilsObjectNameEXT") == 0) {
         real_set_name = (PFN_vkSetDebugUtilsObjectNameEXT)T.gipa(inst, name);
         return (PFN_vkVoidFunction)spy_set_name;
@@ -238,6 +255,35 @@ static void bad_args(void)
     CHECK(strcmp(cg_vk_result_name(VK_ERROR_DEVICE_LOST), "VK_ERROR_DEVICE_LOST") == 0, "name");
 }
 
+/* A failing format query is a Vulkan failure carrying its VkResult, not
+ * "this device cannot export": only FORMAT_NOT_SUPPORTED means that. */
+static void format_query_failures(void)
+{
+    static const struct {
+        VkResult r;
+        cg_status want;
+        const char *text;
+    } cases[] = {
+        {VK_ERROR_OUT_OF_DEVICE_MEMORY, CG_E_VULKAN, "VK_ERROR_OUT_OF_DEVICE_MEMORY"},
+        {VK_ERROR_OUT_OF_HOST_MEMORY, CG_E_NO_MEMORY, "VK_ERROR_OUT_OF_HOST_MEMORY"},
+        {VK_ERROR_FORMAT_NOT_SUPPORTED, CG_E_UNSUPPORTED, "cannot export"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[512] = "";
+        cg_vk_export *e = NULL;
+        cg_vk_export_desc d = desc(8, 8, CG_VK_SYNC_FENCE);
+        format_query_result = cases[i].r;
+        cg_status st = cg_vk_export_create(&d, &e, err, sizeof err);
+        format_query_result = VK_SUCCESS;
+        CHECK(st == cases[i].want && e == NULL, "format query %s: got %s, want %s (%s)",
+              cg_vk_result_name(cases[i].r), cg_status_name(st), cg_status_name(cases[i].want),
+              err);
+        CHECK(strstr(err, cases[i].text) != NULL, "format query %s: message \"%s\" lacks \"%s\"",
+              cg_vk_result_name(cases[i].r), err, cases[i].text);
+        cg_vk_export_destroy(e);
+    }
+}
+
 int main(void)
 {
     char why[512];
@@ -253,6 +299,7 @@ int main(void)
     printf("device: %s (debug_utils %d, semaphore fd %d, timeline %d)\n", T.device_name,
            T.has_debug_utils, T.has_sem_fd, T.has_timeline);
     bad_args();
+    format_query_failures();
     copy_frames(1, 1, 2);
     copy_frames(3, 2, 3);
     copy_frames(641, 359, 4);
