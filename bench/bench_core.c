@@ -24,13 +24,11 @@
 
 static volatile uint64_t sink;
 
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2")))
-#endif
-static uint64_t read_lines(const uint8_t *a, const uint8_t *b)
+/* a, b: 64-byte aligned [a, b). Eight independent accumulators so the
+ * compiler vectorises this into full-width loads. */
+static inline __attribute__((always_inline)) uint64_t read_lines_body(const uint8_t *a,
+                                                                      const uint8_t *b)
 {
-    /* a, b: 64-byte aligned [a, b). Eight independent accumulators so the
-     * compiler vectorises this into full-width loads. */
     uint64_t acc[8] = {0};
     for (const uint64_t *p = (const uint64_t *)(const void *)a;
          p < (const uint64_t *)(const void *)b; p += 8)
@@ -38,12 +36,40 @@ static uint64_t read_lines(const uint8_t *a, const uint8_t *b)
     return acc[0] ^ acc[1] ^ acc[2] ^ acc[3] ^ acc[4] ^ acc[5] ^ acc[6] ^ acc[7];
 }
 
+static uint64_t read_lines_plain(const uint8_t *a, const uint8_t *b)
+{
+    return read_lines_body(a, b);
+}
+
+typedef uint64_t (*read_lines_fn)(const uint8_t *a, const uint8_t *b);
+
+/* The widest loads this CPU has, chosen at run time like cg_convert's own
+ * levels: an AVX2 instruction on a CPU without it would kill the bench. */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static uint64_t read_lines_avx2(const uint8_t *a,
+                                                                const uint8_t *b)
+{
+    return read_lines_body(a, b);
+}
+
+static read_lines_fn read_lines_pick(void)
+{
+    return cg_simd_available(CG_SIMD_AVX2) ? read_lines_avx2 : read_lines_plain;
+}
+#else
+static read_lines_fn read_lines_pick(void)
+{
+    return read_lines_plain;
+}
+#endif
+
 static void limit_pass(const cg_convert_params *p, uint8_t *dst)
 {
     const size_t drow = (size_t)p->dst_w * 3;
     /* The first and last source byte the output needs, same on every row. */
     const size_t first = 0;
     const size_t last = (size_t)((int64_t)(p->dst_w - 1) * p->src_w / p->dst_w) * 4 + 3;
+    const read_lines_fn read_lines = read_lines_pick();
     uint64_t acc = 0;
     for (int y = 0; y < p->dst_h; y++) {
         int iy = (int)((int64_t)y * p->src_h / p->dst_h);
