@@ -89,7 +89,9 @@ static int pair_open(pair *p, int w, int h, cg_vk_sync sync)
         CHECK(st == CG_OK, "semaphore import: %s %s", cg_status_name(st),
               cg_cuda_import_last_error(p->ci));
     }
-    return vkt_image(&T, w, h, -1, 0, &p->game, &p->game_mem);
+    int rc = vkt_image(&T, w, h, -1, 0, &p->game, &p->game_mem);
+    CHECK(rc == 0, "game image %dx%d", w, h);
+    return rc;
 }
 
 static void pair_close(pair *p)
@@ -105,8 +107,10 @@ static void pair_close(pair *p)
 static int pair_frame(pair *p, int f, uint8_t *want)
 {
     zc_pattern(want, p->w, p->h, f);
-    if (vkt_upload(&T, p->game, p->w, p->h, want, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL))
+    if (vkt_upload(&T, p->game, p->w, p->h, want, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)) {
+        CHECK(0, "uploading frame %d into the game image", f);
         return 1;
+    }
     uint64_t value = 0;
     cg_status st = cg_vk_export_copy(p->e, p->game, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, &value);
     CHECK(st == CG_OK, "vk copy: %s", cg_vk_export_last_error(p->e));
@@ -143,7 +147,9 @@ static void wrong_uuid(void)
     char err[256];
     cg_vk_export_desc d = vkt_export_desc(&T, 16, 16, CG_VK_SYNC_FENCE);
     cg_vk_export *e = NULL;
-    if (cg_vk_export_create(&d, &e, err, sizeof err) != CG_OK) return;
+    cg_status est = cg_vk_export_create(&d, &e, err, sizeof err);
+    CHECK(est == CG_OK, "export for the UUID case: %s %s", cg_status_name(est), err);
+    if (est != CG_OK) return;
     cg_vk_export_info info;
     cg_vk_export_get_info(e, &info);
     int fd = -1;
@@ -182,7 +188,11 @@ static void ipc(const char *consumer, int w, int h, int n)
     char hex[2 * CG_CUDA_IPC_HANDLE_SIZE + 1];
     for (int i = 0; i < CG_CUDA_IPC_HANDLE_SIZE; i++) snprintf(hex + 2 * i, 3, "%02x", p.handle[i]);
     int to_child[2], from_child[2];
-    if (pipe(to_child) || pipe(from_child)) return;
+    if (pipe(to_child) || pipe(from_child)) {
+        CHECK(0, "pipe: %s", strerror(errno));
+        pair_close(&p);
+        return;
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, to_child[0], 0);
@@ -194,7 +204,7 @@ static void ipc(const char *consumer, int w, int h, int n)
     snprintf(hs, sizeof hs, "%d", h);
     const char *py = getenv("CG_PYTHON") ? getenv("CG_PYTHON") : "python3";
     char *argv[] = {(char *)py, (char *)consumer, hex, ws, hs, (char *)"--no-flip", NULL};
-    pid_t pid;
+    pid_t pid = -1;
     int rc = posix_spawnp(&pid, py, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(to_child[0]);
@@ -229,7 +239,7 @@ static void ipc(const char *consumer, int w, int h, int n)
     fclose(out);
     fclose(in);
     int status = 0;
-    waitpid(pid, &status, 0);
+    if (rc == 0) waitpid(pid, &status, 0);
     if (!skipped) {
         CHECK(ok == n, "consumer confirmed %d of %d frames", ok, n);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "consumer exit status %d", status);

@@ -11,6 +11,7 @@
  */
 #include <epoxy/gl.h>
 #include <jni.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,17 @@ static VkImage G;
 static VkDeviceMemory GM;
 static int W, H;
 
+/* The helper's own setup failed on a machine that has the hardware: throw,
+ * so the test fails instead of reporting SKIPPED. Returns NULL. */
+static jlongArray setup_failed(JNIEnv *env, const char *what, const char *detail)
+{
+    char msg[600];
+    snprintf(msg, sizeof msg, "zc_jni_helper: %s failed: %s", what, detail);
+    jclass cls = (*env)->FindClass(env, "java/lang/IllegalStateException");
+    if (cls) (*env)->ThrowNew(env, cls, msg);
+    return NULL;
+}
+
 static void teardown(void)
 {
     if (G) vkt_image_free(&T, G, GM);
@@ -48,24 +60,34 @@ static void teardown(void)
 }
 
 /* long[]{fd, allocationSize}, UUID into uuid_out[16]; null when there is
- * no usable Vulkan device (the test then skips). */
+ * no usable Vulkan device (the test then skips). A failure after that is an
+ * IllegalStateException (the test fails). */
 JNIEXPORT jlongArray JNICALL Java_cgtest_ZeroCopyGpuTest_vkSetup(JNIEnv *env, jclass cls, jint w,
                                                                  jint h, jbyteArray uuid_out)
 {
     (void)cls;
     char why[256];
-    if (!t_open && vkt_init(&T, why, sizeof why) != 0) return NULL;
+    if (!t_open) {
+        int rc = vkt_init(&T, why, sizeof why);
+        if (rc == VKT_SKIP) return NULL;
+        if (rc != 0) return setup_failed(env, "vkt_init", why);
+    }
     t_open = 1;
     teardown();
     cg_vk_export_desc d = vkt_export_desc(&T, w, h, CG_VK_SYNC_FENCE);
-    if (cg_vk_export_create(&d, &E, why, sizeof why) != CG_OK) return NULL;
-    if (vkt_image(&T, w, h, -1, 0, &G, &GM) != 0) return NULL;
+    cg_status st = cg_vk_export_create(&d, &E, why, sizeof why);
+    if (st != CG_OK) return setup_failed(env, "cg_vk_export_create", why);
+    if (vkt_image(&T, w, h, -1, 0, &G, &GM) != 0) {
+        G = VK_NULL_HANDLE;
+        return setup_failed(env, "vkt_image (the game image)", "see stderr");
+    }
     W = w;
     H = h;
     cg_vk_export_info info;
     cg_vk_export_get_info(E, &info);
     int fd = -1;
-    if (cg_vk_export_memory_fd(E, &fd) != CG_OK) return NULL;
+    if (cg_vk_export_memory_fd(E, &fd) != CG_OK)
+        return setup_failed(env, "cg_vk_export_memory_fd", cg_vk_export_last_error(E));
     (*env)->SetByteArrayRegion(env, uuid_out, 0, 16, (const jbyte *)info.device_uuid);
     jlong v[2] = {fd, (jlong)info.allocation_size};
     jlongArray out = (*env)->NewLongArray(env, 2);
@@ -110,11 +132,11 @@ JNIEXPORT void JNICALL Java_cgtest_ZeroCopyGpuTest_vkTeardown(JNIEnv *env, jclas
 static cg_egl_headless *GL;
 
 /* Make a headless context current on this thread and create a w x h RGBA8
- * texture; its name, or -1 without EGL (the test then skips). */
+ * texture; its name, or -1 without EGL (the test then skips). A GL error
+ * after that is an IllegalStateException (the test fails). */
 JNIEXPORT jint JNICALL Java_cgtest_GlZeroCopyGpuTest_glSetup(JNIEnv *env, jclass cls, jint w,
                                                              jint h)
 {
-    (void)env;
     (void)cls;
     char why[256];
     if (!GL && cg_egl_headless_open(&GL, why, sizeof why) != 0) return -1;
@@ -123,7 +145,14 @@ JNIEXPORT jint JNICALL Java_cgtest_GlZeroCopyGpuTest_glSetup(JNIEnv *env, jclass
     glBindTexture(GL_TEXTURE_2D, t);
     glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
     glBindTexture(GL_TEXTURE_2D, 0);
-    return glGetError() == GL_NO_ERROR ? (jint)t : -1;
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+        snprintf(why, sizeof why, "GL error 0x%04x creating the %dx%d texture", (unsigned)e,
+                 (int)w, (int)h);
+        setup_failed(env, "glSetup", why);
+        return -1;
+    }
+    return (jint)t;
 }
 
 /* The game renders frame f into the texture (pattern, GL row order). */
