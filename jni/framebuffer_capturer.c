@@ -4,7 +4,6 @@
  * ByteString). The GL natives of the same class live in
  * framebuffer_capturer_gl.c.
  */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "cg_frame.h"
@@ -91,11 +90,11 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
                  (int)srcW, (int)srcH, (int)targetW, (int)targetH, cg_strerror(st));
         return NULL;
     }
-    char what[96];
-    snprintf(what, sizeof what, "source buffer (srcW*srcH*4 with srcW=%d, srcH=%d)", (int)srcW,
-             (int)srcH);
+    /* A constant name: no message is formatted on the per-frame path unless
+     * the check fails (its message gives the capacity and srcW*srcH*4). */
     uint8_t *pixels = NULL;
-    if (cg_jni_direct_buffer(env, src, src_need, what, &pixels)) return NULL;
+    if (cg_jni_direct_buffer(env, src, src_need, "source buffer (srcW*srcH*4 bytes)", &pixels))
+        return NULL;
 
     cg_convert_params p = {
         .src = pixels,
