@@ -173,10 +173,14 @@ static void semaphores(cg_vk_sync sync)
     if (!e) return;
     VkImage game;
     VkDeviceMemory gm;
-    vkt_image(&T, 16, 9, -1, 0, &game, &gm);
+    if (vkt_image(&T, 16, 9, -1, 0, &game, &gm) != 0) {
+        CHECK(0, "game image for the semaphore case");
+        cg_vk_export_destroy(e);
+        return;
+    }
     uint8_t px[16 * 9 * 4];
     zc_pattern(px, 16, 9, 1);
-    vkt_upload(&T, game, 16, 9, px, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    CHECK(vkt_upload(&T, game, 16, 9, px, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL) == 0, "upload");
 
     int sfd = -1;
     st = cg_vk_export_semaphore_fd(e, &sfd);
@@ -186,8 +190,9 @@ static void semaphores(cg_vk_sync sync)
     ti.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
     VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     if (sync == CG_VK_SYNC_TIMELINE) si.pNext = &ti;
-    VkSemaphore other;
-    VKT_FN(&T, vkCreateSemaphore)(T.dev, &si, NULL, &other);
+    VkSemaphore other = VK_NULL_HANDLE;
+    CHECK(VKT_FN(&T, vkCreateSemaphore)(T.dev, &si, NULL, &other) == VK_SUCCESS,
+          "semaphore to import into");
     VkImportSemaphoreFdInfoKHR imp = {.sType = VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR};
     imp.semaphore = other;
     imp.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
