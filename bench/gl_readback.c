@@ -24,10 +24,27 @@
 #include "cg_egl_headless.h"
 #include "cg_gl.h"
 
-enum { METHODS = 5, QUADS = 64 };
-static const char *const k_method[METHODS] = {
-    "glReadPixels RGBA (limit)", "cg_gl_read_rgba (sync)", "cg_gl_read_color RAW (sync)",
-    "cg_gl_read_color RAW (ring 3)", "glReadPixels RGB (driver packs)"};
+enum { QUADS = 64 };
+
+/* Methods 0 and last are plain GL; the others are cg_gl_read_color RAW
+ * with a reader configured as listed (method 1: cg_gl_read_rgba). */
+static const struct {
+    const char *name;
+    cg_gl_reader_config cfg;
+} k_method[] = {
+    {"glReadPixels RGBA (limit)", {0}},
+    {"cg_gl_read_rgba (sync)", {0}},
+    {"RAW sync default (auto)", {.pack = CG_GL_PACK_AUTO}},
+    {"RAW sync pack=rgba", {.pack = CG_GL_PACK_RGBA}},
+    {"RAW sync pack=rgb", {.pack = CG_GL_PACK_RGB}},
+    {"RAW sync pack=bands 256K", {.pack = CG_GL_PACK_BANDS}},
+    {"RAW sync pack=bands 64K", {.pack = CG_GL_PACK_BANDS, .band_bytes = 64 * 1024}},
+    {"RAW sync pack=pbo", {.pack = CG_GL_PACK_PBO}},
+    {"RAW sync pack=pbo_rgb", {.pack = CG_GL_PACK_PBO_RGB}},
+    {"RAW ring 3", {.ring = 3}},
+    {"glReadPixels RGB (driver packs)", {0}},
+};
+#define METHODS ((int)(sizeof k_method / sizeof k_method[0]))
 
 typedef struct bench_target {
     GLuint fbo, tex, prog, vao, vbo;
@@ -115,11 +132,10 @@ static int bench_size(int w, int h, int frames_per_method)
     if (target_create(&t, w, h)) return 1;
     size_t rgba_len = (size_t)w * (size_t)h * 4, rgb_len = (size_t)w * (size_t)h * 3;
     uint8_t *client = malloc(rgba_len), *rgb = malloc(rgb_len);
-    cg_gl_reader *sync = NULL, *ring = NULL;
-    cg_gl_reader_config ring_cfg = {3};
-    if (!client || !rgb || cg_gl_reader_create(NULL, &sync) != CG_OK ||
-        cg_gl_reader_create(&ring_cfg, &ring) != CG_OK) {
-        return 1;
+    cg_gl_reader *rd[sizeof k_method / sizeof k_method[0]] = {NULL};
+    if (!client || !rgb) return 1;
+    for (int m = 1; m + 1 < METHODS; m++) {
+        if (cg_gl_reader_create(&k_method[m].cfg, &rd[m]) != CG_OK) return 1;
     }
     int n = frames_per_method;
     double *samples = malloc(sizeof(double) * (size_t)n * METHODS * 2);
@@ -140,12 +156,11 @@ static int bench_size(int w, int h, int frames_per_method)
                 break;
             case 1: {
                 const uint8_t *px = NULL;
-                st = cg_gl_read_rgba(sync, t.tex, w, h, &px);
+                st = cg_gl_read_rgba(rd[1], t.tex, w, h, &px);
                 break;
             }
-            case 2: st = cg_gl_read_color(sync, &rq, rgb, rgb_len, NULL); break;
-            case 3: st = cg_gl_read_color(ring, &rq, rgb, rgb_len, NULL); break;
-            default: /* for reference: RGB8 straight from the driver */
+            default: st = cg_gl_read_color(rd[m], &rq, rgb, rgb_len, NULL); break;
+            case METHODS - 1: /* for reference: RGB8 straight from the driver */
                 glBindFramebuffer(GL_READ_FRAMEBUFFER, t.fbo);
                 glPixelStorei(GL_PACK_ALIGNMENT, 1);
                 glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb);
@@ -154,8 +169,8 @@ static int bench_size(int w, int h, int frames_per_method)
             }
             double dt = bench_now_us() - t0;
             if (st != CG_OK) {
-                fprintf(stderr, "bench_gl: %s: %s (%s)\n", k_method[m], cg_strerror(st),
-                        cg_gl_reader_last_error(m == 3 ? ring : sync));
+                fprintf(stderr, "bench_gl: %s: %s (%s)\n", k_method[m].name, cg_strerror(st),
+                        cg_gl_reader_last_error(rd[m]));
                 return 1;
             }
             if (f >= 0) samples[(situation * METHODS + m) * n + f / METHODS] = dt;
@@ -166,12 +181,11 @@ static int bench_size(int w, int h, int frames_per_method)
             double med = bench_median(samples + (situation * METHODS + m) * n, n);
             if (m == 0) limit = med;
             printf("%4dx%-5d %-7s %-30s %10.1f us %7.2fx limit\n", w, h,
-                   situation ? "render" : "idle", k_method[m], med, med / limit);
+                   situation ? "render" : "idle", k_method[m].name, med, med / limit);
         }
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    cg_gl_reader_destroy(sync);
-    cg_gl_reader_destroy(ring);
+    for (int m = 0; m < METHODS; m++) cg_gl_reader_destroy(rd[m]);
     target_destroy(&t);
     free(samples);
     free(client);
@@ -190,6 +204,14 @@ int main(int argc, char **argv)
         return 77;
     }
     printf("bench_gl: %s\n", cg_egl_headless_describe(ctx));
+    cg_gl_reader *probe = NULL;
+    cg_gl_pack auto_pack = CG_GL_PACK_AUTO;
+    if (cg_gl_reader_create(NULL, &probe) == CG_OK &&
+        cg_gl_reader_pack_for(probe, 64, 64, 64, 64, &auto_pack) == CG_OK) {
+        printf("bench_gl: GL_VENDOR %s: the default (auto) reads with pack=%s\n",
+               (const char *)glGetString(GL_VENDOR), cg_gl_pack_name(auto_pack));
+    }
+    cg_gl_reader_destroy(probe);
     printf("bench_gl: median per frame over %d frames per figure; limit = glReadPixels RGBA "
            "into client memory, same situation, same run\n", frames);
     printf("%-10s %-7s %-30s %13s %13s\n", "size", "when", "method", "median", "ratio");

@@ -46,19 +46,26 @@ static const uint8_t *src_row(const cg_convert_params *p, int iy)
     return p->src + (size_t)mrow * p->src_stride;
 }
 
-/* Draw the part of the cursor that falls on destination memory row y. */
-static void cursor_row(const cg_convert_params *p, int y, uint8_t *row)
+/* Draw the part of the cursor that falls on row y of a bottom-up RGB8 image
+ * w x h (rows w*3 bytes); the one piece of cursor code, used by cg_convert
+ * and cg_draw_cursor_rgb. */
+static void cursor_row_at(int w, int h, int cursor_x, int cursor_y, int y, uint8_t *row)
 {
     /* int64 so that cursor positions near INT_MIN/INT_MAX cannot overflow. */
-    int64_t top_down = (int64_t)p->dst_h - 1 - y;
-    int64_t cr = top_down - p->cursor_y;
+    int64_t top_down = (int64_t)h - 1 - y;
+    int64_t cr = top_down - cursor_y;
     if (cr < 0 || cr >= CG_CURSOR_SIZE) return;
     const char *bits = cg_cursor_rows[cr];
     for (int c = 0; c < CG_CURSOR_SIZE; c++) {
-        int64_t x = (int64_t)p->cursor_x + c;
-        if (x < 0 || x >= p->dst_w || bits[c] == '.') continue;
+        int64_t x = (int64_t)cursor_x + c;
+        if (x < 0 || x >= w || bits[c] == '.') continue;
         memset(row + (size_t)x * 3, bits[c] == 'B' ? 0x00 : 0xff, 3);
     }
+}
+
+static void cursor_row(const cg_convert_params *p, int y, uint8_t *row)
+{
+    cursor_row_at(p->dst_w, p->dst_h, p->cursor_x, p->cursor_y, y, row);
 }
 
 /* Box filter: destination (x, y) averages bottom-up source
@@ -315,6 +322,24 @@ cg_status cg_convert_with(const cg_convert_params *p, uint8_t *dst, size_t dst_l
 cg_status cg_convert(const cg_convert_params *p, uint8_t *dst, size_t dst_len)
 {
     return cg_convert_with(p, dst, dst_len, cg_simd_best());
+}
+
+cg_status cg_draw_cursor_rgb(uint8_t *dst, size_t dst_len, int w, int h, int cursor_x,
+                             int cursor_y)
+{
+    size_t need;
+    CG_RETURN_IF(dst == NULL, CG_E_INVALID_ARG);
+    CG_TRY(cg_image_size(w, h, 3, &need));
+    CG_RETURN_IF(dst_len < need, CG_E_BUFFER_TOO_SMALL);
+    /* Only the rows the arrow covers: top-down rows cursor_y .. cursor_y+15
+     * are bottom-up rows h-1-cursor_y-15 .. h-1-cursor_y, clipped. */
+    int64_t lo = (int64_t)h - 1 - cursor_y - (CG_CURSOR_SIZE - 1);
+    int64_t hi = (int64_t)h - 1 - cursor_y;
+    if (lo < 0) lo = 0;
+    if (hi > (int64_t)h - 1) hi = (int64_t)h - 1;
+    for (int64_t y = lo; y <= hi; y++)
+        cursor_row_at(w, h, cursor_x, cursor_y, (int)y, dst + (size_t)y * (size_t)w * 3);
+    return CG_OK;
 }
 
 /* ---- SIMD level queries ---------------------------------------------------- */

@@ -97,6 +97,16 @@ cg_status cg_convert(const cg_convert_params *p, uint8_t *dst, size_t dst_len);
 cg_status cg_convert_with(const cg_convert_params *p, uint8_t *dst, size_t dst_len,
                           cg_simd_level level);
 
+/* Draw the cursor exactly as cg_convert's draw_cursor does onto an RGB8
+ * image already in dst: w x h pixels, tightly packed rows (w*3 bytes),
+ * bottom-up (the wire's order). (cursor_x, cursor_y) in pixels from the
+ * TOP-LEFT, any value, clipped at every edge; only the up to CG_CURSOR_SIZE
+ * rows the arrow covers are touched. For images that arrive already packed
+ * (a GL_RGB readback). Errors: CG_E_INVALID_ARG (NULL), dims as
+ * cg_check_dims, CG_E_BUFFER_TOO_SMALL when dst_len < w*h*3. */
+cg_status cg_draw_cursor_rgb(uint8_t *dst, size_t dst_len, int w, int h, int cursor_x,
+                             int cursor_y);
+
 /* The cursor bitmap, CG_CURSOR_SIZE rows top-down, each CG_CURSOR_SIZE
  * chars: 'B' black outline, 'W' white fill, '.' transparent. */
 extern const char *const cg_cursor_rows[CG_CURSOR_SIZE];

@@ -48,6 +48,34 @@ typedef struct cg_gl_reader cg_gl_reader;
 /* Largest accepted pack-buffer ring. */
 #define CG_GL_MAX_RING 8
 
+/* How a synchronous color read gets RGB8 out of GL (cg_gl_reader_config's
+ * pack). Every mode gives byte-identical output; they differ in speed,
+ * which depends on the driver (measured by bench_gl, see README).
+ * The modes other than RGBA apply when the output size equals tex_w x
+ * tex_h; a resizing read always uses RGBA (the resize needs the scratch). */
+typedef enum cg_gl_pack {
+    /* Chosen per context from GL_VENDOR: CG_GL_PACK_RGB on the NVIDIA
+     * driver, where the RGBA scratch is cold after the driver's copy and
+     * converting it costs a second pass over memory; CG_GL_PACK_RGBA
+     * elsewhere (Mesa packs GL_RGB on the CPU, more slowly than the
+     * library's own conversion). */
+    CG_GL_PACK_AUTO = 0,
+    /* glReadPixels GL_RGBA into the reader's scratch, then cg_convert. */
+    CG_GL_PACK_RGBA = 1,
+    /* glReadPixels GL_RGB (GL_PACK_ALIGNMENT 1) straight into dst: the
+     * driver's copy is the only pass; the cursor is drawn afterwards over
+     * the up to 16 rows it covers (cg_draw_cursor_rgb). */
+    CG_GL_PACK_RGB = 2,
+    /* glReadPixels GL_RGBA in bands of rows small enough to stay in L2,
+     * each converted while it is still in cache. */
+    CG_GL_PACK_BANDS = 3,
+    /* glReadPixels GL_RGBA into a pixel-pack buffer, mapped (waiting for
+     * it) and converted from the mapping: no driver-side copy. */
+    CG_GL_PACK_PBO = 4,
+    /* glReadPixels GL_RGB into a pixel-pack buffer, mapped and copied. */
+    CG_GL_PACK_PBO_RGB = 5
+} cg_gl_pack;
+
 typedef struct cg_gl_reader_config {
     /* 0 or 1: synchronous color reads (the default): glReadPixels straight
      * into client memory; the returned frame is the one just rendered.
@@ -57,12 +85,18 @@ typedef struct cg_gl_reader_config {
      * cg_gl_read_color's frame_lag), so the CPU never waits for the frame
      * the GPU is still drawing. */
     int ring;
+    /* Synchronous reads only (ignored with a ring): see cg_gl_pack. 0 (a
+     * zeroed config) is CG_GL_PACK_AUTO. */
+    cg_gl_pack pack;
+    /* CG_GL_PACK_BANDS: bytes of RGBA rows per band (at least one row);
+     * 0: 256 KiB. */
+    size_t band_bytes;
 } cg_gl_reader_config;
 
 /* Allocate a reader; no GL call is made (GL objects are created on first
- * use, in the context current then). cfg may be NULL (synchronous).
- * Errors: CG_E_INVALID_ARG (out NULL, ring outside 0..CG_GL_MAX_RING),
- * CG_E_NO_MEMORY. */
+ * use, in the context current then). cfg may be NULL (synchronous, AUTO).
+ * Errors: CG_E_INVALID_ARG (out NULL, ring outside 0..CG_GL_MAX_RING, pack
+ * not a cg_gl_pack), CG_E_NO_MEMORY. */
 cg_status cg_gl_reader_create(const cg_gl_reader_config *cfg, cg_gl_reader **out);
 
 /* Free the reader. When a GL context is current, its GL objects are deleted
@@ -111,6 +145,18 @@ typedef struct cg_gl_color_request {
  * Arguments are checked before any GL call. On error dst is untouched. */
 cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_t *dst,
                            size_t dst_len, int *frame_lag);
+
+/* The mode a synchronous cg_gl_read_color of a tex_w x tex_h region into
+ * dst_w x dst_h would use in the current context: never CG_GL_PACK_AUTO;
+ * CG_GL_PACK_RGBA when resizing or when the reader has a ring. For callers
+ * that route the RGBA mode differently (jni/ converts that one straight
+ * into the Java array). Errors: CG_E_INVALID_ARG (NULL), CG_E_NO_CONTEXT,
+ * CG_E_UNSUPPORTED (GLES or GL < 3.0). */
+cg_status cg_gl_reader_pack_for(cg_gl_reader *r, int tex_w, int tex_h, int dst_w, int dst_h,
+                                cg_gl_pack *out);
+
+/* "auto", "rgba", "rgb", "bands", "pbo", "pbo_rgb"; "unknown" otherwise. */
+const char *cg_gl_pack_name(cg_gl_pack pack);
 
 /* Synchronous RGBA8 readback without conversion: *rgba gets tex_w*tex_h*4
  * bytes, stride tex_w*4, bottom row first, owned by the reader and valid

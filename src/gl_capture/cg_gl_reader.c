@@ -25,6 +25,7 @@ typedef struct cg_gl_slot {
     GLuint pbo;
     size_t cap;  /* bytes allocated in pbo */
     int w, h;    /* frame held, valid when filled */
+    int bpp;     /* 4: GL_RGBA, 3: GL_RGB (alignment 1) */
     int filled;
     unsigned long long serial; /* call number that filled it */
 } cg_gl_slot;
@@ -32,6 +33,8 @@ typedef struct cg_gl_slot {
 struct cg_gl_reader {
     cg_gl_target color, depth;
     int ring;
+    cg_gl_pack pack;   /* as configured; AUTO is resolved per call */
+    size_t band_bytes; /* CG_GL_PACK_BANDS: scratch bytes per band */
     int next; /* slot the next call fills */
     unsigned long long calls;
     cg_gl_slot slots[CG_GL_MAX_RING];
@@ -49,15 +52,24 @@ typedef struct cg_gl_saved {
 
 #define GLC(r, expr) CG_GL_CALL((r)->err, sizeof (r)->err, expr)
 
+/* Bands of RGBA rows of at most this many bytes: well inside the L2 of any
+ * CPU this runs on, so each band is converted while it is still cached. */
+#define CG_GL_BAND_BYTES_DEFAULT (256u * 1024u)
+
 cg_status cg_gl_reader_create(const cg_gl_reader_config *cfg, cg_gl_reader **out)
 {
     CG_RETURN_IF(!out, CG_E_INVALID_ARG);
     *out = NULL;
     int ring = cfg ? cfg->ring : 0;
+    cg_gl_pack pack = cfg ? cfg->pack : CG_GL_PACK_AUTO;
     CG_RETURN_IF(ring < 0 || ring > CG_GL_MAX_RING, CG_E_INVALID_ARG);
+    CG_RETURN_IF((int)pack < CG_GL_PACK_AUTO || (int)pack > CG_GL_PACK_PBO_RGB,
+                 CG_E_INVALID_ARG);
     cg_gl_reader *r = calloc(1, sizeof *r);
     CG_RETURN_IF(!r, CG_E_NO_MEMORY);
     r->ring = ring >= 2 ? ring : 0;
+    r->pack = pack;
+    r->band_bytes = cfg && cfg->band_bytes ? cfg->band_bytes : CG_GL_BAND_BYTES_DEFAULT;
     *out = r;
     return CG_OK;
 }
@@ -106,10 +118,11 @@ static void cg_gl_save(cg_gl_saved *s)
     s->draw_touched = 0;
 }
 
-/* Pixel-store values the reads need; set only where they differ. */
-static void cg_gl_set_pack(const cg_gl_saved *s)
+/* Pixel-store values the reads need (alignment 4 for RGBA and depth rows,
+ * 1 for tightly packed RGB rows); set only where they differ. */
+static void cg_gl_set_pack(const cg_gl_saved *s, GLint align)
 {
-    if (s->align != 4) glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    if (s->align != align) glPixelStorei(GL_PACK_ALIGNMENT, align);
     if (s->row_length != 0) glPixelStorei(GL_PACK_ROW_LENGTH, 0);
     if (s->skip_rows != 0) glPixelStorei(GL_PACK_SKIP_ROWS, 0);
     if (s->skip_pixels != 0) glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
@@ -232,28 +245,103 @@ static cg_status cg_gl_convert(cg_gl_reader *r, const cg_gl_color_request *q,
     return CG_OK;
 }
 
-/* Synchronous: glReadPixels into the reader's RGBA scratch (client memory,
- * reused across calls). */
-static cg_status cg_gl_rgba_sync(cg_gl_reader *r, int w, int h)
+/* dst already holds the packed RGB frame: draw the cursor over it. */
+static cg_status cg_gl_cursor(cg_gl_reader *r, const cg_gl_color_request *q, uint8_t *dst,
+                              size_t dst_len)
 {
-    size_t bytes;
-    CG_TRY(cg_image_size(w, h, 4, &bytes));
+    if (!q->draw_cursor) return CG_OK;
+    cg_status st = cg_draw_cursor_rgb(dst, dst_len, q->dst_w, q->dst_h, q->cursor_x,
+                                      q->cursor_y);
+    if (st != CG_OK) return cg_gl_fail(r, st, "cg_draw_cursor_rgb: %s", cg_strerror(st));
+    return CG_OK;
+}
+
+/* The reader's client-memory scratch, at least `bytes` long. */
+static cg_status cg_gl_scratch(cg_gl_reader *r, size_t bytes)
+{
     if (r->scratch_cap < bytes) {
         uint8_t *p = realloc(r->scratch, bytes);
         if (!p) return cg_gl_fail(r, CG_E_NO_MEMORY, "%zu bytes for the readback", bytes);
         r->scratch = p;
         r->scratch_cap = bytes;
     }
+    return CG_OK;
+}
+
+/* Synchronous: glReadPixels into the reader's RGBA scratch (client memory,
+ * reused across calls). */
+static cg_status cg_gl_rgba_sync(cg_gl_reader *r, int w, int h)
+{
+    size_t bytes;
+    CG_TRY(cg_image_size(w, h, 4, &bytes));
+    CG_TRY(cg_gl_scratch(r, bytes));
     GLC(r, glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
     GLC(r, glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, r->scratch));
     return CG_OK;
 }
 
-static cg_status cg_gl_color_ring(cg_gl_reader *r, const cg_gl_color_request *q,
-                                  uint8_t *dst, size_t dst_len, int *frame_lag)
+/* CG_GL_PACK_RGB: the driver packs RGB8 rows (alignment 1) straight into
+ * dst. Same size only; the cursor is drawn by the caller afterwards. */
+static cg_status cg_gl_rgb_direct(cg_gl_reader *r, const cg_gl_color_request *q, uint8_t *dst)
+{
+    GLC(r, glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+    GLC(r, glReadPixels(0, 0, q->tex_w, q->tex_h, GL_RGB, GL_UNSIGNED_BYTE, dst));
+    return CG_OK;
+}
+
+/* CG_GL_PACK_BANDS (same size only): bands of rows read into a scratch that
+ * stays in L2 and converted at once. Band-local cursor: a band of n rows
+ * starting at bottom-up row y0 is the full image's top-down rows
+ * h-y0-n .. h-y0-1, so the arrow's top-down row shifts by h-n-y0. */
+static cg_status cg_gl_color_bands(cg_gl_reader *r, const cg_gl_color_request *q,
+                                   uint8_t *dst)
+{
+    const int w = q->tex_w, h = q->tex_h;
+    const size_t row = (size_t)w * 4, drow = (size_t)w * 3;
+    size_t rows = r->band_bytes / row;
+    int band = rows < 1 ? 1 : rows > (size_t)h ? h : (int)rows;
+    CG_TRY(cg_gl_scratch(r, (size_t)band * row));
+    GLC(r, glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+    for (int y0 = 0; y0 < h; y0 += band) {
+        const int n = h - y0 < band ? h - y0 : band;
+        GLC(r, glReadPixels(0, y0, w, n, GL_RGBA, GL_UNSIGNED_BYTE, r->scratch));
+        int64_t cy = (int64_t)q->cursor_y - ((int64_t)h - n - y0);
+        int on = q->draw_cursor && cy > -CG_CURSOR_SIZE && cy < n;
+        cg_gl_color_request b = *q;
+        b.tex_h = b.dst_h = n;
+        b.draw_cursor = on;
+        b.cursor_y = on ? (int)cy : 0;
+        CG_TRY(cg_gl_convert(r, &b, r->scratch, w, n, dst + (size_t)y0 * drow,
+                             (size_t)n * drow));
+    }
+    return CG_OK;
+}
+
+/* A pack buffer's contents into dst: converted (RGBA) or copied (RGB, the
+ * same size as dst by construction) with the cursor drawn over it. */
+static cg_status cg_gl_deliver(cg_gl_reader *r, const cg_gl_color_request *q,
+                               const uint8_t *px, const cg_gl_slot *s, uint8_t *dst,
+                               size_t dst_len)
+{
+    if (s->bpp == 4) return cg_gl_convert(r, q, px, s->w, s->h, dst, dst_len);
+    if (s->w != q->dst_w || s->h != q->dst_h) {
+        return cg_gl_fail(r, CG_E_BAD_STATE, "RGB pack buffer %dx%d for a %dx%d output", s->w,
+                          s->h, q->dst_w, q->dst_h);
+    }
+    memcpy(dst, px, (size_t)s->w * (size_t)s->h * 3);
+    return cg_gl_cursor(r, q, dst, dst_len);
+}
+
+/* Start a read of the current frame into slot r->next of an n-slot ring of
+ * pack buffers, then map the oldest filled slot and deliver it. n == 1 is
+ * the synchronous pack-buffer mode: the slot just filled is mapped, which
+ * waits for it. bpp 3 reads GL_RGB (the caller set alignment 1). */
+static cg_status cg_gl_color_ring(cg_gl_reader *r, const cg_gl_color_request *q, int n,
+                                  int bpp, uint8_t *dst, size_t dst_len, int *frame_lag)
 {
     size_t bytes;
-    CG_TRY(cg_image_size(q->tex_w, q->tex_h, 4, &bytes));
+    CG_TRY(cg_image_size(q->tex_w, q->tex_h, bpp, &bytes));
+    if (r->next >= n) r->next = 0;
     cg_gl_slot *s = &r->slots[r->next];
     if (s->pbo && !glIsBuffer(s->pbo)) memset(s, 0, sizeof *s); /* context changed */
     if (!s->pbo) GLC(r, glGenBuffers(1, &s->pbo));
@@ -263,24 +351,26 @@ static cg_status cg_gl_color_ring(cg_gl_reader *r, const cg_gl_color_request *q,
         GLC(r, glBufferData(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ));
         s->cap = bytes;
     }
-    GLC(r, glReadPixels(0, 0, q->tex_w, q->tex_h, GL_RGBA, GL_UNSIGNED_BYTE, NULL));
+    GLC(r, glReadPixels(0, 0, q->tex_w, q->tex_h, bpp == 3 ? GL_RGB : GL_RGBA,
+                        GL_UNSIGNED_BYTE, NULL));
     s->w = q->tex_w;
     s->h = q->tex_h;
+    s->bpp = bpp;
     s->filled = 1;
     s->serial = r->calls;
-    r->next = (r->next + 1) % r->ring;
+    r->next = (r->next + 1) % n;
 
     /* The oldest filled slot: the one the next call would overwrite, or,
      * while the ring fills, slot 0. */
     cg_gl_slot *old = &r->slots[r->next];
     if (!old->filled) old = &r->slots[0];
-    size_t old_bytes = (size_t)old->w * (size_t)old->h * 4;
+    size_t old_bytes = (size_t)old->w * (size_t)old->h * (size_t)old->bpp;
     GLC(r, glBindBuffer(GL_PIXEL_PACK_BUFFER, old->pbo));
     const uint8_t *px = NULL;
     GLC(r, px = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, (GLsizeiptr)old_bytes,
                                  GL_MAP_READ_BIT));
     if (!px) return cg_gl_fail(r, CG_E_GL, "glMapBufferRange returned NULL");
-    cg_status st = cg_gl_convert(r, q, px, old->w, old->h, dst, dst_len);
+    cg_status st = cg_gl_deliver(r, q, px, old, dst, dst_len);
     GLboolean ok = glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
     CG_TRY(st);
     CG_TRY(cg_gl_check_call(r->err, sizeof r->err, "glUnmapBuffer", __FILE__, __LINE__));
@@ -302,13 +392,47 @@ static cg_status cg_gl_check_color_args(const cg_gl_color_request *q, uint8_t *d
     return CG_OK;
 }
 
-/* Save state, check and attach the color texture, run `read` (sync or
- * ring), restore. q == NULL: plain RGBA readback into the scratch. */
-static cg_status cg_gl_color_pass(cg_gl_reader *r, unsigned texture, int w, int h,
-                                  const cg_gl_color_request *q, uint8_t *dst, size_t dst_len,
-                                  int *frame_lag)
+const char *cg_gl_pack_name(cg_gl_pack pack)
 {
+    switch (pack) {
+    case CG_GL_PACK_AUTO: return "auto";
+    case CG_GL_PACK_RGBA: return "rgba";
+    case CG_GL_PACK_RGB: return "rgb";
+    case CG_GL_PACK_BANDS: return "bands";
+    case CG_GL_PACK_PBO: return "pbo";
+    case CG_GL_PACK_PBO_RGB: return "pbo_rgb";
+    }
+    return "unknown";
+}
+
+/* The mode for this read; a context must be current. AUTO: see cg_gl.h
+ * (measured by bench_gl on llvmpipe and on the H200's driver). */
+static cg_gl_pack cg_gl_resolve_pack(const cg_gl_reader *r, int tex_w, int tex_h, int dst_w,
+                                     int dst_h)
+{
+    if (r->ring || tex_w != dst_w || tex_h != dst_h) return CG_GL_PACK_RGBA;
+    if (r->pack != CG_GL_PACK_AUTO) return r->pack;
+    const char *vendor = (const char *)glGetString(GL_VENDOR);
+    return vendor && strstr(vendor, "NVIDIA") ? CG_GL_PACK_RGB : CG_GL_PACK_RGBA;
+}
+
+cg_status cg_gl_reader_pack_for(cg_gl_reader *r, int tex_w, int tex_h, int dst_w, int dst_h,
+                                cg_gl_pack *out)
+{
+    CG_RETURN_IF(!r || !out, CG_E_INVALID_ARG);
     CG_TRY(cg_gl_current_context(NULL));
+    *out = cg_gl_resolve_pack(r, tex_w, tex_h, dst_w, dst_h);
+    return CG_OK;
+}
+
+/* Save state, check and attach the color texture, read with `mode`,
+ * restore. q == NULL: plain RGBA readback into the scratch. The RGBA
+ * scratch and RGB modes leave the CPU work (conversion, cursor) to the
+ * caller, after the GL state is restored. */
+static cg_status cg_gl_color_pass(cg_gl_reader *r, unsigned texture, int w, int h,
+                                  const cg_gl_color_request *q, cg_gl_pack mode, uint8_t *dst,
+                                  size_t dst_len, int *frame_lag)
+{
     cg_gl_drain_errors();
     cg_gl_saved saved;
     cg_gl_save(&saved);
@@ -317,9 +441,16 @@ static cg_status cg_gl_color_pass(cg_gl_reader *r, unsigned texture, int w, int 
         st = cg_gl_bind_target(r, &saved, &r->color, GL_COLOR_ATTACHMENT0, texture, w, h);
     }
     if (st == CG_OK) {
-        cg_gl_set_pack(&saved);
+        int rgb = q && (mode == CG_GL_PACK_RGB || mode == CG_GL_PACK_PBO_RGB);
+        cg_gl_set_pack(&saved, rgb ? 1 : 4);
         if (q && r->ring) {
-            st = cg_gl_color_ring(r, q, dst, dst_len, frame_lag);
+            st = cg_gl_color_ring(r, q, r->ring, 4, dst, dst_len, frame_lag);
+        } else if (q && (mode == CG_GL_PACK_PBO || mode == CG_GL_PACK_PBO_RGB)) {
+            st = cg_gl_color_ring(r, q, 1, rgb ? 3 : 4, dst, dst_len, NULL);
+        } else if (q && mode == CG_GL_PACK_RGB) {
+            st = cg_gl_rgb_direct(r, q, dst);
+        } else if (q && mode == CG_GL_PACK_BANDS) {
+            st = cg_gl_color_bands(r, q, dst);
         } else {
             st = cg_gl_rgba_sync(r, w, h);
         }
@@ -336,7 +467,8 @@ cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_
     CG_RETURN_IF(!r || !rgba, CG_E_INVALID_ARG);
     r->err[0] = '\0';
     CG_TRY(cg_check_dims(tex_w, tex_h));
-    CG_TRY(cg_gl_color_pass(r, texture, tex_w, tex_h, NULL, NULL, 0, NULL));
+    CG_TRY(cg_gl_current_context(NULL));
+    CG_TRY(cg_gl_color_pass(r, texture, tex_w, tex_h, NULL, CG_GL_PACK_RGBA, NULL, 0, NULL));
     *rgba = r->scratch;
     return CG_OK;
 }
@@ -348,9 +480,16 @@ cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_
     r->err[0] = '\0';
     CG_TRY(cg_gl_check_color_args(q, dst, dst_len));
     if (frame_lag) *frame_lag = 0;
-    CG_TRY(cg_gl_color_pass(r, q->texture, q->tex_w, q->tex_h, q, dst, dst_len, frame_lag));
+    CG_TRY(cg_gl_current_context(NULL));
+    cg_gl_pack mode = cg_gl_resolve_pack(r, q->tex_w, q->tex_h, q->dst_w, q->dst_h);
+    CG_TRY(cg_gl_color_pass(r, q->texture, q->tex_w, q->tex_h, q, mode, dst, dst_len,
+                            frame_lag));
     if (r->ring) return CG_OK; /* converted from the mapped pack buffer */
-    return cg_gl_convert(r, q, r->scratch, q->tex_w, q->tex_h, dst, dst_len);
+    switch (mode) {
+    case CG_GL_PACK_RGB: return cg_gl_cursor(r, q, dst, dst_len);
+    case CG_GL_PACK_RGBA: return cg_gl_convert(r, q, r->scratch, q->tex_w, q->tex_h, dst, dst_len);
+    default: return CG_OK; /* converted band by band or from the pack buffer */
+    }
 }
 
 static cg_status cg_gl_check_depth_args(int w, int h, const cg_gl_depth_linear *lin,
@@ -384,7 +523,7 @@ cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex
         st = cg_gl_bind_target(r, &saved, &r->depth, GL_DEPTH_ATTACHMENT, texture, tex_w, tex_h);
     }
     if (st == CG_OK) {
-        cg_gl_set_pack(&saved);
+        cg_gl_set_pack(&saved, 4);
         glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
         glReadPixels(0, 0, tex_w, tex_h, GL_DEPTH_COMPONENT, GL_FLOAT, dst);
         st = cg_gl_check_call(r->err, sizeof r->err,

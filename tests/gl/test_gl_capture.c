@@ -40,14 +40,20 @@ static int scene_quads(int w, int h, gl_quad *q)
     return 3;
 }
 
-/* A reader with a ring of `ring` pack buffers (0: synchronous). */
-static cg_gl_reader *new_reader(int ring)
+/* A reader with a ring of `ring` pack buffers (0: synchronous), reading
+ * synchronously with `pack` in bands of `band_bytes` (0: default). */
+static cg_gl_reader *new_reader_with(int ring, cg_gl_pack pack, size_t band_bytes)
 {
     cg_gl_reader *r = NULL;
-    cg_gl_reader_config cfg = {ring};
+    cg_gl_reader_config cfg = {.ring = ring, .pack = pack, .band_bytes = band_bytes};
     ck_assert_int_eq(cg_gl_reader_create(&cfg, &r), CG_OK);
     ck_assert_ptr_nonnull(r);
     return r;
+}
+
+static cg_gl_reader *new_reader(int ring)
+{
+    return new_reader_with(ring, CG_GL_PACK_AUTO, 0);
 }
 
 /* A w x h target with the standard scene drawn; returns the quad count. */
@@ -336,8 +342,10 @@ START_TEST(state_is_preserved)
     ck_assert_int_eq(before.draw_fbo, (GLint)other.fbo);
     ck_assert_int_eq(before.read_buffer, GL_COLOR_ATTACHMENT1);
 
-    for (int ring = 0; ring <= 2; ring += 2) {
-        cg_gl_reader *r = new_reader(ring);
+    for (int mode = 0; mode <= CG_GL_PACK_PBO_RGB + 1; mode++) {
+        /* Every synchronous mode, then a ring of 2. */
+        int ring = mode > CG_GL_PACK_PBO_RGB ? 2 : 0;
+        cg_gl_reader *r = new_reader_with(ring, ring ? CG_GL_PACK_AUTO : (cg_gl_pack)mode, 0);
         uint8_t got[37 * 19 * 3];
         float depth[37 * 19];
         cg_gl_color_request rq = {s.color, s.w, s.h, s.w, s.h, CG_FILTER_NEAREST, 0, 0, 0};
@@ -349,7 +357,8 @@ START_TEST(state_is_preserved)
             query_state(&after);
             ck_assert_mem_eq(&before, &after, sizeof before);
         }
-        /* Pixels right despite the game's odd pack state. */
+        /* Pixels right despite the game's odd pack state (alignment 8 would
+         * pad the 37-pixel RGB rows). */
         expect_scene(got, s.w, s.h, q, n, s.w, s.h);
         /* A failing call restores too. */
         ck_assert_int_eq(cg_gl_read_color(r, &(cg_gl_color_request){s.color, 999, 999, 4, 4,
@@ -455,9 +464,14 @@ START_TEST(errors_are_statuses)
     ck_assert_int_eq(cg_gl_read_depth(r, s.depth, 16, 8, NULL, depth, 16 * 8 - 1),
                      CG_E_BUFFER_TOO_SMALL);
     int bad_ring = 0;
-    cg_gl_reader_config big = {CG_GL_MAX_RING + 1};
+    cg_gl_reader_config big = {.ring = CG_GL_MAX_RING + 1};
     cg_gl_reader *nr = (cg_gl_reader *)&bad_ring;
     ck_assert_int_eq(cg_gl_reader_create(&big, &nr), CG_E_INVALID_ARG);
+    ck_assert_ptr_null(nr);
+    cg_gl_reader_config bad_pack = {.pack = (cg_gl_pack)(CG_GL_PACK_PBO_RGB + 1)};
+    ck_assert_int_eq(cg_gl_reader_create(&bad_pack, &nr), CG_E_INVALID_ARG);
+    bad_pack.pack = (cg_gl_pack)-1;
+    ck_assert_int_eq(cg_gl_reader_create(&bad_pack, &nr), CG_E_INVALID_ARG);
     ck_assert_ptr_null(nr);
 
     /* Textures that are not complete color/depth textures that large. */
@@ -526,6 +540,160 @@ START_TEST(errors_are_statuses)
 }
 END_TEST
 
+/* ---- synchronous pack modes -------------------------------------------- */
+
+/* Each mode forced on (whatever the renderer), and bands of one row (a band
+ * per row: the band-local cursor shift on every row) and of 3 rows. */
+static const struct {
+    cg_gl_pack pack;
+    size_t band_bytes;
+} k_modes[] = {
+    {CG_GL_PACK_RGBA, 0}, {CG_GL_PACK_RGB, 0},      {CG_GL_PACK_BANDS, 0}, {CG_GL_PACK_BANDS, 1},
+    {CG_GL_PACK_BANDS, 3 * 4 * 37}, {CG_GL_PACK_PBO, 0}, {CG_GL_PACK_PBO_RGB, 0},
+    {CG_GL_PACK_AUTO, 0},
+};
+
+/* The cursor over the expected image, written independently of the
+ * library's drawing code from the definition in ARCHITECTURE.md: top-down
+ * row cy + r, column cx + c gets the bitmap's 'B' (0) or 'W' (255). */
+static void overlay_cursor(uint8_t *img, int w, int h, int cx, int cy)
+{
+    for (int y = 0; y < h; y++) {
+        long r = (long)(h - 1 - y) - cy;
+        if (r < 0 || r >= CG_CURSOR_SIZE) continue;
+        for (int x = 0; x < w; x++) {
+            long c = (long)x - cx;
+            if (c < 0 || c >= CG_CURSOR_SIZE) continue;
+            char b = cg_cursor_rows[r][c];
+            if (b != '.') memset(img + ((size_t)y * (size_t)w + (size_t)x) * 3, b == 'B' ? 0 : 255, 3);
+        }
+    }
+}
+
+/* Scene at fw x fh read into dst_w x dst_h with the cursor at (cx, cy)
+ * (draw 0: none); compared byte for byte with the analytic image. */
+static void check_mode_case(cg_gl_reader *r, gl_scene *s, int dst_w, int dst_h, int draw,
+                            int cx, int cy)
+{
+    gl_quad q[3];
+    int n = scene_quads(s->w, s->h, q);
+    ck_assert_int_eq(gl_scene_draw_color(s, k_clear, q, n), 0);
+    size_t len = (size_t)dst_w * (size_t)dst_h * 3;
+    uint8_t *got = malloc(len + 8), *want = malloc(len);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_ptr_nonnull(want);
+    memset(got, 0xCD, len + 8);
+    for (int y = 0; y < dst_h; y++) {
+        for (int x = 0; x < dst_w; x++) {
+            int sx = (int)((long long)x * s->w / dst_w), sy = (int)((long long)y * s->h / dst_h);
+            gl_scene_expect_rgb(k_clear, q, n, sx, sy, want + ((size_t)y * (size_t)dst_w + (size_t)x) * 3);
+        }
+    }
+    if (draw) overlay_cursor(want, dst_w, dst_h, cx, cy);
+    cg_gl_color_request rq = {s->color, s->w, s->h, dst_w, dst_h, CG_FILTER_NEAREST, draw, cx, cy};
+    cg_status st = cg_gl_read_color(r, &rq, got, len, NULL);
+    ck_assert_msg(st == CG_OK, "%dx%d -> %dx%d: %s (%s)", s->w, s->h, dst_w, dst_h,
+                  cg_strerror(st), cg_gl_reader_last_error(r));
+    for (size_t i = 0; i < len; i++) {
+        if (got[i] != want[i]) {
+            size_t px = i / 3;
+            ck_abort_msg("%dx%d -> %dx%d cursor %d (%d,%d): pixel (%zu,%zu) byte %zu got %u want %u",
+                         s->w, s->h, dst_w, dst_h, draw, cx, cy, px % (size_t)dst_w,
+                         px / (size_t)dst_w, i % 3, got[i], want[i]);
+        }
+    }
+    for (size_t i = len; i < len + 8; i++) ck_assert_uint_eq(got[i], 0xCD); /* no overrun */
+    free(got);
+    free(want);
+}
+
+START_TEST(pack_mode_exact)
+{
+    /* Odd widths (RGB rows of 3*w bytes, not a multiple of 4), 1x1, one
+     * row, one column, and a frame larger than one default band. */
+    static const int sizes[][2] = {{1, 1}, {37, 19}, {17, 1}, {1, 23}, {2, 3}, {641, 361}};
+    cg_gl_reader *r = new_reader_with(0, k_modes[_i].pack, k_modes[_i].band_bytes);
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        gl_scene s;
+        int w = sizes[z][0], h = sizes[z][1];
+        ck_assert_int_eq(gl_scene_create(&s, w, h), 0);
+        /* No cursor; every corner and edge, partly and fully off-screen. */
+        const int cur[][2] = {{0, 0},          {w - 1, h - 1}, {-15, -15},    {w - 8, -9},
+                              {-3, h - 4},     {w / 2, h / 2}, {-16, 0},      {w, h},
+                              {0, h - 16},     {w - 16, 0},    {-2000000000, 5}, {3, 2000000000}};
+        check_mode_case(r, &s, w, h, 0, 0, 0);
+        for (size_t c = 0; c < sizeof cur / sizeof cur[0]; c++)
+            check_mode_case(r, &s, w, h, 1, cur[c][0], cur[c][1]);
+        /* A resizing read uses the RGBA path in every mode. */
+        check_mode_case(r, &s, w + 3, h * 2, 1, 1, 1);
+        check_mode_case(r, &s, (w + 1) / 2, (h + 1) / 2, 1, -4, 0);
+        gl_scene_destroy(&s);
+    }
+    cg_gl_reader_destroy(r);
+}
+END_TEST
+
+START_TEST(pack_mode_resolution)
+{
+    gl_scene s;
+    ck_assert_int_eq(gl_scene_create(&s, 8, 8), 0);
+    cg_gl_pack got = CG_GL_PACK_AUTO;
+    for (int m = CG_GL_PACK_RGBA; m <= CG_GL_PACK_PBO_RGB; m++) {
+        cg_gl_reader *r = new_reader_with(0, (cg_gl_pack)m, 0);
+        ck_assert_int_eq(cg_gl_reader_pack_for(r, 8, 8, 8, 8, &got), CG_OK);
+        ck_assert_int_eq(got, m);
+        ck_assert_int_eq(cg_gl_reader_pack_for(r, 8, 8, 9, 8, &got), CG_OK);
+        ck_assert_int_eq(got, CG_GL_PACK_RGBA); /* resizing */
+        cg_gl_reader_destroy(r);
+    }
+    cg_gl_reader *a = new_reader(0), *ring = new_reader_with(3, CG_GL_PACK_RGB, 0);
+    ck_assert_int_eq(cg_gl_reader_pack_for(a, 8, 8, 8, 8, &got), CG_OK);
+    const char *vendor = (const char *)glGetString(GL_VENDOR);
+    ck_assert_ptr_nonnull(vendor);
+    ck_assert_int_eq(got, strstr(vendor, "NVIDIA") ? CG_GL_PACK_RGB : CG_GL_PACK_RGBA);
+    fprintf(stderr, "GL_VENDOR %s: AUTO reads with %s\n", vendor, cg_gl_pack_name(got));
+    ck_assert_int_eq(cg_gl_reader_pack_for(ring, 8, 8, 8, 8, &got), CG_OK);
+    ck_assert_int_eq(got, CG_GL_PACK_RGBA);
+    ck_assert_int_eq(cg_gl_reader_pack_for(NULL, 8, 8, 8, 8, &got), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_gl_reader_pack_for(a, 8, 8, 8, 8, NULL), CG_E_INVALID_ARG);
+    ck_assert_str_eq(cg_gl_pack_name(CG_GL_PACK_PBO_RGB), "pbo_rgb");
+    ck_assert_str_eq(cg_gl_pack_name((cg_gl_pack)99), "unknown");
+    ck_assert_int_eq(cg_egl_headless_release(g_ctx), 0);
+    ck_assert_int_eq(cg_gl_reader_pack_for(a, 8, 8, 8, 8, &got), CG_E_NO_CONTEXT);
+    ck_assert_int_eq(cg_egl_headless_make_current(g_ctx), 0);
+    cg_gl_reader_destroy(a);
+    cg_gl_reader_destroy(ring);
+    gl_scene_destroy(&s);
+}
+END_TEST
+
+/* cg_draw_cursor_rgb on hand-made images: a 3x2 image gets the arrow's top
+ * left 3x2 corner ("B.." / "BB.", top-down) at (0,0), rows bottom-up. */
+START_TEST(draw_cursor_rgb_args)
+{
+    uint8_t img[3 * 2 * 3];
+    memset(img, 0x55, sizeof img);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, sizeof img, 3, 2, 0, 0), CG_OK);
+    static const uint8_t want[3 * 2 * 3] = {
+        0, 0, 0, 0, 0, 0, 0x55, 0x55, 0x55,            /* bottom row: top-down row 1 "BB." */
+        0, 0, 0, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55,   /* top row: top-down row 0 "B.." */
+    };
+    ck_assert_mem_eq(img, want, sizeof want);
+    memset(img, 0x55, sizeof img);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, sizeof img, 3, 2, -1, -2), CG_OK);
+    /* Top-down rows 2, 3 of the arrow, columns 1..3: "WB." and "WWB". */
+    static const uint8_t want2[3 * 2 * 3] = {
+        255, 255, 255, 255, 255, 255, 0, 0, 0,
+        255, 255, 255, 0, 0, 0, 0x55, 0x55, 0x55,
+    };
+    ck_assert_mem_eq(img, want2, sizeof want2);
+    ck_assert_int_eq(cg_draw_cursor_rgb(NULL, sizeof img, 3, 2, 0, 0), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, sizeof img - 1, 3, 2, 0, 0), CG_E_BUFFER_TOO_SMALL);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, sizeof img, 0, 2, 0, 0), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, sizeof img, 3, 16385, 0, 0), CG_E_TOO_LARGE);
+}
+END_TEST
+
 static Suite *gl_suite(void)
 {
     Suite *su = suite_create("gl_capture");
@@ -540,6 +708,12 @@ static Suite *gl_suite(void)
     tcase_add_test(core, depth_neg_one_to_one);
     tcase_add_test(core, depth_zero_to_one);
     suite_add_tcase(su, core);
+    TCase *pack = tcase_create("pack");
+    tcase_set_timeout(pack, 0);
+    tcase_add_loop_test(pack, pack_mode_exact, 0, (int)(sizeof k_modes / sizeof k_modes[0]));
+    tcase_add_test(pack, pack_mode_resolution);
+    tcase_add_test(pack, draw_cursor_rgb_args);
+    suite_add_tcase(su, pack);
     TCase *state = tcase_create("state");
     tcase_set_timeout(state, 0);
     tcase_add_test(state, state_is_preserved);
