@@ -93,9 +93,12 @@ public final class BadInputTest {
                     () -> FC.convertCapturedFrameImpl(GOOD, 30, 30, 4, 4, mode, false, false, 0, 0),
                     String.valueOf(mode));
         }
-        // bad arguments checked before the buffer: a null buffer with a bad mode is still reported
-        expect("bad mode with heap buffer", iae,
-                () -> FC.convertCapturedFrameImpl(ByteBuffer.allocate(4), 1, 1, 1, 1, 2, false, false, 0, 0));
+        // arguments are checked before the buffer: with a null buffer (which alone would be an
+        // NPE) the bad mode or size is what gets reported
+        expect("bad mode with null buffer", iae,
+                () -> FC.convertCapturedFrameImpl(null, 1, 1, 1, 1, 2, false, false, 0, 0), "encoding mode 2");
+        expect("bad size with null buffer", iae,
+                () -> FC.convertCapturedFrameImpl(null, 0, 1, 1, 1, 0, false, false, 0, 0), "0x1");
         Ref.check(GOOD.position() == 0 && GOOD.limit() == GOOD.capacity(), "good buffer position/limit unchanged");
         Ref.finish("BadInputTest");
     }
