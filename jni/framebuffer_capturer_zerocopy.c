@@ -51,6 +51,7 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JN
     uint8_t handle[CG_GL_CUDA_HANDLE_SIZE];
     char detail[600];
     detail[0] = '\0';
+    jobject result = NULL;
     pthread_mutex_lock(&g_lock);
     cg_status st = g_glz ? CG_OK : cg_gl_cuda_create(&g_glz);
     if (st == CG_OK && cg_gl_cuda_is_initialized(g_glz)) {
@@ -61,13 +62,17 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JN
         if (st == CG_OK) {
             g_w = width;
             g_h = height;
+            /* Java never receiving the handle undoes the setup (on this,
+             * the render thread), so a retry can initialise again. */
+            result = cg_jni_bytestring_copy(env, handle, sizeof handle);
+            if (result == NULL) cg_gl_cuda_reset(g_glz);
         } else {
             snprintf(detail, sizeof detail, "%s", cg_gl_cuda_last_error(g_glz));
         }
     }
     pthread_mutex_unlock(&g_lock);
     if (st != CG_OK) return throw_glz(env, st, what, detail), NULL;
-    return cg_jni_bytestring_copy(env, handle, sizeof handle);
+    return result; /* NULL: the ByteString's exception is pending */
 }
 
 JNIEXPORT jobject JNICALL

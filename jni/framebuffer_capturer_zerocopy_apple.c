@@ -52,13 +52,22 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JN
             g = NULL;
         }
     }
+    jobject result = NULL;
+    if (st == CG_OK) {
+        uint8_t bytes[CG_METAL_PORT_BYTES];
+        cg_metal_port_bytes(port, bytes);
+        /* Java never receiving the port undoes the setup (on this, the
+         * render thread), so a retry can initialise again. */
+        result = cg_jni_bytestring_copy(env, bytes, sizeof bytes);
+        if (result == NULL) {
+            cg_metal_gl_destroy(g);
+            g = NULL;
+        }
+    }
     g_gl = g;
     pthread_mutex_unlock(&g_lock);
     if (st != CG_OK) return cg_throw_status(env, st, what, err), NULL;
-
-    uint8_t bytes[CG_METAL_PORT_BYTES];
-    cg_metal_port_bytes(port, bytes);
-    return cg_jni_bytestring_copy(env, bytes, sizeof bytes);
+    return result; /* NULL: the ByteString's exception is pending */
 }
 
 JNIEXPORT jobject JNICALL

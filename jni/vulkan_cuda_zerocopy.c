@@ -26,6 +26,7 @@
 
 #include "cg_cuda_import.h"
 #include "cg_jni.h"
+#include "cg_oshandle.h"
 #include "com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy.h" /* javac -h */
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -80,8 +81,12 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy_importVulkanMemoryAndInitC
     uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE];
     char detail[600];
     detail[0] = '\0';
+    jobject result = NULL;
     pthread_mutex_lock(&g_lock);
     cg_status st = g_import ? CG_OK : cg_cuda_import_create(&g_import);
+    /* The arguments are valid, so the handle is ours even when there is no
+     * context to import it into. */
+    if (st != CG_OK) cg_os_handle_close(d.handle_type == CG_CUDA_HANDLE_OPAQUE_WIN32, d.handle);
     /* init also refuses a second import (closing the handle it now owns). */
     if (st == CG_OK) st = cg_cuda_import_init(g_import, &d, handle);
     if (st == CG_E_ALREADY_INITIALIZED)
@@ -89,9 +94,15 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy_importVulkanMemoryAndInitC
                  "an import is live: call destroyCudaImportImpl first (the handle was closed)");
     else if (st != CG_OK)
         snprintf(detail, sizeof detail, "%s", cg_cuda_import_last_error(g_import));
+    if (st == CG_OK) {
+        /* Under the lock, so no other thread sees an import whose handle
+         * Java never received; without the handle it is undone. */
+        result = cg_jni_bytestring_copy(env, handle, sizeof handle);
+        if (result == NULL) cg_cuda_import_reset(g_import);
+    }
     pthread_mutex_unlock(&g_lock);
     if (st != CG_OK) return cg_throw_status(env, st, what, detail), NULL;
-    return cg_jni_bytestring_copy(env, handle, sizeof handle);
+    return result; /* NULL: the ByteString's exception is pending */
 }
 
 JNIEXPORT void JNICALL
