@@ -87,11 +87,17 @@ typedef enum cg_cuda_sem_type {
     CG_CUDA_SEM_TIMELINE_FD = 1  /* VK timeline semaphore, OPAQUE_FD */
 } cg_cuda_sem_type;
 
+/* Check semaphore arguments without touching CUDA or the fd: fd > 0 and a
+ * known type (CG_E_INVALID_ARG). */
+cg_status cg_cuda_import_check_semaphore(cg_cuda_sem_type type, int fd);
+
 /* Optional: import an exported Vulkan semaphore that the producer signals
  * when a frame's copy is done; from then on cg_cuda_import_copy waits on it
  * on the GPU instead of relying on a CPU-observed fence. The fd follows the
  * same ownership rule as the memory handle. Requires an initialised
- * context; a second call replaces the first semaphore. */
+ * context; a second call replaces the first semaphore. Arguments rejected
+ * by cg_cuda_import_check_semaphore (or a NULL ci) leave the fd the
+ * caller's. */
 cg_status cg_cuda_import_semaphore(cg_cuda_import *ci, cg_cuda_sem_type type, int fd);
 
 /* Per frame: (wait for the semaphore, value `wait_value` for a timeline

@@ -157,8 +157,7 @@ cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_cuda_import_desc *d,
 cg_status cg_cuda_import_semaphore(cg_cuda_import *ci, cg_cuda_sem_type type, int fd)
 {
     CG_RETURN_IF(!ci, CG_E_INVALID_ARG);
-    if (fd <= 0 || (type != CG_CUDA_SEM_BINARY_FD && type != CG_CUDA_SEM_TIMELINE_FD))
-        return CG_E_INVALID_ARG;
+    CG_TRY(cg_cuda_import_check_semaphore(type, fd));
     cg_status st = ci->live ? CG_OK : CG_E_NOT_INITIALIZED;
     if (st == CG_OK && cg_os_handles_are_win32()) st = CG_E_UNSUPPORTED;
     if (st == CG_OK) st = CG_CUDA_CHECK(ci->err, cudaSetDevice(ci->shared.device));

@@ -1,4 +1,4 @@
-/* cg_cuda_import_desc.c - descriptor checks shared by the CUDA and no-CUDA
+/* cg_cuda_import_desc.c - descriptor and semaphore checks shared by the CUDA and no-CUDA
  * builds (they run before any CUDA call or handle use). */
 #include "cg_cuda_import.h"
 
@@ -17,5 +17,13 @@ cg_status cg_cuda_import_check_desc(const cg_cuda_import_desc *d)
     size_t need = 0;
     CG_TRY(cg_image_size(d->width, d->height, 4, &need));
     CG_RETURN_IF(d->allocation_size < (uint64_t)need, CG_E_BUFFER_TOO_SMALL);
+    return CG_OK;
+}
+
+cg_status cg_cuda_import_check_semaphore(cg_cuda_sem_type type, int fd)
+{
+    CG_RETURN_IF(fd <= 0, CG_E_INVALID_ARG);
+    CG_RETURN_IF(type != CG_CUDA_SEM_BINARY_FD && type != CG_CUDA_SEM_TIMELINE_FD,
+                 CG_E_INVALID_ARG);
     return CG_OK;
 }

@@ -49,9 +49,10 @@ cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_cuda_import_desc *d,
 
 cg_status cg_cuda_import_semaphore(cg_cuda_import *ci, cg_cuda_sem_type type, int fd)
 {
-    (void)ci;
-    (void)type;
-    if (fd > 0) cg_os_handle_close(0, fd);
+    /* Arguments rejected as in the CUDA build leave the fd the caller's. */
+    CG_RETURN_IF(!ci, CG_E_INVALID_ARG);
+    CG_TRY(cg_cuda_import_check_semaphore(type, fd));
+    cg_os_handle_close(0, fd);
     return CG_E_UNSUPPORTED;
 }
 
