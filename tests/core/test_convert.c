@@ -365,21 +365,30 @@ START_TEST(cursor_bitmap_matches_spec)
 }
 END_TEST
 
-/* 20x17 grey frame, cursor swept over every position from fully off the
- * left/top to fully off the right/bottom (loop index = row position). */
-static void cursor_at(int cx, int cy)
+/* The sweeps' 20x17 grey frame, bottom-up RGB8. */
+enum { CW = 20, CH = 17 };
+
+/* want = the grey frame with the arrow at (cx, cy) from the top-left,
+ * clipped, written from the spec's arrow above. */
+static void cursor_golden(uint8_t want[CW * CH * 3], int cx, int cy)
 {
-    enum { CW = 20, CH = 17 };
-    uint8_t src[CW * CH * 4], want[CW * CH * 3];
-    memset(src, G, sizeof src);
-    memset(want, G, sizeof want);
+    memset(want, G, CW * CH * 3);
     for (int r = 0; r < 16; r++)
         for (int c = 0; c < 16; c++) {
-            int x = cx + c, t = cy + r;
+            long long x = (long long)cx + c, t = (long long)cy + r;
             if (x < 0 || x >= CW || t < 0 || t >= CH || arrow[r][c] == '.') continue;
             memset(want + ((size_t)(CH - 1 - t) * CW + (size_t)x) * 3,
                    arrow[r][c] == 'B' ? 0 : W, 3);
         }
+}
+
+/* Cursor swept over every position from fully off the left/top to fully off
+ * the right/bottom (loop index = row position). */
+static void cursor_at(int cx, int cy)
+{
+    uint8_t src[CW * CH * 4], want[CW * CH * 3];
+    memset(src, G, sizeof src);
+    cursor_golden(want, cx, cy);
     cg_convert_params p = params(src, CW * 4, CW, CH, CW, CH);
     p.draw_cursor = 1;
     p.cursor_x = cx;
@@ -390,6 +399,49 @@ static void cursor_at(int cx, int cy)
 START_TEST(cursor_sweep)
 {
     for (int cx = -18; cx <= 21; cx++) cursor_at(cx, _i);
+}
+END_TEST
+
+/* cg_draw_cursor_rgb on an already packed frame: the same golden image as
+ * cg_convert's cursor, and not one byte outside the frame written. */
+static void cursor_rgb_at(int cx, int cy)
+{
+    uint8_t img[CW * CH * 3 + 16], want[CW * CH * 3];
+    memset(img, G, CW * CH * 3);
+    memset(img + CW * CH * 3, 0xa5, 16);
+    cursor_golden(want, cx, cy);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, CW * CH * 3, CW, CH, cx, cy), CG_OK);
+    ck_assert_msg(memcmp(img, want, sizeof want) == 0, "cursor at (%d,%d) differs", cx, cy);
+    for (size_t i = CW * CH * 3; i < sizeof img; i++) ck_assert_uint_eq(img[i], 0xa5);
+}
+
+START_TEST(cursor_rgb_sweep)
+{
+    for (int cx = -18; cx <= 21; cx++) cursor_rgb_at(cx, _i);
+}
+END_TEST
+
+START_TEST(cursor_rgb_limits)
+{
+    static const int far[][2] = {{INT_MIN, 0},       {0, INT_MIN},      {INT_MAX, 0},
+                                 {0, INT_MAX},       {INT_MIN, INT_MAX}, {INT_MAX, INT_MIN},
+                                 {INT_MIN + 5, 3},   {3, INT_MAX - 15}};
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) cursor_rgb_at(far[i][0], far[i][1]);
+    /* 1x1: only the black hot spot */
+    uint8_t px[3] = {G, G, G};
+    ck_assert_int_eq(cg_draw_cursor_rgb(px, 3, 1, 1, 0, 0), CG_OK);
+    ck_assert_uint_eq(px[0] | px[1] | px[2], 0);
+    /* refused before anything is written */
+    uint8_t img[CW * CH * 3];
+    memset(img, G, sizeof img);
+    ck_assert_int_eq(cg_draw_cursor_rgb(NULL, sizeof img, CW, CH, 0, 0), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, sizeof img - 1, CW, CH, 0, 0),
+                     CG_E_BUFFER_TOO_SMALL);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, sizeof img, 0, CH, 0, 0), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, sizeof img, CW, -1, 0, 0), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, sizeof img, 16385, 1, 0, 0), CG_E_TOO_LARGE);
+    ck_assert_int_eq(cg_draw_cursor_rgb(img, SIZE_MAX, INT_MAX, INT_MAX, 0, 0), CG_E_TOO_LARGE);
+    for (size_t i = 0; i < sizeof img; i++) ck_assert_uint_eq(img[i], G);
 }
 END_TEST
 
@@ -563,12 +615,14 @@ Suite *make_suite(void)
     tcase_add_test(core, cursor_after_resize_and_flip);
     tcase_add_test(core, cursor_bitmap_matches_spec);
     tcase_add_loop_test(core, cursor_sweep, -18, 22);
+    tcase_add_loop_test(core, cursor_rgb_sweep, -18, 22);
     tcase_add_test(core, simd_names);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, one_pixel);
     tcase_add_test(limits, max_side);
     tcase_add_test(limits, box_huge_area);
+    tcase_add_test(limits, cursor_rgb_limits);
     tcase_add_test(limits, bad_arguments);
     suite_add_tcase(s, limits);
     TCase *overflow = tcase_create("overflow");
