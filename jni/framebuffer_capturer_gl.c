@@ -15,6 +15,20 @@
  * top-down. The wire format is bottom-up, exactly what glReadPixels returns
  * without that extension, so no reversal (and no flip) is ever needed: the
  * argument is accepted and does not change the path or the bytes.
+ *
+ * RAW path: the reader's mode for the request (cg_gl_reader_pack_for)
+ * decides. RGBA (resizing; renderers where converting the client-memory
+ * RGBA frame is cheapest): the frame is converted once, straight into the
+ * pinned byte[] of the ByteString, through convertCapturedFrameImpl. Any
+ * other mode (the NVIDIA driver's GL_RGB pack): the driver writes RGB8 into
+ * a per-thread native scratch, which is copied once into a new byte[]
+ * (SetByteArrayRegion). The driver never writes into pinned Java memory:
+ * glReadPixels waits for the frame's rendering, and the GC must not wait
+ * with it.
+ *
+ * CG_GL_PACK (environment, read when a thread's reader is created): "auto"
+ * (default), "rgba", "rgb", "bands", "pbo" or "pbo_rgb" forces a reader
+ * mode (cg_gl_pack); for tests and measurements. Other values: auto.
  */
 #include <math.h>
 #include <pthread.h>
@@ -32,6 +46,8 @@ typedef struct cg_gl_thread {
     void *context; /* key of the context the reader's GL objects live in */
     float *depth;  /* depth readback before the copy into the float[] */
     size_t depth_cap;
+    uint8_t *rgb;  /* RAW readback in the packed modes, before the copy */
+    size_t rgb_cap;
 } cg_gl_thread;
 
 static pthread_once_t cg_gl_tls_once = PTHREAD_ONCE_INIT;
@@ -45,7 +61,18 @@ static void cg_gl_thread_free(void *p)
     cg_gl_thread *t = p;
     cg_gl_reader_destroy(t->reader);
     free(t->depth);
+    free(t->rgb);
     free(t);
+}
+
+/* The reader mode CG_GL_PACK names (see the top of this file). */
+static cg_gl_pack cg_gl_env_pack(void)
+{
+    const char *v = getenv("CG_GL_PACK");
+    for (int m = CG_GL_PACK_AUTO; v && m <= CG_GL_PACK_PBO_RGB; m++) {
+        if (strcmp(v, cg_gl_pack_name((cg_gl_pack)m)) == 0) return (cg_gl_pack)m;
+    }
+    return CG_GL_PACK_AUTO;
 }
 
 static void cg_gl_tls_init(void)
@@ -75,7 +102,8 @@ static cg_gl_thread *cg_gl_thread_get(JNIEnv *env, const char *what)
     cg_gl_thread *t = pthread_getspecific(cg_gl_tls_key);
     if (!t) {
         t = calloc(1, sizeof *t);
-        if (!t || cg_gl_reader_create(NULL, &t->reader) != CG_OK ||
+        cg_gl_reader_config cfg = {.pack = cg_gl_env_pack()};
+        if (!t || cg_gl_reader_create(&cfg, &t->reader) != CG_OK ||
             pthread_setspecific(cg_gl_tls_key, t) != 0) {
             if (t) cg_gl_reader_destroy(t->reader);
             free(t);
@@ -91,6 +119,38 @@ static cg_gl_thread *cg_gl_thread_get(JNIEnv *env, const char *what)
     return t;
 }
 
+/* Throw for a failed color read of texture `id`. */
+static void cg_gl_throw_read(JNIEnv *env, const cg_gl_thread *t, const char *what, jint id,
+                             jint w, jint h, cg_status st)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "%s: reading texture %d (%dx%d)", what, (int)id, (int)w, (int)h);
+    cg_throw_status(env, st, msg, cg_gl_reader_last_error(t->reader));
+}
+
+/* RAW in the reader's packed modes: RGB8 into the thread's scratch, then
+ * one copy into the ByteString's byte[]. */
+static jobject cg_gl_raw_packed(JNIEnv *env, cg_gl_thread *t, const char *what,
+                                const cg_gl_color_request *q)
+{
+    size_t len = (size_t)q->dst_w * (size_t)q->dst_h * 3; /* dims checked: no overflow */
+    if (t->rgb_cap < len) {
+        uint8_t *p = realloc(t->rgb, len);
+        if (!p) {
+            cg_throw(env, CG_JEXC_OOM, "%s: cannot allocate %zu bytes", what, len);
+            return NULL;
+        }
+        t->rgb = p;
+        t->rgb_cap = len;
+    }
+    cg_status st = cg_gl_read_color(t->reader, q, t->rgb, len, NULL);
+    if (st != CG_OK) {
+        cg_gl_throw_read(env, t, what, (jint)q->texture, q->tex_w, q->tex_h, st);
+        return NULL;
+    }
+    return cg_jni_bytestring_copy(env, t->rgb, len);
+}
+
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferImpl(
     JNIEnv *env, jobject self, jint textureId, jint texW, jint texH, jint targetW, jint targetH,
     jint encodingMode, jboolean isExtensionAvailable, jboolean drawCursor, jint xPos, jint yPos)
@@ -104,13 +164,20 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
 
     cg_gl_thread *t = cg_gl_thread_get(env, what);
     if (!t) return NULL;
+    cg_gl_pack mode = CG_GL_PACK_RGBA;
+    if (encodingMode == CG_ENC_RAW &&
+        cg_gl_reader_pack_for(t->reader, texW, texH, targetW, targetH, &mode) != CG_OK) {
+        mode = CG_GL_PACK_RGBA; /* unreachable: a context is current */
+    }
+    if (mode != CG_GL_PACK_RGBA) {
+        cg_gl_color_request q = {(unsigned)textureId, texW, texH, targetW, targetH,
+                                 CG_FILTER_NEAREST, drawCursor ? 1 : 0, xPos, yPos};
+        return cg_gl_raw_packed(env, t, what, &q);
+    }
     const uint8_t *rgba = NULL;
     cg_status st = cg_gl_read_rgba(t->reader, (unsigned)textureId, texW, texH, &rgba);
     if (st != CG_OK) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s: reading texture %d (%dx%d)", what, (int)textureId,
-                 (int)texW, (int)texH);
-        cg_throw_status(env, st, msg, cg_gl_reader_last_error(t->reader));
+        cg_gl_throw_read(env, t, what, textureId, texW, texH, st);
         return NULL;
     }
 

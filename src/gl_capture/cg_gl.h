@@ -54,11 +54,15 @@ typedef struct cg_gl_reader cg_gl_reader;
  * The modes other than RGBA apply when the output size equals tex_w x
  * tex_h; a resizing read always uses RGBA (the resize needs the scratch). */
 typedef enum cg_gl_pack {
-    /* Chosen per context from GL_VENDOR: CG_GL_PACK_RGB on the NVIDIA
-     * driver, where the RGBA scratch is cold after the driver's copy and
-     * converting it costs a second pass over memory; CG_GL_PACK_RGBA
-     * elsewhere (Mesa packs GL_RGB on the CPU, more slowly than the
-     * library's own conversion). */
+    /* Chosen per context by cg_gl_auto_pack from GL_VENDOR/GL_RENDERER,
+     * from bench_gl's figures (README): CG_GL_PACK_RGB on the NVIDIA
+     * driver, where an RGBA scratch is cold after the driver's copy and
+     * converting it is a second pass over memory (H200: 0.97x a plain
+     * RGBA glReadPixels instead of 2.3-2.5x); CG_GL_PACK_BANDS on Mesa
+     * llvmpipe, whose every glReadPixels is a CPU copy, so bands stay in
+     * L2 (1.05x instead of 1.23x at 1080p), while Mesa packs GL_RGB more
+     * slowly than the library converts; CG_GL_PACK_RGBA elsewhere (not
+     * measured: today's path). */
     CG_GL_PACK_AUTO = 0,
     /* glReadPixels GL_RGBA into the reader's scratch, then cg_convert. */
     CG_GL_PACK_RGBA = 1,
@@ -154,6 +158,10 @@ cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_
  * CG_E_UNSUPPORTED (GLES or GL < 3.0). */
 cg_status cg_gl_reader_pack_for(cg_gl_reader *r, int tex_w, int tex_h, int dst_w, int dst_h,
                                 cg_gl_pack *out);
+
+/* What CG_GL_PACK_AUTO resolves to for a context whose GL_VENDOR and
+ * GL_RENDERER strings are these (either may be NULL); never AUTO. */
+cg_gl_pack cg_gl_auto_pack(const char *vendor, const char *renderer);
 
 /* "auto", "rgba", "rgb", "bands", "pbo", "pbo_rgb"; "unknown" otherwise. */
 const char *cg_gl_pack_name(cg_gl_pack pack);

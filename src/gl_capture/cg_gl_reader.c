@@ -405,15 +405,21 @@ const char *cg_gl_pack_name(cg_gl_pack pack)
     return "unknown";
 }
 
-/* The mode for this read; a context must be current. AUTO: see cg_gl.h
- * (measured by bench_gl on llvmpipe and on the H200's driver). */
+cg_gl_pack cg_gl_auto_pack(const char *vendor, const char *renderer)
+{
+    if (vendor && strstr(vendor, "NVIDIA")) return CG_GL_PACK_RGB;
+    if (renderer && strstr(renderer, "llvmpipe")) return CG_GL_PACK_BANDS;
+    return CG_GL_PACK_RGBA;
+}
+
+/* The mode for this read; a context must be current. */
 static cg_gl_pack cg_gl_resolve_pack(const cg_gl_reader *r, int tex_w, int tex_h, int dst_w,
                                      int dst_h)
 {
     if (r->ring || tex_w != dst_w || tex_h != dst_h) return CG_GL_PACK_RGBA;
     if (r->pack != CG_GL_PACK_AUTO) return r->pack;
-    const char *vendor = (const char *)glGetString(GL_VENDOR);
-    return vendor && strstr(vendor, "NVIDIA") ? CG_GL_PACK_RGB : CG_GL_PACK_RGBA;
+    return cg_gl_auto_pack((const char *)glGetString(GL_VENDOR),
+                           (const char *)glGetString(GL_RENDERER));
 }
 
 cg_status cg_gl_reader_pack_for(cg_gl_reader *r, int tex_w, int tex_h, int dst_w, int dst_h,

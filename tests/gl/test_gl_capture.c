@@ -649,9 +649,20 @@ START_TEST(pack_mode_resolution)
     cg_gl_reader *a = new_reader(0), *ring = new_reader_with(3, CG_GL_PACK_RGB, 0);
     ck_assert_int_eq(cg_gl_reader_pack_for(a, 8, 8, 8, 8, &got), CG_OK);
     const char *vendor = (const char *)glGetString(GL_VENDOR);
+    const char *renderer = (const char *)glGetString(GL_RENDERER);
     ck_assert_ptr_nonnull(vendor);
-    ck_assert_int_eq(got, strstr(vendor, "NVIDIA") ? CG_GL_PACK_RGB : CG_GL_PACK_RGBA);
-    fprintf(stderr, "GL_VENDOR %s: AUTO reads with %s\n", vendor, cg_gl_pack_name(got));
+    ck_assert_ptr_nonnull(renderer);
+    ck_assert_int_eq(got, cg_gl_auto_pack(vendor, renderer));
+    fprintf(stderr, "GL_VENDOR %s, GL_RENDERER %s: AUTO reads with %s\n", vendor, renderer,
+            cg_gl_pack_name(got));
+    /* The rule, on the strings those drivers report. */
+    ck_assert_int_eq(cg_gl_auto_pack("NVIDIA Corporation", "NVIDIA H200/PCIe/SSE2"),
+                     CG_GL_PACK_RGB);
+    ck_assert_int_eq(cg_gl_auto_pack("Mesa", "llvmpipe (LLVM 15.0.6, 256 bits)"),
+                     CG_GL_PACK_BANDS);
+    ck_assert_int_eq(cg_gl_auto_pack("AMD", "AMD Radeon RX 6800 (radeonsi, navi21)"),
+                     CG_GL_PACK_RGBA);
+    ck_assert_int_eq(cg_gl_auto_pack(NULL, NULL), CG_GL_PACK_RGBA);
     ck_assert_int_eq(cg_gl_reader_pack_for(ring, 8, 8, 8, 8, &got), CG_OK);
     ck_assert_int_eq(got, CG_GL_PACK_RGBA);
     ck_assert_int_eq(cg_gl_reader_pack_for(NULL, 8, 8, 8, 8, &got), CG_E_INVALID_ARG);
