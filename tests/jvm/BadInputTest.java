@@ -99,6 +99,9 @@ public final class BadInputTest {
                 () -> FC.convertCapturedFrameImpl(null, 1, 1, 1, 1, 2, false, false, 0, 0), "encoding mode 2");
         expect("bad size with null buffer", iae,
                 () -> FC.convertCapturedFrameImpl(null, 0, 1, 1, 1, 0, false, false, 0, 0), "0x1");
+        // out of memory: a 16384x16384 RAW output (768 MiB) cannot fit the test's 64 MiB heap
+        expect("RAW output larger than the heap", OutOfMemoryError.class,
+                () -> FC.convertCapturedFrameImpl(GOOD, 30, 30, 16384, 16384, 0, false, false, 0, 0));
         Ref.check(GOOD.position() == 0 && GOOD.limit() == GOOD.capacity(), "good buffer position/limit unchanged");
         Ref.finish("BadInputTest");
     }
