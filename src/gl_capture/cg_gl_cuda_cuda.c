@@ -139,11 +139,15 @@ static cg_status texture_info(cg_gl_cuda *g, unsigned tex, int *w, int *h, int *
     glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &th);
     glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &tf);
     glBindTexture(GL_TEXTURE_2D, (GLuint)prev);
-    GLenum e = glGetError();
-    if (e != GL_NO_ERROR) {
-        snprintf(g->err, sizeof g->err, "texture %u: querying its size raised %s", tex,
-                 cg_gl_error_name(e));
-        return CG_E_BAD_TEXTURE; /* e.g. bound before as another target */
+    /* The module's one GL checker records the error; an error here means the
+     * name is not a usable GL_TEXTURE_2D (e.g. bound before as another
+     * target), so it is a bad texture rather than a GL failure. */
+    if (cg_gl_check_call(g->err, sizeof g->err,
+                         "glBindTexture(GL_TEXTURE_2D, tex) + glGetTexLevelParameteriv", __FILE__,
+                         __LINE__) != CG_OK) {
+        size_t n = strlen(g->err);
+        snprintf(g->err + n, sizeof g->err - n, " (texture %u)", tex);
+        return CG_E_BAD_TEXTURE;
     }
     *w = tw;
     *h = th;
