@@ -93,11 +93,11 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCG_WITH_CUDA=ON \
   { tail -30 "$OUT/configure.log"; exit 1; }
 echo "== build"
 # Keep going past a failing target so every test that built still runs.
+status=0
 cmake --build build-gpu -j"$JOBS" -- -k 0 >"$OUT/build.log" 2>&1 ||
-  { echo "build had errors:"; grep -E "error|FAILED" "$OUT/build.log" | head -20; }
+  { status=1; echo "build had errors:"; grep -E "error|FAILED" "$OUT/build.log" | head -20; }
 
 echo "== ctest -L 'cuda|vulkan|gl'"
-status=0
 # Full output of every test in the log; the summary on stdout.
 (cd build-gpu && ctest -L 'cuda|vulkan|gl' -V -j1) >"$OUT/ctest.log" 2>&1 || status=1
 grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|^[a-z]+ += " "$OUT/ctest.log"
