@@ -224,7 +224,10 @@ static cg_status cg_gl_bind_target(cg_gl_reader *r, cg_gl_saved *saved, cg_gl_ta
     GLenum st = glCheckFramebufferStatus(GL_READ_FRAMEBUFFER);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         cg_gl_drain_errors();
-        t->attached = 0;
+        /* The texture stays attached: keep `attached` so the next call still
+         * checks that the framebuffer is ours before modifying it; a size
+         * that matches no request forces the re-attach. */
+        t->w = t->h = 0;
         return cg_gl_fail(r, CG_E_BAD_TEXTURE,
                           "framebuffer with texture %u attached is incomplete (status 0x%04x)",
                           tex, (unsigned)st);
