@@ -5,10 +5,10 @@
  * its context current.
  *
  * State: one cg_gl_reader per thread (a GL context is current on one thread
- * at a time), in thread-specific storage freed when the thread ends. It is
- * keyed by the current context: when another context becomes current on the
- * thread, the reader forgets its GL object names (they belong to the old
- * context) and makes fresh ones.
+ * at a time), in thread-specific storage freed when the thread ends. When
+ * another context becomes current on the thread, the reader itself forgets
+ * its GL object names (they belong to the old context) and makes fresh ones
+ * (cg_gl.h).
  *
  * isExtensionAvailable: the mod passes whether GL_PACK_REVERSE_ROW_ORDER_ANGLE
  * exists, which the predecessor used to make glReadPixels return rows
@@ -43,7 +43,6 @@
 
 typedef struct cg_gl_thread {
     cg_gl_reader *reader;
-    void *context; /* key of the context the reader's GL objects live in */
     float *depth;  /* depth readback before the copy into the float[] */
     size_t depth_cap;
     uint8_t *rgb;  /* RAW readback in the packed modes, before the copy */
@@ -54,8 +53,9 @@ static pthread_once_t cg_gl_tls_once = PTHREAD_ONCE_INIT;
 static pthread_key_t cg_gl_tls_key;
 static int cg_gl_tls_ok;
 
-/* Thread exit: the context may still be current here (GL objects are then
- * deleted); if not, cg_gl_reader_destroy leaves them to their context. */
+/* Thread exit: the reader's context may still be current here (its GL
+ * objects are then deleted); if not, cg_gl_reader_destroy leaves them to
+ * their context. */
 static void cg_gl_thread_free(void *p)
 {
     cg_gl_thread *t = p;
@@ -85,8 +85,7 @@ static void cg_gl_tls_init(void)
  * UnsupportedOperationException, no memory -> OutOfMemoryError). */
 static cg_gl_thread *cg_gl_thread_get(JNIEnv *env, const char *what)
 {
-    void *ctx = NULL;
-    cg_status st = cg_gl_current_context(&ctx);
+    cg_status st = cg_gl_current_context(NULL);
     if (st != CG_OK) {
         cg_throw_status(env, st, what,
                         st == CG_E_NO_CONTEXT
@@ -110,11 +109,6 @@ static cg_gl_thread *cg_gl_thread_get(JNIEnv *env, const char *what)
             cg_throw(env, CG_JEXC_OOM, "%s: cannot allocate the GL reader", what);
             return NULL;
         }
-        t->context = ctx;
-    }
-    if (t->context != ctx) {
-        cg_gl_reader_forget_gl(t->reader);
-        t->context = ctx;
     }
     return t;
 }

@@ -3,10 +3,12 @@
  *
  * Thread affinity: every function that takes a cg_gl_reader, and
  * cg_gl_current_context, must be called on the thread whose GL context is
- * current, and a reader must only ever be used with the context (or a
- * context of the share group) that was current when it first read a frame.
- * The GL objects it owns (two framebuffers, optional pack buffers) live in
- * that context.
+ * current. The GL objects a reader owns (two framebuffers, optional pack
+ * buffers) live in the context current when it made them; a read with
+ * another context current (cg_gl_current_context's key differs) forgets
+ * them and makes fresh ones there (a ring starts filling again). A context
+ * destroyed and another created at the same address cannot be told apart
+ * by the key; framebuffer names are then checked before they are modified.
  *
  * State: a read leaves the caller's GL state as it found it. It restores
  * the read framebuffer binding, the pixel-pack buffer binding, the pack
@@ -105,8 +107,8 @@ typedef struct cg_gl_reader_config {
  * not a cg_gl_pack), CG_E_NO_MEMORY. */
 cg_status cg_gl_reader_create(const cg_gl_reader_config *cfg, cg_gl_reader **out);
 
-/* Free the reader. When a GL context is current, its GL objects are deleted
- * there (call with the reader's context current). When none is current they
+/* Free the reader. When the context its GL objects were made in is current,
+ * they are deleted there; otherwise (none current, or another context) they
  * are not touched: they die with their context. NULL is a no-op. */
 void cg_gl_reader_destroy(cg_gl_reader *r);
 

@@ -31,6 +31,7 @@ typedef struct cg_gl_slot {
 } cg_gl_slot;
 
 struct cg_gl_reader {
+    void *gl_ctx; /* key of the context its GL objects live in; NULL: none yet */
     cg_gl_target color, depth;
     int ring;
     cg_gl_pack pack;   /* as configured; AUTO is resolved per call */
@@ -77,6 +78,7 @@ cg_status cg_gl_reader_create(const cg_gl_reader_config *cfg, cg_gl_reader **out
 void cg_gl_reader_forget_gl(cg_gl_reader *r)
 {
     if (!r) return;
+    r->gl_ctx = NULL;
     memset(&r->color, 0, sizeof r->color);
     memset(&r->depth, 0, sizeof r->depth);
     memset(r->slots, 0, sizeof r->slots);
@@ -87,7 +89,8 @@ void cg_gl_reader_forget_gl(cg_gl_reader *r)
 void cg_gl_reader_destroy(cg_gl_reader *r)
 {
     if (!r) return;
-    if (cg_gl_current_context(NULL) == CG_OK) {
+    void *key = NULL;
+    if (r->gl_ctx && cg_gl_current_context(&key) == CG_OK && key == r->gl_ctx) {
         GLuint fbos[2] = {r->color.fbo, r->depth.fbo};
         glDeleteFramebuffers(2, fbos); /* zero names are ignored */
         for (int i = 0; i < CG_GL_MAX_RING; i++) {
@@ -102,6 +105,20 @@ void cg_gl_reader_destroy(cg_gl_reader *r)
 const char *cg_gl_reader_last_error(const cg_gl_reader *r)
 {
     return r ? r->err : "no reader";
+}
+
+/* A context must be current. When it is not the one the reader's GL objects
+ * were made in, their names mean nothing (or another object) here: forget
+ * them, and make fresh ones in this context. */
+static cg_status cg_gl_enter(cg_gl_reader *r)
+{
+    void *key = NULL;
+    CG_TRY(cg_gl_current_context(&key));
+    if (key != r->gl_ctx) {
+        cg_gl_reader_forget_gl(r);
+        r->gl_ctx = key;
+    }
+    return CG_OK;
 }
 
 static void cg_gl_save(cg_gl_saved *s)
@@ -476,7 +493,7 @@ cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_
     CG_RETURN_IF(!r || !rgba, CG_E_INVALID_ARG);
     r->err[0] = '\0';
     CG_TRY(cg_check_dims(tex_w, tex_h));
-    CG_TRY(cg_gl_current_context(NULL));
+    CG_TRY(cg_gl_enter(r));
     CG_TRY(cg_gl_color_pass(r, texture, tex_w, tex_h, NULL, CG_GL_PACK_RGBA, NULL, 0, NULL));
     *rgba = r->scratch;
     return CG_OK;
@@ -489,7 +506,7 @@ cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_
     r->err[0] = '\0';
     CG_TRY(cg_gl_check_color_args(q, dst, dst_len));
     if (frame_lag) *frame_lag = 0;
-    CG_TRY(cg_gl_current_context(NULL));
+    CG_TRY(cg_gl_enter(r));
     cg_gl_pack mode = cg_gl_resolve_pack(r, q->tex_w, q->tex_h, q->dst_w, q->dst_h);
     CG_TRY(cg_gl_color_pass(r, q->texture, q->tex_w, q->tex_h, q, mode, dst, dst_len,
                             frame_lag));
@@ -522,7 +539,7 @@ cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
     r->err[0] = '\0';
     CG_TRY(cg_gl_check_depth_args(tex_w, tex_h, lin, dst, dst_count));
-    CG_TRY(cg_gl_current_context(NULL));
+    CG_TRY(cg_gl_enter(r));
 
     cg_gl_drain_errors();
     cg_gl_saved saved;
