@@ -4,9 +4,10 @@
  * Thread affinity: every function that takes a cg_gl_reader, and
  * cg_gl_current_context, must be called on the thread whose GL context is
  * current. The GL objects a reader owns (two framebuffers, optional pack
- * buffers) live in the context current when it made them; a read with
+ * buffers) live in the context current when it made them; a call with
  * another context current (cg_gl_current_context's key differs) forgets
- * them and makes fresh ones there (a ring starts filling again). A context
+ * them and makes fresh ones there (a ring starts filling again). The
+ * desktop GL 3.0 check runs once per context the reader sees. A context
  * destroyed and another created at the same address cannot be told apart
  * by the key; framebuffer names are then checked before they are modified.
  *

@@ -69,11 +69,17 @@ static void *cg_glx_current_context(void)
     return ctx;
 }
 
-cg_status cg_gl_current_context(void **key)
+void *cg_gl_current_key(void)
 {
     void *ctx = NULL;
     if (epoxy_has_egl()) ctx = (void *)eglGetCurrentContext();
     if (!ctx) ctx = cg_glx_current_context();
+    return ctx;
+}
+
+cg_status cg_gl_current_context(void **key)
+{
+    void *ctx = cg_gl_current_key();
     if (!ctx) return CG_E_NO_CONTEXT;
     /* A context object can exist while GL is unusable (e.g. lost); only call
      * epoxy's version helpers once GL answers, since they abort otherwise. */

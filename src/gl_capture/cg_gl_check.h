@@ -25,6 +25,10 @@ void cg_gl_drain_errors(void);
 cg_status cg_gl_check_call(char *buf, size_t len, const char *expr, const char *file,
                            int line);
 
+/* The current EGL or GLX context (cg_gl_current_context's key) without its
+ * version checks, or NULL when none is current. Calls no GL function. */
+void *cg_gl_current_key(void);
+
 /* Run a GL call and return CG_E_GL (text in buf) when it raised an error. */
 #define CG_GL_CALL(buf, len, expr)                                              \
     do {                                                                        \
