@@ -30,10 +30,15 @@ cg_status cg_gl_check_call(char *buf, size_t len, const char *expr, const char *
 void *cg_gl_current_key(void);
 
 /* Run a GL call and return CG_E_GL (text in buf) when it raised an error. */
-#define CG_GL_CALL(buf, len, expr)                                              \
+#define CG_GL_CALL(buf, len, expr) CG_GL_CALL_AS(buf, len, expr, #expr)
+
+/* The same with the expression's text given: a wrapper macro passes #expr
+ * itself, since an argument handed on to CG_GL_CALL is macro-expanded
+ * first (libepoxy's glReadPixels -> epoxy_glReadPixels, GL_RGB -> 0x1907). */
+#define CG_GL_CALL_AS(buf, len, expr, text)                                     \
     do {                                                                        \
         expr;                                                                   \
-        CG_TRY(cg_gl_check_call((buf), (len), #expr, __FILE__, __LINE__));      \
+        CG_TRY(cg_gl_check_call((buf), (len), (text), __FILE__, __LINE__));     \
     } while (0)
 
 #endif /* CG_GL_CHECK_H */

@@ -51,7 +51,7 @@ typedef struct cg_gl_saved {
     int draw_touched; /* set when a framebuffer was created through GL_FRAMEBUFFER */
 } cg_gl_saved;
 
-#define GLC(r, expr) CG_GL_CALL((r)->err, sizeof (r)->err, expr)
+#define GLC(r, expr) CG_GL_CALL_AS((r)->err, sizeof (r)->err, expr, #expr)
 
 /* Bands of RGBA rows of at most this many bytes: well inside the L2 of any
  * CPU this runs on, so each band is converted while it is still cached. */

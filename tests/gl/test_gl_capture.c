@@ -511,6 +511,9 @@ START_TEST(errors_are_statuses)
     ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_E_GL);
     ck_assert_ptr_nonnull(strstr(cg_gl_reader_last_error(r), "glReadPixels"));
     ck_assert_ptr_nonnull(strstr(cg_gl_reader_last_error(r), "GL_INVALID_OPERATION"));
+    /* The call as written in the source, not as the preprocessor expanded it. */
+    ck_assert_ptr_nonnull(strstr(cg_gl_reader_last_error(r), "GL_UNSIGNED_BYTE"));
+    ck_assert_ptr_null(strstr(cg_gl_reader_last_error(r), "epoxy_"));
     for (size_t i = 0; i < sizeof got; i++) ck_assert_uint_eq(got[i], 0xAB); /* untouched */
 
     /* No current context. */
@@ -742,8 +745,38 @@ START_TEST(destroy_in_other_context_keeps_its_objects)
                           fbos[i]);
             ck_assert_msg(glIsBuffer(bufs[i]), "ring %d: buffer %u deleted", ring, bufs[i]);
         }
+        /* A reader that read in the first context and then reads here makes
+         * its own objects here: the game's of the same names are neither
+         * attached to nor filled. */
+        ck_assert_int_eq(cg_egl_headless_make_current(a), 0);
+        r = new_reader_with(ring, CG_GL_PACK_PBO, 0);
+        rq.texture = s.color;
+        ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_OK);
+        ck_assert_int_eq(cg_egl_headless_make_current(b), 0);
+        gl_scene sb;
+        gl_quad qb[3];
+        int nb = standard_scene(&sb, 8, 8, qb);
+        rq.texture = sb.color;
+        cg_status st = cg_gl_read_color(r, &rq, got, sizeof got, NULL);
+        ck_assert_msg(st == CG_OK, "%s", cg_gl_reader_last_error(r));
+        expect_scene(got, 8, 8, qb, nb, 8, 8);
+        for (int i = 0; i < GAME; i++) {
+            GLint type = -1, size = -1;
+            glBindFramebuffer(GL_FRAMEBUFFER, fbos[i]);
+            glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                                                  GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, bufs[i]);
+            glGetBufferParameteriv(GL_PIXEL_PACK_BUFFER, GL_BUFFER_SIZE, &size);
+            ck_assert_msg(type == GL_NONE, "ring %d: framebuffer %u got an attachment", ring,
+                          fbos[i]);
+            ck_assert_msg(size == 0, "ring %d: buffer %u got %d bytes", ring, bufs[i], size);
+        }
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        cg_gl_reader_destroy(r);
         glDeleteFramebuffers(GAME, fbos);
         glDeleteBuffers(GAME, bufs);
+        gl_scene_destroy(&sb);
         cg_egl_headless_close(b);
         ck_assert_int_eq(cg_egl_headless_make_current(a), 0);
     }
