@@ -454,6 +454,29 @@ cg_status cg_gl_reader_pack_for(cg_gl_reader *r, int tex_w, int tex_h, int dst_w
     return CG_OK;
 }
 
+/* The frame of every read: drop errors the game left pending, save the
+ * state the read touches, check the texture and attach it to the reader's
+ * framebuffer for `attachment`, set the pack parameters. The state is saved
+ * even when this fails, so cg_gl_pass_end must follow in every case. */
+static cg_status cg_gl_pass_begin(cg_gl_reader *r, cg_gl_saved *saved, cg_gl_target *t,
+                                  GLenum attachment, unsigned texture, int w, int h,
+                                  GLint align)
+{
+    cg_gl_drain_errors();
+    cg_gl_save(saved);
+    CG_TRY(cg_gl_check_texture(r, texture, w, h));
+    CG_TRY(cg_gl_bind_target(r, saved, t, attachment, texture, w, h));
+    cg_gl_set_pack(saved, align);
+    return CG_OK;
+}
+
+/* Restore what cg_gl_pass_begin saved and leave no error of ours behind. */
+static void cg_gl_pass_end(const cg_gl_saved *saved)
+{
+    cg_gl_restore(saved);
+    cg_gl_drain_errors();
+}
+
 /* Save state, check and attach the color texture, read with `mode`,
  * restore. q == NULL: plain RGBA readback into the scratch. The RGBA
  * scratch and RGB modes leave the CPU work (conversion, cursor) to the
@@ -462,16 +485,11 @@ static cg_status cg_gl_color_pass(cg_gl_reader *r, unsigned texture, int w, int 
                                   const cg_gl_color_request *q, cg_gl_pack mode, uint8_t *dst,
                                   size_t dst_len, int *frame_lag)
 {
-    cg_gl_drain_errors();
+    int rgb = q && (mode == CG_GL_PACK_RGB || mode == CG_GL_PACK_PBO_RGB);
     cg_gl_saved saved;
-    cg_gl_save(&saved);
-    cg_status st = cg_gl_check_texture(r, texture, w, h);
+    cg_status st = cg_gl_pass_begin(r, &saved, &r->color, GL_COLOR_ATTACHMENT0, texture, w, h,
+                                    rgb ? 1 : 4);
     if (st == CG_OK) {
-        st = cg_gl_bind_target(r, &saved, &r->color, GL_COLOR_ATTACHMENT0, texture, w, h);
-    }
-    if (st == CG_OK) {
-        int rgb = q && (mode == CG_GL_PACK_RGB || mode == CG_GL_PACK_PBO_RGB);
-        cg_gl_set_pack(&saved, rgb ? 1 : 4);
         if (q && r->ring) {
             st = cg_gl_color_ring(r, q, r->ring, 4, dst, dst_len, frame_lag);
         } else if (q && (mode == CG_GL_PACK_PBO || mode == CG_GL_PACK_PBO_RGB)) {
@@ -485,8 +503,7 @@ static cg_status cg_gl_color_pass(cg_gl_reader *r, unsigned texture, int w, int 
         }
         r->calls++;
     }
-    cg_gl_restore(&saved);
-    cg_gl_drain_errors();
+    cg_gl_pass_end(&saved);
     return st;
 }
 
@@ -544,22 +561,16 @@ cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex
     CG_TRY(cg_gl_check_depth_args(tex_w, tex_h, lin, dst, dst_count));
     CG_TRY(cg_gl_enter(r));
 
-    cg_gl_drain_errors();
     cg_gl_saved saved;
-    cg_gl_save(&saved);
-    cg_status st = cg_gl_check_texture(r, texture, tex_w, tex_h);
+    cg_status st = cg_gl_pass_begin(r, &saved, &r->depth, GL_DEPTH_ATTACHMENT, texture, tex_w,
+                                    tex_h, 4);
     if (st == CG_OK) {
-        st = cg_gl_bind_target(r, &saved, &r->depth, GL_DEPTH_ATTACHMENT, texture, tex_w, tex_h);
-    }
-    if (st == CG_OK) {
-        cg_gl_set_pack(&saved, 4);
         glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
         glReadPixels(0, 0, tex_w, tex_h, GL_DEPTH_COMPONENT, GL_FLOAT, dst);
         st = cg_gl_check_call(r->err, sizeof r->err,
                               "glReadPixels(GL_DEPTH_COMPONENT, GL_FLOAT)", __FILE__, __LINE__);
     }
-    cg_gl_restore(&saved);
-    cg_gl_drain_errors();
+    cg_gl_pass_end(&saved);
     if (st == CG_OK && lin) {
         st = cg_depth_linearize(dst, (size_t)tex_w * (size_t)tex_h, lin->near_plane,
                                 lin->far_plane, lin->zero_to_one);
