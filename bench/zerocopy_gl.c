@@ -36,7 +36,7 @@ static double zerocopy(GLuint tex, int w, int h, int every_frame, int n)
 {
     cg_gl_cuda *g = NULL;
     cg_gl_cuda_create(&g);
-    uint8_t handle[CG_GL_CUDA_HANDLE_SIZE];
+    uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE];
     if (cg_gl_cuda_init(g, w, h, handle) != CG_OK) {
         printf("init: %s\n", cg_gl_cuda_last_error(g));
         cg_gl_cuda_destroy(g);

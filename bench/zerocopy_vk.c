@@ -71,19 +71,19 @@ typedef struct result {
 
 static int zerocopy(int w, int h, cg_vk_sync sync, int n, result *r)
 {
-    char err[512];
+    cg_err err = {""};
     cg_vk_export_desc d = vkt_export_desc(&T, w, h, sync);
     d.debug_utils = 0;
     cg_vk_export *e = NULL;
-    if (cg_vk_export_create(&d, &e, err, sizeof err) != CG_OK) {
-        printf("export: %s\n", err);
+    if (cg_vk_export_create(&d, &e, &err) != CG_OK) {
+        printf("export: %s\n", err.text);
         return 1;
     }
     cg_vk_export_info info;
     cg_vk_export_get_info(e, &info);
     int fd = -1;
     cg_vk_export_memory_fd(e, &fd);
-    cg_cuda_import_desc cd = vkt_import_desc(&info, fd);
+    cg_ext_memory_desc cd = vkt_import_desc(&info, fd);
     cg_cuda_import *ci = NULL;
     cg_cuda_import_create(&ci);
     uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE];

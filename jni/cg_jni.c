@@ -356,3 +356,25 @@ jobject cg_jni_bytestring_copy(JNIEnv *env, const uint8_t *data, size_t len)
     (*env)->DeleteLocalRef(env, arr);
     return bs;
 }
+
+/* ---- singletons ---------------------------------------------------------- */
+
+cg_status cg_jni_singleton_lock(cg_jni_singleton *s, cg_status (*create)(void **))
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->ctx || !create) return CG_OK;
+    return create(&s->ctx);
+}
+
+void cg_jni_singleton_unlock(cg_jni_singleton *s)
+{
+    pthread_mutex_unlock(&s->lock);
+}
+
+jobject cg_jni_publish_handle(JNIEnv *env, const uint8_t *handle, size_t len,
+                              void (*undo)(void *), void *ctx)
+{
+    jobject result = cg_jni_bytestring_copy(env, handle, len);
+    if (result == NULL && undo) undo(ctx);
+    return result;
+}

@@ -13,9 +13,12 @@
 #define CG_JNI_H
 
 #include <jni.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cg_err.h"
+#include "cg_frame.h"
 #include "cg_status.h"
 
 /* Exception kinds, cached as global refs in JNI_OnLoad. */
@@ -41,7 +44,7 @@ int cg_throw(JNIEnv *env, cg_jexc kind, const char *fmt, ...)
 #endif
     ;
 
-/* The exception kind a status maps to (ARCHITECTURE.md "Bad input"). */
+/* The exception kind a status maps to (README, "Bad input"). */
 cg_jexc cg_jexc_for_status(cg_status st);
 
 /* Throw the exception matching `st`, message "<what>: <cg_strerror(st)>
@@ -61,7 +64,7 @@ int cg_jni_check_texture(JNIEnv *env, const char *what, const char *name, jint i
 /* The process id of the peer a handle is made for: pid > 0. */
 int cg_jni_check_pid(JNIEnv *env, const char *what, jint pid);
 
-/* Encoding modes of the wire (ARCHITECTURE.md). */
+/* Encoding modes of the wire (docs/wire-format.md). */
 enum { CG_ENC_RAW = 0, CG_ENC_PNG = 1, CG_ENC_ZEROCOPY_TORCH = 2, CG_ENC_ZEROCOPY_JAX = 3 };
 
 /* Accepts RAW and PNG only (zero-copy modes are not byte-producing). */
@@ -87,5 +90,39 @@ jobject cg_jni_wrap_bytes(JNIEnv *env, jbyteArray arr);
 
 /* A ByteString holding a copy of data[0..len). NULL + exception on failure. */
 jobject cg_jni_bytestring_copy(JNIEnv *env, const uint8_t *data, size_t len);
+
+/* ---- frames -------------------------------------------------------------- */
+
+/* Convert p (already validated by the caller's argument checks) into a RAW
+ * or PNG ByteString: RAW is written once, straight into the byte[] the
+ * ByteString keeps; PNG is converted into a scratch, encoded, and copied
+ * once. `what` names the native in messages. NULL + exception on failure.
+ * The one path from a frame to bytes for every native. */
+jobject cg_jni_frame_bytes(JNIEnv *env, const cg_convert_params *p, jint mode,
+                           const char *what);
+
+/* ---- singletons ------------------------------------------------------------
+ * The mod's zero-copy objects are Kotlin singletons: each native file keeps
+ * its one context in a cg_jni_singleton, behind its lock. */
+
+typedef struct cg_jni_singleton {
+    pthread_mutex_t lock;
+    void *ctx; /* created on first use, kept for the process */
+} cg_jni_singleton;
+
+#define CG_JNI_SINGLETON_INIT {PTHREAD_MUTEX_INITIALIZER, NULL}
+
+/* Lock s; when it has no context yet, create one with create(&ctx) (NULL
+ * create: none is made). Returns create's status; the lock is held in every
+ * case: release it with cg_jni_singleton_unlock. */
+cg_status cg_jni_singleton_lock(cg_jni_singleton *s, cg_status (*create)(void **));
+void cg_jni_singleton_unlock(cg_jni_singleton *s);
+
+/* Call with the singleton held, right after a setup that produced `handle`:
+ * a ByteString copy of it; when that cannot be made (OutOfMemoryError
+ * pending), undo(ctx) runs, so nothing stays live whose handle Java never
+ * received and a retry can set up again. */
+jobject cg_jni_publish_handle(JNIEnv *env, const uint8_t *handle, size_t len,
+                              void (*undo)(void *), void *ctx);
 
 #endif /* CG_JNI_H */

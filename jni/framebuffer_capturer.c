@@ -6,13 +6,13 @@
  */
 #include <stdlib.h>
 
-#include "cg_frame.h"
 #include "cg_jni.h"
 #include "com_kyhsgeekcode_minecraftenv_FramebufferCapturer.h" /* javac -h */
 
 /* RAW: the pixels are written once, straight into the byte[] that the
  * returned ByteString keeps. */
-static jobject cg_convert_raw(JNIEnv *env, const cg_convert_params *p, size_t out_len)
+static jobject cg_convert_raw(JNIEnv *env, const cg_convert_params *p, size_t out_len,
+                              const char *what)
 {
     jbyteArray arr = cg_jni_new_bytes(env, out_len);
     if (arr == NULL) return NULL;
@@ -28,7 +28,7 @@ static jobject cg_convert_raw(JNIEnv *env, const cg_convert_params *p, size_t ou
     (*env)->ReleasePrimitiveArrayCritical(env, arr, dst, st == CG_OK ? 0 : JNI_ABORT);
     if (st != CG_OK) {
         (*env)->DeleteLocalRef(env, arr);
-        cg_throw_status(env, st, "convertCapturedFrameImpl: RGBA to RGB conversion", NULL);
+        cg_throw_status(env, st, what, "RGBA to RGB conversion");
         return NULL;
     }
     jobject bs = cg_jni_wrap_bytes(env, arr);
@@ -38,7 +38,8 @@ static jobject cg_convert_raw(JNIEnv *env, const cg_convert_params *p, size_t ou
 
 /* PNG: convert into a per-call scratch (no state shared between threads),
  * encode, then one copy of the encoded bytes into the byte[]. */
-static jobject cg_convert_png(JNIEnv *env, const cg_convert_params *p, size_t rgb_len)
+static jobject cg_convert_png(JNIEnv *env, const cg_convert_params *p, size_t rgb_len,
+                              const char *what)
 {
     uint8_t *rgb = malloc(rgb_len);
     if (rgb == NULL) {
@@ -49,18 +50,18 @@ static jobject cg_convert_png(JNIEnv *env, const cg_convert_params *p, size_t rg
     jobject bs = NULL;
     cg_status st = cg_convert(p, rgb, rgb_len);
     if (st != CG_OK) {
-        cg_throw_status(env, st, "convertCapturedFrameImpl: RGBA to RGB conversion", NULL);
+        cg_throw_status(env, st, what, "RGBA to RGB conversion");
         goto done;
     }
     cg_png_options opt = cg_png_default_options();
     st = cg_png_encode_rgb(rgb, p->dst_w, p->dst_h, (size_t)p->dst_w * 3, &opt, &png);
     if (st != CG_OK) {
-        /* A part not built in must name what is missing (ARCHITECTURE.md). */
-        cg_throw_status(env, st, "convertCapturedFrameImpl: PNG encoding",
+        /* A part not built in must name what is missing. */
+        cg_throw_status(env, st, what,
                         st == CG_E_UNSUPPORTED
                             ? "this libnative-lib.so was built without libpng (CG_WITH_PNG=OFF); "
                               "use RAW (0), or rebuild with libpng installed"
-                            : NULL);
+                            : "PNG encoding");
         goto done;
     }
     bs = cg_jni_bytestring_copy(env, png.data, png.len);
@@ -68,6 +69,16 @@ done:
     cg_buf_free(&png);
     free(rgb);
     return bs;
+}
+
+jobject cg_jni_frame_bytes(JNIEnv *env, const cg_convert_params *p, jint mode,
+                           const char *what)
+{
+    size_t out_len = 0;
+    cg_status st = cg_image_size(p->dst_w, p->dst_h, 3, &out_len);
+    if (st != CG_OK) return cg_throw_status(env, st, what, "target size"), NULL;
+    if (mode == CG_ENC_RAW) return cg_convert_raw(env, p, out_len, what);
+    return cg_convert_png(env, p, out_len, what);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_convertCapturedFrameImpl(
@@ -80,14 +91,12 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
     if (cg_jni_check_dims(env, "target (targetW x targetH)", targetW, targetH)) return NULL;
     if (cg_jni_check_byte_mode(env, encodingMode)) return NULL;
 
-    size_t src_need = 0, out_len = 0;
+    size_t src_need = 0;
     cg_status st = cg_image_size(srcW, srcH, 4, &src_need);
-    if (st == CG_OK) st = cg_image_size(targetW, targetH, 3, &out_len);
     if (st != CG_OK) {
         cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                 "convertCapturedFrameImpl: size of srcW=%d x srcH=%d or targetW=%d x targetH=%d "
-                 "overflows: %s",
-                 (int)srcW, (int)srcH, (int)targetW, (int)targetH, cg_strerror(st));
+                 "convertCapturedFrameImpl: size of srcW=%d x srcH=%d overflows: %s", (int)srcW,
+                 (int)srcH, cg_strerror(st));
         return NULL;
     }
     /* A constant name: no message is formatted on the per-frame path unless
@@ -109,6 +118,5 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
         .cursor_x = xPos,
         .cursor_y = yPos,
     };
-    if (encodingMode == CG_ENC_RAW) return cg_convert_raw(env, &p, out_len);
-    return cg_convert_png(env, &p, out_len);
+    return cg_jni_frame_bytes(env, &p, encodingMode, "convertCapturedFrameImpl");
 }

@@ -19,7 +19,7 @@
  * RAW path: the reader's mode for the request (cg_gl_reader_pack_for)
  * decides. RGBA (resizing; renderers where converting the client-memory
  * RGBA frame is cheapest): the frame is converted once, straight into the
- * pinned byte[] of the ByteString, through convertCapturedFrameImpl. Any
+ * pinned byte[] of the ByteString, through the CPU path's cg_jni_frame_bytes. Any
  * other mode (the NVIDIA driver's GL_RGB pack): the driver writes RGB8 into
  * a per-thread native scratch, which is copied once into a new byte[]
  * (SetByteArrayRegion). The driver never writes into pinned Java memory:
@@ -30,13 +30,11 @@
  * (default), "rgba", "rgb", "bands", "pbo" or "pbo_rgb" forces a reader
  * mode (cg_gl_pack); for tests and measurements. Other values: auto.
  */
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_frame.h"
 #include "cg_gl.h"
 #include "cg_jni.h"
 #include "com_kyhsgeekcode_minecraftenv_FramebufferCapturer.h" /* javac -h */
@@ -113,6 +111,14 @@ static cg_gl_thread *cg_gl_thread_get(JNIEnv *env, const char *what)
     return t;
 }
 
+/* After the exception of a failed read: a reader that a GL failure left
+ * FAILED starts again from fresh GL objects on the next call (the game
+ * goes on; the failure was reported). */
+static void cg_gl_reader_recover(cg_gl_reader *r)
+{
+    if (cg_gl_reader_failed(r)) cg_gl_reader_reset(r);
+}
+
 /* Throw for a failed color read of texture `id`. */
 static void cg_gl_throw_read(JNIEnv *env, const cg_gl_thread *t, const char *what, jint id,
                              jint w, jint h, cg_status st)
@@ -120,6 +126,7 @@ static void cg_gl_throw_read(JNIEnv *env, const cg_gl_thread *t, const char *wha
     char msg[128];
     snprintf(msg, sizeof msg, "%s: reading texture %d (%dx%d)", what, (int)id, (int)w, (int)h);
     cg_throw_status(env, st, msg, cg_gl_reader_last_error(t->reader));
+    cg_gl_reader_recover(t->reader);
 }
 
 /* RAW in the reader's packed modes: RGB8 into the thread's scratch, then
@@ -149,6 +156,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
     JNIEnv *env, jobject self, jint textureId, jint texW, jint texH, jint targetW, jint targetH,
     jint encodingMode, jboolean isExtensionAvailable, jboolean drawCursor, jint xPos, jint yPos)
 {
+    (void)self;
     (void)isExtensionAvailable; /* see the top of this file */
     static const char what[] = "captureFramebufferImpl";
     if (cg_jni_check_dims(env, "texture (texW x texH)", texW, texH)) return NULL;
@@ -175,22 +183,14 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
         return NULL;
     }
 
-    /* Convert and encode through the CPU path's entry point: the reader's
-     * RGBA frame, wrapped as a direct buffer, is exactly what
-     * convertCapturedFrameImpl takes. GL rows are already bottom-up, the
-     * wire's order, so flipVertically is false. */
-    jobject buf = (*env)->NewDirectByteBuffer(env, (void *)rgba,
-                                              (jlong)texW * (jlong)texH * 4);
-    if (!buf) {
-        if (!(*env)->ExceptionCheck(env))
-            cg_throw(env, CG_JEXC_UNSUPPORTED, "%s: JNI direct buffers unavailable", what);
-        return NULL;
-    }
-    jobject bs = Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_convertCapturedFrameImpl(
-        env, self, buf, texW, texH, targetW, targetH, encodingMode, JNI_FALSE, drawCursor, xPos,
-        yPos);
-    (*env)->DeleteLocalRef(env, buf);
-    return bs;
+    /* Convert and encode through the CPU path. GL rows are already
+     * bottom-up, the wire's order, so no flip. */
+    cg_convert_params p = {
+        .src = rgba, .src_stride = (size_t)texW * 4, .src_w = texW, .src_h = texH,
+        .dst_w = targetW, .dst_h = targetH, .flip = 0, .filter = CG_FILTER_NEAREST,
+        .draw_cursor = drawCursor ? 1 : 0, .cursor_x = xPos, .cursor_y = yPos,
+    };
+    return cg_jni_frame_bytes(env, &p, encodingMode, what);
 }
 
 JNIEXPORT jfloatArray JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureDepthImpl(
@@ -202,8 +202,7 @@ JNIEXPORT jfloatArray JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapt
     if (cg_jni_check_dims(env, "depth texture (texW x texH)", texW, texH)) return NULL;
     if (cg_jni_check_texture(env, what, "depthTextureId", depthTextureId)) return NULL;
     cg_gl_depth_linear lin = {near_plane, far_plane, zZeroToOne ? 1 : 0};
-    if (requiresDepthConversion && !(isfinite(near_plane) && isfinite(far_plane) &&
-                                     near_plane > 0.0f && far_plane > near_plane)) {
+    if (requiresDepthConversion && cg_depth_check_planes(near_plane, far_plane) != CG_OK) {
         cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
                  "%s: depth conversion needs 0 < near < far, finite; got near=%g far=%g", what,
                  (double)near_plane, (double)far_plane);
@@ -229,6 +228,7 @@ JNIEXPORT jfloatArray JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapt
         snprintf(msg, sizeof msg, "%s: reading depth texture %d (%dx%d)", what,
                  (int)depthTextureId, (int)texW, (int)texH);
         cg_throw_status(env, st, msg, cg_gl_reader_last_error(t->reader));
+        cg_gl_reader_recover(t->reader);
         return NULL;
     }
     jfloatArray arr = (*env)->NewFloatArray(env, (jsize)n);

@@ -1,37 +1,32 @@
 /*
  * framebuffer_capturer_zerocopy.c - FramebufferCapturer's GL zero-copy
  * natives on Linux/Windows: initializeZerocopyImpl and
- * captureFramebufferZerocopyImpl, GL texture -> CUDA shared buffer
- * (src/gl_capture/cg_gl_cuda.h) behind the 68-byte IPC handle. The macOS
- * variant is framebuffer_capturer_zerocopy_apple.c.
+ * captureFramebufferZerocopyImpl, GL texture -> the GPU backend's shared
+ * buffer (cg_gpu_backend.h: CUDA) behind the IPC handle. The macOS variant
+ * is framebuffer_capturer_zerocopy_apple.c.
  *
  * Call both on the render thread with the game's GL context current. The
- * Kotlin object is a singleton: its one zero-copy target lives here, guarded
- * by a mutex. The buffer keeps the size given to initializeZerocopyImpl;
- * a capture of another size is an IllegalArgumentException (the Python side
- * could not learn of a new handle from a capture call).
+ * buffer keeps the size given to initializeZerocopyImpl; a capture of
+ * another size is an IllegalArgumentException (the Python side could not
+ * learn of a new handle from a capture call).
  */
-#include <pthread.h>
-#include <stdio.h>
-
-#include "cg_gl_cuda.h"
+#include "cg_gpu_backend.h"
 #include "cg_jni.h"
 #include "com_kyhsgeekcode_minecraftenv_FramebufferCapturer.h" /* javac -h */
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static cg_gl_cuda *g_glz; /* created on first use, kept for the process */
-static int g_w, g_h;      /* size of the live buffer */
+static cg_jni_singleton g_glz = CG_JNI_SINGLETON_INIT;
+static int g_w, g_h; /* size of the live buffer; under g_glz.lock */
 
 /* The exception for a failed GL zero-copy call; NO_DEVICE here means the
- * current context is not on a CUDA GPU, a state of the machine rather than
- * a bad argument. */
+ * current context is not on a GPU of the backend, a state of the machine
+ * rather than a bad argument. */
 static void throw_glz(JNIEnv *env, cg_status st, const char *what, const char *detail)
 {
     if (st == CG_E_NO_DEVICE) {
         cg_throw(env, CG_JEXC_ILLEGAL_STATE,
-                 "%s: the current GL context is not rendered by a CUDA (NVIDIA) GPU, so "
-                 "zero-copy is unavailable; use RAW or PNG capture: %s",
-                 what, detail);
+                 "%s: the current GL context is not rendered by a %s GPU, so zero-copy is "
+                 "unavailable; use RAW or PNG capture: %s",
+                 what, cg_gpu_backend_get()->name, detail);
         return;
     }
     cg_throw_status(env, st, what, detail);
@@ -48,30 +43,27 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JN
     (void)pythonPid; /* only the macOS mach-port path needs the peer's pid */
     static const char what[] = "initializeZerocopyImpl";
     if (cg_jni_check_dims(env, "zero-copy buffer", width, height)) return NULL;
-    uint8_t handle[CG_GL_CUDA_HANDLE_SIZE];
-    char detail[600];
-    detail[0] = '\0';
+    const cg_gpu_backend *be = cg_gpu_backend_get();
+    uint8_t handle[CG_GPU_HANDLE_MAX_SIZE];
+    cg_err why = {""};
     jobject result = NULL;
-    pthread_mutex_lock(&g_lock);
-    cg_status st = g_glz ? CG_OK : cg_gl_cuda_create(&g_glz);
-    if (st == CG_OK && cg_gl_cuda_is_initialized(g_glz)) {
-        st = CG_E_ALREADY_INITIALIZED;
-        snprintf(detail, sizeof detail, "zero-copy is already initialised at %dx%d", g_w, g_h);
+    cg_status st = cg_jni_singleton_lock(&g_glz, be->gl_create);
+    if (st == CG_OK && be->gl_live(g_glz.ctx)) {
+        st = cg_fail(&why, CG_E_ALREADY_INITIALIZED, "zero-copy is already initialised at %dx%d",
+                     g_w, g_h);
     } else if (st == CG_OK) {
-        st = cg_gl_cuda_init(g_glz, width, height, handle);
+        st = be->gl_init(g_glz.ctx, width, height, handle);
         if (st == CG_OK) {
             g_w = width;
             g_h = height;
-            /* Java never receiving the handle undoes the setup (on this,
-             * the render thread), so a retry can initialise again. */
-            result = cg_jni_bytestring_copy(env, handle, sizeof handle);
-            if (result == NULL) cg_gl_cuda_reset(g_glz);
+            /* Undone on this, the render thread, when Java cannot get it. */
+            result = cg_jni_publish_handle(env, handle, be->handle_size, be->gl_reset, g_glz.ctx);
         } else {
-            snprintf(detail, sizeof detail, "%s", cg_gl_cuda_last_error(g_glz));
+            cg_fail(&why, st, "%s", be->gl_error(g_glz.ctx));
         }
     }
-    pthread_mutex_unlock(&g_lock);
-    if (st != CG_OK) return throw_glz(env, st, what, detail), NULL;
+    cg_jni_singleton_unlock(&g_glz);
+    if (st != CG_OK) return throw_glz(env, st, what, why.text), NULL;
     return result; /* NULL: the ByteString's exception is pending */
 }
 
@@ -84,24 +76,22 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferZerocop
     static const char what[] = "captureFramebufferZerocopyImpl";
     if (cg_jni_check_dims(env, "target", targetW, targetH)) return NULL;
     if (cg_jni_check_texture(env, what, "texture id", sourceTextureId)) return NULL;
-    char detail[600];
-    detail[0] = '\0';
-    cg_gl_cuda_frame f = {(unsigned)sourceTextureId, drawCursor ? 1 : 0, mouseX, mouseY};
-    pthread_mutex_lock(&g_lock);
+    const cg_gpu_backend *be = cg_gpu_backend_get();
+    cg_err why = {""};
+    cg_gpu_gl_frame f = {(unsigned)sourceTextureId, drawCursor ? 1 : 0, mouseX, mouseY};
+    cg_jni_singleton_lock(&g_glz, NULL);
     cg_status st = CG_OK;
-    if (!cg_gl_cuda_is_initialized(g_glz)) {
-        st = CG_E_NOT_INITIALIZED;
-        snprintf(detail, sizeof detail, "call initializeZerocopyImpl first");
+    if (!g_glz.ctx || !be->gl_live(g_glz.ctx)) {
+        st = cg_fail(&why, CG_E_NOT_INITIALIZED, "call initializeZerocopyImpl first");
     } else if (targetW != g_w || targetH != g_h) {
-        st = CG_E_INVALID_ARG;
-        snprintf(detail, sizeof detail,
-                 "target %dx%d differs from the %dx%d buffer set up by initializeZerocopyImpl",
-                 (int)targetW, (int)targetH, g_w, g_h);
+        st = cg_fail(&why, CG_E_INVALID_ARG,
+                     "target %dx%d differs from the %dx%d buffer set up by initializeZerocopyImpl",
+                     (int)targetW, (int)targetH, g_w, g_h);
     } else {
-        st = cg_gl_cuda_capture(g_glz, &f);
-        if (st != CG_OK) snprintf(detail, sizeof detail, "%s", cg_gl_cuda_last_error(g_glz));
+        st = be->gl_capture(g_glz.ctx, &f);
+        if (st != CG_OK) cg_fail(&why, st, "%s", be->gl_error(g_glz.ctx));
     }
-    pthread_mutex_unlock(&g_lock);
-    if (st != CG_OK) throw_glz(env, st, what, detail);
+    cg_jni_singleton_unlock(&g_glz);
+    if (st != CG_OK) throw_glz(env, st, what, why.text);
     return NULL; /* success: the frame is in the shared buffer */
 }

@@ -1,36 +1,35 @@
 /*
  * vulkan_cuda_zerocopy.c - com.kyhsgeekcode.minecraftenv.VulkanCudaZerocopy:
  * the mod's Vulkan zero-copy path. The game exports the VkDeviceMemory of
- * an RGBA8 image; we import it into CUDA (src/vk_cuda/cg_cuda_import.h) and
- * hand back the 68-byte IPC handle of a shared buffer that each
+ * an RGBA8 image; the build's GPU backend (cg_gpu_backend.h: CUDA) imports
+ * it and hands back the IPC handle of a shared buffer that each
  * copyImportedArrayToCudaSharedMemoryImpl call fills.
  *
- * The Kotlin object is a singleton, so its one import lives here, guarded
- * by a mutex (the only library-wide state, and it is in jni/).
- *
- * Handle ownership: a handle rejected by the argument checks
- * (IllegalArgumentException) stays the caller's. Once the arguments are
- * valid the handle is the library's whatever happens next: an fd is
- * consumed by a successful import and closed by us on any failure
- * (including IllegalStateException for a second import); a Win32 handle is
- * always closed by us.
+ * Handle ownership: Java holds an fd as a number and cannot close one we
+ * refuse, so every valid handle given to importVulkanMemoryAndInitCudaIpcImpl
+ * is the library's from that moment, whatever the outcome (bad UUID, bad
+ * size, a second import, no CUDA, an import failure); only a value that is
+ * not a handle at all (-1, 0, out of range) is left alone.
  *
  * The exported allocation is taken to be dedicated to a colour-attachment
  * image (what an exportable render target on NVIDIA is), so the import
- * passes cudaExternalMemoryDedicated and cudaArrayColorAttachment.
+ * passes the dedicated and colour-attachment flags.
  */
-#include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "cg_cuda_import.h"
+#include "cg_gpu_backend.h"
 #include "cg_jni.h"
 #include "cg_oshandle.h"
 #include "com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy.h" /* javac -h */
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static cg_cuda_import *g_import; /* created on first use, kept for the process */
+static cg_jni_singleton g_import = CG_JNI_SINGLETON_INIT;
+
+/* A handle we now own but will not import: close it. */
+static void drop_handle(const cg_ext_memory_desc *d)
+{
+    if (cg_ext_memory_handle_is_valid(d->handle_type, d->handle))
+        cg_os_handle_close(d->handle_type == CG_EXT_HANDLE_OPAQUE_WIN32, d->handle);
+}
 
 JNIEXPORT jobject JNICALL
 Java_com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy_importVulkanMemoryAndInitCudaIpcImpl(
@@ -39,69 +38,62 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy_importVulkanMemoryAndInitC
 {
     (void)thiz;
     static const char what[] = "importVulkanMemoryAndInitCudaIpcImpl";
-    if (deviceUUID == NULL)
-        return cg_throw(env, CG_JEXC_NULL_POINTER, "%s: deviceUUID is null", what), NULL;
-    jsize uuid_len = (*env)->GetArrayLength(env, deviceUUID);
-    if (uuid_len != 16)
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s: deviceUUID has %d bytes; a Vulkan/CUDA device UUID has 16", what,
-                        (int)uuid_len),
-               NULL;
-    if (cg_jni_check_dims(env, "image", width, height)) return NULL;
-    if (osHandle == -1 || osHandle == 0)
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s: osHandle %lld is not a valid %s", what, (long long)osHandle,
-                        isWin32 ? "Win32 handle" : "file descriptor"),
-               NULL;
-    if (!isWin32 && (osHandle < 0 || osHandle > INT32_MAX))
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s: osHandle %lld is out of the range of a file descriptor", what,
-                        (long long)osHandle),
-               NULL;
-    uint64_t need = (uint64_t)width * (uint64_t)height * 4u;
-    if (allocationSize <= 0 || (uint64_t)allocationSize < need)
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s: allocationSize %lld is smaller than the %dx%d RGBA8 image needs "
-                        "(%llu bytes)",
-                        what, (long long)allocationSize, (int)width, (int)height,
-                        (unsigned long long)need),
-               NULL;
-
-    cg_cuda_import_desc d;
+    cg_ext_memory_desc d;
     memset(&d, 0, sizeof d);
-    d.handle_type = isWin32 ? CG_CUDA_HANDLE_OPAQUE_WIN32 : CG_CUDA_HANDLE_OPAQUE_FD;
+    d.handle_type = isWin32 ? CG_EXT_HANDLE_OPAQUE_WIN32 : CG_EXT_HANDLE_OPAQUE_FD;
     d.handle = (int64_t)osHandle;
-    d.allocation_size = (uint64_t)allocationSize;
-    (*env)->GetByteArrayRegion(env, deviceUUID, 0, 16, (jbyte *)d.device_uuid);
+    d.allocation_size = allocationSize > 0 ? (uint64_t)allocationSize : 0;
     d.width = width;
     d.height = height;
     d.dedicated = 1;
     d.color_attachment = 1;
 
-    uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE];
-    char detail[600];
-    detail[0] = '\0';
-    jobject result = NULL;
-    pthread_mutex_lock(&g_lock);
-    cg_status st = g_import ? CG_OK : cg_cuda_import_create(&g_import);
-    /* The arguments are valid, so the handle is ours even when there is no
-     * context to import it into. */
-    if (st != CG_OK) cg_os_handle_close(d.handle_type == CG_CUDA_HANDLE_OPAQUE_WIN32, d.handle);
-    /* init also refuses a second import (closing the handle it now owns). */
-    if (st == CG_OK) st = cg_cuda_import_init(g_import, &d, handle);
-    if (st == CG_E_ALREADY_INITIALIZED)
-        snprintf(detail, sizeof detail,
-                 "an import is live: call destroyCudaImportImpl first (the handle was closed)");
-    else if (st != CG_OK)
-        snprintf(detail, sizeof detail, "%s", cg_cuda_import_last_error(g_import));
-    if (st == CG_OK) {
-        /* Under the lock, so no other thread sees an import whose handle
-         * Java never received; without the handle it is undone. */
-        result = cg_jni_bytestring_copy(env, handle, sizeof handle);
-        if (result == NULL) cg_cuda_import_reset(g_import);
+    /* The UUID is a Java array: its checks live here; every other check is
+     * the descriptor's (cg_ext_memory_check_desc). Any refusal closes a
+     * valid handle. */
+    jsize uuid_len = deviceUUID ? (*env)->GetArrayLength(env, deviceUUID) : 0;
+    if (deviceUUID == NULL || uuid_len != CG_DEVICE_UUID_SIZE) {
+        drop_handle(&d);
+        if (deviceUUID == NULL)
+            return cg_throw(env, CG_JEXC_NULL_POINTER, "%s: deviceUUID is null", what), NULL;
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s: deviceUUID has %d bytes; a Vulkan/CUDA device UUID has %d", what,
+                        (int)uuid_len, CG_DEVICE_UUID_SIZE),
+               NULL;
     }
-    pthread_mutex_unlock(&g_lock);
-    if (st != CG_OK) return cg_throw_status(env, st, what, detail), NULL;
+    (*env)->GetByteArrayRegion(env, deviceUUID, 0, CG_DEVICE_UUID_SIZE, (jbyte *)d.device_uuid);
+    cg_err why = {""};
+    cg_status st = allocationSize < 0 ? cg_fail(&why, CG_E_INVALID_ARG,
+                                               "allocationSize %lld is negative",
+                                               (long long)allocationSize)
+                                      : cg_ext_memory_check_desc(&d, &why);
+    if (st != CG_OK) {
+        drop_handle(&d);
+        return cg_throw_status(env, st, what, why.text), NULL;
+    }
+
+    const cg_gpu_backend *be = cg_gpu_backend_get();
+    uint8_t handle[CG_GPU_HANDLE_MAX_SIZE];
+    jobject result = NULL;
+    st = cg_jni_singleton_lock(&g_import, be->import_create);
+    if (st != CG_OK) {
+        /* No context to import into: the handle is ours all the same. */
+        drop_handle(&d);
+        cg_fail(&why, st, "cannot allocate the import context");
+    } else {
+        /* init also refuses a second import (closing the handle it owns). */
+        st = be->import_init(g_import.ctx, &d, handle);
+        if (st == CG_E_ALREADY_INITIALIZED)
+            cg_fail(&why, st, "an import is live: call destroyCudaImportImpl first (the handle "
+                              "was closed)");
+        else if (st != CG_OK)
+            cg_fail(&why, st, "%s", be->import_error(g_import.ctx));
+        else
+            result = cg_jni_publish_handle(env, handle, be->handle_size, be->import_reset,
+                                           g_import.ctx);
+    }
+    cg_jni_singleton_unlock(&g_import);
+    if (st != CG_OK) return cg_throw_status(env, st, what, why.text), NULL;
     return result; /* NULL: the ByteString's exception is pending */
 }
 
@@ -110,17 +102,18 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy_copyImportedArrayToCudaSha
     JNIEnv *env, jobject thiz)
 {
     (void)thiz;
-    char detail[600];
-    pthread_mutex_lock(&g_lock);
-    cg_status st = cg_cuda_import_is_initialized(g_import) ? cg_cuda_import_copy(g_import, 0)
-                                                           : CG_E_NOT_INITIALIZED;
-    snprintf(detail, sizeof detail, "%s",
-             st == CG_E_NOT_INITIALIZED
-                 ? "call importVulkanMemoryAndInitCudaIpcImpl first"
-                 : (st != CG_OK ? cg_cuda_import_last_error(g_import) : ""));
-    pthread_mutex_unlock(&g_lock);
+    const cg_gpu_backend *be = cg_gpu_backend_get();
+    cg_err why = {""};
+    cg_jni_singleton_lock(&g_import, NULL);
+    cg_status st = be->import_live(g_import.ctx) ? be->import_copy(g_import.ctx)
+                                                  : CG_E_NOT_INITIALIZED;
+    if (st == CG_E_NOT_INITIALIZED)
+        cg_fail(&why, st, "call importVulkanMemoryAndInitCudaIpcImpl first");
+    else if (st != CG_OK)
+        cg_fail(&why, st, "%s", be->import_error(g_import.ctx));
+    cg_jni_singleton_unlock(&g_import);
     if (st != CG_OK)
-        cg_throw_status(env, st, "copyImportedArrayToCudaSharedMemoryImpl", detail);
+        cg_throw_status(env, st, "copyImportedArrayToCudaSharedMemoryImpl", why.text);
 }
 
 JNIEXPORT void JNICALL
@@ -129,7 +122,7 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy_destroyCudaImportImpl(JNIE
 {
     (void)env;
     (void)thiz;
-    pthread_mutex_lock(&g_lock);
-    cg_cuda_import_reset(g_import); /* harmless when idle or never created */
-    pthread_mutex_unlock(&g_lock);
+    cg_jni_singleton_lock(&g_import, NULL);
+    if (g_import.ctx) cg_gpu_backend_get()->import_reset(g_import.ctx);
+    cg_jni_singleton_unlock(&g_import);
 }

@@ -8,31 +8,12 @@
  * the architecture's row kernels and a small x-offset table. Likewise the
  * box filter: box_row() is the definition, box_row_fast() the fast levels'.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "cg_frame.h"
 #include "cg_frame_internal.h"
-
-/* 16x16 arrow, hot spot top-left. Rows top-down. */
-const char *const cg_cursor_rows[CG_CURSOR_SIZE] = {
-    "B...............",
-    "BB..............",
-    "BWB.............",
-    "BWWB............",
-    "BWWWB...........",
-    "BWWWWB..........",
-    "BWWWWWB.........",
-    "BWWWWWWB........",
-    "BWWWWWWWB.......",
-    "BWWWWWWWWB......",
-    "BWWWWWBBBBB.....",
-    "BWWBWWB.........",
-    "BWB.BWWB........",
-    "BB..BWWB........",
-    "B....BWWB.......",
-    "......BB........",
-};
 
 /* Columns per x-offset table chunk: 1024 * 4 bytes of stack. */
 #define CG_XCHUNK 1024
@@ -46,26 +27,11 @@ static const uint8_t *src_row(const cg_convert_params *p, int iy)
     return p->src + (size_t)mrow * p->src_stride;
 }
 
-/* Draw the part of the cursor that falls on row y of a bottom-up RGB8 image
- * w x h (rows w*3 bytes); the one piece of cursor code, used by cg_convert
- * and cg_draw_cursor_rgb. */
-static void cursor_row_at(int w, int h, int cursor_x, int cursor_y, int y, uint8_t *row)
+/* Paint one run of the cursor into a bottom-up RGB8 image, rows w*3 bytes. */
+static void paint_run(uint8_t *img, int w, const cg_cursor_run *run)
 {
-    /* int64 so that cursor positions near INT_MIN/INT_MAX cannot overflow. */
-    int64_t top_down = (int64_t)h - 1 - y;
-    int64_t cr = top_down - cursor_y;
-    if (cr < 0 || cr >= CG_CURSOR_SIZE) return;
-    const char *bits = cg_cursor_rows[cr];
-    for (int c = 0; c < CG_CURSOR_SIZE; c++) {
-        int64_t x = (int64_t)cursor_x + c;
-        if (x < 0 || x >= w || bits[c] == '.') continue;
-        memset(row + (size_t)x * 3, bits[c] == 'B' ? 0x00 : 0xff, 3);
-    }
-}
-
-static void cursor_row(const cg_convert_params *p, int y, uint8_t *row)
-{
-    cursor_row_at(p->dst_w, p->dst_h, p->cursor_x, p->cursor_y, y, row);
+    uint8_t *at = img + ((size_t)run->y * (size_t)w + (size_t)run->x) * 3;
+    memset(at, run->white ? 0xff : 0x00, (size_t)run->len * 3);
 }
 
 /* Box filter: destination (x, y) averages bottom-up source
@@ -244,6 +210,13 @@ static void convert_rows(const cg_convert_params *p, uint8_t *dst, const cg_row_
     const size_t drow = (size_t)p->dst_w * 3;
     xoff_cache xc;
     xc.loaded = -1;
+    /* The cursor goes into each row while it is still in L1. Runs come
+     * ordered by bitmap row, i.e. by descending buffer row: walk them from
+     * the end as y ascends. */
+    cg_cursor_run runs[CG_CURSOR_MAX_RUNS];
+    int next = (p->draw_cursor ? cg_cursor_runs(p->dst_w, p->dst_h, p->cursor_x, p->cursor_y,
+                                                runs)
+                               : 0) - 1;
     for (int y = 0; y < p->dst_h; y++) {
         uint8_t *out = dst + (size_t)y * drow;
         if (p->filter == CG_FILTER_BOX) {
@@ -260,7 +233,7 @@ static void convert_rows(const cg_convert_params *p, uint8_t *dst, const cg_row_
                 nearest_row_fast(p, k, &xc, s, out);
             }
         }
-        if (p->draw_cursor) cursor_row(p, y, out);
+        for (; next >= 0 && runs[next].y == y; next--) paint_run(dst, p->dst_w, &runs[next]);
     }
 }
 
@@ -331,14 +304,9 @@ cg_status cg_draw_cursor_rgb(uint8_t *dst, size_t dst_len, int w, int h, int cur
     CG_RETURN_IF(dst == NULL, CG_E_INVALID_ARG);
     CG_TRY(cg_image_size(w, h, 3, &need));
     CG_RETURN_IF(dst_len < need, CG_E_BUFFER_TOO_SMALL);
-    /* Only the rows the arrow covers: top-down rows cursor_y .. cursor_y+15
-     * are bottom-up rows h-1-cursor_y-15 .. h-1-cursor_y, clipped. */
-    int64_t lo = (int64_t)h - 1 - cursor_y - (CG_CURSOR_SIZE - 1);
-    int64_t hi = (int64_t)h - 1 - cursor_y;
-    if (lo < 0) lo = 0;
-    if (hi > (int64_t)h - 1) hi = (int64_t)h - 1;
-    for (int64_t y = lo; y <= hi; y++)
-        cursor_row_at(w, h, cursor_x, cursor_y, (int)y, dst + (size_t)y * (size_t)w * 3);
+    cg_cursor_run runs[CG_CURSOR_MAX_RUNS];
+    int n = cg_cursor_runs(w, h, cursor_x, cursor_y, runs);
+    for (int i = 0; i < n; i++) paint_run(dst, w, &runs[i]);
     return CG_OK;
 }
 
@@ -351,10 +319,19 @@ int cg_simd_available(cg_simd_level level)
 
 cg_simd_level cg_simd_best(void)
 {
+    /* Detected on the first call, then one relaxed load per frame. */
+    static _Atomic int best = -1;
+    int b = atomic_load_explicit(&best, memory_order_relaxed);
+    if (b >= 0) return (cg_simd_level)b;
     static const cg_simd_level order[] = {CG_SIMD_AVX2, CG_SIMD_NEON, CG_SIMD_SSSE3};
+    b = CG_SIMD_SCALAR;
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        if (cg_simd_arch_available(order[i])) return order[i];
-    return CG_SIMD_SCALAR;
+        if (cg_simd_arch_available(order[i])) {
+            b = order[i];
+            break;
+        }
+    atomic_store_explicit(&best, b, memory_order_relaxed);
+    return (cg_simd_level)b;
 }
 
 const char *cg_simd_name(cg_simd_level level)

@@ -1,15 +1,21 @@
-/* Reverse-Z depth linearisation (formulas in ARCHITECTURE.md, "Depth"). */
+/* Reverse-Z depth linearisation (formulas in docs/wire-format.md, "Depth"). */
 #include <math.h>
 
 #include "cg_frame.h"
+
+cg_status cg_depth_check_planes(float near_plane, float far_plane)
+{
+    CG_RETURN_IF(!isfinite(near_plane) || !isfinite(far_plane), CG_E_INVALID_ARG);
+    CG_RETURN_IF(!(near_plane > 0.0f) || !(far_plane > near_plane), CG_E_INVALID_ARG);
+    return CG_OK;
+}
 
 cg_status cg_depth_linearize(float *depth, size_t n, float near_plane, float far_plane,
                              int zero_to_one)
 {
     CG_RETURN_IF(depth == NULL, CG_E_INVALID_ARG);
     /* The negated comparisons also reject NaN. */
-    CG_RETURN_IF(!isfinite(near_plane) || !isfinite(far_plane), CG_E_INVALID_ARG);
-    CG_RETURN_IF(!(near_plane > 0.0f) || !(far_plane > near_plane), CG_E_INVALID_ARG);
+    CG_TRY(cg_depth_check_planes(near_plane, far_plane));
 
     /* Divide z by far up front: z/f = n / (n + d*(f-n)), and likewise for
      * the [-1, 1] range. Double keeps the result within one float ulp. */

@@ -5,7 +5,7 @@
  * every buffer: ask for the size, pass the destination and its length. Every
  * function is reentrant and may be called from any thread.
  *
- * Row order conventions (see ARCHITECTURE.md, "Wire formats"):
+ * Row order conventions (docs/wire-format.md):
  *  - The source is src_h rows of src_stride bytes, row 0 first in memory.
  *  - The destination is dst_h rows of dst_w*3 bytes, tightly packed.
  *  - Without flip, destination row order equals source row order (a
@@ -13,8 +13,8 @@
  *    row order is reversed, so a top-down source comes out bottom-up.
  *  - Nearest-neighbour resize maps destination (x, y) of the bottom-up image
  *    to source (x * src_w / dst_w, y * src_h / dst_h), integer arithmetic.
- *  - The cursor is given in destination pixels from the TOP-LEFT; in the
- *    bottom-up destination its hot spot lands on row dst_h - 1 - cursor_y.
+ *  - The cursor is placed as cg_cursor.h says (hot spot in destination
+ *    pixels from the TOP-LEFT; nothing drawn when it lies outside).
  */
 #ifndef CG_FRAME_H
 #define CG_FRAME_H
@@ -22,29 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cg_cursor.h"
+#include "cg_size.h"
 #include "cg_status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Largest accepted width or height, source or target. */
-#define CG_MAX_DIM 16384
-
-/* Cursor bitmap size (square). */
-#define CG_CURSOR_SIZE 16
-
-/* ---- sizes: int arrives from Java, every product is checked ---------- */
-
-/* CG_E_INVALID_ARG when w or h <= 0, CG_E_TOO_LARGE when > CG_MAX_DIM. */
-cg_status cg_check_dims(int w, int h);
-
-/* *out = w * h * bpp bytes; validates dims as cg_check_dims and checks the
- * product against SIZE_MAX (CG_E_OVERFLOW). bpp must be 1..16. */
-cg_status cg_image_size(int w, int h, int bpp, size_t *out);
-
-/* a * b with overflow check. */
-cg_status cg_mul_size(size_t a, size_t b, size_t *out);
 
 /* ---- conversion -------------------------------------------------------- */
 
@@ -100,16 +84,12 @@ cg_status cg_convert_with(const cg_convert_params *p, uint8_t *dst, size_t dst_l
 /* Draw the cursor exactly as cg_convert's draw_cursor does onto an RGB8
  * image already in dst: w x h pixels, tightly packed rows (w*3 bytes),
  * bottom-up (the wire's order). (cursor_x, cursor_y) in pixels from the
- * TOP-LEFT, any value, clipped at every edge; only the up to CG_CURSOR_SIZE
- * rows the arrow covers are touched. For images that arrive already packed
+ * TOP-LEFT, any value, placed and clipped as cg_cursor.h says; only the up
+ * to CG_CURSOR_SIZE rows the arrow covers are touched. For images that arrive already packed
  * (a GL_RGB readback). Errors: CG_E_INVALID_ARG (NULL), dims as
  * cg_check_dims, CG_E_BUFFER_TOO_SMALL when dst_len < w*h*3. */
 cg_status cg_draw_cursor_rgb(uint8_t *dst, size_t dst_len, int w, int h, int cursor_x,
                              int cursor_y);
-
-/* The cursor bitmap, CG_CURSOR_SIZE rows top-down, each CG_CURSOR_SIZE
- * chars: 'B' black outline, 'W' white fill, '.' transparent. */
-extern const char *const cg_cursor_rows[CG_CURSOR_SIZE];
 
 /* ---- PNG (libpng) ------------------------------------------------------ */
 
@@ -156,7 +136,9 @@ cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
 /* Linearise n reverse-Z depth values in place (1 = near, 0 = far) into eye
  * distance / far. zero_to_one: z = n*f / (n + d*(f-n)); otherwise
  * z = 2*n*f / (n + f + (2d-1)*(f-n)). Requires 0 < near < far, both finite
- * (CG_E_INVALID_ARG otherwise). */
+ * (CG_E_INVALID_ARG otherwise; cg_depth_check_planes is that check). */
+cg_status cg_depth_check_planes(float near_plane, float far_plane);
+
 cg_status cg_depth_linearize(float *depth, size_t n, float near_plane, float far_plane,
                              int zero_to_one);
 

@@ -4,6 +4,7 @@
  * Each kernel writes exactly n*3 bytes; loads never go past pixel n-1.
  */
 #include <immintrin.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "cg_frame_internal.h"
@@ -119,16 +120,27 @@ CG_AVX2 static void gather_avx2(const uint8_t *row, const uint32_t *xoff, uint8_
 
 /* ---- selection -------------------------------------------------------------- */
 
+/* Bit per level, CPUID read once: a convert call must not pay for it. */
+static _Atomic int g_levels = -1;
+
+static int detect_levels(void)
+{
+    __builtin_cpu_init();
+    int m = 0;
+    if (__builtin_cpu_supports("ssse3")) m |= 1 << CG_SIMD_SSSE3;
+    if (__builtin_cpu_supports("avx2")) m |= 1 << CG_SIMD_AVX2;
+    return m;
+}
+
 int cg_simd_arch_available(cg_simd_level level)
 {
-    /* libgcc caches the CPUID result; the init call is idempotent and makes
-     * the query safe even before constructors of this object have run. */
-    __builtin_cpu_init();
-    switch (level) {
-    case CG_SIMD_SSSE3: return __builtin_cpu_supports("ssse3") != 0;
-    case CG_SIMD_AVX2: return __builtin_cpu_supports("avx2") != 0;
-    default: return 0;
+    /* Racing first calls compute the same value; relaxed order suffices. */
+    int m = atomic_load_explicit(&g_levels, memory_order_relaxed);
+    if (m < 0) {
+        m = detect_levels();
+        atomic_store_explicit(&g_levels, m, memory_order_relaxed);
     }
+    return (level == CG_SIMD_SSSE3 || level == CG_SIMD_AVX2) && (m >> level) & 1;
 }
 
 cg_status cg_simd_arch_kernels(cg_simd_level level, cg_row_kernels *out)

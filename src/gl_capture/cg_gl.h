@@ -123,6 +123,16 @@ void cg_gl_reader_forget_gl(cg_gl_reader *r);
  * NULL; valid until the next call on r. */
 const char *cg_gl_reader_last_error(const cg_gl_reader *r);
 
+/* States: usable after create; FAILED after a read returned CG_E_GL (its GL
+ * objects are then in an unknown state), when every read returns
+ * CG_E_BAD_STATE until cg_gl_reader_reset (or a read in another context,
+ * which starts with fresh objects); destroyed by cg_gl_reader_destroy. */
+int cg_gl_reader_failed(const cg_gl_reader *r);
+
+/* Delete the reader's GL objects (when their context is current), forget
+ * them, and leave the FAILED state. The reader is usable again. */
+void cg_gl_reader_reset(cg_gl_reader *r);
+
 /* CG_OK when a GL context is current on this thread (EGL or GLX) and it is
  * desktop GL 3.0 or newer; *key (may be NULL) then gets an opaque value
  * identifying the context. CG_E_NO_CONTEXT when none is current;

@@ -34,18 +34,42 @@ void cg_gl_drain_errors(void)
     }
 }
 
-cg_status cg_gl_check_call(char *buf, size_t len, const char *expr, const char *file,
-                           int line)
+cg_status cg_gl_check_call(cg_err *err, const char *expr, const char *file, int line)
 {
     GLenum e = glGetError();
     if (e == GL_NO_ERROR) return CG_OK;
-    const char *base = strrchr(file, '/');
-    if (buf && len) {
-        snprintf(buf, len, "%s failed: %s (0x%04x) at %s:%d", expr, cg_gl_error_name(e),
-                 (unsigned)e, base ? base + 1 : file, line);
-    }
+    cg_fail_call(err, CG_E_GL, expr, cg_gl_error_name(e), (long long)e, file, line);
     cg_gl_drain_errors();
     return CG_E_GL;
+}
+
+cg_status cg_gl_texture_level0(unsigned tex, int *w, int *h, int *internal_format,
+                               cg_err *err)
+{
+    if (tex == 0 || !glIsTexture(tex))
+        return cg_fail(err, CG_E_BAD_TEXTURE, "texture %u is not a texture object", tex);
+    cg_gl_drain_errors(); /* the game's pending errors are not ours */
+    GLint prev = 0, tw = 0, th = 0, tf = 0;
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &prev);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    /* An error here means the name is not a usable GL_TEXTURE_2D (bound
+     * before as another target): a bad texture, not a GL failure. */
+    if (glGetError() != GL_NO_ERROR) {
+        cg_gl_drain_errors();
+        glBindTexture(GL_TEXTURE_2D, (GLuint)prev);
+        return cg_fail(err, CG_E_BAD_TEXTURE, "texture %u is not a GL_TEXTURE_2D", tex);
+    }
+    glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &tw);
+    glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &th);
+    glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &tf);
+    glBindTexture(GL_TEXTURE_2D, (GLuint)prev);
+    if (cg_gl_check_call(err, "glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, ...)", __FILE__,
+                         __LINE__) != CG_OK)
+        return CG_E_BAD_TEXTURE;
+    if (w) *w = tw;
+    if (h) *h = th;
+    if (internal_format) *internal_format = tf;
+    return CG_OK;
 }
 
 /* A GLX context can only be current when the process already loaded a GLX

@@ -41,7 +41,8 @@ struct cg_gl_reader {
     cg_gl_slot slots[CG_GL_MAX_RING];
     uint8_t *scratch; /* synchronous reads land here before conversion */
     size_t scratch_cap;
-    char err[256];
+    cg_err err;
+    int failed; /* a GL call failed: refuse until cg_gl_reader_reset */
 };
 
 /* The caller's state that a read changes, saved before and restored after. */
@@ -51,7 +52,12 @@ typedef struct cg_gl_saved {
     int draw_touched; /* set when a framebuffer was created through GL_FRAMEBUFFER */
 } cg_gl_saved;
 
-#define GLC(r, expr) CG_GL_CALL_AS((r)->err, sizeof (r)->err, expr, #expr)
+#define GLC(r, expr) CG_GL_CALL_AS(&(r)->err, expr, #expr)
+
+/* Record why a call fails and return st. */
+#define cg_gl_fail(r, st, ...) cg_fail(&(r)->err, (st), __VA_ARGS__)
+
+static void cg_gl_delete_objects(cg_gl_reader *r);
 
 /* Bands of RGBA rows of at most this many bytes: well inside the L2 of any
  * CPU this runs on, so each band is converted while it is still cached. */
@@ -84,11 +90,42 @@ void cg_gl_reader_forget_gl(cg_gl_reader *r)
     memset(r->slots, 0, sizeof r->slots);
     r->next = 0;
     r->calls = 0;
+    r->failed = 0; /* fresh objects in a fresh context */
 }
 
 void cg_gl_reader_destroy(cg_gl_reader *r)
 {
     if (!r) return;
+    cg_gl_delete_objects(r);
+    free(r->scratch);
+    free(r);
+}
+
+const char *cg_gl_reader_last_error(const cg_gl_reader *r)
+{
+    return r ? cg_err_text(&r->err) : "no reader";
+}
+
+/* Every entry point starts here: a reader whose GL objects are in an
+ * unknown state after a failed GL call refuses work until reset. */
+static cg_status cg_gl_usable(cg_gl_reader *r)
+{
+    if (r->failed)
+        return cg_gl_fail(r, CG_E_BAD_STATE,
+                          "an earlier GL call failed; cg_gl_reader_reset the reader first");
+    cg_err_clear(&r->err);
+    return CG_OK;
+}
+
+/* A GL failure leaves the reader failed. */
+static cg_status cg_gl_mark(cg_gl_reader *r, cg_status st)
+{
+    if (st == CG_E_GL) r->failed = 1;
+    return st;
+}
+
+static void cg_gl_delete_objects(cg_gl_reader *r)
+{
     void *key = NULL;
     if (r->gl_ctx && cg_gl_current_context(&key) == CG_OK && key == r->gl_ctx) {
         GLuint fbos[2] = {r->color.fbo, r->depth.fbo};
@@ -98,13 +135,19 @@ void cg_gl_reader_destroy(cg_gl_reader *r)
         }
         cg_gl_drain_errors();
     }
-    free(r->scratch);
-    free(r);
 }
 
-const char *cg_gl_reader_last_error(const cg_gl_reader *r)
+void cg_gl_reader_reset(cg_gl_reader *r)
 {
-    return r ? r->err : "no reader";
+    if (!r) return;
+    cg_gl_delete_objects(r);
+    cg_gl_reader_forget_gl(r);
+    cg_err_clear(&r->err);
+}
+
+int cg_gl_reader_failed(const cg_gl_reader *r)
+{
+    return r && r->failed;
 }
 
 /* A context must be current. When it is not the one the reader's GL objects
@@ -164,37 +207,13 @@ static void cg_gl_restore(const cg_gl_saved *s)
     if (s->draw_touched) glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)s->draw_fbo);
 }
 
-/* Record why a call fails and return st. */
-static cg_status cg_gl_fail(cg_gl_reader *r, cg_status st, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static cg_status cg_gl_fail(cg_gl_reader *r, cg_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->err, sizeof r->err, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
 /* The texture must be a GL_TEXTURE_2D at least w x h at level 0. Binds it to
  * GL_TEXTURE_2D of the active unit (restored by cg_gl_restore). */
 static cg_status cg_gl_check_texture(cg_gl_reader *r, GLuint tex, int w, int h)
 {
-    if (tex == 0 || !glIsTexture(tex)) {
-        return cg_gl_fail(r, CG_E_BAD_TEXTURE, "texture %u is not a texture object", tex);
-    }
+    int tw = 0, th = 0;
+    CG_TRY(cg_gl_texture_level0(tex, &tw, &th, NULL, &r->err));
     glBindTexture(GL_TEXTURE_2D, tex);
-    GLenum e = glGetError();
-    if (e != GL_NO_ERROR) {
-        cg_gl_drain_errors();
-        return cg_gl_fail(r, CG_E_BAD_TEXTURE, "texture %u is not a GL_TEXTURE_2D", tex);
-    }
-    GLint tw = 0, th = 0;
-    GLC(r, glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &tw));
-    GLC(r, glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &th));
     if (tw < w || th < h) {
         return cg_gl_fail(r, CG_E_BAD_TEXTURE, "texture %u is %dx%d, smaller than the %dx%d asked",
                           tex, tw, th, w, h);
@@ -313,9 +332,9 @@ static cg_status cg_gl_rgb_direct(cg_gl_reader *r, const cg_gl_color_request *q,
 }
 
 /* CG_GL_PACK_BANDS (same size only): bands of rows read into a scratch that
- * stays in L2 and converted at once. Band-local cursor: a band of n rows
- * starting at bottom-up row y0 is the full image's top-down rows
- * h-y0-n .. h-y0-1, so the arrow's top-down row shifts by h-n-y0. */
+ * stays in L2 and converted at once. The cursor is placed on the whole
+ * image (a hot spot outside one band may be inside the image), so the
+ * caller draws it afterwards, over at most CG_CURSOR_SIZE rows. */
 static cg_status cg_gl_color_bands(cg_gl_reader *r, const cg_gl_color_request *q,
                                    uint8_t *dst)
 {
@@ -328,12 +347,9 @@ static cg_status cg_gl_color_bands(cg_gl_reader *r, const cg_gl_color_request *q
     for (int y0 = 0; y0 < h; y0 += band) {
         const int n = h - y0 < band ? h - y0 : band;
         GLC(r, glReadPixels(0, y0, w, n, GL_RGBA, GL_UNSIGNED_BYTE, r->scratch));
-        int64_t cy = (int64_t)q->cursor_y - ((int64_t)h - n - y0);
-        int on = q->draw_cursor && cy > -CG_CURSOR_SIZE && cy < n;
         cg_gl_color_request b = *q;
         b.tex_h = b.dst_h = n;
-        b.draw_cursor = on;
-        b.cursor_y = on ? (int)cy : 0;
+        b.draw_cursor = 0;
         CG_TRY(cg_gl_convert(r, &b, r->scratch, w, n, dst + (size_t)y0 * drow,
                              (size_t)n * drow));
     }
@@ -396,7 +412,7 @@ static cg_status cg_gl_color_ring(cg_gl_reader *r, const cg_gl_color_request *q,
     cg_status st = cg_gl_deliver(r, q, px, old, dst, dst_len);
     GLboolean ok = glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
     CG_TRY(st);
-    CG_TRY(cg_gl_check_call(r->err, sizeof r->err, "glUnmapBuffer", __FILE__, __LINE__));
+    CG_TRY(cg_gl_check_call(&r->err, "glUnmapBuffer", __FILE__, __LINE__));
     if (!ok) return cg_gl_fail(r, CG_E_GL, "glUnmapBuffer: pack buffer contents were lost");
     if (frame_lag) *frame_lag = (int)(r->calls - old->serial);
     return CG_OK;
@@ -511,10 +527,11 @@ cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_
                           const uint8_t **rgba)
 {
     CG_RETURN_IF(!r || !rgba, CG_E_INVALID_ARG);
-    r->err[0] = '\0';
+    CG_TRY(cg_gl_usable(r));
     CG_TRY(cg_check_dims(tex_w, tex_h));
     CG_TRY(cg_gl_enter(r));
-    CG_TRY(cg_gl_color_pass(r, texture, tex_w, tex_h, NULL, CG_GL_PACK_RGBA, NULL, 0, NULL));
+    CG_TRY(cg_gl_mark(r, cg_gl_color_pass(r, texture, tex_w, tex_h, NULL, CG_GL_PACK_RGBA,
+                                          NULL, 0, NULL)));
     *rgba = r->scratch;
     return CG_OK;
 }
@@ -523,18 +540,19 @@ cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_
                            size_t dst_len, int *frame_lag)
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
-    r->err[0] = '\0';
+    CG_TRY(cg_gl_usable(r));
     CG_TRY(cg_gl_check_color_args(q, dst, dst_len));
     if (frame_lag) *frame_lag = 0;
     CG_TRY(cg_gl_enter(r));
     cg_gl_pack mode = cg_gl_resolve_pack(r, q->tex_w, q->tex_h, q->dst_w, q->dst_h);
-    CG_TRY(cg_gl_color_pass(r, q->texture, q->tex_w, q->tex_h, q, mode, dst, dst_len,
-                            frame_lag));
+    CG_TRY(cg_gl_mark(r, cg_gl_color_pass(r, q->texture, q->tex_w, q->tex_h, q, mode, dst,
+                                          dst_len, frame_lag)));
     if (r->ring) return CG_OK; /* converted from the mapped pack buffer */
     switch (mode) {
-    case CG_GL_PACK_RGB: return cg_gl_cursor(r, q, dst, dst_len);
+    case CG_GL_PACK_RGB:
+    case CG_GL_PACK_BANDS: return cg_gl_cursor(r, q, dst, dst_len);
     case CG_GL_PACK_RGBA: return cg_gl_convert(r, q, r->scratch, q->tex_w, q->tex_h, dst, dst_len);
-    default: return CG_OK; /* converted band by band or from the pack buffer */
+    default: return CG_OK; /* converted from the pack buffer */
     }
 }
 
@@ -545,11 +563,7 @@ static cg_status cg_gl_check_depth_args(int w, int h, const cg_gl_depth_linear *
     size_t n;
     CG_TRY(cg_image_size(w, h, 1, &n));
     CG_RETURN_IF(dst_count < n, CG_E_BUFFER_TOO_SMALL);
-    if (lin) {
-        float n_ = lin->near_plane, f_ = lin->far_plane;
-        CG_RETURN_IF(!isfinite(n_) || !isfinite(f_) || !(n_ > 0.0f) || !(f_ > n_),
-                     CG_E_INVALID_ARG);
-    }
+    if (lin) CG_TRY(cg_depth_check_planes(lin->near_plane, lin->far_plane));
     return CG_OK;
 }
 
@@ -557,7 +571,7 @@ cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex
                            const cg_gl_depth_linear *lin, float *dst, size_t dst_count)
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
-    r->err[0] = '\0';
+    CG_TRY(cg_gl_usable(r));
     CG_TRY(cg_gl_check_depth_args(tex_w, tex_h, lin, dst, dst_count));
     CG_TRY(cg_gl_enter(r));
 
@@ -567,10 +581,11 @@ cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex
     if (st == CG_OK) {
         glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
         glReadPixels(0, 0, tex_w, tex_h, GL_DEPTH_COMPONENT, GL_FLOAT, dst);
-        st = cg_gl_check_call(r->err, sizeof r->err,
-                              "glReadPixels(GL_DEPTH_COMPONENT, GL_FLOAT)", __FILE__, __LINE__);
+        st = cg_gl_check_call(&r->err, "glReadPixels(GL_DEPTH_COMPONENT, GL_FLOAT)", __FILE__,
+                              __LINE__);
     }
     cg_gl_pass_end(&saved);
+    cg_gl_mark(r, st);
     if (st == CG_OK && lin) {
         st = cg_depth_linearize(dst, (size_t)tex_w * (size_t)tex_h, lin->near_plane,
                                 lin->far_plane, lin->zero_to_one);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_frame.h"
 
 struct cg_metal_surface {
     const cg_metal_platform *pf;
@@ -250,42 +249,6 @@ const char *cg_metal_surface_last_error(const cg_metal_surface *s)
 void cg_metal_port_bytes(uint32_t port, uint8_t out[CG_METAL_PORT_BYTES])
 {
     for (int i = 0; i < CG_METAL_PORT_BYTES; i++) out[i] = (uint8_t)(port >> (8 * i));
-}
-
-/* ---- cursor runs ----------------------------------------------------------- */
-
-int cg_metal_cursor_runs(int w, int h, int cursor_x, int cursor_y,
-                         cg_metal_run out[CG_METAL_MAX_CURSOR_RUNS])
-{
-    if (out == NULL || cg_check_dims(w, h) != CG_OK) return 0;
-    int n = 0;
-    for (int r = 0; r < CG_CURSOR_SIZE; r++) {
-        /* long: a position near INT_MAX plus 15 must not overflow. */
-        const long top_y = (long)cursor_y + r;
-        if (top_y < 0 || top_y >= h) continue;
-        const int gl_y = h - 1 - (int)top_y;
-        const char *row = cg_cursor_rows[r];
-        int c = 0;
-        while (c < CG_CURSOR_SIZE) {
-            const char kind = row[c];
-            int end = c + 1;
-            while (end < CG_CURSOR_SIZE && row[end] == kind) end++;
-            if (kind == 'B' || kind == 'W') {
-                long x0 = (long)cursor_x + c, x1 = (long)cursor_x + end;
-                if (x0 < 0) x0 = 0;
-                if (x1 > w) x1 = w;
-                if (x1 > x0) {
-                    out[n].x = (int)x0;
-                    out[n].y = gl_y;
-                    out[n].len = (int)(x1 - x0);
-                    out[n].white = kind == 'W';
-                    n++;
-                }
-            }
-            c = end;
-        }
-    }
-    return n;
 }
 
 /* ---- registry ------------------------------------------------------------ */

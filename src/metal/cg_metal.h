@@ -27,7 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cg_frame.h"
+#include "cg_size.h"
+#include "cg_status.h"
 #include "cg_metal_platform.h"
 #include "cg_status.h"
 
@@ -100,30 +101,9 @@ void *cg_metal_surface_base_address(const cg_metal_surface *s);
 const char *cg_metal_surface_last_error(const cg_metal_surface *s);
 
 /* The wire form of a port: 4 bytes, little-endian mach_port_t
- * (ARCHITECTURE.md "Wire formats"). */
+ * (docs/wire-format.md). */
 #define CG_METAL_PORT_BYTES 4
 void cg_metal_port_bytes(uint32_t port, uint8_t out[CG_METAL_PORT_BYTES]);
-
-/* ---- cursor as runs ------------------------------------------------------
- * The GL path draws the 16x16 arrow of cg_cursor_rows with one scissored
- * clear per run of same-colour pixels (no shader, no vertex state). The
- * runs are computed here, in portable code, so they are unit-tested. */
-
-typedef struct cg_metal_run {
-    int x, y;  /* first pixel, GL (bottom-up) coordinates, inside w x h */
-    int len;   /* pixels to the right, >= 1, ends inside w */
-    int white; /* 1 = white fill ('W'), 0 = black outline ('B') */
-} cg_metal_run;
-
-#define CG_METAL_MAX_CURSOR_RUNS (CG_CURSOR_SIZE * CG_CURSOR_SIZE)
-
-/* Write the runs of the cursor with its hot spot at (cursor_x, cursor_y)
- * target pixels from the TOP-LEFT of a w x h bottom-up image, clipped at
- * every edge (any position is valid). Returns how many runs were written
- * to out (room for CG_METAL_MAX_CURSOR_RUNS), 0 when nothing is visible
- * or the size is invalid. */
-int cg_metal_cursor_runs(int w, int h, int cursor_x, int cursor_y,
-                         cg_metal_run out[CG_METAL_MAX_CURSOR_RUNS]);
 
 /* ---- handle registry ---------------------------------------------------
  * Java holds surfaces as a `long` (the IOSurfaceRef value, because the mod

@@ -6,9 +6,9 @@
  * -fsyntax-only against libepoxy's GL headers and tests/metal/apple_decls.
  * Not run on a Mac by this project.
  *
- * GL calls go through one checker (GL_CALL) that records the expression,
- * file, line and GL error in the context's last-error text; CGL calls
- * through CGL_CALL with CGLErrorString.
+ * GL calls go through one checker (CG_METAL_GL_CALL) and CGL calls through
+ * CG_CGL_CALL; both record the call in the shared shape of cg_err.h
+ * (expression, error name and code, file:line) and return a status.
  */
 #include <epoxy/gl.h>
 #include <OpenGL/OpenGL.h>
@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_frame.h"
+#include "cg_cursor.h"
+#include "cg_err.h"
 #include "cg_metal_gl.h"
 
 struct cg_metal_gl {
@@ -30,7 +31,7 @@ struct cg_metal_gl {
     GLuint src_fbo;        /* the game's texture, attached on demand */
     GLuint attached;       /* texture id attached to src_fbo; 0 = none */
     int width, height;
-    char last_error[CG_METAL_ERROR_LEN];
+    cg_err err;
 };
 
 static const char *gl_error_name(GLenum e)
@@ -45,37 +46,31 @@ static const char *gl_error_name(GLenum e)
     }
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void fail(cg_metal_gl *g, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(g->last_error, sizeof g->last_error, fmt, ap);
-    va_end(ap);
-}
+#define fail(g, ...) ((void)cg_fail(&(g)->err, CG_E_GL, __VA_ARGS__))
 
-/* 1 when no GL error is pending after `expr`; otherwise records it. */
-static int gl_ok(cg_metal_gl *g, const char *expr, const char *file, int line)
+/* CG_OK when no GL error is pending after `expr`; otherwise records it. */
+static cg_status gl_check(cg_metal_gl *g, cg_status st, const char *expr, const char *file,
+                          int line)
 {
     GLenum e = glGetError();
-    if (e == GL_NO_ERROR) return 1;
-    fail(g, "%s failed: 0x%04x (%s) at %s:%d", expr, (unsigned)e, gl_error_name(e), file, line);
-    return 0;
+    if (e == GL_NO_ERROR) return CG_OK;
+    return cg_fail_call(&g->err, st, expr, gl_error_name(e), (long long)e, file, line);
 }
 
-#define GL_CALL(g, expr) ((expr), gl_ok((g), #expr, __FILE__, __LINE__))
+/* Run a GL call; its error, if any, is status `st`. */
+#define CG_METAL_GL_CALL_AS(g, st, expr) ((expr), gl_check((g), (st), #expr, __FILE__, __LINE__))
+#define CG_METAL_GL_CALL(g, expr) CG_METAL_GL_CALL_AS(g, CG_E_GL, expr)
 
-static int cgl_ok(cg_metal_gl *g, CGLError e, const char *expr, const char *file, int line)
+static cg_status cgl_check(cg_metal_gl *g, CGLError e, const char *expr, const char *file,
+                           int line)
 {
-    if (e == kCGLNoError) return 1;
+    if (e == kCGLNoError) return CG_OK;
     const char *name = CGLErrorString(e);
-    fail(g, "%s failed: %d (%s) at %s:%d", expr, (int)e, name != NULL ? name : "?", file, line);
-    return 0;
+    return cg_fail_call(&g->err, CG_E_PLATFORM, expr, name != NULL ? name : "?", (long long)e,
+                        file, line);
 }
 
-#define CGL_CALL(g, expr) cgl_ok((g), (expr), #expr, __FILE__, __LINE__)
+#define CG_CGL_CALL(g, expr) cgl_check((g), (expr), #expr, __FILE__, __LINE__)
 
 /* Errors the game left pending are not ours: drain them (bounded, as a
  * context without a current GL may never return GL_NO_ERROR). */
@@ -138,25 +133,21 @@ static void delete_gl_objects(cg_metal_gl *g)
 static cg_status make_gl_objects(cg_metal_gl *g)
 {
     IOSurfaceRef io = (IOSurfaceRef)cg_metal_surface_handle(g->surface);
-    if (!GL_CALL(g, glGenTextures(1, &g->texture))) return CG_E_GL;
-    if (!GL_CALL(g, glBindTexture(GL_TEXTURE_RECTANGLE, g->texture))) return CG_E_GL;
-    if (!CGL_CALL(g, CGLTexImageIOSurface2D(g->ctx, GL_TEXTURE_RECTANGLE, GL_RGBA,
-                                            (GLsizei)g->width, (GLsizei)g->height, GL_BGRA,
-                                            GL_UNSIGNED_INT_8_8_8_8_REV, io, 0))) {
-        return CG_E_PLATFORM;
-    }
-    if (!GL_CALL(g, glGenFramebuffers(1, &g->dst_fbo))) return CG_E_GL;
-    if (!GL_CALL(g, glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dst_fbo))) return CG_E_GL;
-    if (!GL_CALL(g, glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                                           GL_TEXTURE_RECTANGLE, g->texture, 0))) {
-        return CG_E_GL;
-    }
+    CG_TRY(CG_METAL_GL_CALL(g, glGenTextures(1, &g->texture)));
+    CG_TRY(CG_METAL_GL_CALL(g, glBindTexture(GL_TEXTURE_RECTANGLE, g->texture)));
+    CG_TRY(CG_CGL_CALL(g, CGLTexImageIOSurface2D(g->ctx, GL_TEXTURE_RECTANGLE, GL_RGBA,
+                                                 (GLsizei)g->width, (GLsizei)g->height, GL_BGRA,
+                                                 GL_UNSIGNED_INT_8_8_8_8_REV, io, 0)));
+    CG_TRY(CG_METAL_GL_CALL(g, glGenFramebuffers(1, &g->dst_fbo)));
+    CG_TRY(CG_METAL_GL_CALL(g, glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dst_fbo)));
+    CG_TRY(CG_METAL_GL_CALL(g, glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                                                      GL_TEXTURE_RECTANGLE, g->texture, 0)));
     GLenum fb = glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER);
     if (fb != GL_FRAMEBUFFER_COMPLETE) {
         fail(g, "IOSurface framebuffer incomplete: glCheckFramebufferStatus = 0x%04x", (unsigned)fb);
         return CG_E_GL;
     }
-    if (!GL_CALL(g, glGenFramebuffers(1, &g->src_fbo))) return CG_E_GL;
+    CG_TRY(CG_METAL_GL_CALL(g, glGenFramebuffers(1, &g->src_fbo)));
     return CG_OK;
 }
 
@@ -189,7 +180,7 @@ cg_status cg_metal_gl_create(const cg_metal_platform *pf, int w, int h, cg_metal
     st = make_gl_objects(g);
     restore_state(&saved);
     if (st != CG_OK) {
-        if (err != NULL && err_len > 0) snprintf(err, err_len, "%s", g->last_error);
+        if (err != NULL && err_len > 0) snprintf(err, err_len, "%s", g->err.text);
         cg_metal_gl_destroy(g);
         return st;
     }
@@ -221,7 +212,7 @@ const cg_metal_surface *cg_metal_gl_surface(const cg_metal_gl *g)
 
 const char *cg_metal_gl_last_error(const cg_metal_gl *g)
 {
-    return g != NULL ? g->last_error : "";
+    return g != NULL ? g->err.text : "";
 }
 
 /* ---- per frame ------------------------------------------------------------ */
@@ -233,12 +224,11 @@ static cg_status source_size(cg_metal_gl *g, GLuint tex, GLint *w, GLint *h)
         fail(g, "texture %u is not a texture of the current context", (unsigned)tex);
         return CG_E_BAD_TEXTURE;
     }
-    if (!GL_CALL(g, glBindTexture(GL_TEXTURE_2D, tex))) return CG_E_BAD_TEXTURE;
+    CG_TRY(CG_METAL_GL_CALL_AS(g, CG_E_BAD_TEXTURE, glBindTexture(GL_TEXTURE_2D, tex)));
     glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, w);
     glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, h);
-    if (!gl_ok(g, "glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, ...)", __FILE__, __LINE__)) {
-        return CG_E_BAD_TEXTURE;
-    }
+    CG_TRY(gl_check(g, CG_E_BAD_TEXTURE, "glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, ...)",
+                    __FILE__, __LINE__));
     if (*w <= 0 || *h <= 0) {
         fail(g, "texture %u has no level 0 image (%dx%d)", (unsigned)tex, (int)*w, (int)*h);
         return CG_E_BAD_TEXTURE;
@@ -248,11 +238,12 @@ static cg_status source_size(cg_metal_gl *g, GLuint tex, GLint *w, GLint *h)
 
 static cg_status attach_source(cg_metal_gl *g, GLuint tex)
 {
-    if (!GL_CALL(g, glBindFramebuffer(GL_READ_FRAMEBUFFER, g->src_fbo))) return CG_E_GL;
+    CG_TRY(CG_METAL_GL_CALL(g, glBindFramebuffer(GL_READ_FRAMEBUFFER, g->src_fbo)));
     if (g->attached != tex) {
         /* Re-attach only when the game's texture changed (e.g. a resize). */
-        if (!GL_CALL(g, glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                                               GL_TEXTURE_2D, tex, 0))) {
+        if (CG_METAL_GL_CALL_AS(g, CG_E_BAD_TEXTURE,
+                                glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                                                       GL_TEXTURE_2D, tex, 0)) != CG_OK) {
             g->attached = 0;
             return CG_E_BAD_TEXTURE;
         }
@@ -270,11 +261,11 @@ static cg_status attach_source(cg_metal_gl *g, GLuint tex)
 
 /* The arrow as scissored clears, one per run (no shader, no vertex state
  * to disturb); the runs come from the portable, unit-tested
- * cg_metal_cursor_runs. */
+ * cg_cursor_runs. */
 static void draw_cursor(const cg_metal_gl *g, int cx, int cy)
 {
-    cg_metal_run runs[CG_METAL_MAX_CURSOR_RUNS];
-    const int n = cg_metal_cursor_runs(g->width, g->height, cx, cy, runs);
+    cg_cursor_run runs[CG_CURSOR_MAX_RUNS];
+    const int n = cg_cursor_runs(g->width, g->height, cx, cy, runs);
     glEnable(GL_SCISSOR_TEST);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     for (int i = 0; i < n; i++) {
@@ -290,20 +281,18 @@ static cg_status blit_frame(cg_metal_gl *g, GLuint tex, int draw, int cx, int cy
     GLint sw = 0, sh = 0;
     CG_TRY(source_size(g, tex, &sw, &sh));
     CG_TRY(attach_source(g, tex));
-    if (!GL_CALL(g, glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dst_fbo))) return CG_E_GL;
+    CG_TRY(CG_METAL_GL_CALL(g, glBindFramebuffer(GL_DRAW_FRAMEBUFFER, g->dst_fbo)));
     /* The scissor test applies to blits: the game's box must not crop ours. */
     glDisable(GL_SCISSOR_TEST);
-    if (!GL_CALL(g, glBlitFramebuffer(0, 0, sw, sh, 0, 0, g->width, g->height,
-                                      GL_COLOR_BUFFER_BIT, GL_NEAREST))) {
-        return CG_E_GL;
-    }
+    CG_TRY(CG_METAL_GL_CALL(g, glBlitFramebuffer(0, 0, sw, sh, 0, 0, g->width, g->height,
+                                                 GL_COLOR_BUFFER_BIT, GL_NEAREST)));
     if (draw) {
         draw_cursor(g, cx, cy);
-        if (!gl_ok(g, "drawing the cursor (glScissor/glClear)", __FILE__, __LINE__)) return CG_E_GL;
+        CG_TRY(gl_check(g, CG_E_GL, "drawing the cursor (glScissor/glClear)", __FILE__, __LINE__));
     }
     /* The consumer reads from another process: the frame must be complete
      * when this call returns. */
-    if (!GL_CALL(g, glFinish())) return CG_E_GL;
+    CG_TRY(CG_METAL_GL_CALL(g, glFinish()));
     return CG_OK;
 }
 
@@ -311,7 +300,7 @@ cg_status cg_metal_gl_capture(cg_metal_gl *g, uint32_t src_texture, int w, int h
                               int draw_cursor_flag, int cursor_x, int cursor_y)
 {
     if (g == NULL) return CG_E_INVALID_ARG;
-    g->last_error[0] = '\0';
+    cg_err_clear(&g->err);
     if (w != g->width || h != g->height) {
         fail(g, "target %dx%d differs from the initialised %dx%d", w, h, g->width, g->height);
         return CG_E_INVALID_ARG;

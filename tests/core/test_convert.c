@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cg_frame.h"
+#include "check_tcase.h"
+#include "cursor_spec.h"
 #include "ck_main.h"
 
 #define G 0x80 /* background grey of the cursor tests */
@@ -298,11 +300,13 @@ END_TEST
 
 START_TEST(cursor_negative)
 {
-    /* at (-1,-1): arrow rows 1..3, columns 1..3 = "B..", "WB.", "WWB" */
-    static const uint8_t want[27] = {W, W, W, W, W, W, 0, 0, 0,
-                                     W, W, W, 0, 0, 0, G, G, G,
-                                     0, 0, 0, G, G, G, G, G, G};
-    cursor3(-1, -1, want);
+    /* A hot spot outside the image draws nothing, even where the arrow's
+     * body would reach into it (the predecessor drew a clipped arrow). */
+    static const uint8_t grey[27] = {G, G, G, G, G, G, G, G, G, G, G, G, G, G,
+                                     G, G, G, G, G, G, G, G, G, G, G, G, G};
+    cursor3(-1, -1, grey);
+    cursor3(-1, 0, grey);
+    cursor3(0, -1, grey);
 }
 END_TEST
 
@@ -316,13 +320,13 @@ START_TEST(cursor_right_and_bottom_edges)
     static const uint8_t corner[27] = {G, G, G, G, G, G, 0, 0, 0,
                                        G, G, G, G, G, G, G, G, G,
                                        G, G, G, G, G, G, G, G, G};
-    /* at (-6,-15): only arrow row 15, columns 6..8 = "BB." on the top row */
-    static const uint8_t tail[27] = {G, G, G, G, G, G, G, G, G,
-                                     G, G, G, G, G, G, G, G, G,
-                                     0, 0, 0, 0, 0, 0, G, G, G};
+    /* at (0,1): rows 0..1 ("B..", "BB.") on the lower two rows */
+    static const uint8_t low[27] = {0, 0, 0, 0, 0, 0, G, G, G,
+                                    0, 0, 0, G, G, G, G, G, G,
+                                    G, G, G, G, G, G, G, G, G};
     cursor3(1, 0, right);
     cursor3(2, 2, corner);
-    cursor3(-6, -15, tail);
+    cursor3(0, 1, low);
 }
 END_TEST
 
@@ -351,17 +355,36 @@ START_TEST(cursor_after_resize_and_flip)
 }
 END_TEST
 
-/* The arrow as specified, transcribed here independently of the library. */
-static const char *const arrow[16] = {
-    "B...............", "BB..............", "BWB.............", "BWWB............",
-    "BWWWB...........", "BWWWWB..........", "BWWWWWB.........", "BWWWWWWB........",
-    "BWWWWWWWB.......", "BWWWWWWWWB......", "BWWWWWBBBBB.....", "BWWBWWB.........",
-    "BWB.BWWB........", "BB..BWWB........", "B....BWWB.......", "......BB........",
-};
-
 START_TEST(cursor_bitmap_matches_spec)
 {
-    for (int r = 0; r < CG_CURSOR_SIZE; r++) ck_assert_str_eq(cg_cursor_rows[r], arrow[r]);
+    for (int r = 0; r < CG_CURSOR_SIZE; r++) ck_assert_str_eq(cg_cursor_rows[r], spec_cursor[r]);
+}
+END_TEST
+
+/* Rows 10..15 of the arrow, hand-typed from the spec as pixels: the rows
+ * where the predecessor's arrow differed. 16x16 grey frame, hot spot (0,0);
+ * top-down row 10 is buffer row 5. */
+START_TEST(cursor_lower_rows_golden)
+{
+    static const char *const rows[6] = {
+        "BWWWWWBBBB......", "BWWWWWB.........", "BWBBWWB.........",
+        "BB.BWWWB........", "B...BWWB........", ".....BBB........",
+    };
+    uint8_t src[16 * 16 * 4], want[16 * 16 * 3];
+    memset(src, G, sizeof src);
+    memset(want, G, sizeof want);
+    for (int r = 0; r < 10; r++)
+        for (int c = 0; c < 16; c++)
+            if (spec_cursor[r][c] != '.')
+                memset(want + ((size_t)(15 - r) * 16 + (size_t)c) * 3,
+                       spec_cursor[r][c] == 'B' ? 0 : W, 3);
+    for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 16; c++)
+            if (rows[r][c] != '.')
+                memset(want + ((size_t)(5 - r) * 16 + (size_t)c) * 3, rows[r][c] == 'B' ? 0 : W, 3);
+    cg_convert_params p = params(src, 16 * 4, 16, 16, 16, 16);
+    p.draw_cursor = 1;
+    expect(&p, want, sizeof want);
 }
 END_TEST
 
@@ -369,17 +392,11 @@ END_TEST
 enum { CW = 20, CH = 17 };
 
 /* want = the grey frame with the arrow at (cx, cy) from the top-left,
- * clipped, written from the spec's arrow above. */
+ * placed and clipped as tests/common/cursor_spec.h says. */
 static void cursor_golden(uint8_t want[CW * CH * 3], int cx, int cy)
 {
     memset(want, G, CW * CH * 3);
-    for (int r = 0; r < 16; r++)
-        for (int c = 0; c < 16; c++) {
-            long long x = (long long)cx + c, t = (long long)cy + r;
-            if (x < 0 || x >= CW || t < 0 || t >= CH || arrow[r][c] == '.') continue;
-            memset(want + ((size_t)(CH - 1 - t) * CW + (size_t)x) * 3,
-                   arrow[r][c] == 'B' ? 0 : W, 3);
-        }
+    spec_overlay_cursor(want, CW, CH, cx, cy);
 }
 
 /* Cursor swept over every position from fully off the left/top to fully off
@@ -594,7 +611,7 @@ END_TEST
 Suite *make_suite(void)
 {
     Suite *s = suite_create("convert");
-    TCase *core = tcase_create("core");
+    TCase *core = test_tcase("core");
     tcase_add_test(core, same_2x2);
     tcase_add_test(core, flip_2x2);
     tcase_add_test(core, row_3x1);
@@ -614,18 +631,19 @@ Suite *make_suite(void)
     tcase_add_test(core, cursor_off_screen);
     tcase_add_test(core, cursor_after_resize_and_flip);
     tcase_add_test(core, cursor_bitmap_matches_spec);
+    tcase_add_test(core, cursor_lower_rows_golden);
     tcase_add_loop_test(core, cursor_sweep, -18, 22);
     tcase_add_loop_test(core, cursor_rgb_sweep, -18, 22);
     tcase_add_test(core, simd_names);
     suite_add_tcase(s, core);
-    TCase *limits = tcase_create("limits");
+    TCase *limits = test_tcase("limits");
     tcase_add_test(limits, one_pixel);
     tcase_add_test(limits, max_side);
     tcase_add_test(limits, box_huge_area);
     tcase_add_test(limits, cursor_rgb_limits);
     tcase_add_test(limits, bad_arguments);
     suite_add_tcase(s, limits);
-    TCase *overflow = tcase_create("overflow");
+    TCase *overflow = test_tcase("overflow");
     tcase_add_test(overflow, stride_overflow);
     tcase_add_test(overflow, huge_destination_rejected);
     suite_add_tcase(s, overflow);

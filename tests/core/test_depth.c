@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cg_frame.h"
+#include "check_tcase.h"
 #include "ck_main.h"
 
 /* near = 1, far = 3; z/far = n/(n + d*(f-n)) = 1/(1+2d) (both ranges reduce
@@ -69,11 +70,11 @@ END_TEST
 Suite *make_suite(void)
 {
     Suite *s = suite_create("depth");
-    TCase *core = tcase_create("core");
+    TCase *core = test_tcase("core");
     tcase_add_loop_test(core, both_ranges, 0, 2);
     tcase_add_test(core, typical_planes);
     suite_add_tcase(s, core);
-    TCase *limits = tcase_create("limits");
+    TCase *limits = test_tcase("limits");
     tcase_add_test(limits, empty_ok);
     tcase_add_test(limits, bad_planes);
     suite_add_tcase(s, limits);

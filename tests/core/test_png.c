@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cg_frame.h"
+#include "check_tcase.h"
 #include "ck_main.h"
 
 static uint8_t *test_image(int w, int h, size_t stride, uint32_t seed)
@@ -154,7 +155,7 @@ END_TEST
 Suite *make_suite(void)
 {
     Suite *s = suite_create("png");
-    TCase *core = tcase_create("core");
+    TCase *core = test_tcase("core");
     tcase_add_loop_test(core, roundtrip, 0,
                         (int)(sizeof sizes / sizeof sizes[0] * sizeof levels / sizeof levels[0] *
                               sizeof filters / sizeof filters[0]));
@@ -162,7 +163,7 @@ Suite *make_suite(void)
     tcase_add_test(core, buffer_reused);
     tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
-    TCase *limits = tcase_create("limits");
+    TCase *limits = test_tcase("limits");
     tcase_add_test(limits, bad_arguments);
     suite_add_tcase(s, limits);
     return s;

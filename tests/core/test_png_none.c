@@ -1,5 +1,6 @@
 /* Built when CG_WITH_PNG=OFF: PNG must report CG_E_UNSUPPORTED, not crash. */
 #include "cg_frame.h"
+#include "check_tcase.h"
 #include "ck_main.h"
 
 START_TEST(unsupported)
@@ -17,7 +18,7 @@ END_TEST
 Suite *make_suite(void)
 {
     Suite *s = suite_create("png_none");
-    TCase *core = tcase_create("core");
+    TCase *core = test_tcase("core");
     tcase_add_test(core, unsupported);
     suite_add_tcase(s, core);
     return s;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cg_frame.h"
+#include "check_tcase.h"
 #include "ck_main.h"
 
 /* xorshift32: the same sequence on every machine. */
@@ -150,7 +151,7 @@ END_TEST
 Suite *make_suite(void)
 {
     Suite *s = suite_create("simd");
-    TCase *core = tcase_create("core");
+    TCase *core = test_tcase("core");
     tcase_add_loop_test(core, random_small, 0, 40);
     tcase_add_loop_test(core, random_wide, 0, 15);
     tcase_add_loop_test(core, every_width, 0, 10);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cg_frame.h"
+#include "check_tcase.h"
 #include "ck_main.h"
 
 START_TEST(dims_core)
@@ -86,16 +87,16 @@ END_TEST
 Suite *make_suite(void)
 {
     Suite *s = suite_create("size");
-    TCase *core = tcase_create("core");
+    TCase *core = test_tcase("core");
     tcase_add_test(core, dims_core);
     tcase_add_test(core, image_size_core);
     tcase_add_test(core, status_strings);
     suite_add_tcase(s, core);
-    TCase *limits = tcase_create("limits");
+    TCase *limits = test_tcase("limits");
     tcase_add_test(limits, dims_limits);
     tcase_add_test(limits, image_size_limits);
     suite_add_tcase(s, limits);
-    TCase *overflow = tcase_create("overflow");
+    TCase *overflow = test_tcase("overflow");
     tcase_add_test(overflow, mul_overflow);
     suite_add_tcase(s, overflow);
     return s;

@@ -92,6 +92,8 @@ public final class ZeroCopyLifecycleTest {
         expect("copy after failed import", IllegalStateException.class, null,
                 vk::copyImportedArrayToCudaSharedMemoryImpl);
 
+        fdOwnership(vk, uuid);
+
         FramebufferCapturer fc = FramebufferCapturer.INSTANCE;
         expect("GL capture before init", IllegalStateException.class, "initializeZerocopyImpl",
                 () -> fc.captureFramebufferZerocopyImpl(1, 64, 64, false, 0, 0));
@@ -122,6 +124,102 @@ public final class ZeroCopyLifecycleTest {
             System.exit(1);
         }
         System.out.println("all zero-copy lifecycle checks passed");
+    }
+
+    /** Files kept reachable so no cleaner ever closes an fd number the library closed. */
+    private static final java.util.List<java.io.RandomAccessFile> KEEP = new java.util.ArrayList<>();
+
+    private static java.util.Set<String> fdSet() {
+        String[] names = new java.io.File("/proc/self/fd").list();
+        return new java.util.HashSet<>(java.util.Arrays.asList(names == null ? new String[0] : names));
+    }
+
+    private static boolean isDevNull(String fd) {
+        try {
+            return java.nio.file.Files.readSymbolicLink(java.nio.file.Paths.get("/proc/self/fd/" + fd))
+                    .toString().equals("/dev/null");
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    private static boolean fdOpen(int fd) {
+        return java.nio.file.Files.exists(java.nio.file.Paths.get("/proc/self/fd/" + fd),
+                java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** A real fd of this process, as a number: the new entry of /proc/self/fd. */
+    private static int openFd() {
+        try {
+            java.util.Set<String> before = fdSet();
+            before.removeIf(f -> !isDevNull(f));
+            KEEP.add(new java.io.RandomAccessFile("/dev/null", "r"));
+            java.util.Set<String> after = fdSet();
+            after.removeAll(before);
+            // The listing holds a directory fd of its own: keep /dev/null only.
+            after.removeIf(f -> !isDevNull(f));
+            if (after.size() != 1) throw new IllegalStateException("new fds: " + after);
+            return Integer.parseInt(after.iterator().next());
+        } catch (java.io.IOException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /**
+     * Every valid fd handed to the import is the library's whatever the
+     * outcome: Java cannot close it. Each refused or failed import must
+     * leave its fd closed, and nothing else; a control fd stays open.
+     */
+    private static void fdOwnership(VulkanCudaZerocopy vk, byte[] uuid) {
+        if (!new java.io.File("/proc/self/fd").isDirectory()) {
+            System.out.println("skip fd ownership: no /proc/self/fd");
+            return;
+        }
+        int control = openFd();
+        java.util.Set<String> start = fdSet();
+        start.removeIf(f -> !isDevNull(f));
+        String[] names = {"UUID 15 bytes", "null UUID", "width 0", "short allocation",
+                          "negative allocation", "width 16385", "zero UUID (no device)",
+                          "UUID 17 bytes", "height 0", "allocation 0"};
+        for (int i = 0; i < names.length; i++) {
+            int fd = openFd();
+            try {
+                switch (i) {
+                    case 0: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, new byte[15], 8, 8, false); break;
+                    case 1: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, null, 8, 8, false); break;
+                    case 2: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 0, 8, false); break;
+                    case 3: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 255, uuid, 8, 8, false); break;
+                    case 4: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, -5, uuid, 8, 8, false); break;
+                    case 5: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 1L << 40, uuid, 16385, 8, false); break;
+                    case 6: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 8, 8, false); break;
+                    case 7: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, new byte[17], 8, 8, false); break;
+                    case 8: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 8, 0, false); break;
+                    default: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 0, uuid, 8, 8, false); break;
+                }
+                fail("fd ownership, " + names[i] + ": import returned");
+            } catch (RuntimeException e) {
+                // Any exception will do here; the messages are checked above.
+            }
+            if (fdOpen(fd)) fail("fd ownership, " + names[i] + ": refused fd " + fd + " left open");
+            else System.out.println("ok   fd ownership, " + names[i] + ": fd " + fd + " closed");
+        }
+        vk.destroyCudaImportImpl();
+        if (!fdOpen(control)) fail("fd ownership: the control fd " + control + " was closed");
+        java.util.Set<String> extra = fdSet();
+        extra.removeAll(start);
+        extra.removeIf(f -> !isDevNull(f));
+        StringBuilder what = new StringBuilder();
+        for (String f : extra) {
+            try {
+                what.append(' ').append(f).append("->")
+                    .append(java.nio.file.Files.readSymbolicLink(java.nio.file.Paths.get("/proc/self/fd/" + f)));
+            } catch (java.io.IOException e) {
+                what.append(' ').append(f);
+            }
+        }
+        if (!extra.isEmpty())
+            fail("fd ownership: fds opened during the refused imports:" + what);
+        else System.out.println("ok   fd ownership: " + names.length + " refused imports, no fd left behind");
     }
 
     private static void check(String name, Throwable t, String mustContain) {

@@ -69,7 +69,7 @@ static void run_size(int w, int h, int frames)
 {
     cg_gl_cuda *g = NULL;
     cg_gl_cuda_create(&g);
-    uint8_t handle[CG_GL_CUDA_HANDLE_SIZE];
+    uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE];
     cg_status st = cg_gl_cuda_init(g, w, h, handle);
     CHECK(st == CG_OK, "init %dx%d: %s %s", w, h, cg_status_name(st), cg_gl_cuda_last_error(g));
     if (st != CG_OK) {

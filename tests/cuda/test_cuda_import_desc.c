@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cg_cuda_import.h"
+#include "check_tcase.h"
 #include "cg_cuda_ipc.h"
 #include "ck_main.h"
 
@@ -33,11 +34,11 @@ static int new_fd(void)
 }
 
 /* 16 x 8 RGBA8 = 512 bytes, fd-typed, all-zero UUID (no real device has it). */
-static cg_cuda_import_desc valid_desc(int64_t handle)
+static cg_ext_memory_desc valid_desc(int64_t handle)
 {
-    cg_cuda_import_desc d;
+    cg_ext_memory_desc d;
     memset(&d, 0, sizeof d);
-    d.handle_type = CG_CUDA_HANDLE_OPAQUE_FD;
+    d.handle_type = CG_EXT_HANDLE_OPAQUE_FD;
     d.handle = handle;
     d.allocation_size = 512;
     d.width = 16;
@@ -74,22 +75,22 @@ END_TEST
 
 START_TEST(desc_accepts)
 {
-    cg_cuda_import_desc d = valid_desc(7);
-    ck_assert_int_eq(cg_cuda_import_check_desc(&d), CG_OK);
+    cg_ext_memory_desc d = valid_desc(7);
+    ck_assert_int_eq(cg_ext_memory_check_desc(&d, NULL), CG_OK);
     d.allocation_size = 4096; /* larger than the image needs: padding is fine */
-    ck_assert_int_eq(cg_cuda_import_check_desc(&d), CG_OK);
+    ck_assert_int_eq(cg_ext_memory_check_desc(&d, NULL), CG_OK);
     d = valid_desc(INT32_MAX);
-    ck_assert_int_eq(cg_cuda_import_check_desc(&d), CG_OK);
+    ck_assert_int_eq(cg_ext_memory_check_desc(&d, NULL), CG_OK);
     d = valid_desc(1);
     d.width = d.height = 16384;
     d.allocation_size = (uint64_t)16384 * 16384 * 4;
-    ck_assert_int_eq(cg_cuda_import_check_desc(&d), CG_OK);
+    ck_assert_int_eq(cg_ext_memory_check_desc(&d, NULL), CG_OK);
     /* Win32 HANDLEs may be negative pseudo-values other than -1. */
     d = valid_desc(-5);
-    d.handle_type = CG_CUDA_HANDLE_OPAQUE_WIN32;
-    ck_assert_int_eq(cg_cuda_import_check_desc(&d), CG_OK);
+    d.handle_type = CG_EXT_HANDLE_OPAQUE_WIN32;
+    ck_assert_int_eq(cg_ext_memory_check_desc(&d, NULL), CG_OK);
     d.handle = (int64_t)1 << 40;
-    ck_assert_int_eq(cg_cuda_import_check_desc(&d), CG_OK);
+    ck_assert_int_eq(cg_ext_memory_check_desc(&d, NULL), CG_OK);
 }
 END_TEST
 
@@ -100,55 +101,72 @@ static const struct {
     uint64_t alloc;
     cg_status want;
 } k_bad[] = {
-    {-1, CG_CUDA_HANDLE_OPAQUE_FD, 16, 8, 512, CG_E_INVALID_ARG},
-    {0, CG_CUDA_HANDLE_OPAQUE_FD, 16, 8, 512, CG_E_INVALID_ARG},
-    {-1, CG_CUDA_HANDLE_OPAQUE_WIN32, 16, 8, 512, CG_E_INVALID_ARG},
-    {0, CG_CUDA_HANDLE_OPAQUE_WIN32, 16, 8, 512, CG_E_INVALID_ARG},
-    {-2, CG_CUDA_HANDLE_OPAQUE_FD, 16, 8, 512, CG_E_INVALID_ARG},
-    {(int64_t)INT32_MAX + 1, CG_CUDA_HANDLE_OPAQUE_FD, 16, 8, 512, CG_E_INVALID_ARG},
+    {-1, CG_EXT_HANDLE_OPAQUE_FD, 16, 8, 512, CG_E_INVALID_ARG},
+    {0, CG_EXT_HANDLE_OPAQUE_FD, 16, 8, 512, CG_E_INVALID_ARG},
+    {-1, CG_EXT_HANDLE_OPAQUE_WIN32, 16, 8, 512, CG_E_INVALID_ARG},
+    {0, CG_EXT_HANDLE_OPAQUE_WIN32, 16, 8, 512, CG_E_INVALID_ARG},
+    {-2, CG_EXT_HANDLE_OPAQUE_FD, 16, 8, 512, CG_E_INVALID_ARG},
+    {(int64_t)INT32_MAX + 1, CG_EXT_HANDLE_OPAQUE_FD, 16, 8, 512, CG_E_INVALID_ARG},
     {7, 2, 16, 8, 512, CG_E_INVALID_ARG},
     {7, -1, 16, 8, 512, CG_E_INVALID_ARG},
-    {7, CG_CUDA_HANDLE_OPAQUE_FD, 0, 8, 512, CG_E_INVALID_ARG},
-    {7, CG_CUDA_HANDLE_OPAQUE_FD, 16, -8, 512, CG_E_INVALID_ARG},
-    {7, CG_CUDA_HANDLE_OPAQUE_FD, 16385, 8, UINT64_MAX, CG_E_TOO_LARGE},
-    {7, CG_CUDA_HANDLE_OPAQUE_FD, 16, 8, 511, CG_E_BUFFER_TOO_SMALL},
-    {7, CG_CUDA_HANDLE_OPAQUE_FD, 16, 8, 0, CG_E_BUFFER_TOO_SMALL},
-    {7, CG_CUDA_HANDLE_OPAQUE_FD, 16384, 16384, (uint64_t)16384 * 16384 * 4 - 1,
+    {7, CG_EXT_HANDLE_OPAQUE_FD, 0, 8, 512, CG_E_INVALID_ARG},
+    {7, CG_EXT_HANDLE_OPAQUE_FD, 16, -8, 512, CG_E_INVALID_ARG},
+    {7, CG_EXT_HANDLE_OPAQUE_FD, 16385, 8, UINT64_MAX, CG_E_TOO_LARGE},
+    {7, CG_EXT_HANDLE_OPAQUE_FD, 16, 8, 511, CG_E_BUFFER_TOO_SMALL},
+    {7, CG_EXT_HANDLE_OPAQUE_FD, 16, 8, 0, CG_E_BUFFER_TOO_SMALL},
+    {7, CG_EXT_HANDLE_OPAQUE_FD, 16384, 16384, (uint64_t)16384 * 16384 * 4 - 1,
      CG_E_BUFFER_TOO_SMALL},
 };
 
 START_TEST(desc_rejects)
 {
-    cg_cuda_import_desc d = valid_desc(k_bad[_i].handle);
-    d.handle_type = (cg_cuda_handle_type)k_bad[_i].type;
+    cg_ext_memory_desc d = valid_desc(k_bad[_i].handle);
+    d.handle_type = (cg_ext_handle_type)k_bad[_i].type;
     d.width = k_bad[_i].w;
     d.height = k_bad[_i].h;
     d.allocation_size = k_bad[_i].alloc;
-    ck_assert_int_eq(cg_cuda_import_check_desc(&d), k_bad[_i].want);
-    ck_assert_int_eq(cg_cuda_import_check_desc(NULL), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_ext_memory_check_desc(&d, NULL), k_bad[_i].want);
+    ck_assert_int_eq(cg_ext_memory_check_desc(NULL, NULL), CG_E_INVALID_ARG);
 }
 END_TEST
 
-/* Rejected by the checks: the handle stays the caller's. */
-START_TEST(rejected_handle_stays_open)
+/* Rejected by the checks: a valid handle is still the library's (Java holds
+ * an fd as a number and could never close it), so each refusal closes it;
+ * a control fd that was never passed stays open. */
+START_TEST(rejected_handle_is_closed)
 {
     cg_cuda_import *ci = NULL;
     ck_assert_int_eq(cg_cuda_import_create(&ci), CG_OK);
-    int fd = new_fd();
-    cg_cuda_import_desc d = valid_desc(fd);
-    d.allocation_size = 511;
+    int control = new_fd();
     uint8_t h[CG_CUDA_IPC_HANDLE_SIZE];
-    ck_assert_int_eq(cg_cuda_import_init(ci, &d, h), CG_E_BUFFER_TOO_SMALL);
-    ck_assert(fd_is_open(fd));
-    d = valid_desc(fd);
-    d.width = 0;
+    for (int round = 0; round < 4; round++) {
+        int fd = new_fd();
+        cg_ext_memory_desc d = valid_desc(fd);
+        cg_status want = CG_E_INVALID_ARG;
+        cg_cuda_import *ctx = ci;
+        uint8_t *out = h;
+        if (round == 0) {
+            d.allocation_size = 511;
+            want = CG_E_BUFFER_TOO_SMALL;
+        } else if (round == 1) {
+            d.width = 0;
+        } else if (round == 2) {
+            out = NULL;
+        } else {
+            ctx = NULL;
+        }
+        ck_assert_int_eq(cg_cuda_import_init(ctx, &d, out), want);
+        ck_assert_msg(!fd_is_open(fd), "round %d: refused fd %d left open", round, fd);
+        ck_assert(fd_is_open(control));
+    }
+    /* Values that are no handle at all are left alone (and not closed). */
+    cg_ext_memory_desc d = valid_desc(-1);
     ck_assert_int_eq(cg_cuda_import_init(ci, &d, h), CG_E_INVALID_ARG);
-    ck_assert(fd_is_open(fd));
-    d = valid_desc(fd);
-    ck_assert_int_eq(cg_cuda_import_init(ci, &d, NULL), CG_E_INVALID_ARG);
-    ck_assert_int_eq(cg_cuda_import_init(NULL, &d, h), CG_E_INVALID_ARG);
-    ck_assert(fd_is_open(fd));
-    close(fd);
+    d = valid_desc(control);
+    d.handle_type = (cg_ext_handle_type)9;
+    ck_assert_int_eq(cg_cuda_import_init(ci, &d, h), CG_E_INVALID_ARG);
+    ck_assert(fd_is_open(control));
+    close(control);
     cg_cuda_import_destroy(ci);
 }
 END_TEST
@@ -162,7 +180,7 @@ START_TEST(accepted_handle_is_closed_on_failure)
     ck_assert_int_eq(cg_cuda_import_create(&ci), CG_OK);
     for (int round = 0; round < 3; round++) {
         int fd = new_fd();
-        cg_cuda_import_desc d = valid_desc(fd);
+        cg_ext_memory_desc d = valid_desc(fd);
         uint8_t h[CG_CUDA_IPC_HANDLE_SIZE];
         cg_status st = cg_cuda_import_init(ci, &d, h);
 #ifdef CG_TEST_HAVE_CUDA
@@ -213,15 +231,15 @@ END_TEST
 Suite *make_suite(void)
 {
     Suite *s = suite_create("cuda_import_desc");
-    TCase *core = tcase_create("core");
+    TCase *core = test_tcase("core");
     tcase_add_test(core, ipc_handle_layout);
     tcase_add_test(core, desc_accepts);
     suite_add_tcase(s, core);
-    TCase *limits = tcase_create("limits");
+    TCase *limits = test_tcase("limits");
     tcase_add_loop_test(limits, desc_rejects, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
     suite_add_tcase(s, limits);
-    TCase *own = tcase_create("ownership");
-    tcase_add_test(own, rejected_handle_stays_open);
+    TCase *own = test_tcase("ownership");
+    tcase_add_test(own, rejected_handle_is_closed);
     tcase_add_test(own, accepted_handle_is_closed_on_failure);
     tcase_add_test(own, semaphore_fd_ownership);
     suite_add_tcase(s, own);

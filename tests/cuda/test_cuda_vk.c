@@ -54,16 +54,16 @@ static int pair_open(pair *p, int w, int h, cg_vk_sync sync)
     memset(p, 0, sizeof *p);
     p->w = w;
     p->h = h;
-    char err[512];
+    cg_err err = {""};
     cg_vk_export_desc d = vkt_export_desc(&T, w, h, sync);
-    cg_status st = cg_vk_export_create(&d, &p->e, err, sizeof err);
-    CHECK(st == CG_OK, "export %dx%d: %s %s", w, h, cg_status_name(st), err);
+    cg_status st = cg_vk_export_create(&d, &p->e, &err);
+    CHECK(st == CG_OK, "export %dx%d: %s %s", w, h, cg_status_name(st), err.text);
     if (st != CG_OK) return 1;
     cg_vk_export_info info;
     cg_vk_export_get_info(p->e, &info);
     int fd = -1;
     CHECK(cg_vk_export_memory_fd(p->e, &fd) == CG_OK, "memory fd");
-    cg_cuda_import_desc cd = vkt_import_desc(&info, fd);
+    cg_ext_memory_desc cd = vkt_import_desc(&info, fd);
     CHECK(cg_cuda_import_create(&p->ci) == CG_OK, "create");
     st = cg_cuda_import_init(p->ci, &cd, p->handle);
     CHECK(st == CG_OK, "import %dx%d: %s %s", w, h, cg_status_name(st),
@@ -144,17 +144,17 @@ static void frames(int w, int h, cg_vk_sync sync, int n)
 
 static void wrong_uuid(void)
 {
-    char err[256];
+    cg_err err = {""};
     cg_vk_export_desc d = vkt_export_desc(&T, 16, 16, CG_VK_SYNC_FENCE);
     cg_vk_export *e = NULL;
-    cg_status est = cg_vk_export_create(&d, &e, err, sizeof err);
-    CHECK(est == CG_OK, "export for the UUID case: %s %s", cg_status_name(est), err);
+    cg_status est = cg_vk_export_create(&d, &e, &err);
+    CHECK(est == CG_OK, "export for the UUID case: %s %s", cg_status_name(est), err.text);
     if (est != CG_OK) return;
     cg_vk_export_info info;
     cg_vk_export_get_info(e, &info);
     int fd = -1;
     cg_vk_export_memory_fd(e, &fd);
-    cg_cuda_import_desc cd = vkt_import_desc(&info, fd);
+    cg_ext_memory_desc cd = vkt_import_desc(&info, fd);
     cd.device_uuid[5] ^= 0xFF;
     cg_cuda_import *ci = NULL;
     cg_cuda_import_create(&ci);

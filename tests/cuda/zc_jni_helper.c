@@ -75,8 +75,9 @@ JNIEXPORT jlongArray JNICALL Java_cgtest_ZeroCopyGpuTest_vkSetup(JNIEnv *env, jc
     t_open = 1;
     teardown();
     cg_vk_export_desc d = vkt_export_desc(&T, w, h, CG_VK_SYNC_FENCE);
-    cg_status st = cg_vk_export_create(&d, &E, why, sizeof why);
-    if (st != CG_OK) return setup_failed(env, "cg_vk_export_create", why);
+    cg_err verr = {""};
+    cg_status st = cg_vk_export_create(&d, &E, &verr);
+    if (st != CG_OK) return setup_failed(env, "cg_vk_export_create", verr.text);
     if (vkt_image(&T, w, h, -1, 0, &G, &GM) != 0) {
         G = VK_NULL_HANDLE;
         return setup_failed(env, "vkt_image (the game image)", "see stderr");

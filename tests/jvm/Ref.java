@@ -25,12 +25,12 @@ public final class Ref {
         "BWWWWWWB........",
         "BWWWWWWWB.......",
         "BWWWWWWWWB......",
-        "BWWWWWBBBBB.....",
-        "BWWBWWB.........",
-        "BWB.BWWB........",
-        "BB..BWWB........",
-        "B....BWWB.......",
-        "......BB........",
+        "BWWWWWBBBB......",
+        "BWWWWWB.........",
+        "BWBBWWB.........",
+        "BB.BWWWB........",
+        "B...BWWB........",
+        ".....BBB........",
     };
 
     /** A deterministic RGBA8 image (alpha varies too, and must be ignored). */
@@ -56,7 +56,8 @@ public final class Ref {
     /**
      * RGB8 bottom-up output per the spec: rows reversed when flip, nearest
      * neighbour srcX = x*srcW/tW, srcY = y*srcH/tH on the bottom-up image,
-     * then the cursor at (cx, cy) from the top-left, clipped.
+     * then the cursor with its hot spot at (cx, cy) from the top-left:
+     * nothing when the hot spot is outside the target, else clipped.
      */
     public static byte[] convert(byte[] rgba, int srcW, int srcH, int tW, int tH,
                                  boolean flip, boolean cursor, int cx, int cy) {
@@ -73,7 +74,7 @@ public final class Ref {
                 out[d + 2] = rgba[s + 2];
             }
         }
-        if (cursor) {
+        if (cursor && cx >= 0 && cy >= 0 && cx < tW && cy < tH) {
             for (int r = 0; r < 16; r++) {
                 long topDown = (long) cy + r;
                 if (topDown < 0 || topDown >= tH) continue;

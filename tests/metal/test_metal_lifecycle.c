@@ -6,12 +6,14 @@
  * hand in the comments.
  */
 #include <check.h>
+
+#include "check_tcase.h"
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_frame.h"
+#include "cg_size.h"
 #include "cg_metal.h"
 #include "fake_platform.h"
 
@@ -382,86 +384,11 @@ START_TEST(registry_full_and_clear)
 }
 END_TEST
 
-/* ---- cursor runs (GL path) ------------------------------------------------- */
-
-START_TEST(cursor_runs_golden)
-{
-    cg_metal_run r[CG_METAL_MAX_CURSOR_RUNS];
-    /* 4x3 image, hot spot at (1, 0) from the top-left. Cursor rows 0..2 are
-     * "B", "BB", "BWB"; top row 0 is GL row 2. */
-    const cg_metal_run want[] = {
-        {1, 2, 1, 0}, {1, 1, 2, 0}, {1, 0, 1, 0}, {2, 0, 1, 1}, {3, 0, 1, 0},
-    };
-    ck_assert_int_eq(cg_metal_cursor_runs(4, 3, 1, 0, r), 5);
-    ck_assert_mem_eq(r, want, sizeof want);
-    /* 2x2 image, hot spot at (-1, -10): cursor rows 10 and 11, columns 1..2,
-     * are "WW" both: one white run per row. */
-    const cg_metal_run want2[] = {{0, 1, 2, 1}, {0, 0, 2, 1}};
-    ck_assert_int_eq(cg_metal_cursor_runs(2, 2, -1, -10, r), 2);
-    ck_assert_mem_eq(r, want2, sizeof want2);
-    /* Off every edge, and absurd positions: nothing, no overflow. */
-    ck_assert_int_eq(cg_metal_cursor_runs(8, 8, 8, 0, r), 0);
-    ck_assert_int_eq(cg_metal_cursor_runs(8, 8, -16, 0, r), 0);
-    ck_assert_int_eq(cg_metal_cursor_runs(8, 8, 0, -16, r), 0);
-    ck_assert_int_eq(cg_metal_cursor_runs(8, 8, 0, 8, r), 0);
-    ck_assert_int_eq(cg_metal_cursor_runs(8, 8, INT_MAX, INT_MAX, r), 0);
-    ck_assert_int_eq(cg_metal_cursor_runs(8, 8, INT_MIN, INT_MIN, r), 0);
-    ck_assert_int_eq(cg_metal_cursor_runs(0, 8, 0, 0, r), 0);
-    ck_assert_int_eq(cg_metal_cursor_runs(8, 8, 0, 0, NULL), 0);
-}
-END_TEST
-
-static const struct {
-    int w, h;
-} k_cursor_sizes[] = {{1, 1}, {5, 3}, {20, 17}, {3, 40}};
-
-/* Paint the runs and compare every pixel with a direct reading of the
- * bitmap: pixel (x, top-down ty) shows cursor cell (ty - cy, x - cx). */
-START_TEST(cursor_runs_match_bitmap_everywhere)
-{
-    const int w = k_cursor_sizes[_i].w, h = k_cursor_sizes[_i].h;
-    char *canvas = malloc((size_t)w * (size_t)h);
-    ck_assert_ptr_nonnull(canvas);
-    cg_metal_run r[CG_METAL_MAX_CURSOR_RUNS];
-    for (int cy = -17; cy <= h + 1; cy++) {
-        for (int cx = -17; cx <= w + 1; cx++) {
-            memset(canvas, '.', (size_t)w * (size_t)h);
-            const int n = cg_metal_cursor_runs(w, h, cx, cy, r);
-            ck_assert_int_le(n, CG_METAL_MAX_CURSOR_RUNS);
-            for (int i = 0; i < n; i++) {
-                ck_assert(r[i].len >= 1 && r[i].x >= 0 && r[i].x + r[i].len <= w);
-                ck_assert(r[i].y >= 0 && r[i].y < h);
-                for (int k = 0; k < r[i].len; k++) {
-                    char *px = &canvas[(size_t)r[i].y * (size_t)w + (size_t)(r[i].x + k)];
-                    ck_assert_int_eq(*px, '.'); /* runs never overlap */
-                    *px = r[i].white ? 'W' : 'B';
-                }
-            }
-            for (int ty = 0; ty < h; ty++) {
-                for (int x = 0; x < w; x++) {
-                    const int cr = ty - cy, cc = x - cx;
-                    char want = '.';
-                    if (cr >= 0 && cr < CG_CURSOR_SIZE && cc >= 0 && cc < CG_CURSOR_SIZE) {
-                        want = cg_cursor_rows[cr][cc];
-                    }
-                    const char got = canvas[(size_t)(h - 1 - ty) * (size_t)w + (size_t)x];
-                    if (got != want) {
-                        free(canvas);
-                        ck_abort_msg("%dx%d cursor (%d,%d): pixel (%d,%d) is '%c', want '%c'", w,
-                                     h, cx, cy, x, ty, got, want);
-                    }
-                }
-            }
-        }
-    }
-    free(canvas);
-}
-END_TEST
 
 static Suite *metal_suite(void)
 {
     Suite *s = suite_create("metal_lifecycle");
-    TCase *core = tcase_create("core");
+    TCase *core = test_tcase("core");
     tcase_add_checked_fixture(core, setup, teardown);
     tcase_add_test(core, create_destroy_640x360);
     tcase_add_test(core, padded_rows_are_exported);
@@ -471,7 +398,7 @@ static Suite *metal_suite(void)
     tcase_add_test(core, bad_format_and_null_args);
     suite_add_tcase(s, core);
 
-    TCase *limits = tcase_create("limits");
+    TCase *limits = test_tcase("limits");
     tcase_add_checked_fixture(limits, setup, teardown);
     tcase_add_loop_test(limits, bad_dims_rejected, 0,
                         (int)(sizeof k_bad_dims / sizeof k_bad_dims[0]));
@@ -479,13 +406,13 @@ static Suite *metal_suite(void)
     tcase_add_test(limits, layout_alone);
     suite_add_tcase(s, limits);
 
-    TCase *overflow = tcase_create("overflow");
+    TCase *overflow = test_tcase("overflow");
     tcase_add_checked_fixture(overflow, setup, teardown);
     tcase_add_test(overflow, alignment_overflow);
     tcase_add_test(overflow, alignment_shrinks);
     suite_add_tcase(s, overflow);
 
-    TCase *failures = tcase_create("failures");
+    TCase *failures = test_tcase("failures");
     tcase_add_checked_fixture(failures, setup, teardown);
     tcase_add_loop_test(failures, create_failure_paths, 0,
                         (int)(sizeof k_create_failures / sizeof k_create_failures[0]));
@@ -493,24 +420,19 @@ static Suite *metal_suite(void)
                         (int)(sizeof k_port_failures / sizeof k_port_failures[0]));
     suite_add_tcase(s, failures);
 
-    TCase *ports = tcase_create("ports");
+    TCase *ports = test_tcase("ports");
     tcase_add_checked_fixture(ports, setup, teardown);
     tcase_add_test(ports, export_to_other_process);
     tcase_add_test(ports, export_to_self_kept_until_destroy);
     tcase_add_test(ports, export_bad_args);
     suite_add_tcase(s, ports);
 
-    TCase *registry = tcase_create("registry");
+    TCase *registry = test_tcase("registry");
     tcase_add_checked_fixture(registry, setup, teardown);
     tcase_add_test(registry, registry_destroy_twice_is_harmless);
     tcase_add_test(registry, registry_full_and_clear);
     suite_add_tcase(s, registry);
 
-    TCase *cursor = tcase_create("cursor");
-    tcase_add_test(cursor, cursor_runs_golden);
-    tcase_add_loop_test(cursor, cursor_runs_match_bitmap_everywhere, 0,
-                        (int)(sizeof k_cursor_sizes / sizeof k_cursor_sizes[0]));
-    suite_add_tcase(s, cursor);
     return s;
 }
 

@@ -5,6 +5,8 @@
  * crashing or leaving anything behind. Built only when not targeting Apple.
  */
 #include <check.h>
+
+#include "check_tcase.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +46,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("metal_none");
-    TCase *tc = tcase_create("core");
+    TCase *tc = test_tcase("core");
     tcase_add_test(tc, native_is_unsupported);
     tcase_add_test(tc, bad_dims_still_invalid);
     suite_add_tcase(s, tc);

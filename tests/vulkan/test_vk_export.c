@@ -85,11 +85,11 @@ static cg_vk_export_desc desc(int w, int h, cg_vk_sync sync)
  * back through an import of the exported fd. */
 static void copy_frames(int w, int h, int frames)
 {
-    char err[512];
+    cg_err err = {""};
     cg_vk_export *e = NULL;
     cg_vk_export_desc d = desc(w, h, CG_VK_SYNC_FENCE);
-    cg_status st = cg_vk_export_create(&d, &e, err, sizeof err);
-    CHECK(st == CG_OK, "%dx%d create: %s %s", w, h, cg_status_name(st), err);
+    cg_status st = cg_vk_export_create(&d, &e, &err);
+    CHECK(st == CG_OK, "%dx%d create: %s %s", w, h, cg_status_name(st), err.text);
     if (st != CG_OK) return;
     cg_vk_export_info info;
     cg_vk_export_get_info(e, &info);
@@ -128,11 +128,11 @@ static void copy_frames(int w, int h, int frames)
 
 static void names_given(void)
 {
-    char err[512];
+    cg_err err = {""};
     cg_vk_export *e = NULL;
     nnames = 0;
     cg_vk_export_desc d = desc(8, 8, T.has_sem_fd ? CG_VK_SYNC_BINARY : CG_VK_SYNC_FENCE);
-    CHECK(cg_vk_export_create(&d, &e, err, sizeof err) == CG_OK, "%s", err);
+    CHECK(cg_vk_export_create(&d, &e, &err) == CG_OK, "%s", err.text);
     if (!e) return;
     cg_vk_export_info info;
     cg_vk_export_get_info(e, &info);
@@ -156,7 +156,7 @@ static void names_given(void)
     /* Naming off: nothing is named. */
     nnames = 0;
     d.debug_utils = 0;
-    CHECK(cg_vk_export_create(&d, &e, err, sizeof err) == CG_OK, "%s", err);
+    CHECK(cg_vk_export_create(&d, &e, &err) == CG_OK, "%s", err.text);
     CHECK(nnames == 0, "%d objects named with debug_utils off", nnames);
     cg_vk_export_destroy(e);
 }
@@ -165,11 +165,11 @@ static void names_given(void)
  * second semaphore and wait on that. */
 static void semaphores(cg_vk_sync sync)
 {
-    char err[512];
+    cg_err err = {""};
     cg_vk_export *e = NULL;
     cg_vk_export_desc d = desc(16, 9, sync);
-    cg_status st = cg_vk_export_create(&d, &e, err, sizeof err);
-    CHECK(st == CG_OK, "sync %d create: %s %s", (int)sync, cg_status_name(st), err);
+    cg_status st = cg_vk_export_create(&d, &e, &err);
+    CHECK(st == CG_OK, "sync %d create: %s %s", (int)sync, cg_status_name(st), err.text);
     if (!e) return;
     VkImage game;
     VkDeviceMemory gm;
@@ -233,23 +233,23 @@ static void semaphores(cg_vk_sync sync)
 
 static void bad_args(void)
 {
-    char err[256];
+    cg_err err = {""};
     cg_vk_export *e = (cg_vk_export *)&err; /* must be reset to NULL */
     cg_vk_export_desc d = desc(0, 8, CG_VK_SYNC_FENCE);
-    CHECK(cg_vk_export_create(&d, &e, err, sizeof err) == CG_E_INVALID_ARG && e == NULL, "w=0");
+    CHECK(cg_vk_export_create(&d, &e, &err) == CG_E_INVALID_ARG && e == NULL, "w=0");
     d = desc(16385, 8, CG_VK_SYNC_FENCE);
-    CHECK(cg_vk_export_create(&d, &e, err, sizeof err) == CG_E_TOO_LARGE, "w=16385");
+    CHECK(cg_vk_export_create(&d, &e, &err) == CG_E_TOO_LARGE, "w=16385");
     d = desc(8, 8, (cg_vk_sync)7);
-    CHECK(cg_vk_export_create(&d, &e, err, sizeof err) == CG_E_INVALID_ARG, "sync 7");
+    CHECK(cg_vk_export_create(&d, &e, &err) == CG_E_INVALID_ARG, "sync 7");
     d = desc(8, 8, CG_VK_SYNC_FENCE);
     d.format = VK_FORMAT_R32_SFLOAT;
-    CHECK(cg_vk_export_create(&d, &e, err, sizeof err) == CG_E_INVALID_ARG, "format");
+    CHECK(cg_vk_export_create(&d, &e, &err) == CG_E_INVALID_ARG, "format");
     d = desc(8, 8, CG_VK_SYNC_FENCE);
     d.device = VK_NULL_HANDLE;
-    CHECK(cg_vk_export_create(&d, &e, err, sizeof err) == CG_E_INVALID_ARG, "no device");
-    CHECK(cg_vk_export_create(NULL, &e, err, sizeof err) == CG_E_INVALID_ARG, "NULL desc");
+    CHECK(cg_vk_export_create(&d, &e, &err) == CG_E_INVALID_ARG, "no device");
+    CHECK(cg_vk_export_create(NULL, &e, &err) == CG_E_INVALID_ARG, "NULL desc");
     d = desc(8, 8, CG_VK_SYNC_FENCE);
-    CHECK(cg_vk_export_create(&d, &e, err, sizeof err) == CG_OK, "%s", err);
+    CHECK(cg_vk_export_create(&d, &e, &err) == CG_OK, "%s", err.text);
     int fd = 5;
     CHECK(cg_vk_export_semaphore_fd(e, &fd) == CG_E_BAD_STATE && fd == -1,
           "semaphore fd in fence mode");
@@ -274,17 +274,18 @@ static void format_query_failures(void)
         {VK_ERROR_FORMAT_NOT_SUPPORTED, CG_E_UNSUPPORTED, "cannot export"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char err[512] = "";
+        cg_err err = {""};
         cg_vk_export *e = NULL;
         cg_vk_export_desc d = desc(8, 8, CG_VK_SYNC_FENCE);
         format_query_result = cases[i].r;
-        cg_status st = cg_vk_export_create(&d, &e, err, sizeof err);
+        cg_status st = cg_vk_export_create(&d, &e, &err);
         format_query_result = VK_SUCCESS;
         CHECK(st == cases[i].want && e == NULL, "format query %s: got %s, want %s (%s)",
               cg_vk_result_name(cases[i].r), cg_status_name(st), cg_status_name(cases[i].want),
-              err);
-        CHECK(strstr(err, cases[i].text) != NULL, "format query %s: message \"%s\" lacks \"%s\"",
-              cg_vk_result_name(cases[i].r), err, cases[i].text);
+              err.text);
+        CHECK(strstr(err.text, cases[i].text) != NULL,
+              "format query %s: message \"%s\" lacks \"%s\"", cg_vk_result_name(cases[i].r),
+              err.text, cases[i].text);
         cg_vk_export_destroy(e);
     }
 }

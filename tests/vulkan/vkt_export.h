@@ -1,14 +1,14 @@
 /*
  * vkt_export.h - test-only glue between the vkt harness and the library's
  * two halves: a cg_vk_export_desc for the harness device, and the
- * cg_cuda_import_desc that imports an export (no CUDA types involved).
+ * cg_ext_memory_desc that imports an export (no CUDA types involved).
  */
 #ifndef VKT_EXPORT_H
 #define VKT_EXPORT_H
 
 #include <string.h>
 
-#include "cg_cuda_import.h"
+#include "cg_gpu_backend.h"
 #include "cg_vk_export.h"
 #include "vkt.h"
 
@@ -29,11 +29,11 @@ static inline cg_vk_export_desc vkt_export_desc(const vkt *t, int w, int h, cg_v
 }
 
 /* Import descriptor for `info` with the memory fd `fd`. */
-static inline cg_cuda_import_desc vkt_import_desc(const cg_vk_export_info *info, int fd)
+static inline cg_ext_memory_desc vkt_import_desc(const cg_vk_export_info *info, int fd)
 {
-    cg_cuda_import_desc cd;
+    cg_ext_memory_desc cd;
     memset(&cd, 0, sizeof cd);
-    cd.handle_type = CG_CUDA_HANDLE_OPAQUE_FD;
+    cd.handle_type = CG_EXT_HANDLE_OPAQUE_FD;
     cd.handle = fd;
     cd.allocation_size = info->allocation_size;
     memcpy(cd.device_uuid, info->device_uuid, 16);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_frame.h"
+#include "cg_size.h"
 
 /* Device-level entry points: X(name, required). */
 #define CG_VK_DEVICE_FUNCS(X)                                                   \
@@ -61,9 +61,10 @@ struct cg_vk_export {
     VkFence fence;
     int fence_pending; /* a submitted copy not yet waited for */
     uint64_t timeline_value;
-    uint8_t uuid[16];
+    uint8_t uuid[CG_DEVICE_UUID_SIZE];
     uint64_t alloc_size;
-    char err[512];
+    cg_err err;
+    int failed; /* a per-frame copy failed: refused until destroyed */
 };
 
 const char *cg_vk_result_name(VkResult r)
@@ -97,25 +98,17 @@ const char *cg_vk_result_name(VkResult r)
     }
 }
 
-/* The module's one checker: records the call and its VkResult. */
+/* The module's one checker: records the call and its VkResult in the
+ * shared shape (cg_err.h). */
 static cg_status vk_check(cg_vk_export *e, VkResult r, const char *expr, const char *file,
                           int line)
 {
     if (r == VK_SUCCESS) return CG_OK;
-    snprintf(e->err, sizeof e->err, "%s: %s (%d) at %s:%d", expr, cg_vk_result_name(r), (int)r,
-             file, line);
-    return (r == VK_ERROR_OUT_OF_HOST_MEMORY) ? CG_E_NO_MEMORY : CG_E_VULKAN;
+    return cg_fail_call(&e->err, r == VK_ERROR_OUT_OF_HOST_MEMORY ? CG_E_NO_MEMORY : CG_E_VULKAN,
+                        expr, cg_vk_result_name(r), (long long)r, file, line);
 }
-#define VK_CHECK(e, expr) vk_check((e), (expr), #expr, __FILE__, __LINE__)
-
-static cg_status fail(cg_vk_export *e, cg_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->err, sizeof e->err, fmt, ap);
-    va_end(ap);
-    return st;
-}
+#define CG_VK_CHECK(e, expr) vk_check((e), (expr), #expr, __FILE__, __LINE__)
+#define fail(e, st, ...) cg_fail(&(e)->err, (st), __VA_ARGS__)
 
 static void set_name(cg_vk_export *e, VkObjectType type, uint64_t handle, const char *name)
 {
@@ -169,7 +162,7 @@ static cg_status query_device(cg_vk_export *e)
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     p2.pNext = &idp;
     e->vkGetPhysicalDeviceProperties2(e->d.physical_device, &p2);
-    memcpy(e->uuid, idp.deviceUUID, 16);
+    memcpy(e->uuid, idp.deviceUUID, CG_DEVICE_UUID_SIZE);
 
     /* Can this format/usage be exported as OPAQUE_FD, and must it be dedicated? */
     VkPhysicalDeviceExternalImageFormatInfo ext = {
@@ -223,7 +216,7 @@ static cg_status create_image(cg_vk_export *e)
                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
     ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    CG_TRY(VK_CHECK(e, e->vkCreateImage(e->d.device, &ci, NULL, &e->image)));
+    CG_TRY(CG_VK_CHECK(e, e->vkCreateImage(e->d.device, &ci, NULL, &e->image)));
     CG_NAME(e, VK_OBJECT_TYPE_IMAGE, e->image, "cg zero-copy export image");
 
     VkImageMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2};
@@ -252,10 +245,10 @@ static cg_status create_image(cg_vk_export *e)
     ai.pNext = &exp;
     ai.allocationSize = req.memoryRequirements.size;
     ai.memoryTypeIndex = type;
-    CG_TRY(VK_CHECK(e, e->vkAllocateMemory(e->d.device, &ai, NULL, &e->memory)));
+    CG_TRY(CG_VK_CHECK(e, e->vkAllocateMemory(e->d.device, &ai, NULL, &e->memory)));
     CG_NAME(e, VK_OBJECT_TYPE_DEVICE_MEMORY, e->memory, "cg zero-copy export memory");
     e->alloc_size = req.memoryRequirements.size;
-    return VK_CHECK(e, e->vkBindImageMemory(e->d.device, e->image, e->memory, 0));
+    return CG_VK_CHECK(e, e->vkBindImageMemory(e->d.device, e->image, e->memory, 0));
 }
 
 static cg_status create_sync(cg_vk_export *e)
@@ -263,16 +256,16 @@ static cg_status create_sync(cg_vk_export *e)
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pi.queueFamilyIndex = e->d.queue_family;
-    CG_TRY(VK_CHECK(e, e->vkCreateCommandPool(e->d.device, &pi, NULL, &e->pool)));
+    CG_TRY(CG_VK_CHECK(e, e->vkCreateCommandPool(e->d.device, &pi, NULL, &e->pool)));
     CG_NAME(e, VK_OBJECT_TYPE_COMMAND_POOL, e->pool, "cg zero-copy command pool");
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = e->pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
-    CG_TRY(VK_CHECK(e, e->vkAllocateCommandBuffers(e->d.device, &ai, &e->cmd)));
+    CG_TRY(CG_VK_CHECK(e, e->vkAllocateCommandBuffers(e->d.device, &ai, &e->cmd)));
     CG_NAME(e, VK_OBJECT_TYPE_COMMAND_BUFFER, e->cmd, "cg zero-copy command buffer");
     VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    CG_TRY(VK_CHECK(e, e->vkCreateFence(e->d.device, &fi, NULL, &e->fence)));
+    CG_TRY(CG_VK_CHECK(e, e->vkCreateFence(e->d.device, &fi, NULL, &e->fence)));
     CG_NAME(e, VK_OBJECT_TYPE_FENCE, e->fence, "cg zero-copy fence");
     e->vkGetDeviceQueue(e->d.device, e->d.queue_family, e->d.queue_index, &e->queue);
     if (e->d.sync == CG_VK_SYNC_FENCE) return CG_OK;
@@ -285,19 +278,18 @@ static cg_status create_sync(cg_vk_export *e)
     if (e->d.sync == CG_VK_SYNC_TIMELINE) es.pNext = &ti;
     VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     si.pNext = &es;
-    CG_TRY(VK_CHECK(e, e->vkCreateSemaphore(e->d.device, &si, NULL, &e->semaphore)));
+    CG_TRY(CG_VK_CHECK(e, e->vkCreateSemaphore(e->d.device, &si, NULL, &e->semaphore)));
     CG_NAME(e, VK_OBJECT_TYPE_SEMAPHORE, e->semaphore,
             e->d.sync == CG_VK_SYNC_TIMELINE ? "cg zero-copy timeline semaphore"
                                              : "cg zero-copy binary semaphore");
     return CG_OK;
 }
 
-cg_status cg_vk_export_create(const cg_vk_export_desc *d, cg_vk_export **out, char *err,
-                              size_t errlen)
+cg_status cg_vk_export_create(const cg_vk_export_desc *d, cg_vk_export **out, cg_err *err)
 {
     CG_RETURN_IF(!out, CG_E_INVALID_ARG);
     *out = NULL;
-    if (err && errlen) err[0] = '\0';
+    cg_err_clear(err);
     CG_RETURN_IF(!d || !d->instance || !d->physical_device || !d->device ||
                      !d->get_instance_proc_addr,
                  CG_E_INVALID_ARG);
@@ -319,7 +311,7 @@ cg_status cg_vk_export_create(const cg_vk_export_desc *d, cg_vk_export **out, ch
     if (st == CG_OK) st = create_image(e);
     if (st == CG_OK) st = create_sync(e);
     if (st != CG_OK) {
-        if (err && errlen) snprintf(err, errlen, "%s", e->err);
+        cg_fail_from(err, st, &e->err);
         cg_vk_export_destroy(e);
         return st;
     }
@@ -344,14 +336,14 @@ void cg_vk_export_destroy(cg_vk_export *e)
 
 const char *cg_vk_export_last_error(const cg_vk_export *e)
 {
-    return e ? e->err : "";
+    return e ? cg_err_text(&e->err) : "";
 }
 
 void cg_vk_export_get_info(const cg_vk_export *e, cg_vk_export_info *info)
 {
     if (!e || !info) return;
     memset(info, 0, sizeof *info);
-    memcpy(info->device_uuid, e->uuid, 16);
+    memcpy(info->device_uuid, e->uuid, CG_DEVICE_UUID_SIZE);
     info->allocation_size = e->alloc_size;
     info->dedicated = 1;
     info->color_attachment = 1;
@@ -370,7 +362,7 @@ cg_status cg_vk_export_memory_fd(cg_vk_export *e, int *fd)
     VkMemoryGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
     gi.memory = e->memory;
     gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    return VK_CHECK(e, e->vkGetMemoryFdKHR(e->d.device, &gi, fd));
+    return CG_VK_CHECK(e, e->vkGetMemoryFdKHR(e->d.device, &gi, fd));
 }
 
 cg_status cg_vk_export_semaphore_fd(cg_vk_export *e, int *fd)
@@ -381,7 +373,7 @@ cg_status cg_vk_export_semaphore_fd(cg_vk_export *e, int *fd)
     VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
     gi.semaphore = e->semaphore;
     gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-    return VK_CHECK(e, e->vkGetSemaphoreFdKHR(e->d.device, &gi, fd));
+    return CG_VK_CHECK(e, e->vkGetSemaphoreFdKHR(e->d.device, &gi, fd));
 }
 
 static VkImageMemoryBarrier barrier(VkImage img, VkImageLayout from, VkImageLayout to,
@@ -444,23 +436,37 @@ cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage
     return CG_OK;
 }
 
+static cg_status submit_copy(cg_vk_export *e, VkImage src, VkImageLayout src_layout,
+                             uint64_t *signal_value);
+
 cg_status cg_vk_export_copy(cg_vk_export *e, VkImage src, VkImageLayout src_layout,
                             uint64_t *signal_value)
 {
     CG_RETURN_IF(!e || !src, CG_E_INVALID_ARG);
     if (signal_value) *signal_value = 0;
+    if (e->failed)
+        return fail(e, CG_E_BAD_STATE,
+                    "an earlier copy failed; destroy this export and create a new one");
+    cg_status st = submit_copy(e, src, src_layout, signal_value);
+    if (st != CG_OK) e->failed = 1;
+    return st;
+}
+
+static cg_status submit_copy(cg_vk_export *e, VkImage src, VkImageLayout src_layout,
+                             uint64_t *signal_value)
+{
     VkDevice dev = e->d.device;
     if (e->fence_pending) {
-        CG_TRY(VK_CHECK(e, e->vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX)));
+        CG_TRY(CG_VK_CHECK(e, e->vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX)));
         e->fence_pending = 0;
     }
-    CG_TRY(VK_CHECK(e, e->vkResetFences(dev, 1, &e->fence)));
-    CG_TRY(VK_CHECK(e, e->vkResetCommandBuffer(e->cmd, 0)));
+    CG_TRY(CG_VK_CHECK(e, e->vkResetFences(dev, 1, &e->fence)));
+    CG_TRY(CG_VK_CHECK(e, e->vkResetCommandBuffer(e->cmd, 0)));
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    CG_TRY(VK_CHECK(e, e->vkBeginCommandBuffer(e->cmd, &bi)));
+    CG_TRY(CG_VK_CHECK(e, e->vkBeginCommandBuffer(e->cmd, &bi)));
     CG_TRY(cg_vk_export_record_copy(e, e->cmd, src, src_layout));
-    CG_TRY(VK_CHECK(e, e->vkEndCommandBuffer(e->cmd)));
+    CG_TRY(CG_VK_CHECK(e, e->vkEndCommandBuffer(e->cmd)));
 
     uint64_t value = e->timeline_value + 1;
     VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
@@ -474,14 +480,14 @@ cg_status cg_vk_export_copy(cg_vk_export *e, VkImage src, VkImageLayout src_layo
         si.pSignalSemaphores = &e->semaphore;
         if (e->d.sync == CG_VK_SYNC_TIMELINE) si.pNext = &ts;
     }
-    CG_TRY(VK_CHECK(e, e->vkQueueSubmit(e->queue, 1, &si, e->fence)));
+    CG_TRY(CG_VK_CHECK(e, e->vkQueueSubmit(e->queue, 1, &si, e->fence)));
     e->fence_pending = 1;
     if (e->d.sync == CG_VK_SYNC_TIMELINE) {
         e->timeline_value = value;
         if (signal_value) *signal_value = value;
     }
     if (e->d.sync == CG_VK_SYNC_FENCE) {
-        CG_TRY(VK_CHECK(e, e->vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX)));
+        CG_TRY(CG_VK_CHECK(e, e->vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX)));
         e->fence_pending = 0;
     }
     return CG_OK;

@@ -24,7 +24,7 @@ struct cg_cuda_import {
     cudaExternalSemaphore_t sem;
     cg_cuda_sem_type sem_type;
     cg_cuda_shared shared;
-    char err[512];
+    cg_err err;
 };
 
 cg_status cg_cuda_import_create(cg_cuda_import **out)
@@ -43,7 +43,7 @@ void cg_cuda_import_destroy(cg_cuda_import *ci)
 
 const char *cg_cuda_import_last_error(const cg_cuda_import *ci)
 {
-    return ci ? ci->err : "";
+    return ci ? cg_err_text(&ci->err) : "";
 }
 
 int cg_cuda_import_is_initialized(const cg_cuda_import *ci)
@@ -81,9 +81,9 @@ void cg_cuda_import_reset(cg_cuda_import *ci)
 
 /* Import the memory handle; on return the handle has been consumed (fd,
  * success), or closed by us (failure, or any Win32 handle). */
-static cg_status import_memory(cg_cuda_import *ci, const cg_cuda_import_desc *d)
+static cg_status import_memory(cg_cuda_import *ci, const cg_ext_memory_desc *d)
 {
-    int win32 = d->handle_type == CG_CUDA_HANDLE_OPAQUE_WIN32;
+    int win32 = d->handle_type == CG_EXT_HANDLE_OPAQUE_WIN32;
     struct cudaExternalMemoryHandleDesc md;
     memset(&md, 0, sizeof md);
     if (win32) {
@@ -95,31 +95,42 @@ static cg_status import_memory(cg_cuda_import *ci, const cg_cuda_import_desc *d)
     }
     md.size = d->allocation_size;
     md.flags = d->dedicated ? cudaExternalMemoryDedicated : 0;
-    cg_status st = CG_CUDA_CHECK(ci->err, cudaImportExternalMemory(&ci->ext_mem, &md));
+    cg_status st = CG_CUDA_CHECK(&ci->err, cudaImportExternalMemory(&ci->ext_mem, &md));
     if (st != CG_OK || win32) cg_os_handle_close(win32, d->handle);
     if (st != CG_OK) ci->ext_mem = NULL;
     return st;
 }
 
-cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_cuda_import_desc *d,
+cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_ext_memory_desc *d,
                               uint8_t ipc_handle[CG_CUDA_IPC_HANDLE_SIZE])
 {
-    CG_RETURN_IF(!ci || !ipc_handle, CG_E_INVALID_ARG);
-    ci->err[0] = '\0';
-    CG_TRY(cg_cuda_import_check_desc(d));
-    int win32 = d->handle_type == CG_CUDA_HANDLE_OPAQUE_WIN32;
-    /* From here on the handle is ours: every early return closes it. */
+    /* A valid handle is ours from here on, whatever the outcome: every
+     * early return closes it (Java holds an fd as a number, and could never
+     * close one we refused). */
     cg_status st = CG_OK;
+    if (!ci || !ipc_handle) {
+        st = CG_E_INVALID_ARG;
+    } else {
+        cg_err_clear(&ci->err);
+        st = cg_ext_memory_check_desc(d, &ci->err);
+    }
+    if (st != CG_OK) {
+        if (d && cg_ext_memory_handle_is_valid(d->handle_type, d->handle))
+            cg_os_handle_close(d->handle_type == CG_EXT_HANDLE_OPAQUE_WIN32, d->handle);
+        return st;
+    }
+    int win32 = d->handle_type == CG_EXT_HANDLE_OPAQUE_WIN32;
     if (ci->live) {
         st = CG_E_ALREADY_INITIALIZED;
     } else if (win32 != cg_os_handles_are_win32()) {
         st = CG_E_UNSUPPORTED;
-        strcpy(ci->err, win32 ? "a Win32 handle cannot be imported on this platform"
-                              : "an fd cannot be imported on Windows");
+        cg_fail(&ci->err, st, "%s",
+                win32 ? "a Win32 handle cannot be imported on this platform"
+                      : "an fd cannot be imported on Windows");
     }
     int device = -1;
-    if (st == CG_OK) st = cg_cuda_device_by_uuid(d->device_uuid, &device, ci->err, sizeof ci->err);
-    if (st == CG_OK) st = CG_CUDA_CHECK(ci->err, cudaSetDevice(device));
+    if (st == CG_OK) st = cg_cuda_device_by_uuid(d->device_uuid, &device, &ci->err);
+    if (st == CG_OK) st = CG_CUDA_CHECK(&ci->err, cudaSetDevice(device));
     if (st != CG_OK) {
         cg_os_handle_close(win32, d->handle);
         return st;
@@ -136,14 +147,13 @@ cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_cuda_import_desc *d,
         ad.extent.depth = 0;
         ad.flags = d->color_attachment ? cudaArrayColorAttachment : 0;
         ad.numLevels = 1;
-        st = CG_CUDA_CHECK(ci->err,
+        st = CG_CUDA_CHECK(&ci->err,
                            cudaExternalMemoryGetMappedMipmappedArray(&ci->mipmap, ci->ext_mem, &ad));
     }
     if (st == CG_OK)
-        st = CG_CUDA_CHECK(ci->err, cudaGetMipmappedArrayLevel(&ci->level0, ci->mipmap, 0));
+        st = CG_CUDA_CHECK(&ci->err, cudaGetMipmappedArrayLevel(&ci->level0, ci->mipmap, 0));
     if (st == CG_OK)
-        st = cg_cuda_shared_alloc(&ci->shared, device, d->width, d->height, ipc_handle, ci->err,
-                                  sizeof ci->err);
+        st = cg_cuda_shared_alloc(&ci->shared, device, d->width, d->height, ipc_handle, &ci->err);
     if (st != CG_OK) {
         cg_cuda_shared_free(&ci->shared);
         ci->shared.device = device;
@@ -160,7 +170,7 @@ cg_status cg_cuda_import_semaphore(cg_cuda_import *ci, cg_cuda_sem_type type, in
     CG_TRY(cg_cuda_import_check_semaphore(type, fd));
     cg_status st = ci->live ? CG_OK : CG_E_NOT_INITIALIZED;
     if (st == CG_OK && cg_os_handles_are_win32()) st = CG_E_UNSUPPORTED;
-    if (st == CG_OK) st = CG_CUDA_CHECK(ci->err, cudaSetDevice(ci->shared.device));
+    if (st == CG_OK) st = CG_CUDA_CHECK(&ci->err, cudaSetDevice(ci->shared.device));
     if (st != CG_OK) {
         cg_os_handle_close(0, fd);
         return st;
@@ -171,7 +181,7 @@ cg_status cg_cuda_import_semaphore(cg_cuda_import *ci, cg_cuda_sem_type type, in
     sd.type = type == CG_CUDA_SEM_TIMELINE_FD ? cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd
                                               : cudaExternalSemaphoreHandleTypeOpaqueFd;
     sd.handle.fd = fd;
-    st = CG_CUDA_CHECK(ci->err, cudaImportExternalSemaphore(&ci->sem, &sd));
+    st = CG_CUDA_CHECK(&ci->err, cudaImportExternalSemaphore(&ci->sem, &sd));
     if (st != CG_OK) {
         ci->sem = NULL;
         cg_os_handle_close(0, fd);
@@ -186,17 +196,17 @@ cg_status cg_cuda_import_copy(cg_cuda_import *ci, uint64_t wait_value)
     CG_RETURN_IF(!ci, CG_E_INVALID_ARG);
     CG_RETURN_IF(!ci->live, CG_E_NOT_INITIALIZED);
     CG_RETURN_IF(ci->failed, CG_E_BAD_STATE);
-    cg_status st = CG_CUDA_CHECK(ci->err, cudaSetDevice(ci->shared.device));
+    cg_status st = CG_CUDA_CHECK(&ci->err, cudaSetDevice(ci->shared.device));
     if (st == CG_OK && ci->sem) {
         struct cudaExternalSemaphoreWaitParams wp;
         memset(&wp, 0, sizeof wp);
         wp.params.fence.value = ci->sem_type == CG_CUDA_SEM_TIMELINE_FD ? wait_value : 0;
-        st = CG_CUDA_CHECK(ci->err,
+        st = CG_CUDA_CHECK(&ci->err,
                            cudaWaitExternalSemaphoresAsync(&ci->sem, &wp, 1, ci->shared.stream));
     }
     if (st == CG_OK)
-        st = cg_cuda_shared_copy_from_array(&ci->shared, ci->level0, ci->err, sizeof ci->err);
-    if (st == CG_OK) st = cg_cuda_shared_sync(&ci->shared, ci->err, sizeof ci->err);
+        st = cg_cuda_shared_copy_from_array(&ci->shared, ci->level0, &ci->err);
+    if (st == CG_OK) st = cg_cuda_shared_sync(&ci->shared, &ci->err);
     if (st != CG_OK) ci->failed = 1;
     return st;
 }

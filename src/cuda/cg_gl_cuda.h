@@ -20,13 +20,13 @@
 
 #include <stdint.h>
 
+#include "cg_cuda_ipc.h"
+#include "cg_gpu_backend.h"
 #include "cg_status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define CG_GL_CUDA_HANDLE_SIZE 68
 
 typedef struct cg_gl_cuda cg_gl_cuda;
 
@@ -48,18 +48,16 @@ int cg_gl_cuda_is_initialized(const cg_gl_cuda *g);
  * a CUDA device), CG_E_CUDA (no driver/device, or a call failed),
  * CG_E_UNSUPPORTED (no CUDA in this build). */
 cg_status cg_gl_cuda_init(cg_gl_cuda *g, int width, int height,
-                          uint8_t handle[CG_GL_CUDA_HANDLE_SIZE]);
+                          uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE]);
 
-typedef struct cg_gl_cuda_frame {
-    unsigned texture;       /* GL_TEXTURE_2D, RGBA8, at least width x height */
-    int draw_cursor;        /* nonzero: draw the 16x16 arrow (cg_cursor_rows) */
-    int cursor_x, cursor_y; /* pixels from the TOP-left; any value, clipped */
-} cg_gl_cuda_frame;
+typedef cg_gpu_gl_frame cg_gl_cuda_frame;
 
 /* Copy the bottom-left width x height region of the texture into the
  * shared buffer (and draw the cursor). Errors: CG_E_NOT_INITIALIZED,
  * CG_E_NO_CONTEXT, CG_E_BAD_TEXTURE (not a texture, not RGBA8, or smaller
- * than the buffer), CG_E_GL, CG_E_CUDA. GL state is left as found. */
+ * than the buffer), CG_E_GL, CG_E_CUDA. GL state is left as found.
+ * States: usable after init; FAILED after a capture returned CG_E_CUDA or
+ * CG_E_GL, when captures return CG_E_BAD_STATE until reset; destroyed. */
 cg_status cg_gl_cuda_capture(cg_gl_cuda *g, const cg_gl_cuda_frame *f);
 
 /* Unregister, free the buffer; the context can be initialised again. */

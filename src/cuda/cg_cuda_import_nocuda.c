@@ -38,13 +38,14 @@ int cg_cuda_import_is_initialized(const cg_cuda_import *ci)
     return 0;
 }
 
-cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_cuda_import_desc *d,
+cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_ext_memory_desc *d,
                               uint8_t ipc_handle[CG_CUDA_IPC_HANDLE_SIZE])
 {
-    CG_RETURN_IF(!ci || !ipc_handle, CG_E_INVALID_ARG);
-    CG_TRY(cg_cuda_import_check_desc(d));
-    cg_os_handle_close(d->handle_type == CG_CUDA_HANDLE_OPAQUE_WIN32, d->handle);
-    return CG_E_UNSUPPORTED;
+    /* A valid handle is ours whatever the outcome, as in the CUDA build. */
+    cg_status st = (!ci || !ipc_handle) ? CG_E_INVALID_ARG : cg_ext_memory_check_desc(d, NULL);
+    if (d && cg_ext_memory_handle_is_valid(d->handle_type, d->handle))
+        cg_os_handle_close(d->handle_type == CG_EXT_HANDLE_OPAQUE_WIN32, d->handle);
+    return st != CG_OK ? st : CG_E_UNSUPPORTED;
 }
 
 cg_status cg_cuda_import_semaphore(cg_cuda_import *ci, cg_cuda_sem_type type, int fd)

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "cg_cuda_ipc.h"
+#include "cg_gpu_backend.h"
 #include "cg_status.h"
 
 #ifdef __cplusplus
@@ -30,22 +31,6 @@ extern "C" {
 #endif
 
 typedef struct cg_cuda_import cg_cuda_import;
-
-/* Kind of OS handle the exporter produced. */
-typedef enum cg_cuda_handle_type {
-    CG_CUDA_HANDLE_OPAQUE_FD = 0,   /* VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT */
-    CG_CUDA_HANDLE_OPAQUE_WIN32 = 1 /* VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32_BIT */
-} cg_cuda_handle_type;
-
-typedef struct cg_cuda_import_desc {
-    cg_cuda_handle_type handle_type;
-    int64_t handle;           /* the fd (or HANDLE value); see ownership below */
-    uint64_t allocation_size; /* VkMemoryRequirements.size of the allocation */
-    uint8_t device_uuid[16];  /* VkPhysicalDeviceIDProperties.deviceUUID */
-    int width, height;        /* image size in pixels; RGBA8 */
-    int dedicated;            /* nonzero: the allocation was dedicated to the image */
-    int color_attachment;     /* nonzero: the image has COLOR_ATTACHMENT usage */
-} cg_cuda_import_desc;
 
 /* Allocate an idle context (no CUDA call is made). *out = NULL on error. */
 cg_status cg_cuda_import_create(cg_cuda_import **out);
@@ -60,25 +45,21 @@ const char *cg_cuda_import_last_error(const cg_cuda_import *ci);
 /* Nonzero while an import is live. */
 int cg_cuda_import_is_initialized(const cg_cuda_import *ci);
 
-/* Check a descriptor without touching CUDA or the handle: dims 1..
- * CG_MAX_DIM, handle not -1/0, allocation_size >= width*height*4, known
- * handle type. CG_E_INVALID_ARG / CG_E_TOO_LARGE / CG_E_BUFFER_TOO_SMALL. */
-cg_status cg_cuda_import_check_desc(const cg_cuda_import_desc *d);
-
 /* Import d->handle and set up the shared buffer; writes the 68-byte handle.
  *
- * Ownership of d->handle: if cg_cuda_import_check_desc(d) fails, the handle
- * is untouched and stays the caller's. Otherwise it is the library's from
- * this call on: a POSIX fd is consumed by a successful
+ * Ownership of d->handle: a handle that is not one
+ * (cg_ext_memory_handle_is_valid) is left alone. Any other is the
+ * library's from this call on, whatever the outcome (a rejected descriptor,
+ * a NULL context included): a POSIX fd is consumed by a successful
  * cudaImportExternalMemory and closed by us on every failure (including
  * CG_E_ALREADY_INITIALIZED); a Win32 handle is always closed by us.
  *
- * Errors: as cg_cuda_import_check_desc; CG_E_ALREADY_INITIALIZED;
+ * Errors: as cg_ext_memory_check_desc; CG_E_ALREADY_INITIALIZED;
  * CG_E_NO_DEVICE (no device with that UUID); CG_E_CUDA (no driver or
  * device, or a failing call: see last_error); CG_E_UNSUPPORTED (no CUDA in
  * this build, or a Win32 handle on POSIX). On failure nothing is left
  * allocated and the context can be initialised again. */
-cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_cuda_import_desc *d,
+cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_ext_memory_desc *d,
                               uint8_t ipc_handle[CG_CUDA_IPC_HANDLE_SIZE]);
 
 /* Semaphore kinds for cg_cuda_import_semaphore. */

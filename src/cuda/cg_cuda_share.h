@@ -16,32 +16,28 @@
 #include <cuda_runtime_api.h>
 
 #include "cg_cuda_ipc.h"
+#include "cg_err.h"
+#include "cg_size.h"
 #include "cg_status.h"
 
-/* Record a failed CUDA call in err[0..errlen) as "<expr>: <cudaErrorName>
- * (<message>) at <file>:<line>" and map it to a status (CG_OK on success,
- * CG_E_NO_MEMORY for cudaErrorMemoryAllocation, CG_E_CUDA otherwise). */
-cg_status cg_cuda_check(char *err, size_t errlen, cudaError_t e, const char *expr,
-                        const char *file, int line);
+/* The CUDA checker: CG_OK on cudaSuccess; otherwise records the call in
+ * the shared shape of cg_err.h (error name, code, file:line) and returns
+ * CG_E_NO_MEMORY for cudaErrorMemoryAllocation, CG_E_CUDA otherwise. */
+cg_status cg_cuda_check(cg_err *err, cudaError_t e, const char *expr, const char *file,
+                        int line);
 
-/* Check a CUDA call against a context's char array `errbuf`. */
-#define CG_CUDA_CHECK(errbuf, expr)                                             \
-    cg_cuda_check((errbuf), sizeof(errbuf), (expr), #expr, __FILE__, __LINE__)
-
-/* Same, against a caller's buffer of errlen bytes. */
-#define CG_CUDA_CHECK_LEN(err, errlen, expr)                                    \
-    cg_cuda_check((err), (errlen), (expr), #expr, __FILE__, __LINE__)
+#define CG_CUDA_CHECK(err, expr) cg_cuda_check((err), (expr), #expr, __FILE__, __LINE__)
 
 /* cudaGetDeviceCount; without a driver or device the text says what the
  * machine lacks and what to use instead (CG_E_CUDA). */
-cg_status cg_cuda_device_count(int *count, char *err, size_t errlen);
+cg_status cg_cuda_device_count(int *count, cg_err *err);
 
 /* The ordinal of the CUDA device whose cudaDeviceProp.uuid equals uuid[16].
  * No CUDA at all (no driver, no device) -> CG_E_CUDA with the runtime's
  * error name; devices present but none matching -> CG_E_NO_DEVICE. There is
  * no fallback to device 0. */
-cg_status cg_cuda_device_by_uuid(const uint8_t uuid[16], int *device, char *err,
-                                 size_t errlen);
+cg_status cg_cuda_device_by_uuid(const uint8_t uuid[CG_DEVICE_UUID_SIZE], int *device,
+                                 cg_err *err);
 
 /* The buffer another process opens through the IPC handle, plus the
  * library's own non-blocking stream on the same device. Zero it before
@@ -59,8 +55,7 @@ typedef struct cg_cuda_shared {
  * (zero-filled), and write the 68-byte handle. On failure everything is
  * released and *sb is zeroed. */
 cg_status cg_cuda_shared_alloc(cg_cuda_shared *sb, int device, int width, int height,
-                               uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE], char *err,
-                               size_t errlen);
+                               uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE], cg_err *err);
 
 /* Synchronise the stream, free the buffer and the stream, zero *sb. */
 void cg_cuda_shared_free(cg_cuda_shared *sb);
@@ -69,9 +64,9 @@ void cg_cuda_shared_free(cg_cuda_shared *sb);
  * into the buffer, origin (0,0), row order unchanged, on sb->stream. Does
  * not synchronise. */
 cg_status cg_cuda_shared_copy_from_array(cg_cuda_shared *sb, cudaArray_const_t array,
-                                         char *err, size_t errlen);
+                                         cg_err *err);
 
 /* Wait until everything queued on sb->stream has finished. */
-cg_status cg_cuda_shared_sync(cg_cuda_shared *sb, char *err, size_t errlen);
+cg_status cg_cuda_shared_sync(cg_cuda_shared *sb, cg_err *err);
 
 #endif /* CG_CUDA_SHARE_H */

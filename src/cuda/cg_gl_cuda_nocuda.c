@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "cg_frame.h"
+#include "cg_size.h"
 #include "cg_nocuda.h"
 
 struct cg_gl_cuda {
@@ -36,7 +36,7 @@ int cg_gl_cuda_is_initialized(const cg_gl_cuda *g)
 }
 
 cg_status cg_gl_cuda_init(cg_gl_cuda *g, int width, int height,
-                          uint8_t handle[CG_GL_CUDA_HANDLE_SIZE])
+                          uint8_t handle[CG_CUDA_IPC_HANDLE_SIZE])
 {
     CG_RETURN_IF(!g || !handle, CG_E_INVALID_ARG);
     CG_TRY(cg_check_dims(width, height));

@@ -29,6 +29,8 @@
 
 #include <stdint.h>
 
+#include "cg_err.h"
+#include "cg_size.h"
 #include "cg_status.h"
 
 #ifdef __cplusplus
@@ -57,9 +59,9 @@ typedef struct cg_vk_export_desc {
     int debug_utils;       /* nonzero: name every created object (VK_EXT_debug_utils) */
 } cg_vk_export_desc;
 
-/* What the consumer needs to import the image (cg_cuda_import_desc). */
+/* What the consumer needs to import the image (cg_ext_memory_desc). */
 typedef struct cg_vk_export_info {
-    uint8_t device_uuid[16];  /* VkPhysicalDeviceIDProperties.deviceUUID */
+    uint8_t device_uuid[CG_DEVICE_UUID_SIZE]; /* VkPhysicalDeviceIDProperties.deviceUUID */
     uint64_t allocation_size; /* VkMemoryRequirements.size */
     int dedicated;            /* always 1: the allocation is dedicated */
     int color_attachment;     /* always 1: usage includes COLOR_ATTACHMENT */
@@ -76,8 +78,7 @@ typedef struct cg_vk_export_info {
  * extension is missing, or the format cannot be exported as OPAQUE_FD);
  * CG_E_VULKAN (a call failed: err, if non-NULL, receives the text);
  * CG_E_NO_MEMORY. Everything created is destroyed on failure. */
-cg_status cg_vk_export_create(const cg_vk_export_desc *d, cg_vk_export **out, char *err,
-                              size_t errlen);
+cg_status cg_vk_export_create(const cg_vk_export_desc *d, cg_vk_export **out, cg_err *err);
 
 /* Wait for the last copy, destroy everything created. NULL: no-op. */
 void cg_vk_export_destroy(cg_vk_export *e);
@@ -109,7 +110,11 @@ cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage
  * increases by one per call; binary: *signal_value = 0). signal_value may
  * be NULL. Waits for the previous copy's fence before re-recording. A
  * binary semaphore's signal must be consumed (cg_cuda_import_copy waits on
- * it) before the next copy signals it again. */
+ * it) before the next copy signals it again.
+ *
+ * States: usable after create; FAILED after a copy failed (the command
+ * buffer and fence are then in an unknown state), when every copy returns
+ * CG_E_BAD_STATE; destroyed by cg_vk_export_destroy. */
 cg_status cg_vk_export_copy(cg_vk_export *e, VkImage src, VkImageLayout src_layout,
                             uint64_t *signal_value);
 

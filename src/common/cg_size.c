@@ -1,7 +1,7 @@
 /* Overflow-checked size helpers: every int from Java is checked before use. */
 #include <stdint.h>
 
-#include "cg_frame.h"
+#include "cg_size.h"
 
 cg_status cg_check_dims(int w, int h)
 {
