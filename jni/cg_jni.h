@@ -41,7 +41,7 @@ int cg_throw(JNIEnv *env, cg_jexc kind, const char *fmt, ...)
 #endif
     ;
 
-/* The exception kind a status maps to (ARCHITECTURE.md "Bad input"). */
+/* The exception kind a status maps to (docs/architecture.md, "Bad input"). */
 cg_jexc cg_jexc_for_status(cg_status st);
 
 /* Throw the exception matching `st`, message "<what>: <cg_strerror(st)>
@@ -61,7 +61,7 @@ int cg_jni_check_texture(JNIEnv *env, const char *what, const char *name, jint i
 /* The process id of the peer a handle is made for: pid > 0. */
 int cg_jni_check_pid(JNIEnv *env, const char *what, jint pid);
 
-/* Encoding modes of the wire (ARCHITECTURE.md). */
+/* Encoding modes of the wire (docs/wire-format.md). */
 enum { CG_ENC_RAW = 0, CG_ENC_PNG = 1, CG_ENC_ZEROCOPY_TORCH = 2, CG_ENC_ZEROCOPY_JAX = 3 };
 
 /* Accepts RAW and PNG only (zero-copy modes are not byte-producing). */

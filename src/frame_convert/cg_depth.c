@@ -1,4 +1,4 @@
-/* Reverse-Z depth linearisation (formulas in ARCHITECTURE.md, "Depth"). */
+/* Reverse-Z depth linearisation (formulas in docs/wire-format.md, "Depth"). */
 #include <math.h>
 
 #include "cg_frame.h"

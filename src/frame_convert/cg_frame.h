@@ -5,7 +5,7 @@
  * every buffer: ask for the size, pass the destination and its length. Every
  * function is reentrant and may be called from any thread.
  *
- * Row order conventions (see ARCHITECTURE.md, "Wire formats"):
+ * Row order conventions (see docs/wire-format.md):
  *  - The source is src_h rows of src_stride bytes, row 0 first in memory.
  *  - The destination is dst_h rows of dst_w*3 bytes, tightly packed.
  *  - Without flip, destination row order equals source row order (a

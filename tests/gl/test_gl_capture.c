@@ -557,7 +557,7 @@ static const struct {
 };
 
 /* The cursor over the expected image, written independently of the
- * library's drawing code from the definition in ARCHITECTURE.md: top-down
+ * library's drawing code from the definition in docs/wire-format.md: top-down
  * row cy + r, column cx + c gets the bitmap's 'B' (0) or 'W' (255). */
 static void overlay_cursor(uint8_t *img, int w, int h, int cx, int cy)
 {
