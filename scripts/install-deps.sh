@@ -13,6 +13,7 @@ PACKAGES=(
   libepoxy-dev libegl-dev libgles-dev libgl-dev libegl-mesa0 libgl1-mesa-dri   # GL through EGL, Mesa llvmpipe
   libvulkan-dev mesa-vulkan-drivers        # Vulkan headers + loader for tests, lavapipe
   python3 python3-numpy python3-pil        # the Python consumer check
+  python3-venv python3-pip python3-setuptools python3-wheel   # pip install ./python (the reader package)
   xvfb xauth libx11-dev                  # GL capture under GLX (as Minecraft on X11), in an Xvfb server
 )
 
