@@ -17,6 +17,7 @@ __cuda_array_interface__ (version 3) or __dlpack__ / __dlpack_device__:
 """
 import ctypes
 import ctypes.util
+import os
 import struct
 import threading
 
@@ -54,7 +55,12 @@ _DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_
 
 
 class _IpcMemHandle(ctypes.Structure):  # passed by value, as the C prototypes take it
-    _fields_ = [("reserved", ctypes.c_char * MEM_HANDLE_SIZE)]
+    _fields_ = [("reserved", ctypes.c_ubyte * MEM_HANDLE_SIZE)]
+
+    @classmethod
+    def of(cls, mem_handle):
+        # from_buffer_copy keeps every byte (a c_char field would stop at a NUL).
+        return cls.from_buffer_copy(bytes(mem_handle))
 
 
 _CAPSULE_NAME = b"dltensor"
@@ -155,7 +161,11 @@ class DeviceBuffer:
                                     ctypes.cast(_capsule_destructor, ctypes.c_void_p))
 
 
-def _load(names):
+def _load(env, names):
+    """The library named by $env when set (an unusual install), else the
+    first of `names` that loads."""
+    if os.environ.get(env):
+        names = [os.environ[env]]
     errors = []
     for name in names:
         if not name:
@@ -173,7 +183,8 @@ class _DriverApi:
     name = "driver"
 
     def __init__(self):
-        self.lib = lib = _load(["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")])
+        self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDA",
+                               ["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")])
         self._name = lib.cuGetErrorName
         self._name.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
         self._call("cuInit", lib.cuInit(0))
@@ -214,7 +225,7 @@ class _DriverApi:
             f = self._fn("cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle")
             f.argtypes = [ctypes.POINTER(ctypes.c_uint64), _IpcMemHandle, ctypes.c_uint]
             self._call("cuIpcOpenMemHandle",
-                       f(ctypes.byref(ptr), _IpcMemHandle(mem_handle), _LAZY_ENABLE_PEER_ACCESS))
+                       f(ctypes.byref(ptr), _IpcMemHandle.of(mem_handle), _LAZY_ENABLE_PEER_ACCESS))
             return ptr.value
         finally:
             self._pop()
@@ -244,7 +255,8 @@ class _RuntimeApi:
     name = "runtime"
 
     def __init__(self):
-        self.lib = lib = _load(["libcudart.so", ctypes.util.find_library("cudart"),
+        self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDART",
+                               ["libcudart.so", ctypes.util.find_library("cudart"),
                                 "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"])
         lib.cudaGetErrorName.restype = ctypes.c_char_p
         lib.cudaGetErrorName.argtypes = [ctypes.c_int]
@@ -270,7 +282,7 @@ class _RuntimeApi:
     def open(self, mem_handle, device):
         ptr = ctypes.c_void_p()
         self._on(device, "cudaIpcOpenMemHandle", lambda: self.lib.cudaIpcOpenMemHandle(
-            ctypes.byref(ptr), _IpcMemHandle(mem_handle), _LAZY_ENABLE_PEER_ACCESS))
+            ctypes.byref(ptr), _IpcMemHandle.of(mem_handle), _LAZY_ENABLE_PEER_ACCESS))
         return ptr.value
 
     def close(self, ptr, device):
@@ -364,5 +376,8 @@ def open_ipc_handle(handle, width, height, backend=None):
     """Open a 68-byte CUDA IPC handle (the `ipc_handle` field) as a zero-copy
     (height, width, 4) uint8 frame. backend: "driver" (libcuda), "runtime"
     (libcudart) or None (the driver, else the runtime). Open it once and keep
-    it: the producer refills the same buffer every frame."""
+    it: the producer refills the same buffer every frame.
+
+    $CRAFTGROUND_CAPTURE_LIBCUDA / $CRAFTGROUND_CAPTURE_LIBCUDART name the
+    library to load when the usual names do not find it."""
     return CudaIpcFrame(handle, width, height, backend)

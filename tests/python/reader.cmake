@@ -1,6 +1,7 @@
 # The Python reader package (python/craftground_capture), label python:
 #   python_reader_unit         PNG decoder on all five filters, hand-made
-#                              protobuf messages, DLPack export on host memory
+#                              protobuf messages, DLPack export on host memory,
+#                              the CUDA calls against a stand-in library
 #   python_reader_frames/_check  RAW and PNG from the library in a JVM, and
 #                              messages encoded by protobuf-java
 #   python_reader_depth_frames/_check  captureDepthImpl on a GL context
@@ -12,8 +13,13 @@
 set(d ${CMAKE_CURRENT_SOURCE_DIR})
 set(pkg ${PROJECT_SOURCE_DIR}/python)
 if(CG_PYTHON3)
+  # A stand-in for libcuda/libcudart: the zero-copy frame's ctypes calls run
+  # against it here (the real ones run in python_reader_cuda).
+  add_library(cg_fake_cuda SHARED ${d}/fake_cuda.c)
+  cg_target_warnings(cg_fake_cuda)
   add_test(NAME python_reader_unit COMMAND ${CG_PYTHON3} ${d}/test_reader.py unit)
-  set_tests_properties(python_reader_unit PROPERTIES LABELS python ENVIRONMENT PYTHONPATH=${pkg})
+  set_tests_properties(python_reader_unit PROPERTIES LABELS python
+                       ENVIRONMENT "PYTHONPATH=${pkg};CG_FAKE_CUDA=$<TARGET_FILE:cg_fake_cuda>")
 
   # pip builds the package with the system's setuptools (no index, no build
   # isolation: there is no PyPI here) into a fresh venv, then imports it from

@@ -14,6 +14,8 @@ nearest-neighbour mapping of consumer_check.py; expected depth from the eye
 distances of the quads ReaderFrames drew; expected message fields from the
 formula ReaderFrames used.
 """
+import ctypes
+import gc
 import os
 import struct
 import sys
@@ -203,6 +205,8 @@ def unit():
     h = bytes(range(64)) + struct.pack("<i", 2)
     mem, dev = cc.parse_ipc_handle(h)
     check(mem == bytes(range(64)) and dev == 2, "parse_ipc_handle: 64 bytes + LE device")
+    c_handle = bytes(cuda_ipc._IpcMemHandle.of(mem))
+    check(c_handle == mem, "the 64 bytes handed to cuIpcOpenMemHandle are the handle's, NULs included")
     raises(ValueError, lambda: cc.parse_ipc_handle(h[:67]), "handle of 67 bytes")
     raises(ValueError, lambda: cc.parse_ipc_handle(b"\0\0\0\0"), "mach port given as CUDA handle")
 
@@ -232,6 +236,64 @@ def unit():
                   "strides": None, "version": 3, "stream": None},
           "__cuda_array_interface__ v3 of a CUDA buffer")
     check(cuda.__dlpack_device__() == (2, 3), "DLPack device of a CUDA buffer: (kDLCUDA, ordinal)")
+
+
+def fake_cuda(lib):
+    """The zero-copy frame's ctypes calls against fake_cuda.c (a stand-in for
+    libcuda and libcudart whose "device memory" is host memory)."""
+    os.environ["CRAFTGROUND_CAPTURE_LIBCUDA"] = lib
+    os.environ["CRAFTGROUND_CAPTURE_LIBCUDART"] = lib
+    fake = ctypes.CDLL(lib)  # the same loaded instance the package gets
+    mem = bytes([0]) + bytes((i * 29 + 7) & 255 for i in range(63))  # starts with a NUL
+    assert 0 in mem  # a NUL inside the handle must survive the call
+    handle = mem + struct.pack("<i", 1)
+    w, h = 40, 30
+    n = w * h * 4
+    want = (np.frombuffer(mem, np.uint8)[np.arange(n) % 64] ^ (np.arange(n) & 255)).astype(
+        np.uint8).reshape(h, w, 4)
+    for backend in ("driver", "runtime"):
+        frame = cc.open_ipc_handle(handle, w, h, backend=backend)
+        tag = f"fake CUDA {backend}"
+        check(frame.backend == backend and frame.shape == (h, w, 4) and frame.device == 1,
+              f"{tag}: opened as a (H, W, 4) frame of device 1")
+        check(fake.fake_open_count() == 1 and fake.fake_open_device() == 1,
+              f"{tag}: the handle was opened once, on device 1")
+        check(fake.fake_ctx_depth() == 0, f"{tag}: no context left pushed")
+        mapped = np.ctypeslib.as_array((ctypes.c_uint8 * n).from_address(frame.ptr))
+        check(np.array_equal(mapped.reshape(h, w, 4), want), f"{tag}: the pointer is the mapping")
+        check(np.array_equal(frame.to_numpy(), want), f"{tag}: to_numpy copies the frame's bytes")
+        cai = frame.__cuda_array_interface__
+        check(cai["data"] == (frame.ptr, False) and cai["shape"] == (h, w, 4),
+              f"{tag}: __cuda_array_interface__ points at it")
+        check(frame.__dlpack_device__() == (2, 1), f"{tag}: DLPack device (kDLCUDA, 1)")
+        frame.close()
+        check(fake.fake_open_count() == 0 and fake.fake_ctx_depth() == 0, f"{tag}: close() unmaps")
+        raises(ValueError, frame.to_numpy, f"{tag}: a closed frame")
+        frame.close()  # twice is harmless
+    dev = ctypes.c_int(-1)
+    fake.cudaGetDevice(ctypes.byref(dev))
+    check(dev.value == 0, "fake CUDA runtime: the caller's current device is restored")
+
+    frame = cc.open_ipc_handle(handle, w, h)
+    cap = frame.__dlpack__()
+    del frame
+    gc.collect()
+    check(fake.fake_open_count() == 1, "fake CUDA: an exported tensor keeps the frame open")
+    del cap
+    gc.collect()
+    check(fake.fake_open_count() == 0, "fake CUDA: the frame closes when nothing uses it")
+    with cc.open_ipc_handle(handle, w, h) as frame:
+        check(fake.fake_open_count() == 1, "fake CUDA: with block opens")
+    check(fake.fake_open_count() == 0, "fake CUDA: with block closes")
+    bad = mem + struct.pack("<i", 5)
+    for backend, name in (("driver", "CUDA_ERROR_INVALID_DEVICE"), ("runtime", "cudaErrorInvalidDevice")):
+        try:
+            cc.open_ipc_handle(bad, w, h, backend=backend)
+            check(False, f"fake CUDA {backend}: device 5 accepted")
+        except RuntimeError as e:
+            check(name in str(e) and "device 5" in str(e), f"fake CUDA {backend}: {e}")
+    check(fake.fake_open_count() == 0 and fake.fake_ctx_depth() == 0,
+          "fake CUDA: a failed open leaves nothing open or pushed")
 
 
 # --- frames (the library's RAW and PNG through the JVM) -----------------------
@@ -323,6 +385,10 @@ def main():
     mode = sys.argv[1]
     if mode == "unit":
         unit()
+        if os.environ.get("CG_FAKE_CUDA"):
+            fake_cuda(os.environ["CG_FAKE_CUDA"])
+        else:
+            print("note: CG_FAKE_CUDA not set: the ctypes CUDA calls were not exercised")
     elif mode == "frames":
         frames(sys.argv[2])
     elif mode == "depth":
