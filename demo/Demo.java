@@ -89,7 +89,7 @@ public final class Demo {
         String[] stage = {"captureFramebufferImpl RAW", "captureFramebufferImpl PNG",
                           "captureDepthImpl (linearised)", "render (the game's frame)",
                           "readback (glReadPixels RGBA)", "convert (RGBA->RAW RGB)",
-                          "encode (RAW->PNG)"};
+                          "encode (PNG call minus convert)"};
         final int modCalls = 3;
         long[][] ns = new long[stage.length][frames];
         long started = System.nanoTime();
