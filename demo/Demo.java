@@ -16,9 +16,13 @@ import javax.imageio.ImageIO;
  * The main job: render a voxel world headlessly, capture every frame through
  * the JNI entry points the mod uses (captureFramebufferImpl RAW and PNG,
  * captureDepthImpl), write what a person can open, and print per-stage
- * median timings.
+ * timings (median, p10, p90): first the calls the mod makes, then a
+ * breakdown of the same work into parts.
  *
  * Usage: Demo [--frames N] [--width W] [--height H] [--out DIR]
+ * (scripts/demo.sh checks the same ranges before it installs or builds; a
+ * bad argument here is one line on stderr and exit status 2, and a scene
+ * that cannot be set up says why, exit status 1, before DIR is created).
  *
  * Files (in DIR): frame_NNN.png (the RAW observation decoded: bottom-up RGB
  * rows flipped to top-down for viewing), wire_NNN.png (the PNG observation
@@ -29,22 +33,49 @@ import javax.imageio.ImageIO;
 public final class Demo {
     static final FramebufferCapturer FC = FramebufferCapturer.INSTANCE;
 
+    /** A bad argument: one line on stderr, exit status 2 (as scripts/demo.sh does). */
+    static void usageError(String msg) {
+        System.err.println("demo: " + msg + " (usage: Demo [--frames N] [--width W] [--height H] [--out DIR])");
+        System.exit(2);
+    }
+
+    static int intArg(String opt, String v, int lo, int hi) {
+        if (v.matches("[0-9]{1,6}")) {
+            int n = Integer.parseInt(v);
+            if (n >= lo && n <= hi) return n;
+        }
+        usageError(opt + " must be a whole number from " + lo + " to " + hi + ", got '" + v + "'");
+        return 0;
+    }
+
     public static void main(String[] args) throws Exception {
         int frames = 60, w = 640, h = 360;
         String out = "out/demo";
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--frames": frames = Integer.parseInt(args[i + 1]); break;
-                case "--width": w = Integer.parseInt(args[i + 1]); break;
-                case "--height": h = Integer.parseInt(args[i + 1]); break;
-                case "--out": out = args[i + 1]; break;
-                default: throw new IllegalArgumentException("unknown option " + args[i]);
+        for (int i = 0; i < args.length; i += 2) {
+            String opt = args[i];
+            if (!opt.equals("--frames") && !opt.equals("--width") && !opt.equals("--height")
+                    && !opt.equals("--out")) usageError("unknown option '" + opt + "'");
+            if (i + 1 >= args.length) usageError(opt + " needs a value");
+            String v = args[i + 1];
+            switch (opt) {
+                case "--frames": frames = intArg(opt, v, 1, 100000); break;
+                case "--width": w = intArg(opt, v, 1, 16384); break;
+                case "--height": h = intArg(opt, v, 1, 16384); break;
+                default: out = v; break;
             }
+        }
+        // The scene first: a machine that cannot render gets no empty folder.
+        String desc;
+        try {
+            desc = VoxelScene.open(w, h);
+        } catch (IllegalStateException e) {
+            System.err.println("demo: cannot set up the scene at " + w + "x" + h + ": " + e.getMessage());
+            System.exit(1);
+            return;
         }
         File dir = new File(out);
         if (!dir.isDirectory() && !dir.mkdirs()) throw new IOException("cannot create " + dir);
 
-        String desc = VoxelScene.open(w, h);
         System.out.println("demo: " + frames + " frames " + w + "x" + h + " on " + desc);
         System.out.println("demo: initializeGLEW() = " + FC.initializeGLEW());
         int[] tex = VoxelScene.textures();
@@ -52,9 +83,14 @@ public final class Demo {
         float near = VoxelScene.nearPlane(), far = VoxelScene.farPlane();
         ByteBuffer rgba = ByteBuffer.allocateDirect(w * h * 4).order(ByteOrder.nativeOrder());
 
-        String[] stage = {"render", "readback (glReadPixels)", "convert (RGBA->RAW RGB)",
-                          "encode (RAW->PNG)", "captureFramebufferImpl RAW",
-                          "captureFramebufferImpl PNG", "captureDepthImpl (linearised)"};
+        // Stages 0-2 are what the mod calls each step; 3-6 break the same work
+        // into parts (the game's own render, a plain readback, the conversion
+        // and the PNG encoding alone) to show where the time goes.
+        String[] stage = {"captureFramebufferImpl RAW", "captureFramebufferImpl PNG",
+                          "captureDepthImpl (linearised)", "render (the game's frame)",
+                          "readback (glReadPixels RGBA)", "convert (RGBA->RAW RGB)",
+                          "encode (PNG call minus convert)"};
+        final int modCalls = 3;
         long[][] ns = new long[stage.length][frames];
         long started = System.nanoTime();
         for (int f = 0; f < frames; f++) {
@@ -78,9 +114,13 @@ public final class Demo {
             long t6 = System.nanoTime();
             float[] depth = FC.captureDepthImpl(tex[1], w, h, true, near, far, z01);
             long t7 = System.nanoTime();
-            long[] t = {t0, t1, t2, t3, t4, t5, t6, t7};
-            for (int s = 0; s < stage.length; s++) ns[s][f] = t[s + 1] - t[s];
-            ns[3][f] = Math.max(0, (t4 - t3) - (t3 - t2)); // PNG call minus its conversion
+            ns[0][f] = t5 - t4;
+            ns[1][f] = t6 - t5;
+            ns[2][f] = t7 - t6;
+            ns[3][f] = t1 - t0;
+            ns[4][f] = t2 - t1;
+            ns[5][f] = t3 - t2;
+            ns[6][f] = Math.max(0, (t4 - t3) - (t3 - t2)); // PNG call minus its conversion
 
             writeRawAsPng(raw.toByteArray(), w, h, new File(dir, String.format("frame_%03d.png", f)));
             try (OutputStream o = Files.newOutputStream(new File(dir, String.format("wire_%03d.png", f)).toPath())) {
@@ -94,18 +134,24 @@ public final class Demo {
         System.err.println();
         VoxelScene.close();
 
-        System.out.printf("demo: per-frame medians over %d frames (%dx%d):%n", frames, w, h);
+        System.out.printf("demo: time per frame over %d frames (%dx%d), in ms:%n", frames, w, h);
+        System.out.printf("  %-40s %9s %9s %9s%n", "", "median", "p10", "p90");
         for (int s = 0; s < stage.length; s++) {
-            System.out.printf("  %-32s %9.3f ms%n", stage[s], median(ns[s]) / 1e6);
+            if (s == 0) System.out.println("  what the mod calls each step:");
+            if (s == modCalls) System.out.println("  breakdown (the same work in parts; not calls the mod makes):");
+            System.out.printf("    %-38s %9.3f %9.3f %9.3f%n", stage[s], percentile(ns[s], 50) / 1e6,
+                    percentile(ns[s], 10) / 1e6, percentile(ns[s], 90) / 1e6);
         }
         System.out.println("demo: wrote " + frames * 3 + " files to " + dir.getAbsolutePath());
     }
 
-    static double median(long[] v) {
+    /** The p-th percentile, linear between the closest ranks (p = 50: the median). */
+    static double percentile(long[] v, double p) {
         long[] c = v.clone();
         Arrays.sort(c);
-        int n = c.length;
-        return n % 2 == 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
+        double r = (c.length - 1) * p / 100.0;
+        int lo = (int) Math.floor(r), hi = Math.min(lo + 1, c.length - 1);
+        return c[lo] + (c[hi] - c[lo]) * (r - lo);
     }
 
     /** RAW is bottom-up RGB8 (the wire's order): flip rows for a viewable image. */

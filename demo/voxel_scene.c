@@ -10,6 +10,7 @@
 #include <jni.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,11 +188,22 @@ static void look_at(const float eye[3], const float at[3], float m[16])
     memcpy(m, r, sizeof r);
 }
 
-static int setup_gl(int w, int h)
+/* Creates the program, targets and mesh; on failure writes why into `why`. */
+static int setup_gl(int w, int h, char *why, size_t why_len)
 {
-    char log[1024];
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+    if (w > max_size || h > max_size) {
+        snprintf(why, why_len, "%dx%d exceeds this GL's largest texture side (GL_MAX_TEXTURE_SIZE %d)",
+                 w, h, (int)max_size);
+        return 1;
+    }
+    char log[384];
     g.prog = cg_gl_build_program(vs_src, fs_src, log, sizeof log);
-    if (!g.prog) return 1;
+    if (!g.prog) {
+        snprintf(why, why_len, "shader program did not build: %s", log);
+        return 1;
+    }
     g.u_mvp = glGetUniformLocation(g.prog, "mvp");
     glGenTextures(1, &g.color);
     glBindTexture(GL_TEXTURE_2D, g.color);
@@ -201,16 +213,29 @@ static int setup_gl(int w, int h)
     glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT32F, w, h, 0, GL_DEPTH_COMPONENT, GL_FLOAT,
                  NULL);
     glBindTexture(GL_TEXTURE_2D, 0);
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        snprintf(why, why_len, "color/depth textures of %dx%d: GL error 0x%04x%s", w, h, err,
+                 err == GL_OUT_OF_MEMORY ? " (out of memory)" : "");
+        return 1;
+    }
     glGenFramebuffers(1, &g.fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, g.fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, g.color, 0);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, g.depth, 0);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) return 1;
+    GLenum fb = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (fb != GL_FRAMEBUFFER_COMPLETE) {
+        snprintf(why, why_len, "framebuffer incomplete (status 0x%04x)", fb);
+        return 1;
+    }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
 
     size_t n = 0;
     vertex *v = build_mesh(&n);
-    if (!v) return 1;
+    if (!v) {
+        snprintf(why, why_len, "out of memory for the world's mesh");
+        return 1;
+    }
     glGenVertexArrays(1, &g.vao);
     glBindVertexArray(g.vao);
     glGenBuffers(1, &g.vbo);
@@ -227,20 +252,24 @@ static int setup_gl(int w, int h)
     g.zero_to_one = epoxy_gl_version() >= 45 || epoxy_has_gl_extension("GL_ARB_clip_control");
     g.w = w;
     g.h = h;
-    return glGetError() == GL_NO_ERROR ? 0 : 1;
+    err = glGetError();
+    if (err != GL_NO_ERROR) {
+        snprintf(why, why_len, "mesh upload: GL error 0x%04x", err);
+        return 1;
+    }
+    return 0;
 }
 
 JNIEXPORT jstring JNICALL CLS(open)(JNIEnv *env, jclass cls, jint w, jint h)
 {
     (void)cls;
-    char why[256];
+    char why[512];
     if (cg_egl_headless_open(&g.ctx, why, sizeof why) != 0) {
         (*env)->ThrowNew(env, (*env)->FindClass(env, "java/lang/IllegalStateException"), why);
         return NULL;
     }
-    if (setup_gl(w, h) != 0) {
-        (*env)->ThrowNew(env, (*env)->FindClass(env, "java/lang/IllegalStateException"),
-                         "demo scene setup failed");
+    if (setup_gl(w, h, why, sizeof why) != 0) {
+        (*env)->ThrowNew(env, (*env)->FindClass(env, "java/lang/IllegalStateException"), why);
         return NULL;
     }
     return (*env)->NewStringUTF(env, cg_egl_headless_describe(g.ctx));

@@ -44,7 +44,7 @@ int cg_throw(JNIEnv *env, cg_jexc kind, const char *fmt, ...)
 #endif
     ;
 
-/* The exception kind a status maps to (README, "Bad input"). */
+/* The exception kind a status maps to (docs/architecture.md, "Bad input"). */
 cg_jexc cg_jexc_for_status(cg_status st);
 
 /* Throw the exception matching `st`, message "<what>: <cg_strerror(st)>

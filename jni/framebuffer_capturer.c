@@ -56,7 +56,7 @@ static jobject cg_convert_png(JNIEnv *env, const cg_convert_params *p, size_t rg
     cg_png_options opt = cg_png_default_options();
     st = cg_png_encode_rgb(rgb, p->dst_w, p->dst_h, (size_t)p->dst_w * 3, &opt, &png);
     if (st != CG_OK) {
-        /* A part not built in must name what is missing. */
+        /* A part not built in must name what is missing (docs/architecture.md). */
         cg_throw_status(env, st, what,
                         st == CG_E_UNSUPPORTED
                             ? "this libnative-lib.so was built without libpng (CG_WITH_PNG=OFF); "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU-labelled tests and the zero-copy benchmarks, in one command, on the
-# NVIDIA machine (see ../shared/GPU.md): that machine has no Vulkan loader, no
+# NVIDIA machine (see docs/gpu-machine.md): that machine has no Vulkan loader, no
 # GL/EGL dispatch libraries, no libepoxy and no headers for them, so they
 # travel with the tree in two ignored folders made here first:
 #
@@ -124,7 +124,7 @@ fi
 
 if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
   echo "== zero-copy benchmarks"
-  # bench_gl (issue 3's GL readback benchmark) too: the same machine, same run.
+  # bench_gl (the GL readback benchmark) too: the same machine, same run.
   for b in build-gpu/bench/bench_zerocopy_vk build-gpu/bench/bench_zerocopy_gl \
            build-gpu/bench/bench_gl; do
     [ -x "$b" ] || continue

@@ -13,6 +13,7 @@ PACKAGES=(
   libepoxy-dev libegl-dev libgles-dev libgl-dev libegl-mesa0 libgl1-mesa-dri   # GL through EGL, Mesa llvmpipe
   libvulkan-dev mesa-vulkan-drivers        # Vulkan headers + loader for tests, lavapipe
   python3 python3-numpy python3-pil        # the Python consumer check
+  python3-venv python3-pip python3-setuptools python3-wheel   # pip install ./python (the reader package)
   xvfb xauth libx11-dev                  # GL capture under GLX (as Minecraft on X11), in an Xvfb server
 )
 
@@ -23,11 +24,52 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+# apt's machine-readable status (APT::Status-Fd) -> one progress line: redrawn
+# in place on a terminal, a new line every 10% otherwise (CI logs).
+progress() {
+  local kind pkg pct what last=-10 phase= shown
+  while IFS=: read -r kind pkg pct what; do
+    [ "$kind" = "$phase" ] || { phase=$kind; last=-10; }
+    case $kind in
+      dlstatus) what="downloading: $what" ;;
+      pmstatus) ;;
+      *) continue ;;
+    esac
+    pct=${pct%%.*}
+    if [ -t 1 ]; then
+      printf '\r\033[Kinstall-deps: [%3d%%] %.70s' "$pct" "$what"
+      shown=1
+    elif ((pct >= last + 10)); then
+      printf 'install-deps: [%3d%%] %s\n' "$pct" "$what"
+      last=$pct
+    fi
+  done
+  [ -z "${shown:-}" ] || printf '\r\033[K'
+}
+
 if ((${#missing[@]})); then
-  echo "install-deps: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt=(apt-get -o DPkg::Lock::Timeout=900)
+  log=$(mktemp -t install-deps.XXXXXX)
+  started=$SECONDS
+  echo "install-deps: missing ${missing[*]}"
+  echo "install-deps: apt-get update (reading Debian's package lists)"
+  "${apt[@]}" update -qq >"$log" 2>&1 || { tail -20 "$log" >&2; exit 1; }
+  # What will be installed, dependencies included (a dry run, no lock held).
+  mapfile -t all < <(apt-get -s install --no-install-recommends "${missing[@]}" 2>/dev/null |
+                     awk '/^Inst /{print $2}')
+  echo "install-deps: installing ${#all[@]} packages (${#missing[@]} asked for, the rest their" \
+       "dependencies); apt's output goes to $log"
+  if ! "${apt[@]}" -o APT::Status-Fd=3 install -y -qq --no-install-recommends "${missing[@]}" \
+       3> >(progress) >>"$log" 2>&1; then
+    wait $! 2>/dev/null || true
+    echo "install-deps: apt-get install failed; the end of $log:" >&2
+    tail -20 "$log" >&2
+    exit 1
+  fi
+  wait $! 2>/dev/null || true
+  echo "install-deps: installed ${#all[@]} packages in $((SECONDS - started)) s"
+  rm -f "$log"
 else
   echo "install-deps: all packages present"
 fi

@@ -137,7 +137,7 @@ static void box_row_fast(const cg_convert_params *p, int y, uint8_t *out)
 
 /* ---- nearest-neighbour rows ---------------------------------------------------- */
 
-/* The reference: the mapping of ARCHITECTURE.md, one pixel at a time. */
+/* The reference: the mapping of docs/wire-format.md ("Resize"), one pixel at a time. */
 static void nearest_row_reference(const cg_convert_params *p, const uint8_t *s, uint8_t *out)
 {
     for (int x = 0; x < p->dst_w; x++) {

@@ -29,7 +29,7 @@
  * recreate the reader.
  *
  * Row order: glReadPixels returns rows bottom-up (row 0 is the bottom row of
- * the texture). The wire format (ARCHITECTURE.md, RAW) is bottom-up too, so
+ * the texture). The wire format (docs/wire-format.md, RAW) is bottom-up too, so
  * the readback is converted without a flip: destination row 0 is the bottom
  * row of the texture, exactly as the Python side expects before it flips.
  */

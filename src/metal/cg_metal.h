@@ -4,7 +4,7 @@
  * The library creates an IOSurface, the game copies each frame into it
  * (MoltenVK through VK_EXT_metal_objects, or GL through cg_metal_gl.h), and
  * the Python process receives a mach port for it (4 bytes, little-endian
- * mach_port_t: ARCHITECTURE.md "Wire formats") and maps it with
+ * mach_port_t: docs/wire-format.md) and maps it with
  * IOSurfaceLookupFromMachPort.
  *
  * Memory layout the consumer must honour: height rows of bytes_per_row
@@ -101,7 +101,7 @@ void *cg_metal_surface_base_address(const cg_metal_surface *s);
 const char *cg_metal_surface_last_error(const cg_metal_surface *s);
 
 /* The wire form of a port: 4 bytes, little-endian mach_port_t
- * (docs/wire-format.md). */
+ * (docs/wire-format.md, "Mach port"). */
 #define CG_METAL_PORT_BYTES 4
 void cg_metal_port_bytes(uint32_t port, uint8_t out[CG_METAL_PORT_BYTES]);
 

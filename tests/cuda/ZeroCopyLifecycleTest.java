@@ -5,7 +5,7 @@ import com.kyhsgeekcode.minecraftenv.FramebufferCapturer;
 import com.kyhsgeekcode.minecraftenv.VulkanCudaZerocopy;
 
 /**
- * Zero-copy natives: every bad input and lifecycle case of ARCHITECTURE.md
+ * Zero-copy natives: every bad input and lifecycle case of docs/architecture.md
  * on any machine. The argument checks come before any CUDA call, so their
  * exceptions are the same with or without a GPU; a well-formed import on a
  * machine without a matching CUDA device must fail with an exception whose

@@ -2,7 +2,7 @@
  * test_cuda_gl.c - GL -> CUDA on the NVIDIA EGL device: a texture filled
  * with a known pattern (changing every frame) is captured into the shared
  * buffer and read back with cudaMemcpy, byte-exact, in GL row order; the
- * cursor lands where ARCHITECTURE.md says; a second texture id is
+ * cursor lands where docs/wire-format.md says; a second texture id is
  * registered again; a texture that is too small or not RGBA8 is refused;
  * register-every-frame gives the same bytes; re-initialisation at another
  * size works. Exits 77 without a CUDA device or an EGL context.

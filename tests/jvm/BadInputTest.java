@@ -4,7 +4,7 @@ import com.kyhsgeekcode.minecraftenv.FramebufferCapturer;
 import java.nio.ByteBuffer;
 
 /**
- * Every bad input of ARCHITECTURE.md's table for convertCapturedFrameImpl
+ * Every bad input of docs/architecture.md's table for convertCapturedFrameImpl
  * throws the listed exception, the JVM keeps running, and a good call right
  * after each bad one still returns the right bytes.
  */

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 
 /**
  * A library built without libpng (CG_WITH_PNG=OFF): a PNG request throws
- * UnsupportedOperationException naming libpng (ARCHITECTURE.md: a part not
+ * UnsupportedOperationException naming libpng (docs/architecture.md: a part not
  * built in names the missing dependency), and RAW still works afterwards.
  */
 public final class PngUnsupportedTest {

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 import javax.imageio.ImageIO;
 
 /**
- * Independent Java oracle for the wire formats of ARCHITECTURE.md, written
+ * Independent Java oracle for the wire formats of docs/wire-format.md, written
  * from the spec (not from the C code), plus small test helpers.
  */
 public final class Ref {

@@ -7,7 +7,7 @@ import com.kyhsgeekcode.minecraftenv.VulkanMetalZerocopy;
  * arguments are IllegalArgumentException (checked first, as on a Mac), valid
  * ones are UnsupportedOperationException saying the path is macOS-only, and
  * the JVM and the library stay usable after each. Expected exceptions come
- * from ARCHITECTURE.md's "Bad input" table.
+ * from docs/architecture.md's "Bad input" table.
  */
 public final class MetalZerocopyUnsupportedTest {
     private static int failures = 0;

@@ -3,7 +3,7 @@
 RAW: numpy.frombuffer(...).reshape(h, w, 3)[::-1]; PNG: PIL.Image.open, then
 the same flip. Both must equal the original top-down image, generated here
 independently from the formula (and, for a resize, the nearest-neighbour
-mapping of ARCHITECTURE.md applied to the bottom-up image).
+mapping of docs/wire-format.md applied to the bottom-up image).
 
 Usage: consumer_check.py DIR   (files written by ConsumerFrames.java)
 Exit 0 pass, 1 mismatch, 77 when numpy or PIL is missing.

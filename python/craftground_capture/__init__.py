@@ -1,0 +1,31 @@
+"""Readers for the observations of the minecraft-capture native library.
+
+The wire format is described in docs/wire-format.md of the repository. In
+short: RAW and PNG images and depth travel bottom-up (the order glReadPixels
+returns); every function here returns arrays upright (row 0 is the top row).
+
+    from craftground_capture import decode_observation, image_to_array
+    obs = decode_observation(message_bytes)          # fields 1, 24, 37, 38
+    rgb = image_to_array(obs.image, width, height)   # (H, W, 3) uint8, upright
+
+Only the standard library and numpy are needed. PIL decodes PNGs when it is
+importable; otherwise a small decoder written with zlib and numpy does.
+"""
+from .frames import depth_to_array, image_to_array, png_to_array, raw_to_array
+from .message import Observation, decode_observation
+from .png import decode_png
+from .cuda_ipc import CudaIpcFrame, open_ipc_handle, parse_ipc_handle
+
+__all__ = [
+    "CudaIpcFrame",
+    "Observation",
+    "decode_observation",
+    "decode_png",
+    "depth_to_array",
+    "image_to_array",
+    "open_ipc_handle",
+    "parse_ipc_handle",
+    "png_to_array",
+    "raw_to_array",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,383 @@
+"""The 68-byte CUDA IPC handle opened as a zero-copy GPU array.
+
+Layout (docs/wire-format.md): the 64-byte cudaIpcMemHandle_t (the driver's
+CUipcMemHandle is the same bytes), then the device ordinal as a little-endian
+int32. Behind it: height x width x 4 RGBA8 bytes, tightly packed, in the
+source's row order (bottom-up for a GL texture), complete whenever the mod's
+per-frame call has returned.
+
+open_ipc_handle() maps it into this process through ctypes on the CUDA driver
+(libcuda) or runtime (libcudart), no compiled extension, and returns an object
+that torch, CuPy, JAX or numba take without a copy through
+__cuda_array_interface__ (version 3) or __dlpack__ / __dlpack_device__:
+
+    frame = open_ipc_handle(obs.ipc_handle, width, height)
+    t = torch.from_dlpack(frame)          # (H, W, 4) uint8 on cuda:N, no copy
+    img = cupy.asarray(frame)             # the same memory
+"""
+import ctypes
+import ctypes.util
+import os
+import struct
+import threading
+
+HANDLE_SIZE = 68
+MEM_HANDLE_SIZE = 64
+_LAZY_ENABLE_PEER_ACCESS = 1  # CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS == cudaIpcMemLazyEnablePeerAccess
+_MEMCPY_DEVICE_TO_HOST = 2    # cudaMemcpyDeviceToHost
+
+# DLPack (dlpack.h, version 0.x ABI, the "dltensor" capsule every consumer reads).
+KDL_CPU, KDL_CUDA = 1, 2
+_KDL_UINT = 1
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                             ("deleter", _DELETER)]
+
+
+class _IpcMemHandle(ctypes.Structure):  # passed by value, as the C prototypes take it
+    _fields_ = [("reserved", ctypes.c_ubyte * MEM_HANDLE_SIZE)]
+
+    @classmethod
+    def of(cls, mem_handle):
+        # from_buffer_copy keeps every byte (a c_char field would stop at a NUL).
+        return cls.from_buffer_copy(bytes(mem_handle))
+
+
+_CAPSULE_NAME = b"dltensor"
+_live = {}  # manager_ctx key -> what an exported tensor keeps alive
+_live_lock = threading.Lock()
+_next_key = [1]
+
+
+def _release(key):
+    with _live_lock:
+        _live.pop(key, None)
+
+
+@_DELETER
+def _dl_deleter(managed_ptr):
+    # Called by the consumer when its tensor dies (any thread; ctypes takes the GIL).
+    if managed_ptr:
+        _release(_DLManagedTensor.from_address(managed_ptr).manager_ctx)
+
+
+_pyapi = ctypes.pythonapi
+_pyapi.PyCapsule_New.restype = ctypes.py_object
+_pyapi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_pyapi.PyCapsule_IsValid.restype = ctypes.c_int
+_pyapi.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_pyapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_pyapi.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _capsule_destructor(capsule):
+    # A consumer renames the capsule to "used_dltensor" and owns the tensor
+    # from then on; a capsule still named "dltensor" was never consumed.
+    if _pyapi.PyCapsule_IsValid(capsule, _CAPSULE_NAME):
+        ptr = _pyapi.PyCapsule_GetPointer(capsule, _CAPSULE_NAME)
+        _release(_DLManagedTensor.from_address(ptr).manager_ctx)
+
+
+class DeviceBuffer:
+    """A C-contiguous uint8 array at `ptr` of `shape`, exported through
+    __cuda_array_interface__ (CUDA only) and DLPack. `owner` is kept alive
+    as long as any exported tensor is."""
+
+    def __init__(self, ptr, shape, device_type, device_id, owner=None):
+        self.ptr = int(ptr)
+        self.shape = tuple(int(s) for s in shape)
+        self.device_type = device_type
+        self.device = int(device_id)
+        self._owner = owner
+        n = 1
+        for s in self.shape:
+            n *= s
+        self.nbytes = n
+
+    def _check_open(self):
+        if not self.ptr:
+            raise ValueError("the buffer is closed")
+
+    @property
+    def __cuda_array_interface__(self):
+        self._check_open()
+        if self.device_type != KDL_CUDA:
+            raise AttributeError("__cuda_array_interface__: not CUDA memory")
+        # stream None: the producer finished the frame before announcing it.
+        return {"shape": self.shape, "typestr": "|u1", "data": (self.ptr, False),
+                "strides": None, "version": 3, "stream": None}
+
+    def __dlpack_device__(self):
+        return (self.device_type, self.device)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A "dltensor" capsule (DLPack 0.x ABI, which consumers accept
+        whatever max_version they ask for). No stream work is needed: the
+        frame is complete when the producer's call returns."""
+        self._check_open()
+        if copy:
+            raise BufferError("this buffer can only be shared, not copied")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"buffer lives on {self.__dlpack_device__()}, not {tuple(dl_device)}")
+        ndim = len(self.shape)
+        shape = (ctypes.c_int64 * ndim)(*self.shape)
+        managed = _DLManagedTensor()
+        t = managed.dl_tensor
+        t.data = self.ptr
+        t.device = _DLDevice(self.device_type, self.device)
+        t.ndim = ndim
+        t.dtype = _DLDataType(_KDL_UINT, 8, 1)
+        t.shape = shape
+        t.strides = None  # compact row-major
+        t.byte_offset = 0
+        with _live_lock:
+            key = _next_key[0]
+            _next_key[0] += 1
+            _live[key] = (managed, shape, self)
+        managed.manager_ctx = key
+        managed.deleter = _dl_deleter
+        return _pyapi.PyCapsule_New(ctypes.addressof(managed), _CAPSULE_NAME,
+                                    ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+
+
+def _load(env, names):
+    """The library named by $env when set (an unusual install), else the
+    first of `names` that loads."""
+    if os.environ.get(env):
+        names = [os.environ[env]]
+    errors = []
+    for name in names:
+        if not name:
+            continue
+        try:
+            return ctypes.CDLL(name)
+        except OSError as e:
+            errors.append(str(e))
+    raise OSError("; ".join(errors) or "not found")
+
+
+class _DriverApi:
+    """libcuda: the primary context of the device, the same one CuPy, torch
+    and the runtime use, made current only around each call."""
+    name = "driver"
+
+    def __init__(self):
+        self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDA",
+                               ["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")])
+        self._name = lib.cuGetErrorName
+        self._name.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        self._call("cuInit", lib.cuInit(0))
+        self.ctxs = {}
+
+    def _fn(self, *names):
+        for n in names:
+            f = getattr(self.lib, n, None)
+            if f is not None:
+                return f
+        raise OSError(f"libcuda has none of {names}")
+
+    def _call(self, what, res):
+        if res != 0:
+            s = ctypes.c_char_p()
+            self._name(res, ctypes.byref(s))
+            raise RuntimeError(f"{what} failed: {(s.value or b'?').decode()} ({res})")
+
+    def _push(self, device):
+        if device not in self.ctxs:
+            dev = ctypes.c_int()
+            self._call(f"cuDeviceGet({device})", self.lib.cuDeviceGet(ctypes.byref(dev), device))
+            ctx = ctypes.c_void_p()
+            self._call("cuDevicePrimaryCtxRetain",
+                       self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev))
+            self.ctxs[device] = ctx
+        self._call("cuCtxPushCurrent", self._fn("cuCtxPushCurrent_v2", "cuCtxPushCurrent")(
+            self.ctxs[device]))
+
+    def _pop(self):
+        self._call("cuCtxPopCurrent", self._fn("cuCtxPopCurrent_v2", "cuCtxPopCurrent")(
+            ctypes.byref(ctypes.c_void_p())))
+
+    def open(self, mem_handle, device):
+        self._push(device)
+        try:
+            ptr = ctypes.c_uint64()
+            f = self._fn("cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle")
+            f.argtypes = [ctypes.POINTER(ctypes.c_uint64), _IpcMemHandle, ctypes.c_uint]
+            self._call("cuIpcOpenMemHandle",
+                       f(ctypes.byref(ptr), _IpcMemHandle.of(mem_handle), _LAZY_ENABLE_PEER_ACCESS))
+            return ptr.value
+        finally:
+            self._pop()
+
+    def close(self, ptr, device):
+        self._push(device)
+        try:
+            f = self.lib.cuIpcCloseMemHandle
+            f.argtypes = [ctypes.c_uint64]
+            self._call("cuIpcCloseMemHandle", f(ptr))
+        finally:
+            self._pop()
+
+    def to_host(self, dst, ptr, nbytes, device):
+        self._push(device)
+        try:
+            f = self._fn("cuMemcpyDtoH_v2", "cuMemcpyDtoH")
+            f.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
+            self._call("cuMemcpyDtoH", f(dst, ptr, nbytes))
+        finally:
+            self._pop()
+
+
+class _RuntimeApi:
+    """libcudart: the calling thread's current device is switched only around
+    each call."""
+    name = "runtime"
+
+    def __init__(self):
+        self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDART",
+                               ["libcudart.so", ctypes.util.find_library("cudart"),
+                                "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"])
+        lib.cudaGetErrorName.restype = ctypes.c_char_p
+        lib.cudaGetErrorName.argtypes = [ctypes.c_int]
+        lib.cudaIpcOpenMemHandle.argtypes = [ctypes.POINTER(ctypes.c_void_p), _IpcMemHandle,
+                                             ctypes.c_uint]
+        lib.cudaIpcCloseMemHandle.argtypes = [ctypes.c_void_p]
+        lib.cudaMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
+    def _call(self, what, res):
+        if res != 0:
+            name = self.lib.cudaGetErrorName(res) or b"?"
+            raise RuntimeError(f"{what} failed: {name.decode()} ({res})")
+
+    def _on(self, device, what, fn):
+        prev = ctypes.c_int()
+        self._call("cudaGetDevice", self.lib.cudaGetDevice(ctypes.byref(prev)))
+        self._call(f"cudaSetDevice({device})", self.lib.cudaSetDevice(device))
+        try:
+            self._call(what, fn())
+        finally:
+            self.lib.cudaSetDevice(prev.value)
+
+    def open(self, mem_handle, device):
+        ptr = ctypes.c_void_p()
+        self._on(device, "cudaIpcOpenMemHandle", lambda: self.lib.cudaIpcOpenMemHandle(
+            ctypes.byref(ptr), _IpcMemHandle.of(mem_handle), _LAZY_ENABLE_PEER_ACCESS))
+        return ptr.value
+
+    def close(self, ptr, device):
+        self._on(device, "cudaIpcCloseMemHandle", lambda: self.lib.cudaIpcCloseMemHandle(ptr))
+
+    def to_host(self, dst, ptr, nbytes, device):
+        self._on(device, "cudaMemcpy", lambda: self.lib.cudaMemcpy(
+            dst, ptr, nbytes, _MEMCPY_DEVICE_TO_HOST))
+
+
+_apis = {}
+
+
+def _api(backend):
+    order = {None: ("driver", "runtime"), "driver": ("driver",), "runtime": ("runtime",)}
+    if backend not in order:
+        raise ValueError(f"backend must be 'driver', 'runtime' or None, got {backend!r}")
+    errors = []
+    for name in order[backend]:
+        if name not in _apis:
+            try:
+                _apis[name] = _DriverApi() if name == "driver" else _RuntimeApi()
+            except (OSError, RuntimeError) as e:
+                errors.append(f"CUDA {name} API: {e}")
+                continue
+        return _apis[name]
+    raise RuntimeError("cannot open a CUDA IPC handle here: " + "; ".join(errors))
+
+
+def parse_ipc_handle(data):
+    """68 bytes -> (the 64-byte memory handle, the CUDA device ordinal)."""
+    data = bytes(data)
+    if len(data) != HANDLE_SIZE:
+        raise ValueError(f"a CUDA IPC handle is {HANDLE_SIZE} bytes, got {len(data)}"
+                         + (" (4 bytes is a macOS mach port)" if len(data) == 4 else ""))
+    (device,) = struct.unpack("<i", data[MEM_HANDLE_SIZE:])
+    if device < 0:
+        raise ValueError(f"CUDA IPC handle names device {device}")
+    return data[:MEM_HANDLE_SIZE], device
+
+
+class CudaIpcFrame(DeviceBuffer):
+    """The producer's shared frame buffer, opened in this process: shape
+    (height, width, 4) uint8 RGBA in the source's row order. Use it with
+    torch.from_dlpack, cupy.asarray, jax.dlpack.from_dlpack, or to_numpy().
+    close() (or the end of a with block) unmaps it; tensors made from it must
+    not be used afterwards."""
+
+    def __init__(self, handle, width, height, backend=None):
+        self.ptr = 0
+        mem, device = parse_ipc_handle(handle)
+        if width <= 0 or height <= 0:
+            raise ValueError(f"bad frame size {width}x{height}")
+        self._api = _api(backend)
+        self.backend = self._api.name
+        try:
+            ptr = self._api.open(mem, device)
+        except RuntimeError as e:
+            raise RuntimeError(f"opening the CUDA IPC handle of device {device} "
+                               f"(CUDA {self.backend} API): {e}") from None
+        super().__init__(ptr, (height, width, 4), KDL_CUDA, device)
+
+    def to_numpy(self):
+        """A host copy (numpy, same shape), e.g. to check bytes or save a frame."""
+        import numpy as np
+
+        self._check_open()
+        out = np.empty(self.shape, dtype=np.uint8)
+        self._api.to_host(out.ctypes.data, self.ptr, self.nbytes, self.device)
+        return out
+
+    def close(self):
+        if self.ptr:
+            ptr, self.ptr = self.ptr, 0
+            self._api.close(ptr, self.device)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the driver may be gone
+            pass
+
+
+def open_ipc_handle(handle, width, height, backend=None):
+    """Open a 68-byte CUDA IPC handle (the `ipc_handle` field) as a zero-copy
+    (height, width, 4) uint8 frame. backend: "driver" (libcuda), "runtime"
+    (libcudart) or None (the driver, else the runtime). Open it once and keep
+    it: the producer refills the same buffer every frame.
+
+    $CRAFTGROUND_CAPTURE_LIBCUDA / $CRAFTGROUND_CAPTURE_LIBCUDART name the
+    library to load when the usual names do not find it."""
+    return CudaIpcFrame(handle, width, height, backend)
