@@ -133,8 +133,7 @@ double gl_scene_window_depth(double z, double n, double f, int zero_to_one)
 int gl_scene_draw_depth(gl_scene *s, const gl_quad *q, int n, double near_plane,
                         double far_plane, int zero_to_one)
 {
-    if (zero_to_one && !(epoxy_gl_version() >= 45 || epoxy_has_gl_extension("GL_ARB_clip_control")))
-        return 2;
+    if (zero_to_one && !gl_scene_has_clip_control()) return 2;
     gl_scene_begin(s);
     if (zero_to_one) glClipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);
     glEnable(GL_DEPTH_TEST);
@@ -173,4 +172,9 @@ double gl_scene_expect_eye_z(const gl_quad *q, int n, double far_plane, int x, i
             z = q[i].eye_z;
     }
     return z;
+}
+
+int gl_scene_has_clip_control(void)
+{
+    return epoxy_gl_version() >= 45 || epoxy_has_gl_extension("GL_ARB_clip_control");
 }

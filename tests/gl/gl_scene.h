@@ -53,4 +53,8 @@ double gl_scene_expect_eye_z(const gl_quad *q, int n, double far_plane, int x, i
  * from the projection, for both clip conventions. */
 double gl_scene_window_depth(double z, double near_plane, double far_plane, int zero_to_one);
 
+/* Nonzero when the current context has glClipControl (GL 4.5 or
+ * GL_ARB_clip_control), which the [0,1] depth scenes need. */
+int gl_scene_has_clip_control(void);
+
 #endif /* GL_SCENE_H */
