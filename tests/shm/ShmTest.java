@@ -324,6 +324,23 @@ public final class ShmTest {
             expect(IllegalStateException.class, "writeObservationImpl after", () -> FC.writeObservationImpl(p, j, obs));
             double again = (System.nanoTime() - t0) / 1e9;
             if (again > 5) fail("calls on the closed channel took " + again + " s");
+
+            // A new Python session on the same port: readInitialEnvironmentImpl
+            // opens the new objects and the channel works again.
+            peer.close();
+            peer = new Peer(py, script);
+            peer.ok("create " + port + " " + ACTION_SIZE + " " + (ENV_SIZE - 1));
+            if (!Arrays.equals(FC.readInitialEnvironmentImpl(p, port), initEnv(ENV_SIZE - 1)))
+                fail("initial environment of the new session differs");
+            FC.writeObservationImpl(p, j, ack());
+            peer.ok("read ack");
+            peer.ok("action 5");
+            if (!Arrays.equals(FC.readActionImpl(p, null), actionBytes(5, actionLen(5))))
+                fail("action of the new session differs");
+            fillObs(obs, 5);
+            FC.writeObservationImpl(p, j, obs);
+            peer.ok("read obs:5:" + OBS_LEN);
+            System.out.println("a new session on the same port works after readInitialEnvironmentImpl");
         } finally {
             peer.close();
             // SIGKILL runs no cleanup: remove what it left (glibc's paths).
