@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
@@ -560,6 +561,143 @@ START_TEST(closed_when_peer_killed)
 END_TEST
 #endif
 
+/* ---- concurrency and allocation --------------------------------------- */
+
+enum { WRITERS = 4, WRITES = 40, STEP_BYTES = 4096 };
+
+typedef struct writer_arg {
+    cg_shm_channel *ch;
+    int id;
+    int failures;
+} writer_arg;
+
+/* Every write is larger than any before it, so nearly each one grows j2p
+ * and replaces the mapping while the other threads write too. */
+static void *writer(void *p)
+{
+    writer_arg *w = p;
+    size_t max = (size_t)(WRITES * WRITERS + WRITERS) * STEP_BYTES;
+    uint8_t *buf = malloc(max);
+    if (buf == NULL) {
+        w->failures++;
+        return NULL;
+    }
+    memset(buf, 'a' + w->id, max);
+    for (int i = 0; i < WRITES; i++) {
+        size_t len = (size_t)(i * WRITERS + w->id + 1) * STEP_BYTES;
+        if (cg_shm_channel_write_bytes(w->ch, buf, len) != CG_OK) w->failures++;
+    }
+    free(buf);
+    return NULL;
+}
+
+START_TEST(concurrent_writes_are_serialised)
+{
+    side s;
+    side_create(&s);
+    cg_shm_channel *ch = open_ok(&s);
+    pthread_t t[WRITERS];
+    writer_arg w[WRITERS];
+    for (int i = 0; i < WRITERS; i++) {
+        w[i] = (writer_arg){ch, i, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, writer, &w[i]), 0);
+    }
+    for (int i = 0; i < WRITERS; i++) {
+        pthread_join(t[i], NULL);
+        ck_assert_int_eq(w[i].failures, 0);
+    }
+    /* One post per write, and the last message whole: one writer's bytes,
+     * its length, inside the object. */
+    for (int i = 0; i < WRITERS * WRITES; i++) ck_assert_int_eq(sem_trywait(s.sem_obs), 0);
+    ck_assert_int_eq(sem_trywait(s.sem_obs), -1);
+    uint8_t h[24];
+    ck_assert_int_eq(pread(s.j2p_fd, h, 24, 0), 24);
+    size_t n = (size_t)get64(h, 16);
+    ck_assert_uint_eq(n % STEP_BYTES, 0);
+    ck_assert_int_ge(fsize(s.j2p_fd), (off_t)(24 + n));
+    uint8_t *msg = malloc(n);
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_int_eq(pread(s.j2p_fd, msg, n, 24), (ssize_t)n);
+    int id = msg[0] - 'a';
+    ck_assert_int_ge(id, 0);
+    ck_assert_int_lt(id, WRITERS);
+    ck_assert_uint_eq((n / STEP_BYTES - 1) % WRITERS, (size_t)id);
+    for (size_t i = 0; i < n; i++)
+        if (msg[i] != msg[0]) ck_abort_msg("message torn at byte %zu", i);
+    free(msg);
+    cg_shm_channel_close(ch);
+    side_destroy(&s);
+}
+END_TEST
+
+#if defined(CG_SHM_COUNT_ALLOCS)
+/* Linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc: every
+ * allocation made by the channel code is counted here. */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t k, size_t n);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t k, size_t n);
+void *__wrap_realloc(void *p, size_t n);
+static volatile long allocs;
+void *__wrap_malloc(size_t n)
+{
+    allocs++;
+    return __real_malloc(n);
+}
+void *__wrap_calloc(size_t k, size_t n)
+{
+    allocs++;
+    return __real_calloc(k, n);
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+    allocs++;
+    return __real_realloc(p, n);
+}
+
+static cg_status keep_quietly(void *user, const uint8_t *data, size_t len)
+{
+    got *g = user;
+    if (len > sizeof g->buf) return CG_E_BUFFER_TOO_SMALL;
+    memcpy(g->buf, data, len);
+    g->len = len;
+    g->calls++;
+    return CG_OK;
+}
+
+START_TEST(hot_path_allocates_nothing)
+{
+    side s;
+    side_create(&s);
+    long before_open = allocs;
+    cg_shm_channel *ch = open_ok(&s);
+    ck_assert_int_gt(allocs, before_open); /* the counter works: open allocates */
+    static uint8_t msg[100000];
+    got g = {0};
+    /* No ck_assert inside the counted part: Check allocates to record one. */
+    int bad = 0;
+    long before = allocs;
+    for (int i = 0; i < 50; i++) {
+        static const uint8_t a[4] = {1, 2, 3, 4};
+        memcpy(s.map + 136, a, sizeof a);
+        put64(s.map, 16, sizeof a);
+        bad += sem_post(s.sem_act) != 0;
+        bad += cg_shm_channel_read_action(ch, keep_quietly, &g) != CG_OK;
+        bad += cg_shm_channel_write_bytes(ch, msg, (size_t)(i + 1) * 2000) != CG_OK;
+        bad += sem_trywait(s.sem_obs) != 0;
+    }
+    bad += cg_shm_channel_read_initial_environment(ch, keep_quietly, &g) != CG_OK;
+    long during = allocs - before;
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_eq(g.calls, 51);
+    ck_assert_int_eq(during, 0);
+    cg_shm_channel_close(ch);
+    side_destroy(&s);
+}
+END_TEST
+#endif
+
 Suite *make_suite(void)
 {
     Suite *s = suite_create("shm_channel");
@@ -587,5 +725,11 @@ Suite *make_suite(void)
     tcase_add_test(peer, closed_when_peer_killed);
 #endif
     suite_add_tcase(s, peer);
+    TCase *threads = tcase_create("threads");
+    tcase_add_test(threads, concurrent_writes_are_serialised);
+#if defined(CG_SHM_COUNT_ALLOCS)
+    tcase_add_test(threads, hot_path_allocates_nothing);
+#endif
+    suite_add_tcase(s, threads);
     return s;
 }
