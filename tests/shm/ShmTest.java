@@ -350,6 +350,56 @@ public final class ShmTest {
         }
     }
 
+    /**
+     * Threads sharing one port: one keeps reopening the channel
+     * (readInitialEnvironmentImpl replaces the registry's entry) while others
+     * write through whichever channel is listed. Every call must succeed, and
+     * the peer must then read a whole message.
+     */
+    static void registry(String py, String script) throws Exception {
+        int port = basePort() + 24;
+        String p = p2j(port), j = j2p(port);
+        try (Peer peer = new Peer(py, script)) {
+            peer.ok("create " + port + " " + ACTION_SIZE + " " + ENV_SIZE);
+            final int threads = 4, calls = 400;
+            Thread[] t = new Thread[threads];
+            final Throwable[] err = new Throwable[threads];
+            for (int k = 0; k < threads; k++) {
+                final int id = k;
+                t[k] = new Thread(() -> {
+                    try {
+                        byte[] msg = new byte[4096 * (id + 1)];
+                        fillObs(msg, 9);
+                        for (int i = 0; i < calls; i++) {
+                            if (id == 0) {
+                                if (FC.readInitialEnvironmentImpl(p, port).length != ENV_SIZE)
+                                    throw new AssertionError("initial environment length");
+                            } else {
+                                FC.writeObservationImpl(p, j, msg);
+                            }
+                        }
+                    } catch (Throwable e) {
+                        err[id] = e;
+                    }
+                });
+                t[k].start();
+            }
+            for (int k = 0; k < threads; k++) {
+                t[k].join();
+                if (err[k] != null) fail("thread " + k + ": " + err[k]);
+            }
+            // One more message, alone: the peer reads it whole (after taking
+            // the posts of the concurrent ones, whose bytes it cannot check).
+            peer.ok("drain_obs");
+            byte[] last = new byte[3000];
+            fillObs(last, 11);
+            FC.writeObservationImpl(p, j, last);
+            peer.ok("read obs:11:3000");
+            System.out.println("registry: " + threads + " threads x " + calls
+                    + " calls on one port while it was reopened, all succeeded");
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 3) {
             System.out.println("usage: ShmTest PYTHON PEER_SCRIPT SCENARIO");
@@ -359,6 +409,7 @@ public final class ShmTest {
         switch (scenario) {
             case "roundtrip": roundtrip(py, script); break;
             case "errors": errors(py, script); break;
+            case "registry": registry(py, script); break;
             case "peer_gone_SIGTERM": peerGone(py, script, "SIGTERM"); break;
             case "peer_gone_SIGKILL": peerGone(py, script, "SIGKILL"); break;
             default: throw new IllegalArgumentException(scenario);

@@ -22,6 +22,7 @@ Driven line by line on stdin by the JVM test (one reply line each on stdout):
   read EXPECT                 wait for /cg_sem_obs, read the message, check it
   truncate p2j|j2p SIZE       ftruncate an object (shrink it under the reader)
   post_act                    post /cg_sem_act without touching the header
+  drain_obs                   take every pending post of /cg_sem_obs
   unlink                      remove every object and semaphore
   quit
 EXPECT: "ack" (the handshake bytes), "obs:STEP:LEN" (observation pattern).
@@ -59,6 +60,7 @@ libc.shm_unlink.argtypes = [ctypes.c_char_p]
 libc.sem_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_uint]
 libc.sem_open.restype = ctypes.c_void_p
 libc.sem_post.argtypes = [ctypes.c_void_p]
+libc.sem_trywait.argtypes = [ctypes.c_void_p]
 libc.sem_unlink.argtypes = [ctypes.c_char_p]
 
 
@@ -290,6 +292,11 @@ def main():
             elif cmd == "truncate":
                 os.ftruncate(peer.p2j_fd if w[1] == "p2j" else peer.j2p_fd, int(w[2]))
                 reply("ok")
+            elif cmd == "drain_obs":
+                n = 0
+                while libc.sem_trywait(peer.sem_obs) == 0:
+                    n += 1
+                reply("ok %d" % n)
             elif cmd == "post_act":
                 libc.sem_post(peer.sem_act)
                 reply("ok")
