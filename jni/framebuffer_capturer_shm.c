@@ -50,46 +50,63 @@ static void cg_shm_entry_free(cg_shm_entry *e)
     free(e);
 }
 
-/* The channel of `port` for one call (release with cg_shm_reg_release).
- * fresh: open new objects even if a channel is listed. NULL with an
- * exception pending on failure. */
-static cg_shm_entry *cg_shm_reg_acquire(JNIEnv *env, const char *what, int port, int fresh)
+static cg_shm_entry *cg_shm_reg_find_locked(int port)
 {
-    cg_shm_entry *stale = NULL;
-    pthread_mutex_lock(&cg_shm_reg_lock);
     cg_shm_entry *e = cg_shm_reg;
     while (e != NULL && e->port != port) e = e->next;
-    if (e != NULL && !fresh) {
-        e->refs++;
+    return e;
+}
+
+/* The channel of `port` for one call (release with cg_shm_reg_release).
+ * fresh: open new objects even if a channel is listed (a failed fresh open
+ * still unlists the old one). NULL with an exception pending on failure. */
+static cg_shm_entry *cg_shm_reg_acquire(JNIEnv *env, const char *what, int port, int fresh)
+{
+    cg_shm_entry *e;
+    if (!fresh) {
+        pthread_mutex_lock(&cg_shm_reg_lock);
+        if ((e = cg_shm_reg_find_locked(port)) != NULL) e->refs++;
         pthread_mutex_unlock(&cg_shm_reg_lock);
-        return e;
+        if (e != NULL) return e;
     }
-    if (e != NULL) {
-        cg_shm_reg_unlist_locked(e);
-        if (e->refs == 0) stale = e;
-    }
+    /* Opened outside the lock: it reads /proc (milliseconds), and calls on
+     * other ports must not wait for that. */
     cg_shm_entry *ne = calloc(1, sizeof *ne);
     cg_shm_channel *ch = NULL;
     char why[320] = "";
     cg_status st = ne == NULL ? CG_E_NO_MEMORY : cg_shm_channel_open(&ch, port, why, sizeof why);
-    if (st == CG_OK) {
-        ne->port = port;
-        ne->ch = ch;
-        ne->refs = 2; /* listed + this call */
-        ne->next = cg_shm_reg;
-        cg_shm_reg = ne;
+    cg_shm_entry *stale = NULL, *use = NULL;
+    pthread_mutex_lock(&cg_shm_reg_lock);
+    e = cg_shm_reg_find_locked(port);
+    if (e != NULL && !fresh) {
+        e->refs++; /* another thread opened it meanwhile: use that one */
+        use = e;
+    } else {
+        if (e != NULL) {
+            cg_shm_reg_unlist_locked(e);
+            if (e->refs == 0) stale = e;
+        }
+        if (st == CG_OK) {
+            ne->port = port;
+            ne->ch = ch;
+            ne->refs = 2; /* listed + this call */
+            ne->next = cg_shm_reg;
+            cg_shm_reg = ne;
+            use = ne;
+        }
     }
     pthread_mutex_unlock(&cg_shm_reg_lock);
     if (stale != NULL) cg_shm_entry_free(stale);
-    if (st != CG_OK) {
+    if (use != ne) {
+        cg_shm_channel_close(ch);
         free(ne);
-        if (st == CG_E_NO_MEMORY && why[0] == '\0')
-            cg_throw(env, CG_JEXC_OOM, "%s: cannot allocate the channel of port %d", what, port);
-        else
-            cg_throw_status(env, st, what, ne == NULL ? NULL : why);
-        return NULL;
     }
-    return ne;
+    if (use != NULL) return use;
+    if (st == CG_E_NO_MEMORY && why[0] == '\0')
+        cg_throw(env, CG_JEXC_OOM, "%s: cannot allocate the channel of port %d", what, port);
+    else
+        cg_throw_status(env, st, what, why);
+    return NULL;
 }
 
 /* Ends a call. */
