@@ -250,11 +250,13 @@ static cg_status cg_shm_p2j_refresh(cg_shm_channel *ch)
     return cg_shm_obj_map(ch, &ch->p2j, size);
 }
 
-/* Does `name` still lead to the object we opened? */
+/* Does `name` still lead to the object we opened? (Where fstat of a
+ * shared-memory object gives no inode, as on macOS, only a missing name
+ * tells.) */
 static int cg_shm_obj_still_there(const cg_shm_obj *o)
 {
+    if (cg_shm_fd_unlinked(o->fd)) return 0;
     struct stat sb;
-    if (fstat(o->fd, &sb) == 0 && sb.st_nlink == 0) return 0; /* unlinked (Linux) */
     int fd = shm_open(o->name, O_RDONLY, 0);
     if (fd < 0) return errno != ENOENT; /* only a missing name is a verdict */
     int same = fstat(fd, &sb) != 0 || (sb.st_dev == o->dev && sb.st_ino == o->ino);

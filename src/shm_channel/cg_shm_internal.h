@@ -4,8 +4,8 @@
  *   waiting for a semaphore with a time limit: cg_shm_wait_timed.c
  *     (sem_timedwait) or cg_shm_wait_poll.c (sem_trywait + short sleeps,
  *     for macOS, which has no sem_timedwait);
- *   watching the peer process: cg_shm_peer_linux.c (/proc) or
- *     cg_shm_peer_none.c (nothing known: only the object names are checked).
+ *   watching the peer process and its objects: cg_shm_peer_linux.c (/proc,
+ *     st_nlink) or cg_shm_peer_none.c (only the object names are checked).
  */
 #ifndef CG_SHM_INTERNAL_H
 #define CG_SHM_INTERNAL_H
@@ -35,5 +35,10 @@ void cg_shm_peer_find(cg_shm_peer *p, const char *const names[4]);
 int cg_shm_peer_gone(cg_shm_peer *p);
 
 void cg_shm_peer_release(cg_shm_peer *p);
+
+/* 1 when the shared-memory object behind `fd` is known to have no name any
+ * more (Linux: st_nlink 0). 0 when it has, or when the platform cannot tell
+ * (macOS reports st_nlink 0 for every shared-memory object). */
+int cg_shm_fd_unlinked(int fd);
 
 #endif /* CG_SHM_INTERNAL_H */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cg_shm_internal.h"
@@ -94,4 +95,10 @@ void cg_shm_peer_release(cg_shm_peer *p)
 {
     for (int i = 0; i < p->n; i++) close(p->fd[i]);
     p->n = 0;
+}
+
+int cg_shm_fd_unlinked(int fd)
+{
+    struct stat sb;
+    return fstat(fd, &sb) == 0 && sb.st_nlink == 0;
 }

@@ -507,6 +507,8 @@ START_TEST(closed_when_unlinked)
 }
 END_TEST
 
+#if defined(__linux__)
+/* Linux only: macOS gives shared-memory objects no inode to compare. */
 START_TEST(closed_when_replaced)
 {
     side s;
@@ -524,7 +526,6 @@ START_TEST(closed_when_replaced)
 }
 END_TEST
 
-#if defined(__linux__)
 /* SIGKILL runs no cleanup: the objects stay, the process that mapped them
  * goes. The Python side here is a child process. */
 START_TEST(closed_when_peer_killed)
@@ -720,8 +721,8 @@ Suite *make_suite(void)
     TCase *peer = tcase_create("peer");
     tcase_set_timeout(peer, 30);
     tcase_add_test(peer, closed_when_unlinked);
-    tcase_add_test(peer, closed_when_replaced);
 #if defined(__linux__)
+    tcase_add_test(peer, closed_when_replaced);
     tcase_add_test(peer, closed_when_peer_killed);
 #endif
     suite_add_tcase(s, peer);
