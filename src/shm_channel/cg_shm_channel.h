@@ -105,8 +105,10 @@ cg_status cg_shm_channel_read_initial_environment(cg_shm_channel *ch, cg_shm_sin
 /* Waits for one post of /cg_sem_act<port> (one post = one action), then
  * hands the action bytes (action_offset/size, checked after the post) to
  * `sink`. While waiting it checks about every 100 ms that the Python side
- * is still there: both object names still lead to the objects opened, and,
- * on Linux, a process found mapping them at open is still alive. When not,
+ * is still there: both object names still exist (on Linux: and still lead
+ * to the objects opened, not a new session's), and, on Linux, some process
+ * found mapping the objects or semaphores at open is still alive (when one
+ * was found: SIGKILL leaves the objects behind). When not,
  * it returns CG_E_CHANNEL_CLOSED, and so does every later call on this
  * channel. If the sink fails, the post is given back, so the next call
  * delivers the same action. */
