@@ -211,6 +211,9 @@ cg_jexc cg_jexc_for_status(cg_status st)
     case CG_E_NO_CONTEXT:
     case CG_E_ALREADY_INITIALIZED:
     case CG_E_NOT_INITIALIZED:
+    case CG_E_CHANNEL_ABSENT:
+    case CG_E_CHANNEL_CORRUPT:
+    case CG_E_CHANNEL_CLOSED:
         return CG_JEXC_ILLEGAL_STATE;
     case CG_OK:
     case CG_E_GL:

@@ -32,7 +32,10 @@ extern "C" {
     X(CG_E_BAD_TEXTURE,        14, "texture is not usable for this capture")    \
     X(CG_E_ALREADY_INITIALIZED, 15, "already initialised")                      \
     X(CG_E_NOT_INITIALIZED,    16, "not initialised, or already destroyed")     \
-    X(CG_E_PLATFORM,           17, "platform API call failed")
+    X(CG_E_PLATFORM,           17, "platform API call failed")                  \
+    X(CG_E_CHANNEL_ABSENT,     18, "shared-memory channel does not exist")      \
+    X(CG_E_CHANNEL_CORRUPT,    19, "shared-memory channel header is invalid")   \
+    X(CG_E_CHANNEL_CLOSED,     20, "the peer has closed the shared-memory channel")
 
 typedef enum cg_status {
 #define CG_STATUS_ENUM_(name, num, msg) name = num,

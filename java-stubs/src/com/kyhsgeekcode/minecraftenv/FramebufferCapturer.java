@@ -46,4 +46,20 @@ public final class FramebufferCapturer {
     /** Per-frame GL zero-copy; returns null on success. */
     public native ByteString captureFramebufferZerocopyImpl(
             int sourceTextureId, int targetW, int targetH, boolean drawCursor, int mouseX, int mouseY);
+
+    /**
+     * Shared-memory channel: the initial-environment bytes the Python side wrote into
+     * {@code /craftground_<port>_p2j}. (Re)opens the channel of that port.
+     */
+    public native byte[] readInitialEnvironmentImpl(String p2jMemoryName, int port);
+
+    /**
+     * Shared-memory channel: waits for the next action and returns its bytes, in
+     * {@code actionData} itself when its length equals the action's.
+     */
+    public native byte[] readActionImpl(String p2jMemoryName, byte[] actionData);
+
+    /** Shared-memory channel: publishes one message (an observation, or the handshake ack). */
+    public native void writeObservationImpl(
+            String p2jMemoryName, String j2pMemoryName, byte[] observationData);
 }

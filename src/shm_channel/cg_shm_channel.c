@@ -1,0 +1,496 @@
+/*
+ * cg_shm_channel.c - the p2j/j2p channel: names, open/close, checked reads
+ * of the Python side's header, growing writes, the waiting action read.
+ */
+#define _POSIX_C_SOURCE 200809L
+#if defined(__APPLE__)
+#define _DARWIN_C_SOURCE 1
+#endif
+
+#include "cg_shm_channel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cg_shm_internal.h"
+
+/* p2j header offsets (cg_shm_channel.h). */
+enum {
+    P2J_ACTION_OFFSET = 8,
+    P2J_ACTION_SIZE = 16,
+    P2J_INIT_OFFSET = 24,
+    P2J_INIT_SIZE = 32,
+    P2J_SEM_OBS_NAME = 56,
+    P2J_SEM_ACT_NAME = 104,
+    J2P_DATA_OFFSET = 8,
+    J2P_DATA_SIZE = 16
+};
+
+/* How long one wait slice lasts before the peer is checked again. */
+#define CG_SHM_CHECK_MS 100u
+
+#define CG_SHM_ERR_LEN 320
+
+/* An object opened by name, with the mapping of its current size. */
+typedef struct cg_shm_obj {
+    char name[CG_SHM_NAME_MAX];
+    int fd;
+    uint8_t *map; /* NULL when not mapped */
+    size_t map_len;
+    int prot;
+    dev_t dev; /* identity at open: a new object under the same name is */
+    ino_t ino; /* another Python session, not ours */
+} cg_shm_obj;
+
+struct cg_shm_channel {
+    pthread_mutex_t lock;
+    int port;
+    cg_shm_obj p2j, j2p;
+    char sem_obs_name[CG_SHM_NAME_MAX], sem_act_name[CG_SHM_NAME_MAX];
+    sem_t *sem_obs, *sem_act;
+    cg_shm_peer peer;
+    int closed; /* the peer has gone: every call refuses */
+    char err[CG_SHM_ERR_LEN];
+};
+
+/* ---- names ------------------------------------------------------------ */
+
+static const char cg_shm_prefix[] = "/craftground_";
+
+cg_status cg_shm_parse_name(const char *name, int *port, cg_shm_dir *dir)
+{
+    if (name == NULL) return CG_E_INVALID_ARG;
+    size_t plen = sizeof cg_shm_prefix - 1;
+    if (strncmp(name, cg_shm_prefix, plen) != 0) return CG_E_INVALID_ARG;
+    const char *p = name + plen;
+    if (*p < '0' || *p > '9') return CG_E_INVALID_ARG;
+    if (*p == '0' && p[1] >= '0' && p[1] <= '9') return CG_E_INVALID_ARG; /* leading zero */
+    long long v = 0;
+    while (*p >= '0' && *p <= '9') {
+        v = v * 10 + (*p - '0');
+        if (v > INT_MAX) return CG_E_INVALID_ARG;
+        p++;
+    }
+    cg_shm_dir d;
+    if (strcmp(p, "_p2j") == 0)
+        d = CG_SHM_P2J;
+    else if (strcmp(p, "_j2p") == 0)
+        d = CG_SHM_J2P;
+    else
+        return CG_E_INVALID_ARG;
+    if (port != NULL) *port = (int)v;
+    if (dir != NULL) *dir = d;
+    return CG_OK;
+}
+
+cg_status cg_shm_make_name(char *buf, size_t len, int port, cg_shm_dir dir)
+{
+    if (buf == NULL || len < CG_SHM_NAME_MAX || port < 0 ||
+        (dir != CG_SHM_P2J && dir != CG_SHM_J2P))
+        return CG_E_INVALID_ARG;
+    snprintf(buf, len, "%s%d_%s", cg_shm_prefix, port, dir == CG_SHM_P2J ? "p2j" : "j2p");
+    return CG_OK;
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static cg_status cg_shm_fail(cg_shm_channel *ch, cg_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(ch->err, sizeof ch->err, fmt, ap);
+    va_end(ap);
+    if (n < 0) ch->err[0] = '\0';
+    return st;
+}
+
+/* The errno of a failed open, as a status: a missing object is the Python
+ * side not (or no longer) being there. */
+static cg_status cg_shm_open_status(int e)
+{
+    if (e == ENOENT) return CG_E_CHANNEL_ABSENT;
+    if (e == ENOMEM) return CG_E_NO_MEMORY;
+    return CG_E_PLATFORM;
+}
+
+/* ---- header fields ---------------------------------------------------- */
+
+/* The wire is 64-bit little-endian sizes; every supported host is
+ * little-endian, so a plain load (memcpy: no alignment assumption). */
+static uint64_t cg_shm_load_u64(const uint8_t *base, size_t off)
+{
+    uint64_t v;
+    memcpy(&v, base + off, sizeof v);
+    return v;
+}
+
+static void cg_shm_store_u64(uint8_t *base, size_t off, uint64_t v)
+{
+    memcpy(base + off, &v, sizeof v);
+}
+
+/* off/len from the header must describe bytes inside obj_size, past the
+ * header. Written without any sum that could wrap. */
+static cg_status cg_shm_check_span(cg_shm_channel *ch, const char *what, uint64_t off,
+                                   uint64_t len, size_t obj_size, size_t *off_out)
+{
+    if (off < CG_SHM_P2J_HEADER || off > (uint64_t)obj_size ||
+        len > (uint64_t)obj_size - off)
+        return cg_shm_fail(ch, CG_E_CHANNEL_CORRUPT,
+                           "%s: %s of %llu bytes at offset %llu lies outside the object's %zu "
+                           "bytes (data must start at or after byte %d)",
+                           ch->p2j.name, what, (unsigned long long)len, (unsigned long long)off,
+                           obj_size, CG_SHM_P2J_HEADER);
+    *off_out = (size_t)off;
+    return CG_OK;
+}
+
+/* The semaphore name stored at `at` must be exactly `want`, NUL-terminated
+ * within its 30 bytes. */
+static cg_status cg_shm_check_sem_name(cg_shm_channel *ch, size_t at, const char *want)
+{
+    const char *field = (const char *)ch->p2j.map + at;
+    const char *nul = memchr(field, '\0', CG_SHM_SEM_NAME_LEN);
+    if (nul != NULL && strcmp(field, want) == 0) return CG_OK;
+    char shown[CG_SHM_SEM_NAME_LEN + 1];
+    size_t n = nul != NULL ? (size_t)(nul - field) : (size_t)CG_SHM_SEM_NAME_LEN;
+    for (size_t i = 0; i < n; i++)
+        shown[i] = (field[i] >= 0x20 && field[i] < 0x7f) ? field[i] : '?';
+    shown[n] = '\0';
+    return cg_shm_fail(ch, CG_E_CHANNEL_CORRUPT,
+                       "%s: semaphore name at header offset %zu is \"%s\"%s, expected \"%s\"",
+                       ch->p2j.name, at, shown, nul != NULL ? "" : " (not NUL-terminated)", want);
+}
+
+/* ---- objects ---------------------------------------------------------- */
+
+static void cg_shm_obj_init(cg_shm_obj *o)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+}
+
+static void cg_shm_obj_release(cg_shm_obj *o)
+{
+    if (o->map != NULL) munmap(o->map, o->map_len);
+    if (o->fd >= 0) close(o->fd);
+    cg_shm_obj_init(o);
+}
+
+static cg_status cg_shm_obj_open(cg_shm_channel *ch, cg_shm_obj *o, int writable)
+{
+    o->prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+    o->fd = shm_open(o->name, writable ? O_RDWR : O_RDONLY, 0);
+    if (o->fd < 0) {
+        int e = errno;
+        return cg_shm_fail(ch, cg_shm_open_status(e),
+                           "shm_open(\"%s\") failed: %s%s", o->name, strerror(e),
+                           e == ENOENT ? " (is the Python side running with this port?)" : "");
+    }
+    struct stat sb;
+    if (fstat(o->fd, &sb) != 0)
+        return cg_shm_fail(ch, CG_E_PLATFORM, "fstat(%s) failed: %s", o->name, strerror(errno));
+    o->dev = sb.st_dev;
+    o->ino = sb.st_ino;
+    return CG_OK;
+}
+
+/* The object's current size, checked to be addressable. */
+static cg_status cg_shm_obj_size(cg_shm_channel *ch, cg_shm_obj *o, size_t *size)
+{
+    struct stat sb;
+    if (fstat(o->fd, &sb) != 0)
+        return cg_shm_fail(ch, CG_E_PLATFORM, "fstat(%s) failed: %s", o->name, strerror(errno));
+    if (sb.st_size < 0 || (uintmax_t)sb.st_size > (uintmax_t)SIZE_MAX)
+        return cg_shm_fail(ch, CG_E_CHANNEL_CORRUPT, "%s: object size %jd is not addressable",
+                           o->name, (intmax_t)sb.st_size);
+    *size = (size_t)sb.st_size;
+    return CG_OK;
+}
+
+/* Makes the mapping cover exactly `size` bytes; the old mapping stays
+ * until the new one exists. */
+static cg_status cg_shm_obj_map(cg_shm_channel *ch, cg_shm_obj *o, size_t size)
+{
+    if (o->map != NULL && o->map_len == size) return CG_OK;
+    void *m = mmap(NULL, size, o->prot, MAP_SHARED, o->fd, 0);
+    if (m == MAP_FAILED) {
+        int e = errno;
+        return cg_shm_fail(ch, e == ENOMEM ? CG_E_NO_MEMORY : CG_E_PLATFORM,
+                           "mmap(%s, %zu bytes) failed: %s", o->name, size, strerror(e));
+    }
+    if (o->map != NULL) munmap(o->map, o->map_len);
+    o->map = m;
+    o->map_len = size;
+    return CG_OK;
+}
+
+/* The p2j mapping at the object's current size, which must hold a header. */
+static cg_status cg_shm_p2j_refresh(cg_shm_channel *ch)
+{
+    size_t size;
+    CG_TRY(cg_shm_obj_size(ch, &ch->p2j, &size));
+    if (size < CG_SHM_P2J_HEADER)
+        return cg_shm_fail(ch, CG_E_CHANNEL_CORRUPT,
+                           "%s: object is %zu bytes, smaller than its %d-byte header", ch->p2j.name,
+                           size, CG_SHM_P2J_HEADER);
+    return cg_shm_obj_map(ch, &ch->p2j, size);
+}
+
+/* Does `name` still lead to the object we opened? (Where fstat of a
+ * shared-memory object gives no inode, as on macOS, only a missing name
+ * tells.) */
+static int cg_shm_obj_still_there(const cg_shm_obj *o)
+{
+    if (cg_shm_fd_unlinked(o->fd)) return 0;
+    struct stat sb;
+    int fd = shm_open(o->name, O_RDONLY, 0);
+    if (fd < 0) return errno != ENOENT; /* only a missing name is a verdict */
+    int same = fstat(fd, &sb) != 0 || (sb.st_dev == o->dev && sb.st_ino == o->ino);
+    close(fd);
+    return same;
+}
+
+/* ---- open / close ----------------------------------------------------- */
+
+static cg_status cg_shm_sem_open(cg_shm_channel *ch, const char *name, sem_t **out)
+{
+    sem_t *s = sem_open(name, 0);
+    if (s == SEM_FAILED) {
+        int e = errno;
+        return cg_shm_fail(ch, cg_shm_open_status(e), "sem_open(\"%s\") failed: %s", name,
+                           strerror(e));
+    }
+    *out = s;
+    return CG_OK;
+}
+
+static cg_status cg_shm_channel_open_(cg_shm_channel *ch)
+{
+    CG_TRY(cg_shm_obj_open(ch, &ch->p2j, 0));
+    CG_TRY(cg_shm_p2j_refresh(ch));
+    const uint8_t *h = ch->p2j.map;
+    size_t off = 0;
+    CG_TRY(cg_shm_check_span(ch, "the action", cg_shm_load_u64(h, P2J_ACTION_OFFSET),
+                             cg_shm_load_u64(h, P2J_ACTION_SIZE), ch->p2j.map_len, &off));
+    CG_TRY(cg_shm_check_span(ch, "the initial environment", cg_shm_load_u64(h, P2J_INIT_OFFSET),
+                             cg_shm_load_u64(h, P2J_INIT_SIZE), ch->p2j.map_len, &off));
+    CG_TRY(cg_shm_check_sem_name(ch, P2J_SEM_OBS_NAME, ch->sem_obs_name));
+    CG_TRY(cg_shm_check_sem_name(ch, P2J_SEM_ACT_NAME, ch->sem_act_name));
+    /* j2p is mapped by the first write, at the size it has then. */
+    CG_TRY(cg_shm_obj_open(ch, &ch->j2p, 1));
+    CG_TRY(cg_shm_sem_open(ch, ch->sem_obs_name, &ch->sem_obs));
+    CG_TRY(cg_shm_sem_open(ch, ch->sem_act_name, &ch->sem_act));
+    const char *const names[4] = {ch->p2j.name, ch->j2p.name, ch->sem_obs_name, ch->sem_act_name};
+    cg_shm_peer_find(&ch->peer, names);
+    return CG_OK;
+}
+
+static void cg_shm_channel_release(cg_shm_channel *ch)
+{
+    cg_shm_peer_release(&ch->peer);
+    if (ch->sem_obs != NULL) sem_close(ch->sem_obs);
+    if (ch->sem_act != NULL) sem_close(ch->sem_act);
+    cg_shm_obj_release(&ch->p2j);
+    cg_shm_obj_release(&ch->j2p);
+}
+
+cg_status cg_shm_channel_open(cg_shm_channel **out, int port, char *why, size_t why_len)
+{
+    if (why != NULL && why_len > 0) why[0] = '\0';
+    if (out == NULL) return CG_E_INVALID_ARG;
+    *out = NULL;
+    if (port < 0) {
+        if (why != NULL && why_len > 0) snprintf(why, why_len, "port %d is negative", port);
+        return CG_E_INVALID_ARG;
+    }
+    cg_shm_channel *ch = calloc(1, sizeof *ch);
+    if (ch == NULL) return CG_E_NO_MEMORY;
+    ch->port = port;
+    cg_shm_obj_init(&ch->p2j);
+    cg_shm_obj_init(&ch->j2p);
+    cg_shm_make_name(ch->p2j.name, sizeof ch->p2j.name, port, CG_SHM_P2J);
+    cg_shm_make_name(ch->j2p.name, sizeof ch->j2p.name, port, CG_SHM_J2P);
+    snprintf(ch->sem_obs_name, sizeof ch->sem_obs_name, "/cg_sem_obs%d", port);
+    snprintf(ch->sem_act_name, sizeof ch->sem_act_name, "/cg_sem_act%d", port);
+    if (pthread_mutex_init(&ch->lock, NULL) != 0) {
+        free(ch);
+        return CG_E_NO_MEMORY;
+    }
+    cg_status st = cg_shm_channel_open_(ch);
+    if (st != CG_OK) {
+        if (why != NULL && why_len > 0) snprintf(why, why_len, "%s", ch->err);
+        cg_shm_channel_release(ch);
+        pthread_mutex_destroy(&ch->lock);
+        free(ch);
+        return st;
+    }
+    *out = ch;
+    return CG_OK;
+}
+
+void cg_shm_channel_close(cg_shm_channel *ch)
+{
+    if (ch == NULL) return;
+    cg_shm_channel_release(ch);
+    pthread_mutex_destroy(&ch->lock);
+    free(ch);
+}
+
+int cg_shm_channel_port(const cg_shm_channel *ch)
+{
+    return ch != NULL ? ch->port : -1;
+}
+
+const char *cg_shm_channel_last_error(const cg_shm_channel *ch)
+{
+    return ch != NULL ? ch->err : "";
+}
+
+/* ---- calls ------------------------------------------------------------ */
+
+/* Locks `ch` for one call; a closed channel refuses. */
+static cg_status cg_shm_enter(cg_shm_channel *ch)
+{
+    if (ch == NULL) return CG_E_INVALID_ARG;
+    pthread_mutex_lock(&ch->lock);
+    ch->err[0] = '\0';
+    if (ch->closed) {
+        cg_status st = cg_shm_fail(ch, CG_E_CHANNEL_CLOSED,
+                                   "%s: the Python side has gone; open the channel again",
+                                   ch->p2j.name);
+        pthread_mutex_unlock(&ch->lock);
+        return st;
+    }
+    return CG_OK;
+}
+
+static cg_status cg_shm_leave(cg_shm_channel *ch, cg_status st)
+{
+    pthread_mutex_unlock(&ch->lock);
+    return st;
+}
+
+cg_status cg_shm_channel_read_initial_environment(cg_shm_channel *ch, cg_shm_sink sink,
+                                                  void *user)
+{
+    if (sink == NULL) return CG_E_INVALID_ARG;
+    CG_TRY(cg_shm_enter(ch));
+    cg_status st = cg_shm_p2j_refresh(ch);
+    if (st != CG_OK) return cg_shm_leave(ch, st);
+    size_t off = 0;
+    uint64_t len = cg_shm_load_u64(ch->p2j.map, P2J_INIT_SIZE);
+    st = cg_shm_check_span(ch, "the initial environment",
+                           cg_shm_load_u64(ch->p2j.map, P2J_INIT_OFFSET), len, ch->p2j.map_len,
+                           &off);
+    if (st == CG_OK) st = sink(user, ch->p2j.map + off, (size_t)len);
+    return cg_shm_leave(ch, st);
+}
+
+/* Has the Python side gone? Its objects unlinked or replaced (a clean exit
+ * or its signal handler unlinks them), or every process that mapped them
+ * at open has exited (SIGKILL leaves them behind). */
+static int cg_shm_peer_has_gone(cg_shm_channel *ch)
+{
+    if (!cg_shm_obj_still_there(&ch->p2j) || !cg_shm_obj_still_there(&ch->j2p)) return 1;
+    return cg_shm_peer_gone(&ch->peer);
+}
+
+cg_status cg_shm_channel_read_action(cg_shm_channel *ch, cg_shm_sink sink, void *user)
+{
+    if (sink == NULL) return CG_E_INVALID_ARG;
+    CG_TRY(cg_shm_enter(ch));
+    for (;;) {
+        int r = cg_shm_sem_wait_ms(ch->sem_act, CG_SHM_CHECK_MS);
+        if (r == 0) break;
+        if (r < 0)
+            return cg_shm_leave(ch, cg_shm_fail(ch, CG_E_PLATFORM, "waiting on %s failed: %s",
+                                                ch->sem_act_name, strerror(errno)));
+        if (cg_shm_peer_has_gone(ch)) {
+            ch->closed = 1;
+            return cg_shm_leave(ch, cg_shm_fail(ch, CG_E_CHANNEL_CLOSED,
+                                                "%s: the Python side has gone while waiting for "
+                                                "an action (objects unlinked or process exited)",
+                                                ch->p2j.name));
+        }
+    }
+    /* The post is taken: from here on the header describes a finished action. */
+    cg_status st = cg_shm_p2j_refresh(ch);
+    if (st != CG_OK) return cg_shm_leave(ch, st);
+    size_t off = 0;
+    uint64_t len = cg_shm_load_u64(ch->p2j.map, P2J_ACTION_SIZE);
+    st = cg_shm_check_span(ch, "the action", cg_shm_load_u64(ch->p2j.map, P2J_ACTION_OFFSET), len,
+                           ch->p2j.map_len, &off);
+    if (st != CG_OK) return cg_shm_leave(ch, st);
+    st = sink(user, ch->p2j.map + off, (size_t)len);
+    if (st != CG_OK) sem_post(ch->sem_act); /* the action stays pending */
+    return cg_shm_leave(ch, st);
+}
+
+cg_status cg_shm_channel_write(cg_shm_channel *ch, size_t len, cg_shm_source fill, void *user)
+{
+    if (fill == NULL) return CG_E_INVALID_ARG;
+    CG_TRY(cg_shm_enter(ch));
+    cg_shm_obj *o = &ch->j2p;
+    /* The object size is an off_t: 24 + len must fit one. */
+    uintmax_t off_max = ((uintmax_t)1 << (sizeof(off_t) * CHAR_BIT - 1)) - 1;
+    if ((uintmax_t)len > off_max - CG_SHM_J2P_HEADER || len > SIZE_MAX - CG_SHM_J2P_HEADER)
+        return cg_shm_leave(ch, cg_shm_fail(ch, CG_E_OVERFLOW,
+                                            "%s: a %zu-byte message does not fit an object",
+                                            o->name, len));
+    size_t need = CG_SHM_J2P_HEADER + len;
+    size_t size;
+    cg_status st = cg_shm_obj_size(ch, o, &size);
+    if (st != CG_OK) return cg_shm_leave(ch, st);
+    if (size < need) {
+        if (ftruncate(o->fd, (off_t)need) != 0) {
+            int e = errno;
+            return cg_shm_leave(ch, cg_shm_fail(ch, e == ENOMEM || e == ENOSPC ? CG_E_NO_MEMORY
+                                                                               : CG_E_PLATFORM,
+                                                "%s: growing the object from %zu to %zu bytes "
+                                                "failed: %s",
+                                                o->name, size, need, strerror(e)));
+        }
+        st = cg_shm_obj_size(ch, o, &size);
+        if (st == CG_OK && size < need)
+            st = cg_shm_fail(ch, CG_E_CHANNEL_CORRUPT, "%s: object shrank to %zu bytes while "
+                             "growing it to %zu", o->name, size, need);
+        if (st != CG_OK) return cg_shm_leave(ch, st);
+    }
+    st = cg_shm_obj_map(ch, o, size);
+    if (st != CG_OK) return cg_shm_leave(ch, st);
+    st = fill(user, o->map + CG_SHM_J2P_HEADER, len);
+    if (st != CG_OK) return cg_shm_leave(ch, st);
+    cg_shm_store_u64(o->map, J2P_DATA_OFFSET, CG_SHM_J2P_HEADER);
+    cg_shm_store_u64(o->map, J2P_DATA_SIZE, (uint64_t)len);
+    /* sem_post is a full barrier: the reader woken by it sees the bytes. */
+    if (sem_post(ch->sem_obs) != 0)
+        st = cg_shm_fail(ch, CG_E_PLATFORM, "sem_post(%s) failed: %s", ch->sem_obs_name,
+                         strerror(errno));
+    return cg_shm_leave(ch, st);
+}
+
+static cg_status cg_shm_copy_source(void *user, uint8_t *dst, size_t len)
+{
+    if (len != 0) memcpy(dst, user, len);
+    return CG_OK;
+}
+
+cg_status cg_shm_channel_write_bytes(cg_shm_channel *ch, const uint8_t *data, size_t len)
+{
+    if (data == NULL && len != 0) return CG_E_INVALID_ARG;
+    return cg_shm_channel_write(ch, len, cg_shm_copy_source, (void *)(uintptr_t)data);
+}
