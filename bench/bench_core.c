@@ -223,6 +223,20 @@ static void run_limit(void *c)
     limit_pass(&r->p, r->dst);
 }
 
+/* r at every SIMD level this CPU has, each against `limit`. */
+static void time_levels(const char *name, raw_ctx *r, frame_fn limit, int reps)
+{
+    for (int lvl = CG_SIMD_SCALAR; lvl <= CG_SIMD_NEON; lvl++) {
+        if (!cg_simd_available((cg_simd_level)lvl)) continue;
+        r->level = (cg_simd_level)lvl;
+        double t, lim;
+        time_pair(run_convert, r, limit, r, reps, &t, &lim);
+        printf("%-34s %-6s %9.1f us   limit %8.1f us   ratio %5.2f%s\n", name,
+               cg_simd_name((cg_simd_level)lvl), t, lim, t / lim,
+               lvl == (int)cg_simd_best() ? "   <- default" : "");
+    }
+}
+
 static void raw_case(const char *name, int sw, int sh, int dw, int dh, int flip, int reps)
 {
     uint8_t *src = game_frame(sw, sh);
@@ -241,15 +255,7 @@ static void raw_case(const char *name, int sw, int sh, int dw, int dh, int flip,
     r.dst_len = (size_t)dw * (size_t)dh * 3;
     r.dst = malloc(r.dst_len);
     if (src == NULL || r.dst == NULL) abort();
-    for (int lvl = CG_SIMD_SCALAR; lvl <= CG_SIMD_NEON; lvl++) {
-        if (!cg_simd_available((cg_simd_level)lvl)) continue;
-        r.level = (cg_simd_level)lvl;
-        double t, lim;
-        time_pair(run_convert, &r, run_limit, &r, reps, &t, &lim);
-        printf("%-34s %-6s %9.1f us   limit %8.1f us   ratio %5.2f%s\n", name,
-               cg_simd_name((cg_simd_level)lvl), t, lim, t / lim,
-               lvl == (int)cg_simd_best() ? "   <- default" : "");
-    }
+    time_levels(name, &r, run_limit, reps);
     free(r.dst);
     free(src);
 }
@@ -293,15 +299,7 @@ static void box_case(const char *name, int sw, int sh, int dw, int dh, int reps)
     r.p.draw_cursor = 1;
     r.p.cursor_x = dw / 2;
     r.p.cursor_y = dh / 2;
-    for (int lvl = CG_SIMD_SCALAR; lvl <= CG_SIMD_NEON; lvl++) {
-        if (!cg_simd_available((cg_simd_level)lvl)) continue;
-        r.level = (cg_simd_level)lvl;
-        double t, lim;
-        time_pair(run_convert, &r, run_box_limit, &r, reps, &t, &lim);
-        printf("%-34s %-6s %9.1f us   limit %8.1f us   ratio %7.2f%s\n", name,
-               cg_simd_name((cg_simd_level)lvl), t, lim, t / lim,
-               lvl == (int)cg_simd_best() ? "   <- default" : "");
-    }
+    time_levels(name, &r, run_box_limit, reps);
     free(r.dst);
     free(src);
 }
