@@ -8,11 +8,11 @@
  * The Kotlin object is a singleton, so its one import lives here, guarded
  * by a mutex (the only library-wide state, and it is in jni/).
  *
- * Handle ownership: a handle rejected by the argument checks
- * (IllegalArgumentException) stays the caller's. Once the arguments are
- * valid the handle is the library's whatever happens next: an fd is
- * consumed by a successful import and closed by us on any failure
- * (including IllegalStateException for a second import); a Win32 handle is
+ * Handle ownership: a value that is no handle at all (-1, 0, an fd beyond
+ * int) stays the caller's. Any other handle is the library's from the call
+ * on, whatever happens next: an fd is consumed by a successful import and
+ * closed by us on any failure (a bad UUID, size or allocation size, an
+ * IllegalStateException for a second import, no CUDA); a Win32 handle is
  * always closed by us.
  *
  * The exported allocation is taken to be dedicated to a colour-attachment
@@ -39,15 +39,8 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy_importVulkanMemoryAndInitC
 {
     (void)thiz;
     static const char what[] = "importVulkanMemoryAndInitCudaIpcImpl";
-    if (deviceUUID == NULL)
-        return cg_throw(env, CG_JEXC_NULL_POINTER, "%s: deviceUUID is null", what), NULL;
-    jsize uuid_len = (*env)->GetArrayLength(env, deviceUUID);
-    if (uuid_len != 16)
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s: deviceUUID has %d bytes; a Vulkan/CUDA device UUID has 16", what,
-                        (int)uuid_len),
-               NULL;
-    if (cg_jni_check_dims(env, "image", width, height)) return NULL;
+    /* Only a value that is no handle at all stays the caller's: from here
+     * on the handle is ours, closed on every failure below. */
     if (osHandle == -1 || osHandle == 0)
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
                         "%s: osHandle %lld is not a valid %s", what, (long long)osHandle,
@@ -58,14 +51,32 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy_importVulkanMemoryAndInitC
                         "%s: osHandle %lld is out of the range of a file descriptor", what,
                         (long long)osHandle),
                NULL;
+    if (deviceUUID == NULL) {
+        cg_os_handle_close(isWin32, (int64_t)osHandle);
+        return cg_throw(env, CG_JEXC_NULL_POINTER, "%s: deviceUUID is null", what), NULL;
+    }
+    jsize uuid_len = (*env)->GetArrayLength(env, deviceUUID);
+    if (uuid_len != 16) {
+        cg_os_handle_close(isWin32, (int64_t)osHandle);
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s: deviceUUID has %d bytes; a Vulkan/CUDA device UUID has 16", what,
+                        (int)uuid_len),
+               NULL;
+    }
+    if (cg_jni_check_dims(env, "image", width, height)) {
+        cg_os_handle_close(isWin32, (int64_t)osHandle);
+        return NULL;
+    }
     uint64_t need = (uint64_t)width * (uint64_t)height * 4u;
-    if (allocationSize <= 0 || (uint64_t)allocationSize < need)
+    if (allocationSize <= 0 || (uint64_t)allocationSize < need) {
+        cg_os_handle_close(isWin32, (int64_t)osHandle);
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
                         "%s: allocationSize %lld is smaller than the %dx%d RGBA8 image needs "
                         "(%llu bytes)",
                         what, (long long)allocationSize, (int)width, (int)height,
                         (unsigned long long)need),
                NULL;
+    }
 
     cg_cuda_import_desc d;
     memset(&d, 0, sizeof d);

@@ -34,12 +34,62 @@ public final class ZeroCopyLifecycleTest {
         }
     }
 
+    /** Streams whose fd the library was handed: never closed here, since the library closed
+     *  the fd and a later close could hit a reused number. */
+    private static final java.util.List<Object> HANDED_OVER = new java.util.ArrayList<>();
+
+    /** The fds of /proc/self/fd that are /dev/null now (the listing's own fd is gone by then). */
+    private static java.util.Set<Integer> devNullFds() throws java.io.IOException {
+        java.util.Set<Integer> fds = new java.util.HashSet<>();
+        for (String n : new java.io.File("/proc/self/fd").list()) {
+            try {
+                if (java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd", n))
+                        .toString().equals("/dev/null"))
+                    fds.add(Integer.parseInt(n));
+            } catch (java.nio.file.NoSuchFileException gone) {
+                // the listing's own directory fd
+            }
+        }
+        return fds;
+    }
+
+    /** A real open fd (of /dev/null) and its number. */
+    private static int openFd() throws java.io.IOException {
+        java.util.Set<Integer> before = devNullFds();
+        HANDED_OVER.add(new java.io.FileInputStream("/dev/null"));
+        java.util.Set<Integer> after = devNullFds();
+        after.removeAll(before);
+        if (after.size() != 1) throw new IllegalStateException("new /dev/null fds: " + after);
+        return after.iterator().next();
+    }
+
+    private static boolean fdOpen(int fd) {
+        return java.nio.file.Files.exists(java.nio.file.Path.of("/proc/self/fd", Integer.toString(fd)),
+                java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    interface Import {
+        void run(long fd) throws Throwable;
+    }
+
+    /** A handle given to the native is consumed whatever the outcome: closed after `call`. */
+    private static void consumed(String name, Import call) throws java.io.IOException {
+        int fd = openFd();
+        try {
+            call.run(fd);
+        } catch (Throwable t) {
+            // the outcome is checked elsewhere; here only the fd
+        }
+        if (fdOpen(fd)) fail(name + ": fd " + fd + " still open after the call");
+        else System.out.println("ok   " + name + ": fd " + fd + " closed by the library");
+    }
+
     private static void fail(String msg) {
         failures++;
         System.out.println("FAIL " + msg);
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws java.io.IOException {
         VulkanCudaZerocopy vk = VulkanCudaZerocopy.INSTANCE;
         byte[] uuid = new byte[16];
 
@@ -86,6 +136,15 @@ public final class ZeroCopyLifecycleTest {
         } catch (RuntimeException e) {
             check("zero UUID (no CUDA device)", e, "cudaError");
         }
+        // A real fd is the library's whatever the outcome (README's Java contract).
+        consumed("fd with a null UUID", fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, null, 8, 8, false));
+        consumed("fd with a 15-byte UUID",
+                fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, new byte[15], 8, 8, false));
+        consumed("fd with width 0", fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 0, 8, false));
+        consumed("fd with a short allocation",
+                fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 255, uuid, 8, 8, false));
+        consumed("fd with a zero UUID", fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 8, 8, false));
+
         // A Win32 handle on Linux: not importable here, whatever the build.
         expect("Win32 handle on Linux", UnsupportedOperationException.class, null,
                 () -> vk.importVulkanMemoryAndInitCudaIpcImpl(77, 4096, uuid, 8, 8, true));
