@@ -14,6 +14,7 @@ PACKAGES=(
   libvulkan-dev mesa-vulkan-drivers        # Vulkan headers + loader for tests, lavapipe
   python3 python3-numpy python3-pil        # the Python consumer check
   xvfb xauth libx11-dev                  # GL capture under GLX (as Minecraft on X11), in an Xvfb server
+  clang libclang-rt-14-dev               # libFuzzer builds of the fuzz targets (tests/fuzz)
 )
 
 missing=()
