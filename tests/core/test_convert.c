@@ -271,11 +271,23 @@ START_TEST(box_flip)
 }
 END_TEST
 
-/* The box filter as cg_frame.h defines it, written here independently of
- * the library: each destination pixel sums its own span in 64 bits, then
- * the cursor bitmap goes on top. */
+/* The box filter as cg_frame.h defines it, computed here independently of
+ * the library: every box sum from a 64-bit summed-area table of the
+ * bottom-up source (four lookups per pixel, so the extreme shapes stay
+ * fast under the sanitizers), then the cursor bitmap on top. */
 static void oracle_box(const cg_convert_params *p, uint8_t *out)
 {
+    const size_t tw = (size_t)p->src_w + 1;
+    uint64_t *sat = calloc(tw * ((size_t)p->src_h + 1) * 3, sizeof *sat);
+    ck_assert_ptr_nonnull(sat);
+#define SAT(x, y, c) sat[(((size_t)(y)) * tw + (size_t)(x)) * 3 + (size_t)(c)]
+    for (int y = 0; y < p->src_h; y++) {
+        const uint8_t *row = p->src + (size_t)(p->flip ? p->src_h - 1 - y : y) * p->src_stride;
+        for (int x = 0; x < p->src_w; x++)
+            for (int c = 0; c < 3; c++)
+                SAT(x + 1, y + 1, c) = row[(size_t)x * 4 + (size_t)c] + SAT(x, y + 1, c) +
+                                       SAT(x + 1, y, c) - SAT(x, y, c);
+    }
     for (int y = 0; y < p->dst_h; y++) {
         int64_t y0 = (int64_t)y * p->src_h / p->dst_h, y1 = (int64_t)(y + 1) * p->src_h / p->dst_h;
         if (y1 <= y0) y1 = y0 + 1;
@@ -283,19 +295,16 @@ static void oracle_box(const cg_convert_params *p, uint8_t *out)
             int64_t x0 = (int64_t)x * p->src_w / p->dst_w;
             int64_t x1 = (int64_t)(x + 1) * p->src_w / p->dst_w;
             if (x1 <= x0) x1 = x0 + 1;
-            uint64_t sum[3] = {0, 0, 0};
-            for (int64_t iy = y0; iy < y1; iy++) {
-                int64_t mrow = p->flip ? p->src_h - 1 - iy : iy;
-                for (int64_t ix = x0; ix < x1; ix++)
-                    for (int c = 0; c < 3; c++)
-                        sum[c] += p->src[(size_t)mrow * p->src_stride + (size_t)ix * 4 + (size_t)c];
-            }
             uint64_t n = (uint64_t)((y1 - y0) * (x1 - x0));
-            for (int c = 0; c < 3; c++)
+            for (int c = 0; c < 3; c++) {
+                uint64_t sum = SAT(x1, y1, c) - SAT(x0, y1, c) - SAT(x1, y0, c) + SAT(x0, y0, c);
                 out[((size_t)y * (size_t)p->dst_w + (size_t)x) * 3 + (size_t)c] =
-                    (uint8_t)((sum[c] + n / 2) / n);
+                    (uint8_t)((sum + n / 2) / n);
+            }
         }
     }
+#undef SAT
+    free(sat);
     if (!p->draw_cursor) return;
     for (int r = 0; r < CG_CURSOR_SIZE; r++) {
         int64_t y = (int64_t)p->dst_h - 1 - ((int64_t)p->cursor_y + r); /* bottom-up row */
@@ -699,6 +708,7 @@ Suite *make_suite(void)
     tcase_add_test(core, simd_names);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
+    tcase_set_timeout(limits, 60); /* CG_MAX_DIM shapes under the sanitizers */
     tcase_add_test(limits, one_pixel);
     tcase_add_test(limits, max_side);
     tcase_add_test(limits, box_huge_area);
