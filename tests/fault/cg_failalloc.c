@@ -127,11 +127,58 @@ static atomic_long armed_nth; /* 0: off */
 static atomic_long seen;
 static atomic_int fired;
 static atomic_int tracking; /* set by the first arm */
-static atomic_long live;    /* in-scope allocations minus in-scope frees since then */
+
+/* The blocks in-scope code allocated since then and nobody freed yet: a
+ * set of addresses (open addressing, tombstones), so a free counts
+ * whoever calls it (a tail-called free reports its caller's caller). */
+enum { SET_SIZE = 1 << 16 };
+#define SET_EMPTY ((uintptr_t)0)
+#define SET_GONE ((uintptr_t)1)
+static uintptr_t set[SET_SIZE];
+static long set_count;
+static atomic_flag set_lock = ATOMIC_FLAG_INIT;
+
+static size_t set_slot(uintptr_t p)
+{
+    return (size_t)((p >> 4) * 0x9e3779b97f4a7c15ull >> 48) & (SET_SIZE - 1);
+}
+
+static void set_add(uintptr_t p)
+{
+    while (atomic_flag_test_and_set(&set_lock)) {
+    }
+    for (size_t i = set_slot(p), k = 0; k < SET_SIZE; i = (i + 1) & (SET_SIZE - 1), k++) {
+        if (set[i] == SET_EMPTY || set[i] == SET_GONE) {
+            set[i] = p;
+            set_count++;
+            break;
+        }
+    }
+    atomic_flag_clear(&set_lock);
+}
+
+/* Nonzero when p was in the set (it is removed). */
+static int set_remove(uintptr_t p)
+{
+    int found = 0;
+    while (atomic_flag_test_and_set(&set_lock)) {
+    }
+    for (size_t i = set_slot(p), k = 0; k < SET_SIZE && set[i] != SET_EMPTY;
+         i = (i + 1) & (SET_SIZE - 1), k++) {
+        if (set[i] == p) {
+            set[i] = SET_GONE;
+            set_count--;
+            found = 1;
+            break;
+        }
+    }
+    atomic_flag_clear(&set_lock);
+    return found;
+}
 
 static void count_alloc(const void *p, const void *ret)
 {
-    if (p && atomic_load(&tracking) && caller_in_scope(ret)) atomic_fetch_add(&live, 1);
+    if (p && atomic_load(&tracking) && caller_in_scope(ret)) set_add((uintptr_t)p);
 }
 
 /* Nonzero when this in-scope allocation is the one to fail. */
@@ -173,7 +220,11 @@ CG_EXPORT int cg_failalloc_fired(void)
 
 CG_EXPORT long cg_failalloc_live(void)
 {
-    return atomic_load(&live);
+    while (atomic_flag_test_and_set(&set_lock)) {
+    }
+    long n = set_count;
+    atomic_flag_clear(&set_lock);
+    return n;
 }
 
 /* ---- the interposed allocator ------------------------------------------- */
@@ -224,7 +275,8 @@ CG_EXPORT void *realloc(void *p, size_t n)
         return NULL;
     }
     void *q = next_realloc(p, n);
-    if (!p) count_alloc(q, __builtin_return_address(0));
+    if (q && p && set_remove((uintptr_t)p)) set_add((uintptr_t)q); /* moved */
+    else if (q && !p) count_alloc(q, __builtin_return_address(0));
     return q;
 }
 
@@ -265,7 +317,6 @@ CG_EXPORT void free(void *p)
         resolving = 0;
         if (!next_free) return;
     }
-    if (atomic_load(&tracking) && caller_in_scope(__builtin_return_address(0)))
-        atomic_fetch_sub(&live, 1);
+    if (atomic_load(&tracking)) set_remove((uintptr_t)p);
     next_free(p);
 }

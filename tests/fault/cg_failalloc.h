@@ -27,10 +27,10 @@ long cg_failalloc_disarm(void);
 /* Nonzero once the armed failure has happened. */
 int cg_failalloc_fired(void);
 
-/* In-scope allocations minus in-scope frees since the first arm (counted
- * after disarm too): back to its earlier value once everything allocated
- * in between has been freed. An nth of 0 starts the count (and sets the
- * scope) without failing anything. */
+/* Blocks allocated by in-scope code since the first arm and not freed yet
+ * (by anyone; counted after disarm too): back to its earlier value once
+ * everything allocated in between has been freed. An nth of 0 starts the
+ * count (and sets the scope) without failing anything. */
 long cg_failalloc_live(void);
 
 typedef int (*cg_failalloc_arm_fn)(long, const char *);
