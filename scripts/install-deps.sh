@@ -14,7 +14,17 @@ PACKAGES=(
   libvulkan-dev mesa-vulkan-drivers        # Vulkan headers + loader for tests, lavapipe
   python3 python3-numpy python3-pil        # the Python consumer check
   xvfb xauth libx11-dev                  # GL capture under GLX (as Minecraft on X11), in an Xvfb server
+  # Cross builds (scripts/test.sh): aarch64 Linux under qemu-user, Windows x64 under Wine
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+  check:arm64 libsubunit-dev:arm64 libpng-dev:arm64 zlib1g-dev:arm64 libepoxy-dev:arm64
+  gcc-mingw-w64-x86-64 wine64
 )
+
+# The :arm64 packages are Debian multiarch: arm64 must be a foreign architecture.
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "install-deps: adding the arm64 architecture (multiarch, for the aarch64 cross build)"
+  dpkg --add-architecture arm64
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
