@@ -15,8 +15,13 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-set(ENV{PKG_CONFIG_PATH} "")
-set(ENV{PKG_CONFIG_LIBDIR} "${CG_MINGW_DEPS}/lib/pkgconfig")
+# try_compile reads this file again in the same process: hand it the folder,
+# or it would point pkg-config at /lib/pkgconfig for the rest of the run.
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES CG_MINGW_DEPS)
+if(CG_MINGW_DEPS)
+  set(ENV{PKG_CONFIG_PATH} "")
+  set(ENV{PKG_CONFIG_LIBDIR} "${CG_MINGW_DEPS}/lib/pkgconfig")
+endif()
 
 # C99 printf (%zu, %lld) from MinGW's own stdio: msvcrt.dll's has no %z.
 set(CMAKE_C_FLAGS_INIT "-D__USE_MINGW_ANSI_STDIO=1")
