@@ -538,26 +538,6 @@ static cg_status cg_gl_check_color_args(const cg_gl_color_request *q, uint8_t *d
     return CG_OK;
 }
 
-const char *cg_gl_pack_name(cg_gl_pack pack)
-{
-    switch (pack) {
-    case CG_GL_PACK_AUTO: return "auto";
-    case CG_GL_PACK_RGBA: return "rgba";
-    case CG_GL_PACK_RGB: return "rgb";
-    case CG_GL_PACK_BANDS: return "bands";
-    case CG_GL_PACK_PBO: return "pbo";
-    case CG_GL_PACK_PBO_RGB: return "pbo_rgb";
-    }
-    return "unknown";
-}
-
-cg_gl_pack cg_gl_auto_pack(const char *vendor, const char *renderer)
-{
-    if (vendor && strstr(vendor, "NVIDIA")) return CG_GL_PACK_RGB;
-    if (renderer && strstr(renderer, "llvmpipe")) return CG_GL_PACK_BANDS;
-    return CG_GL_PACK_RGBA;
-}
-
 /* The mode for this read; a context must be current. */
 static cg_gl_pack cg_gl_resolve_pack(const cg_gl_reader *r, int tex_w, int tex_h, int dst_w,
                                      int dst_h)
