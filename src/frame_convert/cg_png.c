@@ -1,18 +1,13 @@
 /*
- * PNG encoding through libpng into a caller-owned growable buffer.
- * libpng reports errors by calling our error function, which longjmps back
- * to encode_rows() without printing anything; warnings are dropped.
+ * PNG encoding: the library writes the container (signature, IHDR, one IDAT,
+ * IEND, each chunk with its CRC-32) and the row filters itself; the zlib
+ * stream inside IDAT comes from libdeflate or zlib, loaded at the first call
+ * (cg_png_deflate.c). Output: 8-bit RGB, not interlaced.
  */
-#include <png.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_frame.h"
-
-typedef struct png_sink {
-    cg_buf *out;
-    volatile int oom; /* set before longjmp, read after it */
-} png_sink;
+#include "cg_png_internal.h"
 
 static int grow(cg_buf *b, size_t need)
 {
@@ -32,51 +27,101 @@ static int grow(cg_buf *b, size_t need)
     return 1;
 }
 
-static void write_cb(png_structp png, png_bytep data, size_t len)
+static void put_be32(uint8_t *p, uint32_t v)
 {
-    png_sink *s = png_get_io_ptr(png);
-    cg_buf *b = s->out;
-    if (len > SIZE_MAX - b->len || !grow(b, b->len + len)) {
-        s->oom = 1;
-        png_error(png, "out of memory");
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* Chunk layout: length (4), type (4), data (len), CRC of type + data (4).
+ * The data is already in place at p + 8; this fills the rest. */
+static size_t finish_chunk(uint8_t *p, const char type[4], size_t len)
+{
+    put_be32(p, (uint32_t)len);
+    memcpy(p + 4, type, 4);
+    put_be32(p + 8 + len, cg_crc32(0, p + 4, len + 4));
+    return len + 12;
+}
+
+static cg_status check_args(const uint8_t *rgb, int w, int h, size_t stride,
+                            const cg_png_options *opt, cg_buf *out)
+{
+    size_t bytes;
+    CG_RETURN_IF(rgb == NULL || out == NULL, CG_E_INVALID_ARG);
+    CG_RETURN_IF(opt->level < -1 || opt->level > 9, CG_E_INVALID_ARG);
+    CG_RETURN_IF(opt->strategy < -1 || opt->strategy > 4, CG_E_INVALID_ARG);
+    CG_RETURN_IF(opt->filters != -1 && (opt->filters == 0 || (opt->filters & ~CG_PNG_FILTER_ALL)),
+                 CG_E_INVALID_ARG);
+    CG_TRY(cg_check_dims(w, h));
+    CG_RETURN_IF(stride < (size_t)w * 3, CG_E_INVALID_ARG);
+    return cg_mul_size(stride, (size_t)h, &bytes); /* the rows must be addressable */
+}
+
+cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, int w, int h,
+                                 size_t stride, const cg_png_options *opt, cg_buf *out)
+{
+    cg_png_options dflt = cg_png_default_options();
+    if (opt == NULL) opt = &dflt;
+    CG_TRY(check_args(rgb, w, h, stride, opt, out));
+    CG_RETURN_IF(lib == NULL, CG_E_UNSUPPORTED);
+
+    const int level = opt->level < 0 ? 6 : opt->level; /* zlib's and libpng's default */
+    const int mask = opt->filters < 0 ? CG_PNG_FILTER_ALL : opt->filters;
+    const size_t row = (size_t)w * 3;
+    size_t filtered_len, scratch_len;
+    CG_TRY(cg_mul_size(row + 1, (size_t)h, &filtered_len));
+    CG_RETURN_IF(filtered_len > SIZE_MAX - row, CG_E_OVERFLOW);
+    scratch_len = filtered_len + row; /* + the zero row above the first */
+
+    /* Header, IDAT's header, the stream's bound, IDAT's CRC and IEND. */
+    const size_t head = 8 + 25 + 8;
+    const size_t bound = cg_deflate_bound(lib, filtered_len);
+    CG_RETURN_IF(bound > SIZE_MAX - head - 4 - 12, CG_E_OVERFLOW);
+    uint8_t *scratch = malloc(scratch_len);
+    CG_RETURN_IF(scratch == NULL, CG_E_NO_MEMORY);
+    if (!grow(out, head + bound + 4 + 12)) {
+        free(scratch);
+        out->len = 0;
+        return CG_E_NO_MEMORY;
     }
-    memcpy(b->data + b->len, data, len);
-    b->len += len;
-}
 
-static void flush_cb(png_structp png)
-{
-    (void)png;
-}
+    uint8_t *zero_row = scratch + filtered_len;
+    memset(zero_row, 0, row);
+    const cg_png_filter_fn filter = cg_png_filter_best();
+    const uint8_t *prev = zero_row;
+    for (int y = 0; y < h; y++) {
+        const uint8_t *cur = rgb + (size_t)y * stride;
+        filter(cur, prev, row, mask, scratch + (size_t)y * (row + 1));
+        prev = cur;
+    }
 
-static void error_cb(png_structp png, png_const_charp msg)
-{
-    (void)msg;
-    png_longjmp(png, 1);
-}
+    uint8_t *p = out->data;
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    memcpy(p, sig, 8);
+    uint8_t *ihdr = p + 8 + 8;
+    put_be32(ihdr, (uint32_t)w);
+    put_be32(ihdr + 4, (uint32_t)h);
+    ihdr[8] = 8;  /* bit depth */
+    ihdr[9] = 2;  /* colour type: RGB */
+    ihdr[10] = 0; /* deflate */
+    ihdr[11] = 0; /* adaptive filtering */
+    ihdr[12] = 0; /* not interlaced */
+    size_t at = 8 + finish_chunk(p + 8, "IHDR", 13);
 
-static void warning_cb(png_structp png, png_const_charp msg)
-{
-    (void)png;
-    (void)msg;
-}
-
-/* Everything after setjmp lives here, reading only its (unchanged)
- * parameters, so no local can be clobbered by the longjmp. */
-static cg_status encode_rows(png_structp png, png_infop info, png_sink *sink,
-                             const uint8_t *rgb, int w, int h, size_t stride,
-                             const cg_png_options *opt)
-{
-    if (setjmp(png_jmpbuf(png))) return sink->oom ? CG_E_NO_MEMORY : CG_E_PNG;
-    png_set_write_fn(png, sink, write_cb, flush_cb);
-    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    if (opt->level >= 0) png_set_compression_level(png, opt->level);
-    if (opt->filters >= 0) png_set_filter(png, PNG_FILTER_TYPE_BASE, opt->filters);
-    if (opt->strategy >= 0) png_set_compression_strategy(png, opt->strategy);
-    png_write_info(png, info);
-    for (int y = 0; y < h; y++) png_write_row(png, rgb + (size_t)y * stride);
-    png_write_end(png, NULL);
+    size_t zlen = 0;
+    cg_status st = cg_deflate_zlib(lib, level, opt->strategy, scratch, filtered_len, p + at + 8,
+                                   bound, &zlen);
+    free(scratch);
+    if (st == CG_OK && zlen > 0x7fffffffu) st = CG_E_TOO_LARGE; /* one chunk's limit */
+    if (st != CG_OK) {
+        out->len = 0;
+        return st;
+    }
+    at += finish_chunk(p + at, "IDAT", zlen);
+    at += finish_chunk(p + at, "IEND", 0);
+    out->len = at;
     return CG_OK;
 }
 
@@ -84,28 +129,22 @@ cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
                             const cg_png_options *opt, cg_buf *out)
 {
     cg_png_options dflt = cg_png_default_options();
-    size_t row;
-    CG_RETURN_IF(rgb == NULL || out == NULL, CG_E_INVALID_ARG);
     if (opt == NULL) opt = &dflt;
-    CG_RETURN_IF(opt->level < -1 || opt->level > 9, CG_E_INVALID_ARG);
-    CG_RETURN_IF(opt->strategy < -1 || opt->strategy > 4, CG_E_INVALID_ARG);
-    CG_RETURN_IF(opt->filters != -1 && (opt->filters == 0 || (opt->filters & ~CG_PNG_FILTER_ALL)),
-                 CG_E_INVALID_ARG);
-    CG_TRY(cg_check_dims(w, h));
-    CG_RETURN_IF(stride < (size_t)w * 3, CG_E_INVALID_ARG);
-    CG_TRY(cg_mul_size(stride, (size_t)h, &row)); /* the rows must be addressable */
+    CG_TRY(check_args(rgb, w, h, stride, opt, out));
+    return cg_png_encode_rgb_with(cg_deflate_default(), rgb, w, h, stride, opt, out);
+}
 
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, error_cb, warning_cb);
-    CG_RETURN_IF(png == NULL, CG_E_NO_MEMORY);
-    png_infop info = png_create_info_struct(png);
-    if (info == NULL) {
-        png_destroy_write_struct(&png, NULL);
-        return CG_E_NO_MEMORY;
-    }
-    png_sink sink = {out, 0};
-    out->len = 0;
-    cg_status st = encode_rows(png, info, &sink, rgb, w, h, stride, opt);
-    png_destroy_write_struct(&png, &info);
-    if (st != CG_OK) out->len = 0;
-    return st;
+const char *cg_png_unavailable_reason(void)
+{
+    if (cg_deflate_default() != NULL) return NULL;
+    return "PNG encoding loads libdeflate (libdeflate.so.0, Debian/Ubuntu package libdeflate0) "
+           "or else zlib (libz.so.1) at run time, and neither could be loaded; install "
+           "libdeflate, or use RAW (0)";
+}
+
+const char *cg_png_deflate_name(void)
+{
+    const cg_deflate_lib *lib = cg_deflate_default();
+    if (lib == NULL) return NULL;
+    return cg_deflate_lib_kind(lib) == CG_DEFLATE_LIBDEFLATE ? "libdeflate" : "zlib";
 }
