@@ -351,6 +351,30 @@ static void png_teardown(png_ctx *g)
     free(g->raw.dst);
 }
 
+/* This thread's CPU time in microseconds. The PNG tables use it rather than
+ * wall time: on a shared machine (2 cores, other jobs) wall time counts
+ * whole time slices of other processes; on an idle one the two agree for
+ * this single-threaded work. */
+static double cpu_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static double time_median_cpu(frame_fn fn, void *ctx, int reps)
+{
+    double t[16];
+    if (reps > 16) reps = 16;
+    fn(ctx);
+    for (int i = 0; i < reps; i++) {
+        double t0 = cpu_now_us();
+        fn(ctx);
+        t[i] = cpu_now_us() - t0;
+    }
+    return bench_median(t, reps);
+}
+
 /* Median times of `o` and of libpng's defaults on one frame, interleaved
  * frame by frame so both see the same machine state; sizes too. */
 typedef struct png_meas {
@@ -358,7 +382,7 @@ typedef struct png_meas {
     size_t bytes, bytes_lib;
 } png_meas;
 
-static png_meas png_measure(const png_frame *f, cg_png_options o, int reps)
+static png_meas png_measure(const png_frame *f, cg_png_options o, int reps, int with_lib)
 {
     png_ctx c, lib;
     png_setup(&c, f);
@@ -369,12 +393,12 @@ static png_meas png_measure(const png_frame *f, cg_png_options o, int reps)
     run_png(&c);
     run_libpng(&lib);
     for (int i = 0; i < reps; i++) {
-        double t0 = bench_now_us();
+        double t0 = cpu_now_us();
         run_png(&c);
-        double t1 = bench_now_us();
-        run_libpng(&lib);
+        double t1 = cpu_now_us();
+        if (with_lib) run_libpng(&lib);
         t[i] = t1 - t0;
-        t[reps + i] = bench_now_us() - t1;
+        t[reps + i] = cpu_now_us() - t1;
     }
     png_meas m = {bench_median(t, reps), bench_median(t + reps, reps), c.out.len, lib.out.len};
     free(t);
@@ -424,7 +448,7 @@ static void png_frame_table(const char *title, const png_frame *fr, int n, cg_pn
                             int scale)
 {
     printf("\n%s: level %d, filters %s, deflate %s (each frame: convert + encode, "
-           "interleaved with libpng's defaults)\n",
+           "interleaved with libpng's defaults; thread CPU time)\n",
            title, o.level, filter_name(o.filters), strategy_name(o.strategy));
     printf("%-22s %10s %8s %9s %9s %9s %8s\n", "frame", "time us", "Mpix/s", "bytes", "libpng",
            "size/lib", "t/lib");
@@ -432,7 +456,7 @@ static void png_frame_table(const char *title, const png_frame *fr, int n, cg_pn
     if (sr == NULL) abort();
     double worst = 0;
     for (int i = 0; i < n; i++) {
-        png_meas m = png_measure(&fr[i], o, reps_for(&fr[i], o.level, scale));
+        png_meas m = png_measure(&fr[i], o, reps_for(&fr[i], o.level, scale), 1);
         sr[i] = (double)m.bytes / (double)m.bytes_lib;
         tr[i] = m.t / m.t_lib;
         mp[i] = mpix_s(&fr[i], m.t);
@@ -453,52 +477,56 @@ static void png_frame_table(const char *title, const png_frame *fr, int n, cg_pn
     free(sr);
 }
 
-/* The options sweep: per setting, medians over the corpus. */
+/* The options sweep: per setting, medians over the corpus of per-frame
+ * medians. libpng's time per frame is measured once up front here (the
+ * per-frame tables above interleave it with every run). */
 static void png_sweep(const png_frame *fr, int n, int scale)
 {
-    printf("\nPNG options on the corpus (%d frames): medians over the frames of each "
-           "frame's median; Mpix/s at 640x360 and 1920x1080\n",
-           n);
+    enum { SUB = CG_PNG_FILTER_SUB, UP = CG_PNG_FILTER_UP, PAETH = CG_PNG_FILTER_PAETH };
+    static const cg_png_options opts[] = {
+        {0, CG_PNG_FILTER_NONE, -1}, {1, CG_PNG_FILTER_NONE, -1}, {1, SUB, -1}, {1, UP, -1},
+        {1, PAETH, -1}, {1, SUB | UP, -1}, {1, SUB | UP | PAETH, -1}, {1, CG_PNG_FILTER_ALL, -1},
+        {2, SUB, -1}, {2, UP, -1}, {2, SUB | UP, -1}, {2, CG_PNG_FILTER_ALL, -1},
+        {3, SUB, -1}, {3, SUB | UP, -1}, {3, CG_PNG_FILTER_ALL, -1},
+        {4, SUB, -1}, {4, SUB | UP, -1}, {4, CG_PNG_FILTER_ALL, -1},
+        {5, SUB, -1}, {5, SUB | UP, -1}, {5, CG_PNG_FILTER_ALL, -1},
+        {6, SUB, -1}, {6, SUB | UP, -1}, {6, CG_PNG_FILTER_ALL, -1},
+        {9, CG_PNG_FILTER_ALL, -1},
+        {1, SUB, 0}, {2, SUB, 0}, {1, UP, 3}, {1, SUB, 3}, {1, SUB, 2}, {6, CG_PNG_FILTER_ALL, 0},
+    };
+    double lib_t[64];
+    for (int i = 0; i < n && i < 64; i++) {
+        png_ctx lib;
+        png_setup(&lib, &fr[i]);
+        lib_t[i] = time_median_cpu(run_libpng, &lib, 5);
+        png_teardown(&lib);
+    }
+    printf("\nPNG options on the corpus (%d frames): medians over the frames; Mpix/s at "
+           "640x360 and 1920x1080 (convert + encode, thread CPU time)\n", n);
     printf("%-6s %-16s %-11s %10s %10s %9s %9s %8s\n", "level", "filters", "deflate",
            "Mpix/s 360", "Mpix/s 1080", "size/lib", "worst", "t/lib");
-    static const int levels[] = {0, 1, 2, 3, 4, 6, 9};
-    static const int filters[] = {CG_PNG_FILTER_NONE,
-                                  CG_PNG_FILTER_SUB,
-                                  CG_PNG_FILTER_UP,
-                                  CG_PNG_FILTER_PAETH,
-                                  CG_PNG_FILTER_SUB | CG_PNG_FILTER_UP,
-                                  CG_PNG_FILTER_SUB | CG_PNG_FILTER_UP | CG_PNG_FILTER_PAETH,
-                                  CG_PNG_FILTER_ALL};
     const cg_png_options d = cg_png_default_options(), fast = cg_png_fast_options();
-    for (size_t li = 0; li < sizeof levels / sizeof levels[0]; li++)
-        for (size_t fi = 0; fi < sizeof filters / sizeof filters[0]; fi++)
-            for (int st = -1; st <= 0; st++) {
-                cg_png_options o = {levels[li], filters[fi], st};
-                if (st == 0 && levels[li] != 1 && levels[li] != 6 && levels[li] != 2) continue;
-                if (levels[li] == 0 && fi > 0) continue;
-                double sr[64], tr[64], m360[64], m1080[64], worst = 0;
-                int n360 = 0, n1080 = 0;
-                for (int i = 0; i < n && i < 64; i++) {
-                    png_meas m = png_measure(&fr[i], o, reps_for(&fr[i], o.level, scale) / 3 + 1);
-                    sr[i] = (double)m.bytes / (double)m.bytes_lib;
-                    tr[i] = m.t / m.t_lib;
-                    if (sr[i] > worst) worst = sr[i];
-                    if (fr[i].w == 640) m360[n360++] = mpix_s(&fr[i], m.t);
-                    if (fr[i].w == 1920) m1080[n1080++] = mpix_s(&fr[i], m.t);
-                }
-                int k = n < 64 ? n : 64;
-                const char *mark = (o.level == d.level && o.filters == d.filters && o.strategy == d.strategy)
-                                       ? "   <- default"
-                                   : (o.level == fast.level && o.filters == fast.filters &&
-                                      o.strategy == fast.strategy)
-                                       ? "   <- fast"
-                                       : "";
-                printf("%-6d %-16s %-11s %10.1f %10.1f %9.3f %9.3f %8.3f%s\n", o.level,
-                       filter_name(o.filters), strategy_name(o.strategy),
-                       n360 ? bench_median(m360, n360) : 0.0,
-                       n1080 ? bench_median(m1080, n1080) : 0.0, bench_median(sr, k), worst,
-                       bench_median(tr, k), mark);
-            }
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+        const cg_png_options o = opts[k];
+        double sr[64], tr[64], m360[64], m1080[64], worst = 0;
+        int n360 = 0, n1080 = 0, nn = n < 64 ? n : 64;
+        for (int i = 0; i < nn; i++) {
+            png_meas m = png_measure(&fr[i], o, reps_for(&fr[i], o.level, scale) / 3 + 1, 0);
+            sr[i] = (double)m.bytes / (double)m.bytes_lib;
+            tr[i] = m.t / lib_t[i];
+            if (sr[i] > worst) worst = sr[i];
+            if (fr[i].w == 640) m360[n360++] = mpix_s(&fr[i], m.t);
+            if (fr[i].w == 1920) m1080[n1080++] = mpix_s(&fr[i], m.t);
+        }
+        const int is_d = o.level == d.level && o.filters == d.filters && o.strategy == d.strategy;
+        const int is_f =
+            o.level == fast.level && o.filters == fast.filters && o.strategy == fast.strategy;
+        printf("%-6d %-16s %-11s %10.1f %10.1f %9.3f %9.3f %8.3f%s\n", o.level,
+               filter_name(o.filters), strategy_name(o.strategy),
+               n360 ? bench_median(m360, n360) : 0.0, n1080 ? bench_median(m1080, n1080) : 0.0,
+               bench_median(sr, nn), worst, bench_median(tr, nn),
+               is_d ? "   <- default" : is_f ? "   <- fast" : "");
+    }
 }
 
 static int cmp_frame(const void *a, const void *b)
