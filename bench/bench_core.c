@@ -485,14 +485,11 @@ static void png_sweep(const png_frame *fr, int n, int scale)
     enum { SUB = CG_PNG_FILTER_SUB, UP = CG_PNG_FILTER_UP, PAETH = CG_PNG_FILTER_PAETH };
     static const cg_png_options opts[] = {
         {0, CG_PNG_FILTER_NONE, -1}, {1, CG_PNG_FILTER_NONE, -1}, {1, SUB, -1}, {1, UP, -1},
-        {1, PAETH, -1}, {1, SUB | UP, -1}, {1, SUB | UP | PAETH, -1}, {1, CG_PNG_FILTER_ALL, -1},
-        {2, SUB, -1}, {2, UP, -1}, {2, SUB | UP, -1}, {2, CG_PNG_FILTER_ALL, -1},
-        {3, SUB, -1}, {3, SUB | UP, -1}, {3, CG_PNG_FILTER_ALL, -1},
-        {4, SUB, -1}, {4, SUB | UP, -1}, {4, CG_PNG_FILTER_ALL, -1},
+        {1, PAETH, -1}, {1, SUB | UP, -1}, {1, CG_PNG_FILTER_ALL, -1},
+        {2, SUB, -1}, {3, SUB, -1}, {4, SUB, -1}, {4, SUB | UP, -1},
         {5, SUB, -1}, {5, SUB | UP, -1}, {5, CG_PNG_FILTER_ALL, -1},
-        {6, SUB, -1}, {6, SUB | UP, -1}, {6, CG_PNG_FILTER_ALL, -1},
-        {9, CG_PNG_FILTER_ALL, -1},
-        {1, SUB, 0}, {2, SUB, 0}, {1, UP, 3}, {1, SUB, 3}, {1, SUB, 2}, {6, CG_PNG_FILTER_ALL, 0},
+        {6, SUB, -1}, {6, CG_PNG_FILTER_ALL, -1}, {9, CG_PNG_FILTER_ALL, -1},
+        {1, SUB, 0}, {1, SUB, 3}, {1, UP, 3}, {1, SUB, 2}, {5, SUB, 0}, {6, CG_PNG_FILTER_ALL, 0},
     };
     double lib_t[64];
     for (int i = 0; i < n && i < 64; i++) {

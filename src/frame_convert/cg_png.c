@@ -131,7 +131,8 @@ cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
     cg_png_options dflt = cg_png_default_options();
     if (opt == NULL) opt = &dflt;
     CG_TRY(check_args(rgb, w, h, stride, opt, out));
-    return cg_png_encode_rgb_with(cg_deflate_default(), rgb, w, h, stride, opt, out);
+    return cg_png_encode_rgb_with(cg_deflate_for_strategy(opt->strategy), rgb, w, h, stride, opt,
+                                  out);
 }
 
 const char *cg_png_unavailable_reason(void)

@@ -89,8 +89,8 @@ cg_deflate_kind cg_deflate_lib_kind(const cg_deflate_lib *lib)
     return lib->kind;
 }
 
-static cg_deflate_lib *process_lib;
-static pthread_once_t process_once = PTHREAD_ONCE_INIT;
+static cg_deflate_lib *process_lib, *process_zlib;
+static pthread_once_t process_once = PTHREAD_ONCE_INIT, zlib_once = PTHREAD_ONCE_INIT;
 
 static void open_process_lib(void)
 {
@@ -98,10 +98,23 @@ static void open_process_lib(void)
         process_lib = NULL;
 }
 
+static void open_process_zlib(void)
+{
+    if (cg_deflate_open(NULL, "libz.so.1", &process_zlib) != CG_OK) process_zlib = NULL;
+}
+
 const cg_deflate_lib *cg_deflate_default(void)
 {
     pthread_once(&process_once, open_process_lib);
     return process_lib;
+}
+
+const cg_deflate_lib *cg_deflate_for_strategy(int strategy)
+{
+    const cg_deflate_lib *lib = cg_deflate_default();
+    if (strategy < 0 || lib == NULL || lib->kind == CG_DEFLATE_ZLIB) return lib;
+    pthread_once(&zlib_once, open_process_zlib);
+    return process_zlib != NULL ? process_zlib : lib;
 }
 
 /* Above both libraries' own bounds: libdeflate's is 5 bytes per 5000 input

@@ -60,6 +60,11 @@ cg_deflate_kind cg_deflate_lib_kind(const cg_deflate_lib *lib);
  * never closed. NULL when neither loads. Thread-safe. */
 const cg_deflate_lib *cg_deflate_default(void);
 
+/* The library for a cg_png_options strategy: -1: cg_deflate_default();
+ * 0..4: zlib (opened once, on first need), else the default (libdeflate,
+ * which has no strategies). */
+const cg_deflate_lib *cg_deflate_for_strategy(int strategy);
+
 /* Worst-case size of the zlib stream for n input bytes. */
 size_t cg_deflate_bound(const cg_deflate_lib *lib, size_t n);
 

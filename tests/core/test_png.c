@@ -421,6 +421,10 @@ START_TEST(deflate_loading)
     cg_deflate_close(lib);
     ck_assert_ptr_null(cg_png_unavailable_reason());
     ck_assert_str_eq(cg_png_deflate_name(), "libdeflate");
+    /* a zlib strategy asks for zlib, which alone has them */
+    ck_assert_int_eq(cg_deflate_lib_kind(cg_deflate_for_strategy(-1)), CG_DEFLATE_LIBDEFLATE);
+    for (int st = 0; st <= 4; st++)
+        ck_assert_int_eq(cg_deflate_lib_kind(cg_deflate_for_strategy(st)), CG_DEFLATE_ZLIB);
     cg_buf_free(&b);
 }
 END_TEST
