@@ -87,15 +87,18 @@ static const int filters[] = {-1, CG_PNG_FILTER_NONE, CG_PNG_FILTER_SUB, CG_PNG_
                               CG_PNG_FILTER_AVG, CG_PNG_FILTER_PAETH, CG_PNG_FILTER_ALL,
                               CG_PNG_FILTER_SUB | CG_PNG_FILTER_PAETH};
 
-/* Loop index covers backends x sizes x levels x filters. */
+/* Loop index: sizes x levels x filters through the process's library
+ * (libdeflate), then sizes x filters through the zlib fallback, each with
+ * one of the levels in turn. */
 START_TEST(roundtrip)
 {
     const int nl = (int)(sizeof levels / sizeof levels[0]);
     const int nf = (int)(sizeof filters / sizeof filters[0]);
     const int ns = (int)(sizeof sizes / sizeof sizes[0]);
-    const int backend = _i / (ns * nl * nf);
-    const int *sz = sizes[_i / (nl * nf) % ns];
-    cg_png_options o = {levels[_i / nf % nl], filters[_i % nf], -1};
+    const int backend = _i >= ns * nl * nf;
+    const int j = backend ? _i - ns * nl * nf : _i;
+    const int *sz = backend ? sizes[j / nf] : sizes[j / (nl * nf)];
+    cg_png_options o = {levels[backend ? j % nl : j / nf % nl], filters[j % nf], -1};
     size_t stride = (size_t)sz[0] * 3 + (size_t)(_i % 3) * 5; /* some padded */
     uint8_t *img = test_image(sz[0], sz[1], stride, (uint32_t)_i);
     cg_buf b = {0};
@@ -188,7 +191,7 @@ END_TEST
 /* ---- the corpus: real game frames (bench/corpus) ---------------------------------- */
 
 enum { MAX_FRAMES = 64 };
-static char corpus_names[MAX_FRAMES][256];
+static char corpus_names[MAX_FRAMES][1024];
 static int corpus_count;
 
 static void corpus_scan(void)
@@ -198,7 +201,8 @@ static void corpus_scan(void)
     while (d != NULL && (e = readdir(d)) != NULL && corpus_count < MAX_FRAMES) {
         size_t len = strlen(e->d_name);
         if (len > 4 && len < 200 && strcmp(e->d_name + len - 4, ".png") == 0)
-            snprintf(corpus_names[corpus_count++], 256, "%s/%s", CG_TEST_CORPUS, e->d_name);
+            snprintf(corpus_names[corpus_count++], sizeof corpus_names[0], "%.600s/%.200s",
+                     CG_TEST_CORPUS, e->d_name);
     }
     if (d != NULL) closedir(d);
 }
@@ -433,9 +437,9 @@ Suite *make_suite(void)
 {
     Suite *s = suite_create("png");
     TCase *core = tcase_create("core");
+    const int n_rt = (int)(sizeof sizes / sizeof sizes[0] * sizeof filters / sizeof filters[0]);
     tcase_add_loop_test(core, roundtrip, 0,
-                        (int)(2 * sizeof sizes / sizeof sizes[0] * sizeof levels /
-                              sizeof levels[0] * sizeof filters / sizeof filters[0]));
+                        n_rt * (int)(sizeof levels / sizeof levels[0]) + n_rt);
     tcase_add_test(core, strategies_and_defaults);
     tcase_add_test(core, buffer_reused);
     tcase_set_timeout(core, 60);
