@@ -13,7 +13,7 @@
 #include "cg_frame_internal.h"
 #include "cg_png_internal.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define CG_PNG_X86 1
 #endif
