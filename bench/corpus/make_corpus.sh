@@ -77,8 +77,9 @@ CONF
   kill "$xpid" 2>/dev/null || true
 }
 
-# Spawn (seed 20240611) is a snowy pine shore on an ocean; sand, grass and
-# jungle lie within the 160 nodes the mod loads around it.
+# v7, seed 20240611: the spawn is a snowy pine island in an ocean. A target
+# not found within the radius leaves the view at the spawn, looking along
+# yaw/pitch (jungle, hills and the valleys views below).
 session small 640 360 120 v7 \
   "forest default:pine_tree 120 10 3 30 10 0.5" \
   "ocean default:water_source 120 16 6 200 20 0.45" \
