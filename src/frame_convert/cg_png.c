@@ -116,10 +116,8 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
     cg_png_options dflt = cg_png_default_options();
     if (opt == NULL) opt = &dflt;
     CG_TRY(check_args(rgb, w, h, stride, opt, out));
-    if (lib == NULL) {
-        out->len = 0;
-        return CG_E_UNSUPPORTED;
-    }
+    out->len = 0; /* replaced, not appended; stays 0 on any failure below */
+    CG_RETURN_IF(lib == NULL, CG_E_UNSUPPORTED);
 
     const int level = opt->level < 0 ? 6 : opt->level; /* zlib's and libpng's default */
     const int mask = opt->filters < 0 ? CG_PNG_FILTER_ALL : opt->filters;
@@ -137,7 +135,6 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
     CG_RETURN_IF(!scratch_alloc(&sc, scratch_len), CG_E_NO_MEMORY);
     if (!grow(out, head + bound + 4 + 12)) {
         scratch_free(&sc);
-        out->len = 0;
         return CG_E_NO_MEMORY;
     }
 
@@ -170,10 +167,7 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
                                    bound, &zlen);
     scratch_free(&sc);
     if (st == CG_OK && zlen > 0x7fffffffu) st = CG_E_TOO_LARGE; /* one chunk's limit */
-    if (st != CG_OK) {
-        out->len = 0;
-        return st;
-    }
+    CG_TRY(st);
     at += finish_chunk(p + at, "IDAT", zlen);
     at += finish_chunk(p + at, "IEND", 0);
     out->len = at;
