@@ -26,7 +26,6 @@ struct cg_deflate_lib {
                    const char *version, int stream_size);
     int (*z_deflate)(z_streamp s, int flush);
     int (*z_end)(z_streamp s);
-    uLong (*z_bound)(z_streamp s, uLong n);
 };
 
 /* dlsym returns void *; POSIX guarantees it converts to a function pointer. */
@@ -54,7 +53,7 @@ static int open_zlib(cg_deflate_lib *lib, const char *soname)
     if (lib->handle == NULL) return 0;
     lib->kind = CG_DEFLATE_ZLIB;
     if (CG_SYM(lib, z_init2, "deflateInit2_") && CG_SYM(lib, z_deflate, "deflate") &&
-        CG_SYM(lib, z_end, "deflateEnd") && CG_SYM(lib, z_bound, "deflateBound"))
+        CG_SYM(lib, z_end, "deflateEnd"))
         return 1;
     dlclose(lib->handle);
     lib->handle = NULL;
