@@ -6,14 +6,17 @@
  * (for each destination row, the whole cache lines of its source row from
  * the first to the last pixel used) plus a write of the output bytes. No
  * conversion can do less memory traffic than that.
- * PNG limit: libpng's default settings on the same frame.
+ * PNG limit: libpng's default settings on the same frame, on the frames of
+ * bench/corpus (real Minetest frames, see its README).
  *
  * Box limit: a streaming read of the whole source plus the output write.
  *
- * Usage: bench_core [scale] [raw|box|png]
- *   scale multiplies the repetitions (default 1); raw, box or png runs one part.
+ * Usage: bench_core [scale] [raw|box|png|png-table] [corpus-dir]
+ *   scale multiplies the repetitions (default 1); raw, box or png runs one part;
+ *   png-table: the per-frame PNG tables without the options sweep.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,8 +318,20 @@ static void box_cases(int scale)
     printf("\n");
 }
 
-/* ---- PNG --------------------------------------------------------------------------- */
+/* ---- PNG on the corpus -------------------------------------------------------------- */
 
+/* The PNG limit is libpng itself with its defaults (zlib level 6, adaptive
+ * filters), called here directly: the library's encoder does not use libpng.
+ * Each frame runs as the JNI layer runs it: RGBA (as mapped from the GPU
+ * readback, bottom-up) -> RGB flipped upright -> PNG. */
+
+typedef struct png_frame {
+    char name[64];
+    int w, h;
+    uint8_t *rgba; /* bottom-up, as glReadPixels gives it */
+} png_frame;
+
+#ifdef CG_BENCH_LIBPNG
 typedef struct png_ctx {
     raw_ctx raw; /* conversion into raw.dst first, as the JNI layer does */
     cg_png_options opt;
@@ -332,120 +347,300 @@ static void run_png(void *c)
         abort();
 }
 
-static void png_setup(png_ctx *g, uint8_t *src, int w, int h)
+#include <png.h>
+
+static void run_libpng(void *c)
+{
+    png_ctx *g = c;
+    run_convert(&g->raw);
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    im.width = (png_uint_32)g->raw.p.dst_w;
+    im.height = (png_uint_32)g->raw.p.dst_h;
+    im.format = PNG_FORMAT_RGB;
+    png_alloc_size_t len = g->out.cap;
+    if (len == 0 || !png_image_write_to_memory(&im, g->out.data, &len, 0, g->raw.dst, 0, NULL)) {
+        /* first call, or too small: size it, then write */
+        len = 0;
+        if (!png_image_write_to_memory(&im, NULL, &len, 0, g->raw.dst, 0, NULL)) abort();
+        free(g->out.data);
+        g->out.data = malloc(len);
+        g->out.cap = len;
+        if (g->out.data == NULL ||
+            !png_image_write_to_memory(&im, g->out.data, &len, 0, g->raw.dst, 0, NULL))
+            abort();
+    }
+    g->out.len = len;
+}
+
+static int load_png(const char *path, png_frame *f)
+{
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&im, path)) return 0;
+    im.format = PNG_FORMAT_RGBA;
+    f->w = (int)im.width;
+    f->h = (int)im.height;
+    f->rgba = malloc(PNG_IMAGE_SIZE(im));
+    /* negative stride: bottom-up rows, as a GL readback */
+    if (f->rgba == NULL ||
+        !png_image_finish_read(&im, NULL, f->rgba, -(png_int_32)PNG_IMAGE_ROW_STRIDE(im), NULL)) {
+        png_image_free(&im);
+        free(f->rgba);
+        return 0;
+    }
+    return 1;
+}
+
+static void png_setup(png_ctx *g, const png_frame *f)
 {
     memset(g, 0, sizeof *g);
-    g->raw.p.src = src;
-    g->raw.p.src_stride = (size_t)w * 4;
-    g->raw.p.src_w = g->raw.p.dst_w = w;
-    g->raw.p.src_h = g->raw.p.dst_h = h;
+    g->raw.p.src = f->rgba;
+    g->raw.p.src_stride = (size_t)f->w * 4;
+    g->raw.p.src_w = g->raw.p.dst_w = f->w;
+    g->raw.p.src_h = g->raw.p.dst_h = f->h;
     g->raw.p.flip = 1;
-    g->raw.dst_len = (size_t)w * (size_t)h * 3;
+    g->raw.dst_len = (size_t)f->w * (size_t)f->h * 3;
     g->raw.dst = malloc(g->raw.dst_len);
     g->raw.level = cg_simd_best();
     if (g->raw.dst == NULL) abort();
 }
 
+static void png_teardown(png_ctx *g)
+{
+    cg_buf_free(&g->out);
+    free(g->raw.dst);
+}
+
+/* This thread's CPU time in microseconds. The PNG tables use it rather than
+ * wall time: on a shared machine (2 cores, other jobs) wall time counts
+ * whole time slices of other processes; on an idle one the two agree for
+ * this single-threaded work. */
+static double cpu_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static double time_median_cpu(frame_fn fn, void *ctx, int reps)
+{
+    double t[16];
+    if (reps > 16) reps = 16;
+    fn(ctx);
+    for (int i = 0; i < reps; i++) {
+        double t0 = cpu_now_us();
+        fn(ctx);
+        t[i] = cpu_now_us() - t0;
+    }
+    return bench_median(t, reps);
+}
+
+/* Median times of `o` and of libpng's defaults on one frame, interleaved
+ * frame by frame so both see the same machine state; sizes too. */
+typedef struct png_meas {
+    double t, t_lib;
+    size_t bytes, bytes_lib;
+} png_meas;
+
+static png_meas png_measure(const png_frame *f, cg_png_options o, int reps, int with_lib)
+{
+    png_ctx c, lib;
+    png_setup(&c, f);
+    png_setup(&lib, f);
+    c.opt = o;
+    double *t = malloc(sizeof(double) * 2 * (size_t)reps);
+    if (t == NULL) abort();
+    run_png(&c);
+    run_libpng(&lib);
+    for (int i = 0; i < reps; i++) {
+        double t0 = cpu_now_us();
+        run_png(&c);
+        double t1 = cpu_now_us();
+        if (with_lib) run_libpng(&lib);
+        t[i] = t1 - t0;
+        t[reps + i] = cpu_now_us() - t1;
+    }
+    png_meas m = {bench_median(t, reps), bench_median(t + reps, reps), c.out.len, lib.out.len};
+    free(t);
+    png_teardown(&c);
+    png_teardown(&lib);
+    return m;
+}
+
 static const char *filter_name(int f)
 {
-    switch (f) {
-    case -1: return "default";
-    case CG_PNG_FILTER_NONE: return "none";
-    case CG_PNG_FILTER_SUB: return "sub";
-    case CG_PNG_FILTER_UP: return "up";
-    case CG_PNG_FILTER_PAETH: return "paeth";
-    case CG_PNG_FILTER_ALL: return "all";
-    }
-    return "?";
+    static char buf[8][32];
+    static int next;
+    if (f == -1) return "all";
+    char *s = buf[next++ % 8];
+    s[0] = 0;
+    static const char *const names[] = {"none", "sub", "up", "avg", "paeth"};
+    if (f == CG_PNG_FILTER_ALL) return "all";
+    for (int t = 0; t < 5; t++)
+        if (f & (CG_PNG_FILTER_NONE << t)) {
+            if (s[0]) strcat(s, "+");
+            strcat(s, names[t]);
+        }
+    return s;
 }
 
 static const char *strategy_name(int s)
 {
-    static const char *const names[] = {"default", "filtered", "huffman", "rle", "fixed"};
-    return s >= 0 && s <= 4 ? names[s] : "default";
+    static const char *const names[] = {"zlib", "zlib-filt", "zlib-huff", "zlib-rle", "zlib-fix"};
+    return s >= 0 && s <= 4 ? names[s] : cg_png_deflate_name();
 }
 
-/* One table row: `o` timed in alternation with libpng's defaults (lib). */
-static void png_row(png_ctx *c, png_ctx *lib, cg_png_options o, int reps, size_t size_lib,
-                    int is_default)
+static int reps_for(const png_frame *f, int level, int scale)
 {
-    double *t = malloc(sizeof(double) * 2 * (size_t)reps);
-    if (t == NULL) abort();
-    c->opt = o;
-    run_png(c);
-    for (int i = 0; i < reps; i++) {
-        double t0 = bench_now_us();
-        run_png(c);
-        double t1 = bench_now_us();
-        run_png(lib);
-        t[i] = t1 - t0;
-        t[reps + i] = bench_now_us() - t1;
+    double mpix = (double)f->w * f->h / 1e6;
+    int r = (int)(12.0 / (mpix + 0.1) / (level >= 7 ? 6 : level >= 4 ? 2 : 1));
+    return (r < 3 ? 3 : r) * scale;
+}
+
+static double mpix_s(const png_frame *f, double us)
+{
+    return (double)f->w * f->h / us;
+}
+
+/* Per frame, one options set: time, Mpix/s, bytes, both ratios. Returns the
+ * medians over the frames of a size class (w == 0: all frames). */
+static void png_frame_table(const char *title, const png_frame *fr, int n, cg_png_options o,
+                            int scale)
+{
+    printf("\n%s: level %d, filters %s, deflate %s (each frame: convert + encode, "
+           "interleaved with libpng's defaults; thread CPU time)\n",
+           title, o.level, filter_name(o.filters), strategy_name(o.strategy));
+    printf("%-22s %10s %8s %9s %9s %9s %8s\n", "frame", "time us", "Mpix/s", "bytes", "libpng",
+           "size/lib", "t/lib");
+    double *sr = malloc(sizeof(double) * (size_t)n * 3), *tr = sr + n, *mp = sr + 2 * n;
+    if (sr == NULL) abort();
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        png_meas m = png_measure(&fr[i], o, reps_for(&fr[i], o.level, scale), 1);
+        sr[i] = (double)m.bytes / (double)m.bytes_lib;
+        tr[i] = m.t / m.t_lib;
+        mp[i] = mpix_s(&fr[i], m.t);
+        if (sr[i] > worst) worst = sr[i];
+        printf("%-22s %10.0f %8.1f %9zu %9zu %9.3f %8.3f\n", fr[i].name, m.t, mp[i], m.bytes,
+               m.bytes_lib, sr[i], tr[i]);
     }
-    double tc = bench_median(t, reps), tl = bench_median(t + reps, reps);
-    printf("%-6d %-8s %-9s %10.0f %9zu %10.2f %9.3f%s\n", o.level, filter_name(o.filters),
-           strategy_name(o.strategy), tc, c->out.len, tc / tl,
-           (double)c->out.len / (double)size_lib, is_default ? "   <- cg default" : "");
-    free(t);
+    static const int classes[][2] = {{640, 360}, {854, 480}, {1920, 1080}};
+    for (size_t k = 0; k < 3; k++) {
+        double v[64];
+        int c = 0;
+        for (int i = 0; i < n && c < 64; i++)
+            if (fr[i].w == classes[k][0] && fr[i].h == classes[k][1]) v[c++] = mp[i];
+        if (c) printf("  median Mpix/s at %dx%d (%d frames): %.1f\n", classes[k][0], classes[k][1], c, bench_median(v, c));
+    }
+    printf("  median size/libpng %.3f (worst %.3f), median time/libpng %.3f\n",
+           bench_median(sr, n), worst, bench_median(tr, n));
+    free(sr);
 }
 
-static void png_cases(int scale)
+/* The options sweep: per setting, medians over the corpus of per-frame
+ * medians. libpng's time per frame is measured once up front here (the
+ * per-frame tables above interleave it with every run). */
+static void png_sweep(const png_frame *fr, int n, int scale)
 {
-    const int w = 640, h = 360;
+    enum { SUB = CG_PNG_FILTER_SUB, UP = CG_PNG_FILTER_UP, PAETH = CG_PNG_FILTER_PAETH };
+    static const cg_png_options opts[] = {
+        {0, CG_PNG_FILTER_NONE, -1}, {1, CG_PNG_FILTER_NONE, -1}, {1, SUB, -1}, {1, UP, -1},
+        {1, PAETH, -1}, {1, SUB | UP, -1}, {1, CG_PNG_FILTER_ALL, -1},
+        {2, SUB, -1}, {3, SUB, -1}, {4, SUB, -1}, {4, SUB | UP, -1},
+        {5, SUB, -1}, {5, SUB | UP, -1}, {5, CG_PNG_FILTER_ALL, -1},
+        {6, SUB, -1}, {6, CG_PNG_FILTER_ALL, -1}, {9, CG_PNG_FILTER_ALL, -1},
+        {1, SUB, 0}, {1, SUB, 3}, {1, UP, 3}, {1, SUB, 2}, {5, SUB, 0}, {6, CG_PNG_FILTER_ALL, 0},
+    };
+    double lib_t[64];
+    for (int i = 0; i < n && i < 64; i++) {
+        png_ctx lib;
+        png_setup(&lib, &fr[i]);
+        lib_t[i] = time_median_cpu(run_libpng, &lib, 5);
+        png_teardown(&lib);
+    }
+    printf("\nPNG options on the corpus (%d frames): medians over the frames; Mpix/s at "
+           "640x360 and 1920x1080 (convert + encode, thread CPU time)\n", n);
+    printf("%-6s %-16s %-11s %10s %10s %9s %9s %8s\n", "level", "filters", "deflate",
+           "Mpix/s 360", "Mpix/s 1080", "size/lib", "worst", "t/lib");
+    const cg_png_options d = cg_png_default_options(), fast = cg_png_fast_options();
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+        const cg_png_options o = opts[k];
+        double sr[64], tr[64], m360[64], m1080[64], worst = 0;
+        int n360 = 0, n1080 = 0, nn = n < 64 ? n : 64;
+        for (int i = 0; i < nn; i++) {
+            png_meas m = png_measure(&fr[i], o, reps_for(&fr[i], o.level, scale) / 3 + 1, 0);
+            sr[i] = (double)m.bytes / (double)m.bytes_lib;
+            tr[i] = m.t / lib_t[i];
+            if (sr[i] > worst) worst = sr[i];
+            if (fr[i].w == 640) m360[n360++] = mpix_s(&fr[i], m.t);
+            if (fr[i].w == 1920) m1080[n1080++] = mpix_s(&fr[i], m.t);
+        }
+        const int is_d = o.level == d.level && o.filters == d.filters && o.strategy == d.strategy;
+        const int is_f =
+            o.level == fast.level && o.filters == fast.filters && o.strategy == fast.strategy;
+        printf("%-6d %-16s %-11s %10.1f %10.1f %9.3f %9.3f %8.3f%s\n", o.level,
+               filter_name(o.filters), strategy_name(o.strategy),
+               n360 ? bench_median(m360, n360) : 0.0, n1080 ? bench_median(m1080, n1080) : 0.0,
+               bench_median(sr, nn), worst, bench_median(tr, nn),
+               is_d ? "   <- default" : is_f ? "   <- fast" : "");
+    }
+}
+
+static int cmp_frame(const void *a, const void *b)
+{
+    const png_frame *x = a, *y = b;
+    long px = (long)x->w * x->h, py = (long)y->w * y->h;
+    if (px != py) return px < py ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+#endif /* CG_BENCH_LIBPNG */
+
+static void png_cases(int scale, const char *corpus, int sweep)
+{
     uint8_t probe[3] = {0};
     cg_buf pb = {0};
-    if (cg_png_encode_rgb(probe, 1, 1, 3, NULL, &pb) == CG_E_UNSUPPORTED) {
-        printf("PNG: not built into this library (CG_WITH_PNG=OFF)\n");
+    cg_status st = cg_png_encode_rgb(probe, 1, 1, 3, NULL, &pb);
+    cg_buf_free(&pb);
+    if (st == CG_E_UNSUPPORTED) {
+        printf("PNG: unavailable: %s\n", cg_png_unavailable_reason());
         return;
     }
-    cg_buf_free(&pb);
-    uint8_t *src = game_frame(w, h);
-    if (src == NULL) abort();
-    png_ctx def, lib;
-    png_setup(&def, src, w, h);
-    png_setup(&lib, src, w, h);
-    def.opt = cg_png_default_options();
-    lib.opt = cg_png_libpng_defaults();
-    double t, tl;
-    time_pair(run_png, &def, run_png, &lib, 40 * scale, &t, &tl);
-    size_t size_def = def.out.len, size_lib = lib.out.len;
-    printf("%-34s %-6s %9.1f us   limit %8.1f us   ratio %5.2f   size %zu vs %zu (%.3fx)\n",
-           "640x360 PNG, cg default", "", t, tl, t / tl, size_def, size_lib,
-           (double)size_def / (double)size_lib);
-    printf("  (PNG limit: libpng's defaults on the same frame; both include the RAW "
-           "conversion)\n");
-
-    printf("\nPNG table, 640x360 game-like frame (convert + encode); each row timed in "
-           "alternation with libpng's defaults, medians of %d (level 6: %d, 9: %d):\n",
-           9 * scale, 5 * scale, 3 * scale);
-    printf("%-6s %-8s %-9s %10s %9s %10s %9s\n", "level", "filter", "strategy", "time us",
-           "bytes", "t/libpng", "size/lib");
-    png_ctx c;
-    png_setup(&c, src, w, h);
-    static const int levels[] = {0, 1, 2, 3, 6, 9};
-    static const int filters[] = {CG_PNG_FILTER_NONE, CG_PNG_FILTER_SUB, CG_PNG_FILTER_UP,
-                                  CG_PNG_FILTER_PAETH, CG_PNG_FILTER_ALL};
-    const cg_png_options d = cg_png_default_options();
-    for (size_t li = 0; li < sizeof levels / sizeof levels[0]; li++)
-        for (size_t fi = 0; fi < sizeof filters / sizeof filters[0]; fi++) {
-            cg_png_options o = {levels[li], filters[fi], -1};
-            /* level 9 takes up to 0.2 s a frame: fewer repetitions there */
-            png_row(&c, &lib, o, (levels[li] >= 9 ? 3 : levels[li] >= 6 ? 5 : 9) * scale, size_lib,
-                    d.level == o.level && d.filters == o.filters && d.strategy == o.strategy);
-        }
-    /* zlib strategies at the fast levels; and libpng's own defaults. */
-    for (int lv = 1; lv <= 2; lv++)
-        for (int st = 1; st <= 3; st++) {
-            cg_png_options o = {lv, CG_PNG_FILTER_SUB, st};
-            png_row(&c, &lib, o, 9 * scale, size_lib, 0);
-        }
-    png_row(&c, &lib, cg_png_libpng_defaults(), 9 * scale, size_lib, 0);
-    cg_buf_free(&def.out);
-    cg_buf_free(&lib.out);
-    cg_buf_free(&c.out);
-    free(def.raw.dst);
-    free(lib.raw.dst);
-    free(c.raw.dst);
-    free(src);
+#ifndef CG_BENCH_LIBPNG
+    (void)scale;
+    (void)corpus;
+    (void)sweep;
+    printf("PNG: bench built without libpng, the limit; no PNG table\n");
+#else
+    png_frame fr[64];
+    int n = 0;
+    DIR *d = opendir(corpus);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL && n < 64) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || len >= sizeof fr[n].name || strcmp(e->d_name + len - 4, ".png") != 0) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", corpus, e->d_name);
+        if (!load_png(path, &fr[n])) continue;
+        memcpy(fr[n].name, e->d_name, len - 4);
+        fr[n].name[len - 4] = 0;
+        n++;
+    }
+    if (d != NULL) closedir(d);
+    if (n == 0) {
+        printf("PNG: no corpus frames in %s\n", corpus);
+        return;
+    }
+    qsort(fr, (size_t)n, sizeof fr[0], cmp_frame);
+    printf("PNG corpus: %d frames from %s; deflate library: %s\n", n, corpus,
+           cg_png_deflate_name());
+    png_frame_table("PNG default", fr, n, cg_png_default_options(), scale);
+    png_frame_table("PNG fast", fr, n, cg_png_fast_options(), scale);
+    if (sweep) png_sweep(fr, n, scale);
+    for (int i = 0; i < n; i++) free(fr[i].rgba);
+#endif
 }
 
 int main(int argc, char **argv)
@@ -457,14 +652,15 @@ int main(int argc, char **argv)
     printf("bench_core: per-frame medians; limit = read of the needed source lines + "
            "write of the output; default SIMD level: %s\n\n",
            cg_simd_name(cg_simd_best()));
-    if (strcmp(part, "png") != 0 && strcmp(part, "box") != 0) {
+    if (strncmp(part, "png", 3) != 0 && strcmp(part, "box") != 0) {
         raw_case("640x360 -> 640x360 RAW flip", 640, 360, 640, 360, 1, 400 * scale);
         raw_case("854x480 -> 128x128 RAW", 854, 480, 128, 128, 0, 2000 * scale);
         raw_case("1920x1080 -> 640x360 RAW", 1920, 1080, 640, 360, 0, 200 * scale);
         raw_case("128x128 RAW", 128, 128, 128, 128, 0, 4000 * scale);
         printf("\n");
     }
-    if (strcmp(part, "png") != 0 && strcmp(part, "raw") != 0) box_cases(scale);
-    if (strcmp(part, "raw") != 0 && strcmp(part, "box") != 0) png_cases(scale);
+    if (strncmp(part, "png", 3) != 0 && strcmp(part, "raw") != 0) box_cases(scale);
+    if (strcmp(part, "raw") != 0 && strcmp(part, "box") != 0)
+        png_cases(scale, argc > 3 ? argv[3] : CG_BENCH_CORPUS, strcmp(part, "png-table") != 0);
     return 0;
 }

@@ -15,6 +15,7 @@ cg_add_java_program(NAME bench_jvm MAIN cgbench.JvmBench
                     # A fixed, pre-touched heap: as in a long-running game, the
                     # young generation's pages are already mapped, so neither
                     # side of the ratio pays first-touch page faults.
-                    JAVA_OPTS -Xms512m -Xmx512m -XX:+AlwaysPreTouch)
+                    JAVA_OPTS -Xms512m -Xmx512m -XX:+AlwaysPreTouch
+                              -Dcg.corpus=${CMAKE_CURRENT_LIST_DIR}/corpus -Djava.awt.headless=true)
 add_custom_target(run_bench_jvm COMMAND ${bench_jvm_SCRIPT} USES_TERMINAL
                   DEPENDS bench_jvm_jar bench_limit)

@@ -73,6 +73,10 @@ foreach(t ${cg_core_present})
       list(APPEND cg_cfg_modules ${mod})
       target_link_libraries(cg_capture INTERFACE
         $<INSTALL_INTERFACE:minecraft_capture_dep::${mod}>)
+    elseif(l STREQUAL "Threads::Threads")
+      # The PNG encoder's one-time library loading (pthread_once).
+      list(APPEND cg_pc_libs -pthread)
+      target_link_libraries(cg_capture INTERFACE -pthread)
     elseif(TARGET ${l})
       message(FATAL_ERROR "CgInstall: the core links ${l}, which is not installed; "
                           "add it to CG_CORE_TARGETS or make it a pkg-config dependency")

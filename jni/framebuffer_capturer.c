@@ -58,10 +58,7 @@ static jobject cg_convert_png(JNIEnv *env, const cg_convert_params *p, size_t rg
     if (st != CG_OK) {
         /* A part not built in must name what is missing (docs/architecture.md). */
         cg_throw_status(env, st, what,
-                        st == CG_E_UNSUPPORTED
-                            ? "this libnative-lib.so was built without libpng (CG_WITH_PNG=OFF); "
-                              "use RAW (0), or rebuild with libpng installed"
-                            : "PNG encoding");
+                        st == CG_E_UNSUPPORTED ? cg_png_unavailable_reason() : "PNG encoding");
         goto done;
     }
     bs = cg_jni_bytestring_copy(env, png.data, png.len);

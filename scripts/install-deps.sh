@@ -6,7 +6,8 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config
   openjdk-17-jdk-headless          # javac, jni.h, a JVM for the JVM tests and demo
-  libpng-dev zlib1g-dev            # PNG encoding
+  libdeflate-dev zlib1g-dev        # PNG encoding: headers only; libdeflate0 / zlib loaded at run time
+  libpng-dev                       # PNG decoding in the tests and the libpng limit in bench_core
   libprotobuf-c-dev protobuf-c-compiler   # C side of the wire message
   protobuf-compiler libprotobuf-java      # Java side: protoc --java_out and protobuf.jar
   check libsubunit-dev             # Check unit tests

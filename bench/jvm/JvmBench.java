@@ -2,8 +2,15 @@ package cgbench;
 
 import com.google.protobuf.ByteString;
 import com.kyhsgeekcode.minecraftenv.FramebufferCapturer;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import javax.imageio.ImageIO;
 
 /**
  * convertCapturedFrameImpl end to end in the JVM, against a limit measured in
@@ -11,8 +18,11 @@ import java.util.Arrays;
  * new byte[output size] and one copy into it (done natively, from the same
  * direct buffer). The two are measured in alternating blocks so that both
  * see the same JIT, GC and machine state. Prints medians and the ratio.
- * Usage: JvmBench [rounds] [errors]   (default 40 rounds of 50 calls per case; "errors":
- * only the error paths)
+ * PNG on the corpus (bench/corpus, real game frames): each frame as the mod
+ * hands it (RGBA, bottom-up) through the PNG call, against Java's own PNG
+ * writer (ImageIO) on the same pixels, the encoder a mod would otherwise use.
+ * Usage: JvmBench [rounds] [errors | corpus-dir]   (default 40 rounds of 50 calls
+ * per case; "errors": only the error paths; corpus from the cg.corpus property)
  */
 public final class JvmBench {
     static long sink;
@@ -101,7 +111,63 @@ public final class JvmBench {
         }
     }
 
-    public static void main(String[] args) {
+    static List<File> corpus(String dir) {
+        List<File> out = new ArrayList<>();
+        File[] fs = new File(dir).listFiles((d, n) -> n.endsWith(".png"));
+        if (fs != null) out.addAll(Arrays.asList(fs));
+        out.sort((a, b) -> a.getName().compareTo(b.getName()));
+        return out;
+    }
+
+    static void pngCorpus(String dir, int rounds) throws IOException {
+        List<File> frames = corpus(dir);
+        if (frames.isEmpty()) {
+            System.out.println("PNG corpus: no frames in " + dir);
+            return;
+        }
+        System.out.printf("%nPNG call on the corpus (%s), median per call; limit: ImageIO's PNG "
+                + "writer on the same pixels%n", dir);
+        System.out.printf("%-22s %10s %8s %9s %12s %9s %8s%n", "frame", "PNG us", "Mpix/s",
+                "bytes", "ImageIO us", "bytes", "ratio");
+        FramebufferCapturer fc = FramebufferCapturer.INSTANCE;
+        for (File f : frames) {
+            BufferedImage img = ImageIO.read(f);
+            int w = img.getWidth(), h = img.getHeight();
+            ByteBuffer src = ByteBuffer.allocateDirect(w * h * 4);
+            for (int y = 0; y < h; y++) { // bottom-up, as glReadPixels gives it
+                for (int x = 0; x < w; x++) {
+                    int p = img.getRGB(x, h - 1 - y), o = (y * w + x) * 4;
+                    src.put(o, (byte) (p >> 16)).put(o + 1, (byte) (p >> 8)).put(o + 2, (byte) p)
+                            .put(o + 3, (byte) 255);
+                }
+            }
+            BufferedImage rgb = new BufferedImage(w, h, BufferedImage.TYPE_3BYTE_BGR);
+            rgb.getGraphics().drawImage(img, 0, 0, null);
+            long[] sizes = new long[2];
+            Call png = () -> {
+                ByteString bs = fc.convertCapturedFrameImpl(src, w, h, w, h, 1, true, false, 0, 0);
+                sizes[0] = bs.size();
+                return bs.size();
+            };
+            Call imageio = () -> {
+                ByteArrayOutputStream bo = new ByteArrayOutputStream(w * h);
+                try {
+                    ImageIO.write(rgb, "png", bo);
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+                sizes[1] = bo.size();
+                return bo.size();
+            };
+            int block = w * h > 1_000_000 ? 2 : 5;
+            double[] m = medianUs(new Call[] {png, imageio}, Math.max(3, rounds / 4), block);
+            System.out.printf("%-22s %10.0f %8.1f %9d %12.0f %9d %8.3f%n",
+                    f.getName().replace(".png", ""), m[0], w * (double) h / m[0], sizes[0], m[1],
+                    sizes[1], m[0] / m[1]);
+        }
+    }
+
+    public static void main(String[] args) throws IOException {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         System.out.println("JVM end to end, median per call over " + rounds * 50 + " calls each "
                 + "(" + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + ")");
@@ -111,6 +177,8 @@ public final class JvmBench {
             bench("854x480 -> 128x128 RAW", 854, 480, 128, 128, false, rounds, 0);
         }
         errorPaths(rounds);
+        String dir = args.length > 1 && !errorsOnly ? args[1] : System.getProperty("cg.corpus", "");
+        if (!errorsOnly && !dir.isEmpty()) pngCorpus(dir, rounds);
         if (sink == 42) System.out.println();
     }
 }

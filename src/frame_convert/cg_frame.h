@@ -91,7 +91,7 @@ cg_status cg_convert_with(const cg_convert_params *p, uint8_t *dst, size_t dst_l
 cg_status cg_draw_cursor_rgb(uint8_t *dst, size_t dst_len, int w, int h, int cursor_x,
                              int cursor_y);
 
-/* ---- PNG (libpng) ------------------------------------------------------ */
+/* ---- PNG ----------------------------------------------------------------- */
 
 /* A growable byte buffer the caller can see and owns. Start zeroed
  * ({0}); the encoder reuses data/cap across calls and sets len. */
@@ -112,24 +112,43 @@ void cg_buf_free(cg_buf *b);
 #define CG_PNG_FILTER_PAETH 0x80
 #define CG_PNG_FILTER_ALL 0xf8
 
+/* One filter in the mask: every row uses it. Several: each row uses the one
+ * whose residuals have the smallest sum of absolute values (libpng's
+ * adaptive heuristic), among those in the mask. */
 typedef struct cg_png_options {
-    int level;    /* zlib level 0..9, or -1 for libpng's default (6) */
-    int filters;  /* CG_PNG_FILTER_* mask, or -1 for libpng's default */
-    int strategy; /* zlib strategy (Z_DEFAULT_STRATEGY=0 ... Z_FIXED=4), or -1 */
+    int level;    /* deflate level 0..9 (libdeflate's, else zlib's), -1: 6 as libpng */
+    int filters;  /* CG_PNG_FILTER_* mask, or -1 for all five (libpng's default) */
+    int strategy; /* -1: the deflate library's own; 0..4: zlib's strategy
+                   * (Z_DEFAULT_STRATEGY ... Z_FIXED), which also asks for zlib
+                   * rather than libdeflate (zlib alone has strategies) */
 } cg_png_options;
 
-/* The library's default: chosen from the measured table in README.md. */
+/* The library's default: chosen from the measured corpus table in README.md. */
 cg_png_options cg_png_default_options(void);
+
+/* The fastest setting worth having (README.md's table: larger files). */
+cg_png_options cg_png_fast_options(void);
 
 /* libpng's own defaults (level -1, filters -1, strategy -1). */
 cg_png_options cg_png_libpng_defaults(void);
 
 /* Encode w x h RGB8 rows (stride bytes apart, first row first) as an
- * 8-bit RGB PNG into out (out->len set, out->data grown as needed).
+ * 8-bit RGB PNG into out (out->len set, out->data grown as needed). The
+ * deflate library (libdeflate.so.0, else libz.so.1) is loaded with dlopen at
+ * the first call; it is never a load-time dependency. Thread-safe.
  * Errors: CG_E_INVALID_ARG, dims, CG_E_NO_MEMORY, CG_E_PNG, and
- * CG_E_UNSUPPORTED when the library was built without libpng. */
+ * CG_E_UNSUPPORTED when neither library loads or PNG was not built in
+ * (cg_png_unavailable_reason says which). */
 cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
                             const cg_png_options *opt, cg_buf *out);
+
+/* NULL when PNG encoding works in this process; else a sentence naming what
+ * is missing (static storage). May load the deflate library. */
+const char *cg_png_unavailable_reason(void);
+
+/* "libdeflate" or "zlib": the deflate library PNG encoding uses for
+ * strategy -1; NULL when PNG encoding is unavailable. */
+const char *cg_png_deflate_name(void);
 
 /* ---- depth --------------------------------------------------------------- */
 

@@ -1,15 +1,43 @@
 /*
  * PNG encoder, checked by decoding with libpng's own reader (an independent
- * oracle) and comparing pixel for pixel.
+ * oracle; the encoder does not use libpng) and comparing pixel for pixel:
+ * synthetic edge cases and every frame of bench/corpus (real game frames),
+ * through libdeflate and through the zlib fallback. The filter choice is
+ * read back with zlib's inflate, the CRC checked against published values.
  */
+#include <dirent.h>
 #include <png.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "cg_frame.h"
+#include "cg_png_internal.h"
 #include "check_tcase.h"
 #include "ck_main.h"
+
+/* The zlib fallback, opened as the encoder opens it when libdeflate is
+ * missing (a libdeflate name that cannot load). */
+static cg_deflate_lib *open_zlib_only(void)
+{
+    cg_deflate_lib *lib = NULL;
+    ck_assert_int_eq(cg_deflate_open("libcg-test-no-such-library.so.0", "libz.so.1", &lib), CG_OK);
+    ck_assert_int_eq(cg_deflate_lib_kind(lib), CG_DEFLATE_ZLIB);
+    return lib;
+}
+
+/* backend 0: the process's choice (libdeflate here); 1: zlib. */
+static cg_status encode_by(int backend, const uint8_t *rgb, int w, int h, size_t stride,
+                           const cg_png_options *o, cg_buf *b)
+{
+    if (backend == 0) return cg_png_encode_rgb(rgb, w, h, stride, o, b);
+    cg_deflate_lib *z = open_zlib_only();
+    cg_status st = cg_png_encode_rgb_with(z, rgb, w, h, stride, o, b);
+    cg_deflate_close(z);
+    return st;
+}
 
 static uint8_t *test_image(int w, int h, size_t stride, uint32_t seed)
 {
@@ -53,23 +81,29 @@ static void check_roundtrip(const cg_buf *b, const uint8_t *img, int w, int h, s
     png_image_free(&im);
 }
 
-static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {1, 40}, {640, 360}};
+static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {1, 40}, {6, 7}, {641, 5}, {640, 360},
+                               {16384, 2}};
 static const int levels[] = {-1, 0, 1, 2, 3, 6, 9};
 static const int filters[] = {-1, CG_PNG_FILTER_NONE, CG_PNG_FILTER_SUB, CG_PNG_FILTER_UP,
                               CG_PNG_FILTER_AVG, CG_PNG_FILTER_PAETH, CG_PNG_FILTER_ALL,
                               CG_PNG_FILTER_SUB | CG_PNG_FILTER_PAETH};
 
-/* Loop index covers sizes x levels x filters. */
+/* Loop index: sizes x levels x filters through the process's library
+ * (libdeflate), then sizes x filters through the zlib fallback, each with
+ * one of the levels in turn. */
 START_TEST(roundtrip)
 {
     const int nl = (int)(sizeof levels / sizeof levels[0]);
     const int nf = (int)(sizeof filters / sizeof filters[0]);
-    const int *sz = sizes[_i / (nl * nf)];
-    cg_png_options o = {levels[_i / nf % nl], filters[_i % nf], -1};
+    const int ns = (int)(sizeof sizes / sizeof sizes[0]);
+    const int backend = _i >= ns * nl * nf;
+    const int j = backend ? _i - ns * nl * nf : _i;
+    const int *sz = backend ? sizes[j / nf] : sizes[j / (nl * nf)];
+    cg_png_options o = {levels[backend ? j % nl : j / nf % nl], filters[j % nf], -1};
     size_t stride = (size_t)sz[0] * 3 + (size_t)(_i % 3) * 5; /* some padded */
     uint8_t *img = test_image(sz[0], sz[1], stride, (uint32_t)_i);
     cg_buf b = {0};
-    ck_assert_int_eq(cg_png_encode_rgb(img, sz[0], sz[1], stride, &o, &b), CG_OK);
+    ck_assert_int_eq(encode_by(backend, img, sz[0], sz[1], stride, &o, &b), CG_OK);
     check_roundtrip(&b, img, sz[0], sz[1], stride);
     cg_buf_free(&b);
     free(img);
@@ -87,6 +121,9 @@ START_TEST(strategies_and_defaults)
     }
     cg_png_options d = cg_png_default_options();
     ck_assert_int_eq(cg_png_encode_rgb(img, 33, 21, 99, &d, &b), CG_OK);
+    check_roundtrip(&b, img, 33, 21, 99);
+    cg_png_options f = cg_png_fast_options();
+    ck_assert_int_eq(cg_png_encode_rgb(img, 33, 21, 99, &f, &b), CG_OK);
     check_roundtrip(&b, img, 33, 21, 99);
     ck_assert_int_eq(cg_png_encode_rgb(img, 33, 21, 99, NULL, &b), CG_OK); /* NULL: default */
     check_roundtrip(&b, img, 33, 21, 99);
@@ -152,17 +189,273 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/* ---- the corpus: real game frames (bench/corpus) ---------------------------------- */
+
+enum { MAX_FRAMES = 64 };
+static char corpus_names[MAX_FRAMES][1024];
+static int corpus_count;
+
+static void corpus_scan(void)
+{
+    DIR *d = opendir(CG_TEST_CORPUS);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL && corpus_count < MAX_FRAMES) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && len < 200 && strcmp(e->d_name + len - 4, ".png") == 0)
+            snprintf(corpus_names[corpus_count++], sizeof corpus_names[0], "%.600s/%.200s",
+                     CG_TEST_CORPUS, e->d_name);
+    }
+    if (d != NULL) closedir(d);
+}
+
+/* libpng decodes the stored frame: these RGB bytes are the RAW input. */
+static uint8_t *load_frame(const char *path, int *w, int *h)
+{
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    ck_assert_msg(png_image_begin_read_from_file(&im, path) != 0, "cannot read %s", path);
+    im.format = PNG_FORMAT_RGB;
+    uint8_t *rgb = malloc(PNG_IMAGE_SIZE(im));
+    ck_assert_ptr_nonnull(rgb);
+    ck_assert_int_ne(png_image_finish_read(&im, NULL, rgb, 0, NULL), 0);
+    *w = (int)im.width;
+    *h = (int)im.height;
+    return rgb;
+}
+
+/* Every level class, every filter alone and in sets, every zlib strategy. */
+static const cg_png_options corpus_opts[] = {
+    {-1, -1, -1},
+    {0, CG_PNG_FILTER_NONE, -1},
+    {1, CG_PNG_FILTER_SUB, -1},
+    {2, CG_PNG_FILTER_UP, -1},
+    {3, CG_PNG_FILTER_AVG, -1},
+    {4, CG_PNG_FILTER_PAETH, -1},
+    {5, CG_PNG_FILTER_SUB | CG_PNG_FILTER_UP, -1},
+    {1, CG_PNG_FILTER_SUB | CG_PNG_FILTER_UP | CG_PNG_FILTER_PAETH, -1},
+    {9, CG_PNG_FILTER_ALL, -1},
+    {1, CG_PNG_FILTER_ALL, 0},
+    {6, CG_PNG_FILTER_AVG | CG_PNG_FILTER_PAETH, 1},
+    {2, CG_PNG_FILTER_UP, 2},
+    {1, CG_PNG_FILTER_PAETH, 3},
+    {3, CG_PNG_FILTER_ALL, 4},
+};
+enum { N_CORPUS_OPTS = (int)(sizeof corpus_opts / sizeof corpus_opts[0]) };
+
+/* Loop index: frame. Each frame: the default, the fast setting and
+ * corpus_opts, then the default and fast through the zlib fallback. */
+START_TEST(corpus_frames)
+{
+    int w, h;
+    uint8_t *rgb = load_frame(corpus_names[_i], &w, &h);
+    const size_t stride = (size_t)w * 3;
+    cg_buf b = {0};
+    cg_png_options opts[N_CORPUS_OPTS + 2];
+    opts[0] = cg_png_default_options();
+    opts[1] = cg_png_fast_options();
+    memcpy(opts + 2, corpus_opts, sizeof corpus_opts);
+    for (int k = 0; k < N_CORPUS_OPTS + 2; k++) {
+        ck_assert_int_eq(cg_png_encode_rgb(rgb, w, h, stride, &opts[k], &b), CG_OK);
+        check_roundtrip(&b, rgb, w, h, stride);
+    }
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(encode_by(1, rgb, w, h, stride, &opts[k], &b), CG_OK);
+        check_roundtrip(&b, rgb, w, h, stride);
+    }
+    cg_buf_free(&b);
+    free(rgb);
+}
+END_TEST
+
+START_TEST(corpus_present)
+{
+    /* The corpus is part of the repository: an empty scan is a broken path. */
+    ck_assert_int_ge(corpus_count, 12);
+}
+END_TEST
+
+/* ---- filters ----------------------------------------------------------------------- */
+
+/* Inflate the IDAT of b (one IDAT, as the encoder writes) with zlib. */
+static uint8_t *inflate_idat(const cg_buf *b, size_t raw_len)
+{
+    ck_assert_mem_eq(b->data + 33 + 4, "IDAT", 4);
+    size_t zlen = (size_t)b->data[33] << 24 | (size_t)b->data[34] << 16 |
+                  (size_t)b->data[35] << 8 | b->data[36];
+    uint8_t *raw = malloc(raw_len);
+    ck_assert_ptr_nonnull(raw);
+    uLongf got = (uLongf)raw_len;
+    ck_assert_int_eq(uncompress(raw, &got, b->data + 41, (uLong)zlen), Z_OK);
+    ck_assert_uint_eq(got, raw_len);
+    return raw;
+}
+
+/* Rows built so that one filter's residuals are all zero; with all filters
+ * allowed the heuristic must pick it (ties: the lowest type number). */
+START_TEST(filter_choice)
+{
+    enum { W = 37, H = 6 };
+    uint8_t img[H][W * 3];
+    for (int x = 0; x < W * 3; x++) {
+        img[0][x] = 0;                          /* zeros: None (type 0) */
+        img[1][x] = (uint8_t)(x / 3 * 7 + 100);  /* left neighbour + 7: Sub's residual is 7 */
+        img[2][x] = img[1][x];                   /* the row above: Up */
+        img[3][x] = (uint8_t)((x * 37) ^ 0x5a); /* noise, then */
+        img[4][x] = (uint8_t)(img[3][x] + 1);    /* noise + 1: Up's residual is 1 */
+    }
+    /* Avg exactly: x = (a + b) / 2 needs a left value; build left to right. */
+    for (int x = 0; x < W * 3; x++) {
+        int a = x >= 3 ? img[5][x - 3] : 0;
+        img[5][x] = (uint8_t)((a + img[4][x]) >> 1);
+    }
+    static const int want[H] = {0, 1, 2, -1, 2, 3};
+    cg_png_options o = {6, CG_PNG_FILTER_ALL, -1};
+    cg_buf b = {0};
+    for (int backend = 0; backend < 2; backend++) {
+        ck_assert_int_eq(encode_by(backend, &img[0][0], W, H, W * 3, &o, &b), CG_OK);
+        check_roundtrip(&b, &img[0][0], W, H, W * 3);
+        uint8_t *raw = inflate_idat(&b, (size_t)H * (W * 3 + 1));
+        for (int y = 0; y < H; y++)
+            if (want[y] >= 0) ck_assert_int_eq(raw[(size_t)y * (W * 3 + 1)], want[y]);
+        free(raw);
+    }
+    /* a single filter in the mask: every row uses it */
+    for (int t = 0; t < 5; t++) {
+        cg_png_options one = {1, CG_PNG_FILTER_NONE << t, -1};
+        ck_assert_int_eq(cg_png_encode_rgb(&img[0][0], W, H, W * 3, &one, &b), CG_OK);
+        uint8_t *raw = inflate_idat(&b, (size_t)H * (W * 3 + 1));
+        for (int y = 0; y < H; y++) ck_assert_int_eq(raw[(size_t)y * (W * 3 + 1)], t);
+        free(raw);
+    }
+    cg_buf_free(&b);
+}
+END_TEST
+
+/* The SIMD filter path against the scalar one, byte for byte: every mask,
+ * row lengths around the 16-byte steps, noisy and smooth rows. */
+START_TEST(filter_simd_matches_scalar)
+{
+    const cg_png_filter_fn best = cg_png_filter_best();
+    enum { MAXN = 3 * 70 };
+    uint8_t row[MAXN], prev[MAXN], a[MAXN + 1], b[MAXN + 1];
+    uint32_t s = 12345;
+    for (int n = 3; n <= MAXN; n += 3)
+        for (int mask = CG_PNG_FILTER_NONE; mask <= CG_PNG_FILTER_ALL; mask += CG_PNG_FILTER_NONE)
+            for (int kind = 0; kind < 3; kind++) {
+                for (int i = 0; i < n; i++) {
+                    s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+                    row[i] = kind == 0 ? (uint8_t)s : (uint8_t)(i * 3 + (int)(s & 3));
+                    prev[i] = kind == 2 ? (uint8_t)(255 - i) : (uint8_t)(s >> 8);
+                }
+                int ta = cg_png_filter_row_scalar(row, prev, (size_t)n, mask, a);
+                int tb = best(row, prev, (size_t)n, mask, b);
+                ck_assert_int_eq(ta, tb);
+                ck_assert_mem_eq(a, b, (size_t)n + 1);
+                ck_assert(mask & (CG_PNG_FILTER_NONE << ta));
+            }
+}
+END_TEST
+
+/* ---- CRC-32 and the container ----------------------------------------------------- */
+
+START_TEST(crc32_values)
+{
+    /* The CRC-32 check value (ISO 3309 / ITU-T V.42) and PNG's IEND CRC. */
+    ck_assert_uint_eq(cg_crc32(0, (const uint8_t *)"123456789", 9), 0xCBF43926u);
+    ck_assert_uint_eq(cg_crc32(0, (const uint8_t *)"IEND", 4), 0xAE426082u);
+    ck_assert_uint_eq(cg_crc32(0, NULL, 0), 0);
+    /* slice-by-8 against the bytewise table at every length and offset */
+    uint8_t buf[200];
+    for (int i = 0; i < 200; i++) buf[i] = (uint8_t)(i * 131 + 7);
+    for (size_t off = 0; off < 8; off++)
+        for (size_t n = 0; off + n <= 200; n += 7) {
+            ck_assert_uint_eq(cg_crc32(0, buf + off, n), cg_crc32_bytewise(0, buf + off, n));
+            ck_assert_uint_eq(cg_crc32(cg_crc32(0, buf, off), buf + off, n),
+                              cg_crc32(0, buf, off + n)); /* continuation */
+        }
+}
+END_TEST
+
+START_TEST(container_bytes)
+{
+    /* A 1x1 PNG: signature, IHDR exactly as the spec lays it out, IEND last. */
+    static const uint8_t ihdr[] = {0, 0, 0, 13, 'I', 'H', 'D', 'R', 0, 0, 0, 1, 0, 0, 0, 1,
+                                   8, 2,       0,   0,   0};
+    static const uint8_t iend[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    uint8_t px[3] = {1, 2, 3};
+    cg_buf b = {0};
+    ck_assert_int_eq(cg_png_encode_rgb(px, 1, 1, 3, NULL, &b), CG_OK);
+    ck_assert_mem_eq(b.data + 8, ihdr, sizeof ihdr);
+    ck_assert_uint_eq(b.len, 33 + 12 + (size_t)b.data[36] + 12);
+    ck_assert_mem_eq(b.data + b.len - 12, iend, sizeof iend);
+    check_roundtrip(&b, px, 1, 1, 3);
+    cg_buf_free(&b);
+}
+END_TEST
+
+/* ---- loading the deflate library -------------------------------------------------- */
+
+START_TEST(deflate_loading)
+{
+    cg_deflate_lib *lib = NULL;
+    /* neither library: PNG is unsupported, and says so */
+    ck_assert_int_eq(cg_deflate_open("libcg-no-such-1.so", "libcg-no-such-2.so", &lib),
+                     CG_E_UNSUPPORTED);
+    ck_assert_ptr_null(lib);
+    ck_assert_int_eq(cg_deflate_open(NULL, NULL, &lib), CG_E_UNSUPPORTED);
+    /* a library without the functions (libm) is not taken for one */
+    ck_assert_int_eq(cg_deflate_open("libm.so.6", "libm.so.6", &lib), CG_E_UNSUPPORTED);
+    uint8_t px[3] = {1, 2, 3};
+    cg_buf b = {0};
+    ck_assert_int_eq(cg_png_encode_rgb_with(NULL, px, 1, 1, 3, NULL, &b), CG_E_UNSUPPORTED);
+    ck_assert_uint_eq(b.len, 0);
+    /* bad arguments come first, with or without a library */
+    ck_assert_int_eq(cg_png_encode_rgb_with(NULL, NULL, 1, 1, 3, NULL, &b), CG_E_INVALID_ARG);
+    cg_deflate_close(NULL);
+
+    /* zlib alone: the fallback */
+    cg_deflate_lib *z = open_zlib_only();
+    ck_assert_int_eq(cg_png_encode_rgb_with(z, px, 1, 1, 3, NULL, &b), CG_OK);
+    check_roundtrip(&b, px, 1, 1, 3);
+    cg_deflate_close(z);
+
+    /* this machine has libdeflate (scripts/install-deps.sh): it is preferred */
+    ck_assert_int_eq(cg_deflate_open("libdeflate.so.0", "libz.so.1", &lib), CG_OK);
+    ck_assert_int_eq(cg_deflate_lib_kind(lib), CG_DEFLATE_LIBDEFLATE);
+    cg_deflate_close(lib);
+    ck_assert_ptr_null(cg_png_unavailable_reason());
+    ck_assert_str_eq(cg_png_deflate_name(), "libdeflate");
+    /* a zlib strategy asks for zlib, which alone has them */
+    ck_assert_int_eq(cg_deflate_lib_kind(cg_deflate_for_strategy(-1)), CG_DEFLATE_LIBDEFLATE);
+    for (int st = 0; st <= 4; st++)
+        ck_assert_int_eq(cg_deflate_lib_kind(cg_deflate_for_strategy(st)), CG_DEFLATE_ZLIB);
+    cg_buf_free(&b);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
     Suite *s = suite_create("png");
     TCase *core = test_tcase("core");
+    const int n_rt = (int)(sizeof sizes / sizeof sizes[0] * sizeof filters / sizeof filters[0]);
     tcase_add_loop_test(core, roundtrip, 0,
-                        (int)(sizeof sizes / sizeof sizes[0] * sizeof levels / sizeof levels[0] *
-                              sizeof filters / sizeof filters[0]));
+                        n_rt * (int)(sizeof levels / sizeof levels[0]) + n_rt);
     tcase_add_test(core, strategies_and_defaults);
     tcase_add_test(core, buffer_reused);
-    tcase_set_timeout(core, 60);
     suite_add_tcase(s, core);
+    corpus_scan();
+    TCase *corpus = test_tcase("corpus");
+    tcase_add_test(corpus, corpus_present);
+    tcase_add_loop_test(corpus, corpus_frames, 0, corpus_count);
+    suite_add_tcase(s, corpus);
+    TCase *parts = test_tcase("parts");
+    tcase_add_test(parts, filter_choice);
+    tcase_add_test(parts, filter_simd_matches_scalar);
+    tcase_add_test(parts, crc32_values);
+    tcase_add_test(parts, container_bytes);
+    tcase_add_test(parts, deflate_loading);
+    suite_add_tcase(s, parts);
     TCase *limits = test_tcase("limits");
     tcase_add_test(limits, bad_arguments);
     suite_add_tcase(s, limits);

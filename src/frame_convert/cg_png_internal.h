@@ -1,0 +1,84 @@
+/*
+ * cg_png_internal.h - the PNG encoder's parts, shared by its own files and
+ * its tests only.
+ *
+ * The encoder writes the PNG container (signature, IHDR, IDAT, IEND, CRC-32)
+ * and the row filters itself and gets the zlib stream from a deflate library
+ * loaded with dlopen at the first PNG call: libdeflate (libdeflate.so.0),
+ * else zlib (libz.so.1). Neither is a load-time dependency of the library,
+ * so a player's machine without them still loads it and only PNG reports
+ * what is missing.
+ */
+#ifndef CG_PNG_INTERNAL_H
+#define CG_PNG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cg_frame.h"
+
+/* ---- CRC-32 (ISO 3309, as PNG chunks use it) ------------------------------ */
+
+/* Continue crc (0 to start) over n bytes. */
+uint32_t cg_crc32(uint32_t crc, const uint8_t *p, size_t n);
+
+/* The bytewise table reference, for the tests. */
+uint32_t cg_crc32_bytewise(uint32_t crc, const uint8_t *p, size_t n);
+
+/* ---- row filters (bytes per pixel: 3) ------------------------------------- */
+
+enum { CG_PNG_NFILTERS = 5 }; /* PNG filter types 0..4: none sub up avg paeth */
+
+/* Filter one row of n bytes: out[0] = the filter type picked among `mask`
+ * (CG_PNG_FILTER_* bits; more than one: the smallest sum of absolute signed
+ * residuals, libpng's heuristic, ties to the lower type), out[1..n] = the
+ * filtered bytes. prev: the row above, or a row of n zero bytes for the
+ * first row. Returns the type written. */
+typedef int (*cg_png_filter_fn)(const uint8_t *row, const uint8_t *prev, size_t n, int mask,
+                                uint8_t *out);
+
+/* Portable reference, and the fastest this CPU runs (same output). */
+int cg_png_filter_row_scalar(const uint8_t *row, const uint8_t *prev, size_t n, int mask,
+                             uint8_t *out);
+cg_png_filter_fn cg_png_filter_best(void);
+
+/* ---- deflate libraries, loaded at run time -------------------------------- */
+
+typedef enum cg_deflate_kind { CG_DEFLATE_LIBDEFLATE = 1, CG_DEFLATE_ZLIB = 2 } cg_deflate_kind;
+
+typedef struct cg_deflate_lib cg_deflate_lib;
+
+/* Open the first of the two shared objects that loads and has the functions
+ * (either name may be NULL to skip it). CG_E_UNSUPPORTED when neither does;
+ * CG_E_NO_MEMORY. *out is NULL on failure. */
+cg_status cg_deflate_open(const char *libdeflate_soname, const char *zlib_soname,
+                          cg_deflate_lib **out);
+void cg_deflate_close(cg_deflate_lib *lib); /* NULL is a no-op */
+cg_deflate_kind cg_deflate_lib_kind(const cg_deflate_lib *lib);
+
+/* The process's library: opened once ("libdeflate.so.0", else "libz.so.1"),
+ * never closed. NULL when neither loads. Thread-safe. */
+const cg_deflate_lib *cg_deflate_default(void);
+
+/* The library for a cg_png_options strategy: -1: cg_deflate_default();
+ * 0..4: zlib (opened once, on first need), else the default (libdeflate,
+ * which has no strategies). */
+const cg_deflate_lib *cg_deflate_for_strategy(int strategy);
+
+/* Worst-case size of the zlib stream for n input bytes. */
+size_t cg_deflate_bound(const cg_deflate_lib *lib, size_t n);
+
+/* Compress n bytes into one zlib stream (RFC 1950) at out (cap bytes, at
+ * least cg_deflate_bound). level 0..9; strategy -1 for the library's
+ * default, 0..4 zlib's strategies (only zlib has them: libdeflate ignores
+ * it). Sets *out_len. CG_E_NO_MEMORY, CG_E_PNG. */
+cg_status cg_deflate_zlib(const cg_deflate_lib *lib, int level, int strategy, const uint8_t *in,
+                          size_t n, uint8_t *out, size_t cap, size_t *out_len);
+
+/* ---- the encoder with a given library ------------------------------------- */
+
+/* cg_png_encode_rgb with the deflate library chosen by the caller. */
+cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, int w, int h,
+                                 size_t stride, const cg_png_options *opt, cg_buf *out);
+
+#endif /* CG_PNG_INTERNAL_H */
