@@ -383,6 +383,12 @@ void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info)
     info->server = r->server;
 }
 
+cg_status cg_vk_ring_template(const cg_vk_ring *r, uint8_t *out, size_t cap)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    return cg_zc_desc_encode(&r->tmpl, out, cap);
+}
+
 /* ---- per frame ------------------------------------------------------------ */
 
 static uint64_t now_ns(void)

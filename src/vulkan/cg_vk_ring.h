@@ -90,6 +90,10 @@ void cg_vk_ring_destroy(cg_vk_ring *r);
 const char *cg_vk_ring_last_error(const cg_vk_ring *r);
 void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info);
 
+/* The descriptor with frame 0 and slot 0: it names no frame, but carries
+ * everything a learner needs to connect before the first frame. */
+cg_status cg_vk_ring_template(const cg_vk_ring *r, uint8_t *out, size_t cap);
+
 /* Semaphore mode. Call right after the game's vkQueueSubmit of the frame
  * that renders `src` (usage includes TRANSFER_SRC, RGBA8 of the ring's
  * size, in src_layout when the game's work completes; it is returned to

@@ -132,7 +132,8 @@ cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err
                        d->slot_count);
     if (d->mode != CG_ZC_MODE_SEMAPHORE && d->mode != CG_ZC_MODE_FENCE)
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: mode %u unknown", d->mode);
-    if (d->ring_id == 0 || d->frame == 0 || d->frame > CG_ZC_MAX_FRAME)
+    /* Frame 0 is the template init returns: it names no frame. */
+    if (d->ring_id == 0 || d->frame > CG_ZC_MAX_FRAME)
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: ring id %llu, frame %llu",
                        (unsigned long long)d->ring_id, (unsigned long long)d->frame);
     return CG_OK;
