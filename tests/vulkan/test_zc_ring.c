@@ -982,6 +982,60 @@ out:
     return failures ? 1 : 0;
 }
 
+/* A producer for the Python learner's test (tests/python/test_ring.py):
+ * a fence-mode ring of 3 slots at 37x23 with frames 1..3 published, their
+ * descriptors printed in hex, one a line. It then serves until stdin
+ * closes, and prints each slot's final lease state ("states: 4 4 4"). */
+static int serve_fence(void)
+{
+    char why[256];
+    int rc = vkt_init(&T, why, sizeof why);
+    if (rc) {
+        fprintf(stderr, "serve: %s\n", why);
+        return rc;
+    }
+    const int w = 37, h = 23;
+    cg_vk_ring_desc d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+    d.socket_dir = NULL; /* the protocol's own rule */
+    d.get_instance_proc_addr = T.gipa;
+    cg_err e = {{0}};
+    cg_vk_ring *r = NULL;
+    VkImage img;
+    VkDeviceMemory mem;
+    if (cg_vk_ring_create(&d, &r, &e) != CG_OK || vkt_image(&T, w, h, -1, 0, &img, &mem)) {
+        fprintf(stderr, "serve: %s\n", e.text);
+        return 1;
+    }
+    uint8_t desc[CG_ZC_DESC_SIZE];
+    char hex[2 * CG_ZC_DESC_SIZE + 1];
+    for (int f = 1; f <= 3; f++) {
+        if (game_frame_fence(r, img, w, h, f, desc) != CG_OK) return 1;
+        hex_encode(desc, sizeof desc, hex);
+        printf("%s\n", hex);
+    }
+    fflush(stdout);
+    char c;
+    while (read(0, &c, 1) > 0) {
+    }
+    cg_vk_ring_info info;
+    cg_vk_ring_get_info(r, &info);
+    /* The learner has gone: wait for the hand-off thread to reclaim. */
+    for (int i = 0; i < 2000; i++) {
+        cg_zc_server_stats st;
+        cg_zc_server_get_stats(info.server, &st);
+        if (!st.connected) break;
+        usleep(1000);
+    }
+    printf("states:");
+    for (uint32_t i = 0; i < 3; i++) printf(" %d", (int)CG_ZC_WORD_STATE(cg_zc_lease_load(info.control, i)));
+    printf("\n");
+    fflush(stdout);
+    vkt_image_free(&T, img, mem);
+    cg_vk_ring_destroy(r);
+    vkt_fini(&T);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     self_exe = "/proc/self/exe";
@@ -999,6 +1053,7 @@ int main(int argc, char **argv)
     const char *c = argv[1];
     if (strcmp(c, "child-fd-learner") == 0) return child_fd_learner(argv[2]);
     if (strcmp(c, "child-vk-learner") == 0) return child_vk_learner(argc - 2, argv + 2);
+    if (strcmp(c, "serve-fence") == 0) return serve_fence();
     if (strcmp(c, "descriptor") == 0) return case_descriptor();
     if (strcmp(c, "control") == 0) return case_control();
     if (strcmp(c, "socket") == 0) return case_socket();

@@ -1,0 +1,18 @@
+# The zero-copy v2 learner (python/craftground_capture/ring.py), label python:
+#   python_ring_unit   descriptor golden bytes, a producer written in Python
+#                      from docs/zero-copy-v2.md (hello + SCM_RIGHTS), leases,
+#                      streams, every bad input; a stand-in importer, no CUDA
+#   python_ring_live   the real C producer (test_zc_ring serve-fence on
+#                      lavapipe, label vulkan too): fds, leases, frames
+#                      byte-exact, a second learner refused, reclaim on exit
+if(CG_PYTHON3)
+  add_test(NAME python_ring_unit COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_ring.py unit)
+  set_tests_properties(python_ring_unit PROPERTIES LABELS python TIMEOUT 60
+                       ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+  if(TARGET test_zc_ring)
+    add_test(NAME python_ring_live COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_ring.py live
+             $<TARGET_FILE:test_zc_ring>)
+    set_tests_properties(python_ring_live PROPERTIES LABELS "python;vulkan" SKIP_RETURN_CODE 77
+                         TIMEOUT 60 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+  endif()
+endif()
