@@ -2,7 +2,7 @@
 #   python_ring_unit   descriptor golden bytes, a producer written in Python
 #                      from docs/zero-copy-v2.md (hello + SCM_RIGHTS), leases,
 #                      streams, every bad input; a stand-in importer, no CUDA
-#   python_ring_live   the real C producer (test_zc_ring serve-fence on
+#   python_ring_live   the real C producer (test_zc_ring serve, fence mode, on
 #                      lavapipe, label vulkan too): fds, leases, frames
 #                      byte-exact, a second learner refused, reclaim on exit
 if(CG_PYTHON3)
@@ -15,4 +15,12 @@ if(CG_PYTHON3)
     set_tests_properties(python_ring_live PROPERTIES LABELS "python;vulkan" SKIP_RETURN_CODE 77
                          TIMEOUT 60 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
   endif()
+endif()
+# The GPU machine: the real CUDA learner against the producer in semaphore
+# mode (labels cuda, python; 77 without libcuda or a device).
+if(CG_PYTHON3 AND TARGET test_zc_ring)
+  add_test(NAME python_ring_cuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_ring.py cuda
+           $<TARGET_FILE:test_zc_ring>)
+  set_tests_properties(python_ring_cuda PROPERTIES LABELS "cuda;python" SKIP_RETURN_CODE 77
+                       TIMEOUT 300 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
 endif()

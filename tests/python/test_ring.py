@@ -6,8 +6,13 @@ Usage: test_ring.py unit              descriptor golden bytes, hello and fd
                                       from docs/zero-copy-v2.md, leases,
                                       streams, every bad input
        test_ring.py live PRODUCER     the real C producer (test_zc_ring
-                                      serve-fence, lavapipe): fds, leases,
+                                      serve, lavapipe): fds, leases,
                                       frames byte-exact, reclaim on close
+       test_ring.py cuda PRODUCER     the GPU machine: the real CUDA
+                                      learner (libcuda) against the producer
+                                      in semaphore mode, lockstep, every
+                                      frame byte-exact (numpy, and CuPy /
+                                      torch where present), two sizes
 Exit 0 pass, 1 failure, 77 when what the check needs is missing.
 """
 import mmap
@@ -302,7 +307,7 @@ def unit():
 
 
 def live(producer):
-    proc = subprocess.Popen([producer, "serve-fence"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([producer, "serve", "fence", "37", "23", "3", "0"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     lines = [proc.stdout.readline().strip() for _ in range(3)]
     if not all(lines):
@@ -349,19 +354,93 @@ def live(producer):
     ring._sock.close()
     ring._sock = None
     proc.stdin.close()
-    tail = proc.stdout.read().strip()
+    tail = proc.stdout.read().split("\n")
     rc = proc.wait()
-    check(rc == 0 and tail == "states: 4 4 4",
-          f"after the learner left, every slot RELEASED ('{tail}', exit {rc})")
+    check(rc == 0 and tail[0] == "states: 4 4 4",
+          f"after the learner left, every slot RELEASED ('{tail[0]}', exit {rc})")
+    check(tail[1] == "libcuda: no", f"the producer never mapped libcuda ({tail[1]})")
+
+
+def pattern(w, h, f):
+    import numpy as np
+
+    y, x = np.mgrid[0:h, 0:w]
+    return np.stack([(x * 7 + f * 13) % 256, (y * 5 + f * 29) % 256, ((x ^ y) + f * 3) % 256,
+                     np.full_like(x, (255 - f) % 256)], axis=-1).astype(np.uint8)
+
+
+def cuda(producer):
+    try:
+        importer = R.CudaImporter()
+        n = ctypes_count(importer)
+    except (OSError, R.RingError) as e:
+        print(f"SKIP python_ring_cuda: no CUDA driver or device here: {e}")
+        sys.exit(77)
+    if n == 0:
+        print("SKIP python_ring_cuda: no CUDA device")
+        sys.exit(77)
+    import numpy as np
+
+    try:
+        import cupy
+    except ImportError:
+        cupy = None
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    for w, h, frames in ((64, 48, 300), (640, 360, 120)):
+        proc = subprocess.Popen([producer, "serve", "semaphore", str(w), str(h), str(frames), "1"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        ring, bad, n_ok = None, 0, 0
+        for f in range(1, frames + 1):
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline().strip()
+            if not line:
+                break
+            if ring is None:
+                ring = R.RingLearner(bytes.fromhex(line), importer if w == 64 else R.CudaImporter())
+            with ring.acquire(bytes.fromhex(line)) as fr:
+                got = fr.to_numpy()
+                ok = np.array_equal(got, pattern(w, h, f))
+                if ok and cupy is not None and f % 10 == 0:
+                    ok = bool((cupy.asnumpy(cupy.asarray(fr)) == got).all())
+                if ok and torch is not None and f % 10 == 5:
+                    ok = bool((torch.from_dlpack(fr).cpu().numpy() == got).all())
+                    torch.cuda.synchronize()
+            bad += not ok
+            n_ok += ok
+        check(n_ok == frames and bad == 0,
+              f"{w}x{h}: {n_ok}/{frames} frames byte-exact through CUDA (semaphore mode, lockstep"
+              f"{', CuPy' if cupy else ''}{', torch' if torch else ''})")
+        if ring is not None:
+            ring.close()
+        proc.stdin.close()
+        tail = proc.stdout.read().split("\n")
+        rc = proc.wait()
+        check(rc == 0 and tail[0].startswith("states:") and " 3" not in tail[0],
+              f"{w}x{h}: producer exit {rc}, no slot left ACTIVE ({tail[0]})")
+        check(len(tail) > 1 and tail[1] == "libcuda: no", "no libcuda in the producer process")
+
+
+def ctypes_count(importer):
+    import ctypes
+
+    n = ctypes.c_int()
+    importer._call("cuDeviceGetCount", importer.lib.cuDeviceGetCount(ctypes.byref(n)))
+    return n.value
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda"):
         print(__doc__)
         sys.exit(2)
     if sys.argv[1] == "unit":
         unit()
-    else:
+    elif sys.argv[1] == "live":
         live(sys.argv[2])
+    else:
+        cuda(sys.argv[2])
     print("PASS" if failures == 0 else f"{failures} failures")
     sys.exit(1 if failures else 0)

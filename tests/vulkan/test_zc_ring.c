@@ -982,22 +982,44 @@ out:
     return failures ? 1 : 0;
 }
 
-/* A producer for the Python learner's test (tests/python/test_ring.py):
- * a fence-mode ring of 3 slots at 37x23 with frames 1..3 published, their
- * descriptors printed in hex, one a line. It then serves until stdin
- * closes, and prints each slot's final lease state ("states: 4 4 4"). */
-static int serve_fence(void)
+/* Is libcuda mapped into this process? (The game must not need it.) */
+static int libcuda_mapped(void)
 {
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int found = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "libcuda.so")) found = 1;
+    if (f) fclose(f);
+    return found;
+}
+
+/* A producer for the Python learner's tests (tests/python/test_ring.py):
+ *   serve fence|semaphore W H N STEP
+ * A ring of 3 slots at WxH publishes frames 1..N of the test pattern and
+ * prints each descriptor in hex, one a line; with STEP=1 it reads a line
+ * from stdin before each frame (lockstep, as a vector env steps). It then
+ * serves until stdin closes and prints each slot's final lease state
+ * ("states: 4 4 4") and whether libcuda was ever mapped ("libcuda: no"). */
+static int serve(int argc, char **argv)
+{
+    if (argc < 5) return 2;
+    cg_zc_mode mode = strcmp(argv[0], "semaphore") == 0 ? CG_ZC_MODE_SEMAPHORE : CG_ZC_MODE_FENCE;
+    int w = atoi(argv[1]), h = atoi(argv[2]), n = atoi(argv[3]), step = atoi(argv[4]);
     char why[256];
     int rc = vkt_init(&T, why, sizeof why);
     if (rc) {
         fprintf(stderr, "serve: %s\n", why);
         return rc;
     }
-    const int w = 37, h = 23;
-    cg_vk_ring_desc d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+    if (mode == CG_ZC_MODE_SEMAPHORE && !T.has_timeline) {
+        fprintf(stderr, "serve: %s lacks exportable timeline semaphores\n", T.device_name);
+        return SKIP;
+    }
+    cg_vk_ring_desc d = ring_desc(w, h, mode);
     d.socket_dir = NULL; /* the protocol's own rule */
     d.get_instance_proc_addr = T.gipa;
+    d.wait_ns = 1000000000; /* lockstep: the learner releases within a step */
     cg_err e = {{0}};
     cg_vk_ring *r = NULL;
     VkImage img;
@@ -1008,14 +1030,29 @@ static int serve_fence(void)
     }
     uint8_t desc[CG_ZC_DESC_SIZE];
     char hex[2 * CG_ZC_DESC_SIZE + 1];
-    for (int f = 1; f <= 3; f++) {
-        if (game_frame_fence(r, img, w, h, f, desc) != CG_OK) return 1;
+    uint8_t *px = malloc((size_t)w * (size_t)h * 4);
+    char line[64];
+    for (int f = 1; f <= n; f++) {
+        if (step && !fgets(line, sizeof line, stdin)) break;
+        cg_status st;
+        if (mode == CG_ZC_MODE_FENCE) {
+            st = game_frame_fence(r, img, w, h, f, desc);
+        } else {
+            zc_pattern(px, w, h, f);
+            st = vkt_upload(&T, img, w, h, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+                     ? CG_E_VULKAN
+                     : cg_vk_ring_publish(r, img, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, desc);
+        }
+        if (st != CG_OK) {
+            fprintf(stderr, "serve: frame %d: %s\n", f, cg_vk_ring_last_error(r));
+            return 1;
+        }
         hex_encode(desc, sizeof desc, hex);
         printf("%s\n", hex);
+        fflush(stdout);
     }
-    fflush(stdout);
-    char c;
-    while (read(0, &c, 1) > 0) {
+    free(px);
+    while (fgets(line, sizeof line, stdin)) {
     }
     cg_vk_ring_info info;
     cg_vk_ring_get_info(r, &info);
@@ -1027,8 +1064,9 @@ static int serve_fence(void)
         usleep(1000);
     }
     printf("states:");
-    for (uint32_t i = 0; i < 3; i++) printf(" %d", (int)CG_ZC_WORD_STATE(cg_zc_lease_load(info.control, i)));
-    printf("\n");
+    for (uint32_t i = 0; i < info.slots; i++)
+        printf(" %d", (int)CG_ZC_WORD_STATE(cg_zc_lease_load(info.control, i)));
+    printf("\nlibcuda: %s\n", libcuda_mapped() ? "mapped" : "no");
     fflush(stdout);
     vkt_image_free(&T, img, mem);
     cg_vk_ring_destroy(r);
@@ -1053,7 +1091,7 @@ int main(int argc, char **argv)
     const char *c = argv[1];
     if (strcmp(c, "child-fd-learner") == 0) return child_fd_learner(argv[2]);
     if (strcmp(c, "child-vk-learner") == 0) return child_vk_learner(argc - 2, argv + 2);
-    if (strcmp(c, "serve-fence") == 0) return serve_fence();
+    if (strcmp(c, "serve") == 0) return serve(argc - 2, argv + 2);
     if (strcmp(c, "descriptor") == 0) return case_descriptor();
     if (strcmp(c, "control") == 0) return case_control();
     if (strcmp(c, "socket") == 0) return case_socket();
