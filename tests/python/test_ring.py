@@ -8,6 +8,10 @@ Usage: test_ring.py unit              descriptor golden bytes, hello and fd
        test_ring.py live PRODUCER     the real C producer (test_zc_ring
                                       serve, lavapipe): fds, leases,
                                       frames byte-exact, reclaim on close
+       test_ring.py fakecuda PRODUCER the CUDA importer's ctypes calls
+                                      against a stand-in libcuda built with
+                                      cuda.h ($CRAFTGROUND_CAPTURE_LIBCUDA),
+                                      frames from the real producer
        test_ring.py cuda PRODUCER     the GPU machine: the real CUDA
                                       learner (libcuda) against the producer
                                       in semaphore mode, lockstep, every
@@ -424,6 +428,81 @@ def cuda(producer):
         check(len(tail) > 1 and tail[1] == "libcuda: no", "no libcuda in the producer process")
 
 
+def fakecuda(producer):
+    import ctypes
+
+    import numpy as np
+
+    imp = R.CudaImporter()  # the stand-in, through $CRAFTGROUND_CAPTURE_LIBCUDA
+    lib = imp.lib
+    counts = (ctypes.c_int * 6)()
+
+    def c():
+        lib.fake_ext_counts(counts)
+        return dict(zip(("imports", "sems", "waits", "freed", "depth", "bad"), counts))
+
+    raises(R.RingError, lambda: R.RingLearner(descriptor(1, 0, 1, "/nonexistent.sock"), imp),
+           "no CUDA device with the game's UUID", "no CUDA device has")
+    w, h, frames = 37, 23, 6
+    proc = subprocess.Popen([producer, "serve", "fence", str(w), str(h), str(frames), "1"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ring, good = None, 0
+    for f in range(1, frames + 1):
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline().strip()
+        if not line:
+            proc.stdin.close()
+            if proc.wait() == 77:
+                print("SKIP python_ring_fakecuda: no Vulkan device with external memory")
+                sys.exit(77)
+            break
+        raw = bytes.fromhex(line)
+        if ring is None:
+            lib.fake_ext_set_uuid(R.parse_descriptor(raw).device_uuid)
+            ring = R.RingLearner(raw, imp)
+            check(ring.device == 1, "the device whose UUID matches (1 of 2) is chosen")
+        with ring.acquire(raw) as fr:
+            good += np.array_equal(fr.to_numpy(), pattern(w, h, f))
+    check(good == frames, f"{good}/{frames} frames byte-exact through the ctypes CUDA calls")
+    check(c()["imports"] == 3 and c()["sems"] == 0 and c()["waits"] == 0,
+          f"3 memories imported once, no semaphore in fence mode: {c()}")
+    ring.close()
+    check(c()["freed"] == 3 and c()["depth"] == 0 and c()["bad"] == 0,
+          f"close freed 3 buffers; every push popped, only the matched context: {c()}")
+    proc.stdin.close()
+    proc.wait()
+
+    # Semaphore mode against the producer written here: the wait's value and stream.
+    tmp = tempfile.mkdtemp(prefix="cg-zc-py-")
+    os.chmod(tmp, 0o700)
+    path = os.path.join(tmp, "ring.sock")
+    rid = 0x77
+    cfd, cmap = control_block(2, rid)
+    mems = []
+    for i in range(2):
+        fd = os.memfd_create(f"slot{i}")
+        os.write(fd, pattern(4, 2, 40 + i).tobytes())
+        mems.append(fd)
+    prod = FakeProducer(path, dict(ring_id=rid, slots=2, size=32, mode=R.MODE_SEMAPHORE),
+                        [cfd] + mems + [os.memfd_create("sem")])
+    d = descriptor(rid, 1, 41, path, mode=R.MODE_SEMAPHORE, slots=2, size=32)
+    lib.fake_ext_set_uuid(bytes(range(16)))
+    ring = R.RingLearner(d, imp)
+    set_word(cmap, 1, 41, R.PUBLISHED)
+    fr = ring.acquire(d, 77)
+    stream = ctypes.c_void_p()
+    lib.fake_ext_last_wait.restype = ctypes.c_ulonglong
+    value = lib.fake_ext_last_wait(ctypes.byref(stream))
+    check(value == 41 and stream.value == 77, f"cuWaitExternalSemaphoresAsync(value {value}, "
+                                              f"stream {stream.value})")
+    check(np.array_equal(fr.to_numpy(), pattern(4, 2, 41)), "slot 1 read through the fake")
+    fr.release()
+    ring.close()
+    prod.close()
+    os.rmdir(tmp)
+
+
 def ctypes_count(importer):
     import ctypes
 
@@ -433,13 +512,15 @@ def ctypes_count(importer):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda", "fakecuda"):
         print(__doc__)
         sys.exit(2)
     if sys.argv[1] == "unit":
         unit()
     elif sys.argv[1] == "live":
         live(sys.argv[2])
+    elif sys.argv[1] == "fakecuda":
+        fakecuda(sys.argv[2])
     else:
         cuda(sys.argv[2])
     print("PASS" if failures == 0 else f"{failures} failures")
