@@ -982,18 +982,6 @@ out:
     return failures ? 1 : 0;
 }
 
-/* Is libcuda mapped into this process? (The game must not need it.) */
-static int libcuda_mapped(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512];
-    int found = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (strstr(line, "libcuda.so")) found = 1;
-    if (f) fclose(f);
-    return found;
-}
-
 /* A producer for the Python learner's tests (tests/python/test_ring.py):
  *   serve fence|semaphore W H N STEP
  * A ring of 3 slots at WxH publishes frames 1..N of the test pattern and
@@ -1066,7 +1054,7 @@ static int serve(int argc, char **argv)
     printf("states:");
     for (uint32_t i = 0; i < info.slots; i++)
         printf(" %d", (int)CG_ZC_WORD_STATE(cg_zc_lease_load(info.control, i)));
-    printf("\nlibcuda: %s\n", libcuda_mapped() ? "mapped" : "no");
+    printf("\nlibcuda: %s\n", zc_libcuda_mapped() ? "mapped" : "no");
     fflush(stdout);
     vkt_image_free(&T, img, mem);
     cg_vk_ring_destroy(r);
