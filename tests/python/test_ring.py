@@ -12,6 +12,9 @@ Usage: test_ring.py unit              descriptor golden bytes, hello and fd
                                       against a stand-in libcuda built with
                                       cuda.h ($CRAFTGROUND_CAPTURE_LIBCUDA),
                                       frames from the real producer
+       test_ring.py stdin-cuda W H N  the CUDA learner for RingJniTest: one
+                                      descriptor a line on stdin (frame f
+                                      of the pattern), "ok"/"bad" a line
        test_ring.py cuda PRODUCER     the GPU machine: the real CUDA
                                       learner (libcuda) against the producer
                                       in semaphore mode, lockstep, every
@@ -503,6 +506,34 @@ def fakecuda(producer):
     os.rmdir(tmp)
 
 
+def stdin_cuda(w, h, n):
+    import numpy as np
+
+    try:
+        importer = R.CudaImporter()
+        if ctypes_count(importer) == 0:
+            raise R.RingError("no CUDA device")
+    except (OSError, R.RingError) as e:
+        print(f"SKIP stdin-cuda: {e}", file=sys.stderr)
+        sys.exit(77)
+    print("ready", flush=True)
+    ring, good = None, 0
+    for f in range(1, n + 1):
+        line = sys.stdin.readline().strip()
+        if not line:
+            break
+        raw = bytes.fromhex(line)
+        if ring is None:
+            ring = R.RingLearner(raw, importer)
+        with ring.acquire(raw) as fr:
+            ok = np.array_equal(fr.to_numpy(), pattern(w, h, f))
+        good += ok
+        print("ok" if ok else "bad", flush=True)
+    if ring is not None:
+        ring.close()
+    sys.exit(0 if good == n else 1)
+
+
 def ctypes_count(importer):
     import ctypes
 
@@ -512,13 +543,15 @@ def ctypes_count(importer):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda", "fakecuda"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda", "fakecuda", "stdin-cuda"):
         print(__doc__)
         sys.exit(2)
     if sys.argv[1] == "unit":
         unit()
     elif sys.argv[1] == "live":
         live(sys.argv[2])
+    elif sys.argv[1] == "stdin-cuda":
+        stdin_cuda(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "fakecuda":
         fakecuda(sys.argv[2])
     else:

@@ -10,7 +10,11 @@ import java.util.List;
  * mode: the game's frames are recorded into its own command buffer, and a second process (the
  * C learner of test_zc_ring) connects to the ring's socket, imports the exported memory through
  * Vulkan and checks every frame byte for byte. Plus every bad input and state as the exception
- * the architecture names. Usage: RingJniTest PATH_OF_test_zc_ring. Exit 77: no Vulkan device.
+ * the architecture names. Usage: RingJniTest PATH_OF_test_zc_ring [PYTHON test_ring.py].
+ * With the Python arguments, and a device with exportable timeline semaphores (the GPU
+ * machine), also semaphore mode: publishImpl after the game's submit, each descriptor read in
+ * lockstep by the real CUDA learner (test_ring.py stdin-cuda), byte-exact.
+ * Exit 77: no Vulkan device.
  */
 public final class RingJniTest {
     static native long[] vkSetup(int w, int h);
@@ -82,6 +86,53 @@ public final class RingJniTest {
         ring.destroyImpl();
     }
 
+    /** Semaphore mode through publishImpl, read by the Python CUDA learner. */
+    static void semaphoreRound(String python, String script, int w, int h, int n) throws Exception {
+        VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
+        long[] v = vkSetup(w, h);
+        if (v[8] == 0) {
+            System.out.println("SKIP semaphore round: no exportable timeline semaphores here");
+            return;
+        }
+        ring.initImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 3,
+                VulkanZerocopyRing.MODE_SEMAPHORE, 1_000_000_000L, v[7] != 0);
+        expect(IllegalStateException.class, () -> ring.recordImpl(1, v[6], 2),
+                "recordImpl on a semaphore-mode ring");
+        java.io.File pkg = new java.io.File(script).getAbsoluteFile().getParentFile()
+                .getParentFile().getParentFile();
+        ProcessBuilder pb = new ProcessBuilder(python, script, "stdin-cuda", "" + w, "" + h, "" + n);
+        pb.environment().put("PYTHONPATH", new java.io.File(pkg, "python").getPath());
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        Process p = pb.start();
+        java.io.BufferedReader in = new java.io.BufferedReader(
+                new java.io.InputStreamReader(p.getInputStream()));
+        java.io.Writer out = new java.io.OutputStreamWriter(p.getOutputStream());
+        String ready = in.readLine();
+        if (ready == null || !ready.equals("ready")) {
+            int rc = p.waitFor();
+            if (rc == 77) System.out.println("SKIP semaphore round: the learner has no CUDA here");
+            else check(false, "CUDA learner did not start (exit " + rc + ")");
+            ring.destroyImpl();
+            return;
+        }
+        int good = 0;
+        for (int f = 1; f <= n; f++) {
+            vkBegin(f);
+            vkSubmit(); // the game's frame: submitted before publishImpl, on the same queue
+            ByteString d = ring.publishImpl(v[6], COLOR_ATTACHMENT_OPTIMAL);
+            if (d == null) break;
+            out.write(hex(d) + "\n");
+            out.flush();
+            String r = in.readLine();
+            if ("ok".equals(r)) good++;
+        }
+        out.close();
+        int rc = p.waitFor();
+        check(good == n && rc == 0, "semaphore mode: " + good + "/" + n + " frames " + w + "x" + h
+                + " byte-exact in the CUDA learner (exit " + rc + ")");
+        ring.destroyImpl();
+    }
+
     public static void main(String[] args) throws Exception {
         System.loadLibrary("cg_ring_helper");
         VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
@@ -106,6 +157,10 @@ public final class RingJniTest {
         // Re-initialisation at another size, after destroy.
         round(args[0], 64, 5, 2, 2);
         expect(IllegalStateException.class, () -> ring.publishImpl(1, 2), "publish after destroy");
+        if (args.length >= 3) {
+            semaphoreRound(args[1], args[2], 640, 360, 200);
+            semaphoreRound(args[1], args[2], 1920, 1080, 60);
+        }
         vkTeardown();
         System.out.println(failures == 0 ? "PASS" : failures + " failures");
         System.exit(failures == 0 ? 0 : 1);

@@ -32,7 +32,7 @@ static void free_image(void)
 }
 
 /* {instance, physicalDevice, device, queueFamily, queue, vkGetInstanceProcAddr,
- *  game image, debugUtils}; null when this machine has no usable Vulkan
+ *  game image, debugUtils, exportable timeline semaphores}; null when this machine has no usable Vulkan
  * device (the test then reports SKIPPED). */
 JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetup(JNIEnv *env, jclass cls, jint w, jint h)
 {
@@ -50,11 +50,11 @@ JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetup(JNIEnv *env, jclass
     if (vkt_image(&T, w, h, -1, 0, &G, &GM)) return NULL;
     W = w;
     H = h;
-    jlong v[8] = {(jlong)(uintptr_t)T.inst, (jlong)(uintptr_t)T.phys, (jlong)(uintptr_t)T.dev,
+    jlong v[9] = {(jlong)(uintptr_t)T.inst, (jlong)(uintptr_t)T.phys, (jlong)(uintptr_t)T.dev,
                   (jlong)T.qfam, (jlong)(uintptr_t)T.queue, (jlong)(uintptr_t)T.gipa,
-                  (jlong)(uintptr_t)G, T.has_debug_utils};
-    jlongArray a = (*env)->NewLongArray(env, 8);
-    if (a) (*env)->SetLongArrayRegion(env, a, 0, 8, v);
+                  (jlong)(uintptr_t)G, T.has_debug_utils, T.has_timeline};
+    jlongArray a = (*env)->NewLongArray(env, 9);
+    if (a) (*env)->SetLongArrayRegion(env, a, 0, 9, v);
     return a;
 }
 

@@ -630,7 +630,16 @@ static int import_buffer(vkt *t, int fd, uint64_t alloc_size, size_t size, VkBuf
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.pNext = &imp;
     ai.allocationSize = alloc_size;
-    ai.memoryTypeIndex = (uint32_t)__builtin_ctz(req.memoryTypeBits);
+    /* An OPAQUE_FD import must use the exporter's memory type: the ring
+     * takes the first device-local type the buffer allows, and so do we. */
+    VkPhysicalDeviceMemoryProperties mp;
+    ((PFN_vkGetPhysicalDeviceMemoryProperties)t->gipa(t->inst, "vkGetPhysicalDeviceMemoryProperties"))(
+        t->phys, &mp);
+    ai.memoryTypeIndex = UINT32_MAX;
+    for (uint32_t i = 0; i < mp.memoryTypeCount && ai.memoryTypeIndex == UINT32_MAX; i++)
+        if ((req.memoryTypeBits & (1u << i)) &&
+            (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+            ai.memoryTypeIndex = i;
     VkResult r = VKT_FN(t, vkAllocateMemory)(t->dev, &ai, NULL, mem);
     if (r != VK_SUCCESS) {
         fprintf(stderr, "import: vkAllocateMemory %d\n", r);
