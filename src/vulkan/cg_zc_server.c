@@ -108,23 +108,29 @@ static int handle_accept(cg_zc_server *s, int have_learner)
     if (conn < 0) return -1;
     struct ucred cred;
     socklen_t len = sizeof cred;
+    /* Counted before the peer can read the answer, so what it sees is
+     * already in the stats. */
     if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != getuid()) {
+        bump(s, &s->stats.refused_uid, -1);
         (void)send_hello(s, conn, CG_ZC_HELLO_WRONG_UID);
         close(conn);
-        bump(s, &s->stats.refused_uid, -1);
         return -1;
     }
     if (have_learner) {
-        (void)send_hello(s, conn, CG_ZC_HELLO_BUSY);
-        close(conn);
         bump(s, &s->stats.refused_busy, -1);
-        return -1;
-    }
-    if (send_hello(s, conn, CG_ZC_HELLO_OK) != 0) {
+        (void)send_hello(s, conn, CG_ZC_HELLO_BUSY);
         close(conn);
         return -1;
     }
     bump(s, &s->stats.accepted, 1);
+    if (send_hello(s, conn, CG_ZC_HELLO_OK) != 0) {
+        pthread_mutex_lock(&s->lock);
+        s->stats.accepted--;
+        s->stats.connected = 0;
+        pthread_mutex_unlock(&s->lock);
+        close(conn);
+        return -1;
+    }
     return conn;
 }
 

@@ -743,8 +743,21 @@ static VKAPI_ATTR VkResult VKAPI_CALL spy_set_name(VkDevice d, const VkDebugUtil
     if (strncmp(ni->pObjectName, "cg ring ", 8) == 0) ring_names++;
     return real_set_name ? real_set_name(d, ni) : VK_SUCCESS;
 }
+/* Command labels the ring records (a copy inside "cg ring: frame F -> slot S"). */
+static int ring_labels;
+static PFN_vkCmdBeginDebugUtilsLabelEXT real_begin_label;
+static VKAPI_ATTR void VKAPI_CALL spy_begin_label(VkCommandBuffer cmd, const VkDebugUtilsLabelEXT *l)
+{
+    if (strncmp(l->pLabelName, "cg ring: frame ", 15) == 0) ring_labels++;
+    if (real_begin_label) real_begin_label(cmd, l);
+}
+
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL spy_gipa(VkInstance inst, const char *name)
 {
+    if (strcmp(name, "vkCmdBeginDebugUtilsLabelEXT") == 0) {
+        real_begin_label = (PFN_vkCmdBeginDebugUtilsLabelEXT)T.gipa(inst, name);
+        return real_begin_label ? (PFN_vkVoidFunction)spy_begin_label : NULL;
+    }
     if (strcmp(name, "vkSetDebugUtilsObjectNameEXT") == 0) {
         real_set_name = (PFN_vkSetDebugUtilsObjectNameEXT)T.gipa(inst, name);
         return (PFN_vkVoidFunction)spy_set_name;
@@ -862,7 +875,7 @@ static int ring_case(const char *which)
         if (!r) goto out;
         cg_vk_ring_info info;
         cg_vk_ring_get_info(r, &info);
-        CHECK(info.slots == 3 && info.row_pitch == w * 4 && info.slot_size >= (uint64_t)w * h * 4 &&
+        CHECK(info.slots == 3 && info.row_pitch == (uint32_t)w * 4 && info.slot_size >= (uint64_t)w * h * 4 &&
                   info.semaphore == VK_NULL_HANDLE && memcmp(info.device_uuid, T.uuid, 16) == 0,
               "info");
         if (T.has_debug_utils)
@@ -883,6 +896,7 @@ static int ring_case(const char *which)
                       strcmp(dd.socket_path, info.socket_path) == 0 && dd.ring_id == info.ring_id,
                   "descriptor of frame %d", f);
         }
+        if (T.has_debug_utils) CHECK(ring_labels == 3, "%d copies inside a 'cg ring: frame' label", ring_labels);
         CHECK(run_learner(3, descs) == 0, "learner process: 3 frames byte-exact");
         for (uint32_t i = 0; i < 3; i++)
             CHECK(CG_ZC_WORD_STATE(cg_zc_lease_load(info.control, i)) == CG_ZC_RELEASED,
