@@ -518,9 +518,14 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
     /* Release to the external consumer (the learner's CUDA context). */
     VkBufferMemoryBarrier rel = buffer_barrier(s->buffer, VK_ACCESS_TRANSFER_WRITE_BIT, 0,
                                                r->d.queue_family, VK_QUEUE_FAMILY_EXTERNAL);
-    VkImageMemoryBarrier back = cg_vk_image_barrier(src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, src_layout,
-                                              VK_ACCESS_TRANSFER_READ_BIT, 0);
-    r->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+    /* The game's later commands on its image (any stage, reads or writes)
+     * wait for this read and the layout change back: its own barriers need
+     * not know about the copy. (A release ignores the second scope.) */
+    VkImageMemoryBarrier back =
+        cg_vk_image_barrier(src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, src_layout,
+                            VK_ACCESS_TRANSFER_READ_BIT,
+                            VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    r->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                             0, 0, NULL, 1, &rel, move ? 1 : 0, &back);
     s->released = 1;
     if (r->vkCmdEndDebugUtilsLabelEXT) r->vkCmdEndDebugUtilsLabelEXT(cmd);
