@@ -379,6 +379,21 @@ static int case_socket(void)
     r = cg_zc_connect(saved, &h, rfds, &n, &conn, &e);
     CHECK(r == CG_E_NOT_INITIALIZED && strstr(e.text, "no zero-copy producer"), "closed: %s", e.text);
 
+    /* The directory rule: $XDG_RUNTIME_DIR when absolute, else $TMPDIR, else /tmp. */
+    char dir[CG_ZC_PATH_SIZE], want[CG_ZC_PATH_SIZE];
+    setenv("XDG_RUNTIME_DIR", "/run/user/4242", 1);
+    setenv("TMPDIR", "/var/tmp", 1);
+    snprintf(want, sizeof want, "/run/user/4242/cg-zc-%u", (unsigned)getuid());
+    CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0, "XDG: %s", dir);
+    setenv("XDG_RUNTIME_DIR", "relative/dir", 1);
+    snprintf(want, sizeof want, "/var/tmp/cg-zc-%u", (unsigned)getuid());
+    CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0, "TMPDIR: %s", dir);
+    unsetenv("XDG_RUNTIME_DIR");
+    unsetenv("TMPDIR");
+    snprintf(want, sizeof want, "/tmp/cg-zc-%u", (unsigned)getuid());
+    CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0, "/tmp: %s", dir);
+    CHECK(cg_zc_socket_dir(dir, 8) == CG_E_TOO_LARGE, "a path that does not fit");
+
     /* An unsafe directory is refused. */
     CHECK(chmod(test_dir, 0755) == 0, "chmod");
     s = NULL;
