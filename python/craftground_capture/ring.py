@@ -27,7 +27,7 @@ import struct
 import time
 
 from .cuda_ipc import HANDLE_SIZE as CUDA_IPC_HANDLE_SIZE
-from .cuda_ipc import KDL_CUDA, DeviceBuffer, _load
+from .cuda_ipc import KDL_CUDA, DeviceBuffer, _DriverApi, _load
 
 DESC_SIZE = 192
 HELLO_SIZE = 64
@@ -316,31 +316,21 @@ assert ctypes.sizeof(_ExtSemHandleDesc) == 96
 assert ctypes.sizeof(_SemWaitParams) == 144
 
 
-class CudaImporter:
-    """Imports through the CUDA driver API (libcuda.so.1) into the primary
-    context of the device whose UUID the descriptor names (never another)."""
+class CudaImporter(_DriverApi):
+    """Imports through the CUDA driver API (libcuda.so.1, loaded as the IPC
+    reader loads it) into the primary context of the device whose UUID the
+    descriptor names (never another), made current only around each call."""
 
     def __init__(self):
-        self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDA",
-                               ["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")])
-        lib.cuGetErrorName.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
-        self._call("cuInit", lib.cuInit(0))
-        self.ctx = None
+        super().__init__()  # libcuda ($CRAFTGROUND_CAPTURE_LIBCUDA), cuInit
         self.device = None
         self._event = None
 
     def _call(self, what, res):
-        if res != 0:
-            s = ctypes.c_char_p()
-            self.lib.cuGetErrorName(res, ctypes.byref(s))
-            raise RingError(f"{what} failed: {(s.value or b'?').decode()} ({res})")
-
-    def _fn(self, *names):
-        for n in names:
-            f = getattr(self.lib, n, None)
-            if f is not None:
-                return f
-        raise RingError(f"libcuda has none of {names}")
+        try:
+            super()._call(what, res)
+        except RuntimeError as e:
+            raise RingError(str(e)) from None
 
     def open_device(self, uuid):
         n = ctypes.c_int()
@@ -352,23 +342,19 @@ class CudaImporter:
             u = (ctypes.c_ubyte * 16)()
             self._call("cuDeviceGetUuid", get_uuid(u, dev))
             if bytes(u) == bytes(uuid):
-                ctx = ctypes.c_void_p()
-                self._call("cuDevicePrimaryCtxRetain",
-                           self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev))
-                self.ctx, self.device, self._dev = ctx, i, dev
+                self.device = i
+                self._push(i)  # retains the primary context
+                self._pop()
                 return i
         raise RingError(f"no CUDA device has the game's Vulkan device UUID {bytes(uuid).hex()}")
 
-    def _push(self):
-        self._call("cuCtxPushCurrent", self._fn("cuCtxPushCurrent_v2", "cuCtxPushCurrent")(self.ctx))
-
-    def _pop(self):
-        self._fn("cuCtxPopCurrent_v2", "cuCtxPopCurrent")(ctypes.byref(ctypes.c_void_p()))
+    def _enter(self):
+        self._push(self.device)
 
     def import_memory(self, fd, size):
         """(external memory handle, device pointer). fd is consumed on
         success; closed here on failure."""
-        self._push()
+        self._enter()
         try:
             d = _ExtMemHandleDesc(type=_CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, size=size)
             d.handle.fd = fd
@@ -393,7 +379,7 @@ class CudaImporter:
             self._pop()
 
     def import_semaphore(self, fd):
-        self._push()
+        self._enter()
         try:
             d = _ExtSemHandleDesc(type=_CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD)
             d.handle.fd = fd
@@ -410,7 +396,7 @@ class CudaImporter:
 
     def wait(self, sem, value, stream):
         """Make `stream` wait on the GPU until the timeline reaches value."""
-        self._push()
+        self._enter()
         try:
             p = _SemWaitParams()
             p.params.fence_value = value
@@ -423,7 +409,7 @@ class CudaImporter:
 
     def order(self, src, dst):
         """dst waits for everything queued on src so far (an event)."""
-        self._push()
+        self._enter()
         try:
             if self._event is None:
                 ev = ctypes.c_void_p()
@@ -438,7 +424,7 @@ class CudaImporter:
             self._pop()
 
     def synchronize(self, stream):
-        self._push()
+        self._enter()
         try:
             self.lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
             self._call("cuStreamSynchronize", self.lib.cuStreamSynchronize(stream))
@@ -446,7 +432,7 @@ class CudaImporter:
             self._pop()
 
     def to_host(self, dst, ptr, nbytes):
-        self._push()
+        self._enter()
         try:
             f = self._fn("cuMemcpyDtoH_v2", "cuMemcpyDtoH")
             f.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
@@ -455,7 +441,7 @@ class CudaImporter:
             self._pop()
 
     def free(self, memories, semaphore):
-        self._push()
+        self._enter()
         try:
             self.lib.cuCtxSynchronize()
             self.lib.cuMemFree_v2.argtypes = [ctypes.c_uint64]
@@ -471,9 +457,12 @@ class CudaImporter:
                 self._event = None
         finally:
             self._pop()
-        if self.ctx is not None:
-            self.lib.cuDevicePrimaryCtxRelease_v2(self._dev)
-            self.ctx = None
+        release = self._fn("cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease")
+        for device in list(self.ctxs):
+            dev = ctypes.c_int()
+            if self.lib.cuDeviceGet(ctypes.byref(dev), device) == 0:
+                release(dev)
+            del self.ctxs[device]
 
 
 def _norm_stream(stream):
