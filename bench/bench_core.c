@@ -8,8 +8,10 @@
  * conversion can do less memory traffic than that.
  * PNG limit: libpng's default settings on the same frame.
  *
- * Usage: bench_core [scale] [raw|png]
- *   scale multiplies the repetitions (default 1); raw or png runs one part.
+ * Box limit: a streaming read of the whole source plus the output write.
+ *
+ * Usage: bench_core [scale] [raw|box|png]
+ *   scale multiplies the repetitions (default 1); raw, box or png runs one part.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -221,6 +223,20 @@ static void run_limit(void *c)
     limit_pass(&r->p, r->dst);
 }
 
+/* r at every SIMD level this CPU has, each against `limit`. */
+static void time_levels(const char *name, raw_ctx *r, frame_fn limit, int reps)
+{
+    for (int lvl = CG_SIMD_SCALAR; lvl <= CG_SIMD_NEON; lvl++) {
+        if (!cg_simd_available((cg_simd_level)lvl)) continue;
+        r->level = (cg_simd_level)lvl;
+        double t, lim;
+        time_pair(run_convert, r, limit, r, reps, &t, &lim);
+        printf("%-34s %-6s %9.1f us   limit %8.1f us   ratio %5.2f%s\n", name,
+               cg_simd_name((cg_simd_level)lvl), t, lim, t / lim,
+               lvl == (int)cg_simd_best() ? "   <- default" : "");
+    }
+}
+
 static void raw_case(const char *name, int sw, int sh, int dw, int dh, int flip, int reps)
 {
     uint8_t *src = game_frame(sw, sh);
@@ -239,17 +255,64 @@ static void raw_case(const char *name, int sw, int sh, int dw, int dh, int flip,
     r.dst_len = (size_t)dw * (size_t)dh * 3;
     r.dst = malloc(r.dst_len);
     if (src == NULL || r.dst == NULL) abort();
-    for (int lvl = CG_SIMD_SCALAR; lvl <= CG_SIMD_NEON; lvl++) {
-        if (!cg_simd_available((cg_simd_level)lvl)) continue;
-        r.level = (cg_simd_level)lvl;
-        double t, lim;
-        time_pair(run_convert, &r, run_limit, &r, reps, &t, &lim);
-        printf("%-34s %-6s %9.1f us   limit %8.1f us   ratio %5.2f%s\n", name,
-               cg_simd_name((cg_simd_level)lvl), t, lim, t / lim,
-               lvl == (int)cg_simd_best() ? "   <- default" : "");
-    }
+    time_levels(name, &r, run_limit, reps);
     free(r.dst);
     free(src);
+}
+
+/* ---- box filter -------------------------------------------------------------------- */
+
+/* Box limit: the box reads every source pixel once and writes the output, so
+ * the limit is a streaming read of the whole source plus that write; a box
+ * filter whose cost is O(source + output) stays within a small ratio of it
+ * whatever the shapes. */
+static void run_box_limit(void *c)
+{
+    raw_ctx *r = c;
+    const uint8_t *a = (const uint8_t *)((uintptr_t)r->p.src & ~(uintptr_t)63);
+    const uint8_t *end = r->p.src + r->p.src_stride * (size_t)r->p.src_h;
+    const uint8_t *b = (const uint8_t *)(((uintptr_t)end + 63) & ~(uintptr_t)63);
+    uint64_t acc = read_lines_pick()(a, b);
+    memset(r->dst, (int)(acc & 0xff), r->dst_len);
+    sink ^= acc;
+}
+
+static void box_case(const char *name, int sw, int sh, int dw, int dh, int reps)
+{
+    /* 64-byte aligned, so the limit's whole-line read stays inside. */
+    size_t src_len = ((size_t)sw * (size_t)sh * 4 + 63) & ~(size_t)63;
+    uint8_t *src = aligned_alloc(64, src_len);
+    raw_ctx r;
+    memset(&r, 0, sizeof r);
+    r.dst_len = (size_t)dw * (size_t)dh * 3;
+    r.dst = malloc(r.dst_len);
+    if (src == NULL || r.dst == NULL) abort();
+    /* Noise: game_frame needs frames at least 8 pixels wide. */
+    for (size_t i = 0; i < src_len; i++) src[i] = (uint8_t)hash4((int)i, 1, 2, 3);
+    r.p.src = src;
+    r.p.src_stride = (size_t)sw * 4;
+    r.p.src_w = sw;
+    r.p.src_h = sh;
+    r.p.dst_w = dw;
+    r.p.dst_h = dh;
+    r.p.filter = CG_FILTER_BOX;
+    r.p.draw_cursor = 1;
+    r.p.cursor_x = dw / 2;
+    r.p.cursor_y = dh / 2;
+    time_levels(name, &r, run_box_limit, reps);
+    free(r.dst);
+    free(src);
+}
+
+static void box_cases(int scale)
+{
+    printf("box filter; limit = read of the whole source + write of the output\n");
+    box_case("854x480 -> 128x128 box", 854, 480, 128, 128, 200 * scale);
+    box_case("1x16384 -> 16384x1 box", 1, 16384, 16384, 1, 10 * scale);
+    box_case("16384x1 -> 1x16384 box", 16384, 1, 1, 16384, 10 * scale);
+    box_case("1x16384 -> 4096x4096 box", 1, 16384, 4096, 4096, 5 * scale);
+    box_case("64x64 -> 16384x64 box", 64, 64, 16384, 64, 10 * scale);
+    printf("\n");
 }
 
 /* ---- PNG --------------------------------------------------------------------------- */
@@ -394,13 +457,14 @@ int main(int argc, char **argv)
     printf("bench_core: per-frame medians; limit = read of the needed source lines + "
            "write of the output; default SIMD level: %s\n\n",
            cg_simd_name(cg_simd_best()));
-    if (strcmp(part, "png") != 0) {
+    if (strcmp(part, "png") != 0 && strcmp(part, "box") != 0) {
         raw_case("640x360 -> 640x360 RAW flip", 640, 360, 640, 360, 1, 400 * scale);
         raw_case("854x480 -> 128x128 RAW", 854, 480, 128, 128, 0, 2000 * scale);
         raw_case("1920x1080 -> 640x360 RAW", 1920, 1080, 640, 360, 0, 200 * scale);
         raw_case("128x128 RAW", 128, 128, 128, 128, 0, 4000 * scale);
         printf("\n");
     }
-    if (strcmp(part, "raw") != 0) png_cases(scale);
+    if (strcmp(part, "png") != 0 && strcmp(part, "raw") != 0) box_cases(scale);
+    if (strcmp(part, "raw") != 0 && strcmp(part, "box") != 0) png_cases(scale);
     return 0;
 }

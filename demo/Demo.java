@@ -106,11 +106,12 @@ public final class Demo {
             FC.convertCapturedFrameImpl(rgba, w, h, w, h, FramebufferCapturer.PNG, false, false, 0, 0);
             long t4 = System.nanoTime();
             // What the mod calls each step.
+            // The cursor at the centre, as an agent's view shows it.
             ByteString raw = FC.captureFramebufferImpl(tex[0], w, h, w, h, FramebufferCapturer.RAW,
-                    true, false, 0, 0);
+                    true, true, w / 2, h / 2);
             long t5 = System.nanoTime();
             ByteString png = FC.captureFramebufferImpl(tex[0], w, h, w, h, FramebufferCapturer.PNG,
-                    true, false, 0, 0);
+                    true, true, w / 2, h / 2);
             long t6 = System.nanoTime();
             float[] depth = FC.captureDepthImpl(tex[1], w, h, true, near, far, z01);
             long t7 = System.nanoTime();

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 /** The demo's stand-in for the game: a headless GL context rendering a voxel world (libcg_demo.so). */
 final class VoxelScene {
     static {
-        System.loadLibrary("cg_demo");
+        System.loadLibrary("demo_scene");
     }
 
     private VoxelScene() {}

@@ -73,8 +73,8 @@ static cg_shm_entry *cg_shm_reg_acquire(JNIEnv *env, const char *what, int port,
      * other ports must not wait for that. */
     cg_shm_entry *ne = calloc(1, sizeof *ne);
     cg_shm_channel *ch = NULL;
-    char why[320] = "";
-    cg_status st = ne == NULL ? CG_E_NO_MEMORY : cg_shm_channel_open(&ch, port, why, sizeof why);
+    cg_err why = {""};
+    cg_status st = ne == NULL ? CG_E_NO_MEMORY : cg_shm_channel_open(&ch, port, &why);
     cg_shm_entry *stale = NULL, *use = NULL;
     pthread_mutex_lock(&cg_shm_reg_lock);
     e = cg_shm_reg_find_locked(port);
@@ -102,10 +102,10 @@ static cg_shm_entry *cg_shm_reg_acquire(JNIEnv *env, const char *what, int port,
         free(ne);
     }
     if (use != NULL) return use;
-    if (st == CG_E_NO_MEMORY && why[0] == '\0')
+    if (st == CG_E_NO_MEMORY && why.text[0] == '\0')
         cg_throw(env, CG_JEXC_OOM, "%s: cannot allocate the channel of port %d", what, port);
     else
-        cg_throw_status(env, st, what, why);
+        cg_throw_status(env, st, what, why.text);
     return NULL;
 }
 

@@ -11,16 +11,21 @@
  *
  * Call both on the render thread with the game's CGL context current.
  */
-#include <pthread.h>
-#include <stdio.h>
-
 #include "cg_jni.h"
 #include "cg_metal_gl.h"
 #include "com_kyhsgeekcode_minecraftenv_FramebufferCapturer.h" /* javac -h */
 
-/* The Kotlin object is a singleton; its one zero-copy target lives here. */
-static cg_metal_gl *g_gl;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The Kotlin object is a singleton; its one zero-copy target lives here
+ * (ctx: the cg_metal_gl, NULL while none is set up). */
+static cg_jni_singleton g_gl = CG_JNI_SINGLETON_INIT;
+
+/* Undo a setup whose port Java never received (a retry can set up again). */
+static void undo_setup(void *ctx)
+{
+    (void)ctx;
+    cg_metal_gl_destroy(g_gl.ctx);
+    g_gl.ctx = NULL;
+}
 
 JNIEXPORT jobject JNICALL
 Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JNIEnv *env,
@@ -33,40 +38,34 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JN
     static const char what[] = "initializeZerocopyImpl";
     if (cg_jni_check_dims(env, "zero-copy target", width, height)) return NULL;
     if (cg_jni_check_pid(env, what, pythonPid)) return NULL;
-    char err[CG_METAL_ERROR_LEN] = "";
+    cg_err err = {""};
     uint32_t port = 0;
-    pthread_mutex_lock(&g_lock);
-    if (g_gl != NULL) {
-        pthread_mutex_unlock(&g_lock);
-        cg_throw(env, CG_JEXC_ILLEGAL_STATE, "%s: zero-copy is initialised already", what);
-        return NULL;
-    }
-    cg_metal_gl *g = NULL;
-    cg_status st = cg_metal_gl_create(cg_metal_platform_native(), width, height, &g, err,
-                                      sizeof err);
-    if (st == CG_OK) {
-        st = cg_metal_gl_export_port(g, (int)pythonPid, &port);
-        if (st != CG_OK) {
-            snprintf(err, sizeof err, "%s", cg_metal_gl_last_error(g));
-            cg_metal_gl_destroy(g);
-            g = NULL;
-        }
-    }
     jobject result = NULL;
-    if (st == CG_OK) {
-        uint8_t bytes[CG_METAL_PORT_BYTES];
-        cg_metal_port_bytes(port, bytes);
-        /* Java never receiving the port undoes the setup (on this, the
-         * render thread), so a retry can initialise again. */
-        result = cg_jni_bytestring_copy(env, bytes, sizeof bytes);
-        if (result == NULL) {
-            cg_metal_gl_destroy(g);
-            g = NULL;
+    cg_jni_singleton_lock(&g_gl, NULL);
+    cg_status st = CG_OK;
+    if (g_gl.ctx != NULL) {
+        st = cg_fail(&err, CG_E_ALREADY_INITIALIZED, "zero-copy is initialised already");
+    } else {
+        cg_metal_gl *g = NULL;
+        st = cg_metal_gl_create(cg_metal_platform_native(), width, height, &g, &err);
+        if (st == CG_OK) {
+            st = cg_metal_gl_export_port(g, (int)pythonPid, &port);
+            if (st != CG_OK) {
+                cg_fail(&err, st, "%s", cg_metal_gl_last_error(g));
+                cg_metal_gl_destroy(g);
+                g = NULL;
+            }
+        }
+        g_gl.ctx = g;
+        if (st == CG_OK) {
+            uint8_t bytes[CG_METAL_PORT_BYTES];
+            cg_metal_port_bytes(port, bytes);
+            /* Undone on this, the render thread, when Java cannot get it. */
+            result = cg_jni_publish_handle(env, bytes, sizeof bytes, undo_setup, NULL);
         }
     }
-    g_gl = g;
-    pthread_mutex_unlock(&g_lock);
-    if (st != CG_OK) return cg_throw_status(env, st, what, err), NULL;
+    cg_jni_singleton_unlock(&g_gl);
+    if (st != CG_OK) return cg_throw_status(env, st, what, err.text), NULL;
     return result; /* NULL: the ByteString's exception is pending */
 }
 
@@ -79,18 +78,18 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferZerocop
     static const char what[] = "captureFramebufferZerocopyImpl";
     if (cg_jni_check_texture(env, what, "sourceTextureId", sourceTextureId)) return NULL;
     if (cg_jni_check_dims(env, "zero-copy target", targetW, targetH)) return NULL;
-    char err[CG_METAL_ERROR_LEN] = "";
-    pthread_mutex_lock(&g_lock);
+    cg_err err = {""};
+    cg_jni_singleton_lock(&g_gl, NULL);
     cg_status st = CG_E_NOT_INITIALIZED;
-    if (g_gl != NULL) {
-        st = cg_metal_gl_capture(g_gl, (uint32_t)sourceTextureId, targetW, targetH,
+    if (g_gl.ctx != NULL) {
+        st = cg_metal_gl_capture(g_gl.ctx, (uint32_t)sourceTextureId, targetW, targetH,
                                  drawCursor == JNI_TRUE, mouseX, mouseY);
-        if (st != CG_OK) snprintf(err, sizeof err, "%s", cg_metal_gl_last_error(g_gl));
+        if (st != CG_OK) cg_fail(&err, st, "%s", cg_metal_gl_last_error(g_gl.ctx));
     } else {
-        snprintf(err, sizeof err, "call initializeZerocopyImpl first");
+        cg_fail(&err, st, "call initializeZerocopyImpl first");
     }
-    pthread_mutex_unlock(&g_lock);
-    if (st != CG_OK) cg_throw_status(env, st, what, err);
+    cg_jni_singleton_unlock(&g_gl);
+    if (st != CG_OK) cg_throw_status(env, st, what, err.text);
     /* null on success: the mod maps it to ByteString.EMPTY. */
     return NULL;
 }

@@ -46,9 +46,9 @@ static int check_handle(JNIEnv *env, const char *what, jlong handle)
 static int check_platform(JNIEnv *env, const char *what)
 {
     const cg_metal_platform *pf = cg_metal_platform_native();
-    char err[CG_METAL_ERROR_LEN] = "";
-    cg_status st = pf->available(pf, err, sizeof err);
-    if (st != CG_OK) return cg_throw_status(env, st, what, err);
+    cg_err err = {""};
+    cg_status st = pf->available(pf, &err);
+    if (st != CG_OK) return cg_throw_status(env, st, what, err.text);
     return 0;
 }
 
@@ -63,11 +63,11 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanMetalZerocopy_createSharedIOSurfaceImpl
     if (cg_jni_check_dims(env, "IOSurface", width, height)) return 0;
     if (check_platform(env, what)) return 0;
 
-    char err[CG_METAL_ERROR_LEN] = "";
+    cg_err err = {""};
     cg_metal_surface *s = NULL;
     cg_status st = cg_metal_surface_create(cg_metal_platform_native(), width, height,
-                                           CG_METAL_FORMAT_RGBA, &s, err, sizeof err);
-    if (st != CG_OK) return cg_throw_status(env, st, what, err), 0;
+                                           CG_METAL_FORMAT_RGBA, &s, &err);
+    if (st != CG_OK) return cg_throw_status(env, st, what, err.text), 0;
 
     pthread_mutex_lock(&g_lock);
     st = cg_metal_registry_add(&g_surfaces, s);

@@ -40,12 +40,12 @@ if [ "${1:-}" = "--prepare" ]; then
   # into build-gpu-jvm/, beside a jlink'd java.base runtime in .jre/.
   cmake -S . -B build-gpu-jvm-build -DCMAKE_BUILD_TYPE=Release -DCG_WITH_CUDA=ON \
     -DCG_BUILD_DEMO=OFF -DCG_BUILD_BENCH=OFF >/dev/null
-  cmake --build build-gpu-jvm-build -j"$(nproc)" --target native-lib cg_zc_helper cg_stubs \
+  cmake --build build-gpu-jvm-build -j"$(nproc)" --target native-lib zc_helper cg_stubs \
     jvm_cuda_zerocopy_jar jvm_cuda_gl_zerocopy_jar jvm_zerocopy_lifecycle_jar \
-    cg_ring_helper jvm_vk_ring_jar
+    ring_helper jvm_vk_ring_jar
   rm -rf build-gpu-jvm && mkdir -p build-gpu-jvm
-  find build-gpu-jvm-build \( -name libnative-lib.so -o -name libcg_zc_helper.so \
-    -o -name libcg_ring_helper.so -o -name cg_stubs.jar -o -name 'jvm_*zerocopy*_jar.jar' \
+  find build-gpu-jvm-build \( -name libnative-lib.so -o -name libzc_helper.so \
+    -o -name libring_helper.so -o -name cg_stubs.jar -o -name 'jvm_*zerocopy*_jar.jar' \
     -o -name jvm_vk_ring_jar.jar \) -exec cp {} build-gpu-jvm/ \;
   cp -L /usr/share/java/protobuf.jar build-gpu-jvm/
   rm -rf .jre

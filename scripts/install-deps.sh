@@ -16,7 +16,18 @@ PACKAGES=(
   python3-venv python3-pip python3-setuptools python3-wheel   # pip install ./python (the reader package)
   libatomic1 passwd                      # zero-copy v2: the Python learner's CAS; a test user (useradd)
   xvfb xauth libx11-dev                  # GL capture under GLX (as Minecraft on X11), in an Xvfb server
+  clang libclang-rt-14-dev               # libFuzzer builds of the fuzz targets (tests/fuzz)
+  # Cross builds (scripts/test.sh): aarch64 Linux under qemu-user, Windows x64 under Wine
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+  check:arm64 libsubunit-dev:arm64 libpng-dev:arm64 zlib1g-dev:arm64 libepoxy-dev:arm64
+  gcc-mingw-w64-x86-64 wine64
 )
+
+# The :arm64 packages are Debian multiarch: arm64 must be a foreign architecture.
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "install-deps: adding the arm64 architecture (multiarch, for the aarch64 cross build)"
+  dpkg --add-architecture arm64
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

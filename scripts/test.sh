@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The test command: install what is missing, build everything, run every test
-# through ctest, then the core tests again under AddressSanitizer + UBSan.
+# through ctest, the core tests again under AddressSanitizer + UBSan, a timed
+# libFuzzer run of each fuzz target (clang, label fuzz), then the aarch64
+# (qemu-user) and Windows (Wine) cross builds' core tests.
 # Usage (as root on Debian 12): bash scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,10 +20,50 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCG_WERROR=ON \
   -DCG_BUILD_BENCH=OFF -DCG_BUILD_DEMO=OFF >/dev/null
 cmake --build build-asan -j"$JOBS"
 
+echo "== build (clang: libFuzzer targets, library instrumented, ASan + UBSan)"
+CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCG_WERROR=ON \
+  -DCG_SANITIZE=address,undefined,fuzzer-no-link -DCG_WITH_CUDA=OFF -DCG_WITH_JNI=OFF \
+  -DCG_BUILD_BENCH=OFF -DCG_BUILD_DEMO=OFF >/dev/null
+cmake --build build-fuzz -j"$JOBS" --target fuzz_targets
+
 status=0
 echo "== ctest: core tests under ASan+UBSan"
 (cd build-asan && ctest -L core --output-on-failure -j"$JOBS") || status=1
 
+echo "== ctest: timed libFuzzer runs (corpus + regressions first)"
+(cd build-fuzz && ctest -L fuzz --output-on-failure -j"$JOBS") || status=1
+
 echo "== ctest: all tests"
 (cd build && ctest --output-on-failure -j"$JOBS") || status=1
+
+# Cross builds: the core suites (NEON included) under qemu-user and under
+# Wine, libnative-lib and its natives jar for aarch64 Linux and Windows x64.
+# CG_CROSS=0 skips them (about 2 minutes, plus Check for MinGW once: 2 more).
+if [[ ${CG_CROSS:-1} == 0 ]]; then
+  echo "== cross builds skipped (CG_CROSS=0)"
+  exit $status
+fi
+cross=(-DCMAKE_BUILD_TYPE=Release -DCG_WERROR=ON -DCG_WITH_CUDA=OFF -DCG_BUILD_BENCH=OFF
+       -DCG_BUILD_DEMO=OFF)
+t0=$SECONDS
+echo "== cross build: aarch64 Linux (core, JNI, natives jar); tests under qemu-user"
+cmake -S . -B build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64-linux-gnu.cmake \
+  "${cross[@]}" >/dev/null
+cmake --build build-aarch64 -j"$JOBS" --target cg_cross
+(cd build-aarch64 && ctest -L cross --output-on-failure -j"$JOBS") || status=1
+echo "   aarch64: $((SECONDS - t0)) s"
+
+t0=$SECONDS
+echo "== cross build: Windows x64 (core, JNI DLL, natives jar); tests under Wine"
+bash scripts/build-check-mingw.sh build-mingw/deps/check "$JOBS"
+cmake -S . -B build-mingw -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-x86_64-w64-mingw32.cmake \
+  -DCG_MINGW_DEPS="$PWD/build-mingw/deps/check" -DCG_WITH_PNG=OFF "${cross[@]}" >/dev/null
+cmake --build build-mingw -j"$JOBS" --target cg_cross
+# Wine's first start creates its prefix; do it once before tests run in parallel.
+t1=$SECONDS
+WINEPREFIX=$PWD/build-mingw/wineprefix WINEDEBUG=-all DISPLAY= /usr/lib/wine/wine64 wineboot --init \
+  >/dev/null 2>&1 || true
+echo "   wine prefix ready in $((SECONDS - t1)) s"
+(cd build-mingw && ctest -L cross --output-on-failure -j"$JOBS") || status=1
+echo "   windows: $((SECONDS - t0)) s"
 exit $status

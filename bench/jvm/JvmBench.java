@@ -11,7 +11,8 @@ import java.util.Arrays;
  * new byte[output size] and one copy into it (done natively, from the same
  * direct buffer). The two are measured in alternating blocks so that both
  * see the same JIT, GC and machine state. Prints medians and the ratio.
- * Usage: JvmBench [rounds]   (default 40 rounds of 50 calls per case)
+ * Usage: JvmBench [rounds] [errors]   (default 40 rounds of 50 calls per case; "errors":
+ * only the error paths)
  */
 public final class JvmBench {
     static long sink;
@@ -62,12 +63,54 @@ public final class JvmBench {
                 name, m[0], m[1], m[2], tw * th * 3, ratio, verdict);
     }
 
+    /** The call's time when it throws; the exception is the expected outcome. */
+    static Call throwing(Runnable r) {
+        return () -> {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                return e.getMessage() == null ? 0 : 1;
+            }
+            throw new AssertionError("no exception");
+        };
+    }
+
+    /**
+     * The GL natives with no GL context current (this JVM has none): each is an error the
+     * mod may hit every frame before its context exists, so it must cost what the other
+     * error paths cost (a bad argument: an exception thrown from the boundary check), not a
+     * search for the GL libraries on every call. Ratios to an empty native call and to the
+     * bad-argument path.
+     */
+    static void errorPaths(int rounds) {
+        FramebufferCapturer fc = FramebufferCapturer.INSTANCE;
+        ByteBuffer src = ByteBuffer.allocateDirect(16);
+        Call empty = () -> Limit.empty(src, 2, 2, 2, 2, 0, false, false, 0, 0) == null ? 1 : 0;
+        Call badArg = throwing(() -> fc.convertCapturedFrameImpl(src, -1, 2, 2, 2, 0, false, false, 0, 0));
+        Call color = throwing(() -> fc.captureFramebufferImpl(1, 64, 64, 64, 64, 0, false, false, 0, 0));
+        Call depth = throwing(() -> fc.captureDepthImpl(1, 64, 64, true, 0.1f, 100f, false));
+        Call glew = () -> fc.initializeGLEW() ? 1 : 0;
+        double[] m = medianUs(new Call[] {empty, badArg, color, depth, glew}, rounds, 50);
+        System.out.printf("error paths, no GL context: empty native call %.2f us, bad argument "
+                + "(convertCapturedFrameImpl, throws) %.2f us%n", m[0], m[1]);
+        String[] names = {"captureFramebufferImpl (throws)", "captureDepthImpl (throws)",
+                          "initializeGLEW (false)"};
+        for (int i = 0; i < names.length; i++) {
+            System.out.printf("  %-32s %8.2f us | ratio to empty call %7.1f | to bad argument %6.2f%n",
+                    names[i], m[i + 2], m[i + 2] / m[0], m[i + 2] / m[1]);
+        }
+    }
+
     public static void main(String[] args) {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         System.out.println("JVM end to end, median per call over " + rounds * 50 + " calls each "
                 + "(" + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + ")");
-        bench("640x360 -> 640x360 RAW flip", 640, 360, 640, 360, true, rounds, 1.3);
-        bench("854x480 -> 128x128 RAW", 854, 480, 128, 128, false, rounds, 0);
+        boolean errorsOnly = args.length > 1 && args[1].equals("errors");
+        if (!errorsOnly) {
+            bench("640x360 -> 640x360 RAW flip", 640, 360, 640, 360, true, rounds, 1.3);
+            bench("854x480 -> 128x128 RAW", 854, 480, 128, 128, false, rounds, 0);
+        }
+        errorPaths(rounds);
         if (sink == 42) System.out.println();
     }
 }

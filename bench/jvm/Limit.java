@@ -2,10 +2,10 @@ package cgbench;
 
 import java.nio.ByteBuffer;
 
-/** The same-run limit's natives (libcg_bench_limit.so, bench only). */
+/** The same-run limit's natives (libbench_limit.so, bench only). */
 final class Limit {
     static {
-        System.loadLibrary("cg_bench_limit");
+        System.loadLibrary("bench_limit");
     }
 
     private Limit() {}

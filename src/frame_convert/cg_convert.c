@@ -43,13 +43,26 @@ static void span(int i, int s, int d, int *lo, int *hi)
     if (*hi <= *lo) *hi = *lo + 1;
 }
 
+/* When upscaling, neighbouring destination columns (rows) often have the
+ * same span: their pixels are equal, and each is computed once and copied,
+ * so the cost is O(source + output) whatever the shapes (without that, a
+ * 1x16384 -> 16384x1 box summed 16384 rows for every one of 16384 columns).
+ * Spans of downscaling are disjoint, so every source pixel is read once. */
 static void box_row(const cg_convert_params *p, int y, uint8_t *out)
 {
     int y0, y1;
     span(y, p->src_h, p->dst_h, &y0, &y1);
+    int px0 = -1, px1 = -1, first = 0; /* first column of the current span */
     for (int x = 0; x < p->dst_w; x++) {
         int x0, x1;
         span(x, p->src_w, p->dst_w, &x0, &x1);
+        if (x0 == px0 && x1 == px1) {
+            memcpy(out + (size_t)x * 3, out + (size_t)first * 3, 3);
+            continue;
+        }
+        px0 = x0;
+        px1 = x1;
+        first = x;
         /* Up to 16384^2 pixels of 255: needs 64 bits. */
         uint64_t sum[3] = {0, 0, 0};
         for (int iy = y0; iy < y1; iy++) {
@@ -91,8 +104,11 @@ static void box_row_fast(const cg_convert_params *p, int y, uint8_t *out)
     const uint64_t m_b = area_b <= 4096 ? (((uint64_t)1 << 33) + area_b - 1) / area_b : 0;
     uint32_t sum[CG_BOX_CHUNK * 3];
     int lo[CG_BOX_CHUNK + 1];
+    int ulo[CG_BOX_CHUNK], uhi[CG_BOX_CHUNK]; /* the chunk's distinct spans, in order */
     int next = 0, rem = 0; /* x * sw / dw and its remainder; the loop below
                               leaves them at x = c0 + n, the next chunk */
+    int prev_lo = -1; /* lo of the column before the chunk */
+    int first = 0;    /* first column of the current span */
     for (int c0 = 0; c0 < dw; c0 += CG_BOX_CHUNK) {
         const int n = dw - c0 < CG_BOX_CHUNK ? dw - c0 : CG_BOX_CHUNK;
         for (int i = 0; i <= n; i++) {
@@ -105,33 +121,49 @@ static void box_row_fast(const cg_convert_params *p, int y, uint8_t *out)
                 next++;
             }
         }
-        memset(sum, 0, sizeof(uint32_t) * 3 * (size_t)n);
-        for (int iy = y0; iy < y1; iy++) {
+        /* Spans start in order and differ from the previous column's only
+         * where the start moves (a repeated start is a one-pixel span). */
+        int nu = 0;
+        for (int i = 0; i < n; i++) {
+            if (lo[i] == (i ? lo[i - 1] : prev_lo)) continue;
+            ulo[nu] = lo[i];
+            uhi[nu] = lo[i + 1] > lo[i] ? lo[i + 1] : lo[i] + 1;
+            nu++;
+        }
+        memset(sum, 0, sizeof(uint32_t) * 3 * (size_t)nu);
+        for (int iy = y0; iy < y1 && nu > 0; iy++) {
             const uint8_t *s = src_row(p, iy);
-            for (int i = 0; i < n; i++) {
-                const int x1 = lo[i + 1] > lo[i] ? lo[i + 1] : lo[i] + 1;
+            for (int u = 0; u < nu; u++) {
                 uint32_t a = 0, b = 0, c = 0;
-                for (const uint8_t *px = s + (size_t)lo[i] * 4, *end = s + (size_t)x1 * 4;
+                for (const uint8_t *px = s + (size_t)ulo[u] * 4, *end = s + (size_t)uhi[u] * 4;
                      px < end; px += 4) {
                     a += px[0];
                     b += px[1];
                     c += px[2];
                 }
-                sum[3 * i] += a;
-                sum[3 * i + 1] += b;
-                sum[3 * i + 2] += c;
+                sum[3 * u] += a;
+                sum[3 * u + 1] += b;
+                sum[3 * u + 2] += c;
             }
         }
         uint8_t *o = out + (size_t)c0 * 3;
-        for (int i = 0; i < n; i++) {
-            const int x1 = lo[i + 1] > lo[i] ? lo[i + 1] : lo[i] + 1;
-            const uint32_t area = rows * (uint32_t)(x1 - lo[i]);
+        for (int i = 0, u = -1; i < n; i++) {
+            if (lo[i] == (i ? lo[i - 1] : prev_lo)) {
+                /* The span of column `first`: copied from there, not from the
+                 * previous column, so no copy waits for the one before. */
+                memcpy(o + 3 * i, out + (size_t)first * 3, 3);
+                continue;
+            }
+            u++;
+            first = c0 + i;
+            const uint32_t area = rows * (uint32_t)(uhi[u] - ulo[u]);
             const uint64_t m = area == area_a ? m_a : area == area_b ? m_b : 0;
             for (int ch = 0; ch < 3; ch++) {
-                const uint32_t v = sum[3 * i + ch] + area / 2;
+                const uint32_t v = sum[3 * u + ch] + area / 2;
                 o[3 * i + ch] = (uint8_t)(m ? (v * m) >> 33 : v / area);
             }
         }
+        prev_lo = lo[n - 1];
     }
 }
 
@@ -204,12 +236,48 @@ static void prefetch_next_row(const cg_convert_params *p, int y)
 
 /* ---- the one-pass driver --------------------------------------------------- */
 
+/* The cursor over a finished w x h RGB8 image (cg_cursor.h places it). */
+static void cursor_rows(uint8_t *dst, int w, int h, int cursor_x, int cursor_y)
+{
+    cg_cursor_run runs[CG_CURSOR_MAX_RUNS];
+    int n = cg_cursor_runs(w, h, cursor_x, cursor_y, runs);
+    for (int i = 0; i < n; i++) paint_run(dst, w, &runs[i]);
+}
+
+/* Box rows: a row whose source band is the previous row's is a copy of it
+ * (upscaling), so the cursor goes on afterwards, over the rows it covers.
+ * k == NULL runs the definition. */
+static void box_rows(const cg_convert_params *p, uint8_t *dst, const cg_row_kernels *k)
+{
+    const size_t drow = (size_t)p->dst_w * 3;
+    int py0 = -1, py1 = -1;
+    for (int y = 0; y < p->dst_h; y++) {
+        uint8_t *out = dst + (size_t)y * drow;
+        int y0, y1;
+        span(y, p->src_h, p->dst_h, &y0, &y1);
+        if (y0 == py0 && y1 == py1) {
+            memcpy(out, out - drow, drow);
+        } else if (k == NULL) {
+            box_row(p, y, out);
+        } else {
+            box_row_fast(p, y, out);
+        }
+        py0 = y0;
+        py1 = y1;
+    }
+    if (p->draw_cursor) cursor_rows(dst, p->dst_w, p->dst_h, p->cursor_x, p->cursor_y);
+}
+
 /* k == NULL runs the scalar reference. */
 static void convert_rows(const cg_convert_params *p, uint8_t *dst, const cg_row_kernels *k)
 {
     const size_t drow = (size_t)p->dst_w * 3;
     xoff_cache xc;
     xc.loaded = -1;
+    if (p->filter == CG_FILTER_BOX) {
+        box_rows(p, dst, k);
+        return;
+    }
     /* The cursor goes into each row while it is still in L1. Runs come
      * ordered by bitmap row, i.e. by descending buffer row: walk them from
      * the end as y ascends. */
@@ -219,19 +287,12 @@ static void convert_rows(const cg_convert_params *p, uint8_t *dst, const cg_row_
                                : 0) - 1;
     for (int y = 0; y < p->dst_h; y++) {
         uint8_t *out = dst + (size_t)y * drow;
-        if (p->filter == CG_FILTER_BOX) {
-            if (k == NULL)
-                box_row(p, y, out);
-            else
-                box_row_fast(p, y, out);
+        const uint8_t *s = src_row(p, (int)((int64_t)y * p->src_h / p->dst_h));
+        if (k == NULL) {
+            nearest_row_reference(p, s, out);
         } else {
-            const uint8_t *s = src_row(p, (int)((int64_t)y * p->src_h / p->dst_h));
-            if (k == NULL) {
-                nearest_row_reference(p, s, out);
-            } else {
-                if (p->src_h != p->dst_h && y + 1 < p->dst_h) prefetch_next_row(p, y + 1);
-                nearest_row_fast(p, k, &xc, s, out);
-            }
+            if (p->src_h != p->dst_h && y + 1 < p->dst_h) prefetch_next_row(p, y + 1);
+            nearest_row_fast(p, k, &xc, s, out);
         }
         for (; next >= 0 && runs[next].y == y; next--) paint_run(dst, p->dst_w, &runs[next]);
     }
@@ -304,9 +365,7 @@ cg_status cg_draw_cursor_rgb(uint8_t *dst, size_t dst_len, int w, int h, int cur
     CG_RETURN_IF(dst == NULL, CG_E_INVALID_ARG);
     CG_TRY(cg_image_size(w, h, 3, &need));
     CG_RETURN_IF(dst_len < need, CG_E_BUFFER_TOO_SMALL);
-    cg_cursor_run runs[CG_CURSOR_MAX_RUNS];
-    int n = cg_cursor_runs(w, h, cursor_x, cursor_y, runs);
-    for (int i = 0; i < n; i++) paint_run(dst, w, &runs[i]);
+    cursor_rows(dst, w, h, cursor_x, cursor_y);
     return CG_OK;
 }
 

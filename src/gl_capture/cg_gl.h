@@ -58,16 +58,13 @@ typedef struct cg_gl_reader cg_gl_reader;
  * tex_h; a resizing read always uses RGBA (the resize needs the scratch). */
 typedef enum cg_gl_pack {
     /* Chosen per context by cg_gl_auto_pack from GL_VENDOR/GL_RENDERER,
-     * from bench_gl's figures (ratios to a plain RGBA glReadPixels into
-     * client memory, same run): CG_GL_PACK_RGB on the NVIDIA driver, where
-     * an RGBA scratch is cold after the driver's copy and converting it is
-     * a second pass over memory (H200 after render: 1.06x at 640x360 and
-     * 0.87x at 1920x1080, against 2.2x and 2.5x for RGBA; bands cost 3-5x
-     * there, each glReadPixels being a GPU round trip); CG_GL_PACK_BANDS on
-     * Mesa llvmpipe, whose glReadPixels is a CPU copy, so a band is still
-     * in L2 when it is converted (1.08x against 1.22x at 1920x1080), while
-     * Mesa packs GL_RGB more slowly than the library converts (1.4x);
-     * CG_GL_PACK_RGBA elsewhere (not measured: the former path). */
+     * from bench_gl's figures (README, "GL readback"): CG_GL_PACK_RGB on
+     * the NVIDIA driver, where an RGBA scratch is cold after the driver's
+     * copy and converting it is a second pass over memory, and bands are a
+     * GPU round trip each; CG_GL_PACK_BANDS on Mesa llvmpipe, whose
+     * glReadPixels is a CPU copy, so a band is still in L2 when it is
+     * converted, while Mesa packs GL_RGB more slowly than the library
+     * converts; CG_GL_PACK_RGBA elsewhere (not measured). */
     CG_GL_PACK_AUTO = 0,
     /* glReadPixels GL_RGBA into the reader's scratch, then cg_convert. */
     CG_GL_PACK_RGBA = 1,

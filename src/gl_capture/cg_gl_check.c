@@ -1,8 +1,10 @@
 /* The GL call checker and current-context probe of src/gl_capture. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include "cg_gl_check.h"
 
 #include <dlfcn.h>
-#include <epoxy/egl.h>
+#include <link.h>
+#include <stdatomic.h>
 #include <epoxy/gl.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,32 +74,70 @@ cg_status cg_gl_texture_level0(unsigned tex, int *w, int *h, int *internal_forma
     return CG_OK;
 }
 
-/* A GLX context can only be current when the process already loaded a GLX
- * library, so look it up with RTLD_NOLOAD: libepoxy's own GLX dispatch would
- * abort in a process without libGL. */
-static void *cg_glx_current_context(void)
+/* An EGL or GLX context can only be current when the process already loaded
+ * that API's library, so each is looked up with RTLD_NOLOAD: libepoxy's own
+ * dispatch would load libEGL, or abort in a process without libGL. A dlopen
+ * that finds nothing searches the library path (about 1 ms, four openat), so
+ * the lookup runs once, and again only when the process has loaded a library
+ * since the last one found nothing: the loader's count of loads (dlpi_adds)
+ * is the cheap check. The handle found is kept open, so the function stays
+ * valid. */
+typedef void *(*cg_get_current_fn)(void);
+
+typedef struct cg_ctx_probe {
+    const char *libs[2];
+    const char *sym;
+    _Atomic(cg_get_current_fn) fn;
+    _Atomic(unsigned long long) adds_tried; /* dlpi_adds at the last miss; 0: none */
+} cg_ctx_probe;
+
+static cg_ctx_probe g_egl_probe = {{"libEGL.so.1", NULL}, "eglGetCurrentContext", NULL, 0};
+static cg_ctx_probe g_glx_probe = {{"libGLX.so.0", "libGL.so.1"}, "glXGetCurrentContext", NULL, 0};
+
+static int cg_dl_adds_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
-    static const char *const libs[] = {"libGLX.so.0", "libGL.so.1"};
-    void *ctx = NULL;
-    for (size_t i = 0; i < sizeof libs / sizeof libs[0] && !ctx; i++) {
-        void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
+    (void)size;
+    *(unsigned long long *)data = info->dlpi_adds;
+    return 1; /* the count is the same in every entry: stop at the first */
+}
+
+static cg_get_current_fn cg_probe_resolve(const cg_ctx_probe *p)
+{
+    for (size_t i = 0; i < sizeof p->libs / sizeof p->libs[0] && p->libs[i]; i++) {
+        void *h = dlopen(p->libs[i], RTLD_LAZY | RTLD_NOLOAD);
         if (!h) continue;
-        void *sym = dlsym(h, "glXGetCurrentContext");
+        void *sym = dlsym(h, p->sym);
         if (sym) {
-            void *(*fn)(void);
+            cg_get_current_fn fn;
             memcpy(&fn, &sym, sizeof fn); /* object -> function pointer, C11-clean */
-            ctx = fn();
+            return fn;                    /* h stays open: fn must not be unloaded */
         }
         dlclose(h);
     }
-    return ctx;
+    return NULL;
+}
+
+static void *cg_probe_current(cg_ctx_probe *p)
+{
+    cg_get_current_fn fn = atomic_load(&p->fn);
+    if (!fn) {
+        unsigned long long adds = 0;
+        dl_iterate_phdr(cg_dl_adds_cb, &adds);
+        if (adds == atomic_load(&p->adds_tried)) return NULL; /* nothing new loaded */
+        fn = cg_probe_resolve(p);
+        if (!fn) {
+            atomic_store(&p->adds_tried, adds);
+            return NULL;
+        }
+        atomic_store(&p->fn, fn);
+    }
+    return fn();
 }
 
 void *cg_gl_current_key(void)
 {
-    void *ctx = NULL;
-    if (epoxy_has_egl()) ctx = (void *)eglGetCurrentContext();
-    if (!ctx) ctx = cg_glx_current_context();
+    void *ctx = cg_probe_current(&g_egl_probe);
+    if (!ctx) ctx = cg_probe_current(&g_glx_probe);
     return ctx;
 }
 

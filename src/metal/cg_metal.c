@@ -6,7 +6,6 @@
  */
 #include "cg_metal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,33 +19,24 @@ struct cg_metal_surface {
     size_t alloc_size;
     uint32_t pixel_format;
     uint32_t self_port;     /* send right kept for our own task; 0 = none */
-    char last_error[CG_METAL_ERROR_LEN];
+    cg_err err;
 };
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_err(char *err, size_t err_len, const char *fmt, ...)
-{
-    if (err == NULL || err_len == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-}
+/* Describe a failure; the status travels separately. */
+#define set_err(err, ...) ((void)cg_fail((err), CG_OK, __VA_ARGS__))
 
 /* A status text never left empty: the platform may fail without words. */
-static void ensure_err(char *err, size_t err_len, cg_status st, const char *what)
+static void ensure_err(cg_err *err, cg_status st, const char *what)
 {
-    if (err == NULL || err_len == 0 || err[0] != '\0') return;
-    set_err(err, err_len, "%s: %s", what, cg_strerror(st));
+    if (err == NULL || err->text[0] != '\0') return;
+    set_err(err, "%s: %s", what, cg_strerror(st));
 }
 
-static cg_status check_dims(int w, int h, char *err, size_t err_len)
+static cg_status check_dims(int w, int h, cg_err *err)
 {
     cg_status st = cg_check_dims(w, h);
     if (st != CG_OK) {
-        set_err(err, err_len, "surface size %dx%d: %s (1..%d per side)", w, h, cg_strerror(st),
+        set_err(err, "surface size %dx%d: %s (1..%d per side)", w, h, cg_strerror(st),
                 CG_MAX_DIM);
     }
     return st;
@@ -63,35 +53,35 @@ static int platform_complete(const cg_metal_platform *pf)
 
 cg_status cg_metal_surface_layout(const cg_metal_platform *pf, int w, int h,
                                   size_t *bytes_per_row, size_t *alloc_size,
-                                  char *err, size_t err_len)
+                                  cg_err *err)
 {
     if (!platform_complete(pf) || bytes_per_row == NULL || alloc_size == NULL) {
-        set_err(err, err_len, "cg_metal_surface_layout: NULL platform or output");
+        set_err(err, "cg_metal_surface_layout: NULL platform or output");
         return CG_E_INVALID_ARG;
     }
-    cg_status st = check_dims(w, h, err, err_len);
+    cg_status st = check_dims(w, h, err);
     if (st != CG_OK) return st;
     size_t min_row = 0;
     st = cg_mul_size((size_t)w, CG_METAL_BYTES_PER_PIXEL, &min_row);
     if (st != CG_OK) {
-        set_err(err, err_len, "row of %d pixels overflows", w);
+        set_err(err, "row of %d pixels overflows", w);
         return st;
     }
     size_t row = 0;
-    st = pf->align_bytes_per_row(pf, min_row, &row, err, err_len);
+    st = pf->align_bytes_per_row(pf, min_row, &row, err);
     if (st != CG_OK) {
-        ensure_err(err, err_len, st, "aligning bytes per row");
+        ensure_err(err, st, "aligning bytes per row");
         return st;
     }
     if (row < min_row) {
         /* An alignment that shrinks the pitch would make rows overlap. */
-        set_err(err, err_len, "platform aligned bytes per row %zu down to %zu", min_row, row);
+        set_err(err, "platform aligned bytes per row %zu down to %zu", min_row, row);
         return CG_E_PLATFORM;
     }
     size_t total = 0;
     st = cg_mul_size(row, (size_t)h, &total);
     if (st != CG_OK) {
-        set_err(err, err_len, "%zu bytes per row x %d rows overflows", row, h);
+        set_err(err, "%zu bytes per row x %d rows overflows", row, h);
         return st;
     }
     *bytes_per_row = row;
@@ -101,24 +91,24 @@ cg_status cg_metal_surface_layout(const cg_metal_platform *pf, int w, int h,
 
 cg_status cg_metal_surface_create(const cg_metal_platform *pf, int w, int h,
                                   uint32_t pixel_format, cg_metal_surface **out,
-                                  char *err, size_t err_len)
+                                  cg_err *err)
 {
-    if (err != NULL && err_len > 0) err[0] = '\0';
+    cg_err_clear(err);
     if (out == NULL || !platform_complete(pf)) {
-        set_err(err, err_len, "cg_metal_surface_create: NULL or incomplete argument");
+        set_err(err, "cg_metal_surface_create: NULL or incomplete argument");
         return CG_E_INVALID_ARG;
     }
     *out = NULL;
     if (pixel_format != CG_METAL_FORMAT_RGBA && pixel_format != CG_METAL_FORMAT_BGRA) {
-        set_err(err, err_len, "pixel format 0x%08x is neither 'RGBA' nor 'BGRA'",
+        set_err(err, "pixel format 0x%08x is neither 'RGBA' nor 'BGRA'",
                 (unsigned)pixel_format);
         return CG_E_INVALID_ARG;
     }
-    cg_status st = check_dims(w, h, err, err_len);
+    cg_status st = check_dims(w, h, err);
     if (st != CG_OK) return st;
-    st = pf->available(pf, err, err_len);
+    st = pf->available(pf, err);
     if (st != CG_OK) {
-        ensure_err(err, err_len, st, "IOSurface");
+        ensure_err(err, st, "IOSurface");
         return st;
     }
     cg_metal_surface_desc desc;
@@ -127,22 +117,21 @@ cg_status cg_metal_surface_create(const cg_metal_platform *pf, int w, int h,
     desc.height = h;
     desc.bytes_per_element = CG_METAL_BYTES_PER_PIXEL;
     desc.pixel_format = pixel_format;
-    CG_TRY(cg_metal_surface_layout(pf, w, h, &desc.bytes_per_row, &desc.alloc_size, err,
-                                   err_len));
+    CG_TRY(cg_metal_surface_layout(pf, w, h, &desc.bytes_per_row, &desc.alloc_size, err));
 
     cg_metal_surface *s = calloc(1, sizeof *s);
     if (s == NULL) {
-        set_err(err, err_len, "allocating the surface context: %s", cg_strerror(CG_E_NO_MEMORY));
+        set_err(err, "allocating the surface context: %s", cg_strerror(CG_E_NO_MEMORY));
         return CG_E_NO_MEMORY;
     }
     void *handle = NULL;
-    st = pf->surface_create(pf, &desc, &handle, err, err_len);
+    st = pf->surface_create(pf, &desc, &handle, err);
     if (st == CG_OK && handle == NULL) {
-        set_err(err, err_len, "surface_create reported success without a surface");
+        set_err(err, "surface_create reported success without a surface");
         st = CG_E_PLATFORM;
     }
     if (st != CG_OK) {
-        ensure_err(err, err_len, st, "IOSurfaceCreate");
+        ensure_err(err, st, "IOSurfaceCreate");
         free(s);
         return st;
     }
@@ -151,7 +140,7 @@ cg_status cg_metal_surface_create(const cg_metal_platform *pf, int w, int h,
     /* w * 4 cannot overflow: the layout above computed it already. */
     const size_t min_row = (size_t)w * CG_METAL_BYTES_PER_PIXEL;
     if (real_row < min_row) {
-        set_err(err, err_len,
+        set_err(err,
                 "surface came back with %zu bytes per row, below the %zu a row of %d pixels needs",
                 real_row, min_row, w);
         pf->surface_release(pf, handle);
@@ -161,7 +150,7 @@ cg_status cg_metal_surface_create(const cg_metal_platform *pf, int w, int h,
     size_t real_alloc = 0;
     st = cg_mul_size(real_row, (size_t)h, &real_alloc);
     if (st != CG_OK) {
-        set_err(err, err_len, "surface pitch %zu x %d rows overflows", real_row, h);
+        set_err(err, "surface pitch %zu x %d rows overflows", real_row, h);
         pf->surface_release(pf, handle);
         free(s);
         return st;
@@ -189,9 +178,9 @@ void cg_metal_surface_destroy(cg_metal_surface *s)
 cg_status cg_metal_surface_export_port(cg_metal_surface *s, int pid, uint32_t *port)
 {
     if (s == NULL || port == NULL) return CG_E_INVALID_ARG;
-    s->last_error[0] = '\0';
+    cg_err_clear(&s->err);
     if (pid <= 0) {
-        set_err(s->last_error, sizeof s->last_error, "process id %d is not a valid pid", pid);
+        set_err(&s->err, "process id %d is not a valid pid", pid);
         return CG_E_INVALID_ARG;
     }
     const cg_metal_platform *pf = s->pf;
@@ -201,14 +190,13 @@ cg_status cg_metal_surface_export_port(cg_metal_surface *s, int pid, uint32_t *p
         return CG_OK;
     }
     uint32_t p = 0;
-    cg_status st = pf->port_create(pf, s->handle, &p, s->last_error, sizeof s->last_error);
+    cg_status st = pf->port_create(pf, s->handle, &p, &s->err);
     if (st == CG_OK && p == 0) {
-        set_err(s->last_error, sizeof s->last_error,
-                "IOSurfaceCreateMachPort returned MACH_PORT_NULL");
+        set_err(&s->err, "IOSurfaceCreateMachPort returned MACH_PORT_NULL");
         st = CG_E_PLATFORM;
     }
     if (st != CG_OK) {
-        ensure_err(s->last_error, sizeof s->last_error, st, "IOSurfaceCreateMachPort");
+        ensure_err(&s->err, st, "IOSurfaceCreateMachPort");
         return st;
     }
     if (pid == self) {
@@ -217,12 +205,12 @@ cg_status cg_metal_surface_export_port(cg_metal_surface *s, int pid, uint32_t *p
         *port = p;
         return CG_OK;
     }
-    st = pf->port_insert(pf, pid, p, s->last_error, sizeof s->last_error);
+    st = pf->port_insert(pf, pid, p, &s->err);
     /* Ours is a copy either way: the other task holds its own right now,
      * or the insert failed and nobody needs ours. */
     pf->port_release(pf, p);
     if (st != CG_OK) {
-        ensure_err(s->last_error, sizeof s->last_error, st, "mach_port_insert_right");
+        ensure_err(&s->err, st, "mach_port_insert_right");
         return st;
     }
     *port = p;
@@ -243,7 +231,7 @@ void *cg_metal_surface_base_address(const cg_metal_surface *s)
 
 const char *cg_metal_surface_last_error(const cg_metal_surface *s)
 {
-    return s ? s->last_error : "";
+    return s ? s->err.text : "";
 }
 
 void cg_metal_port_bytes(uint32_t port, uint8_t out[CG_METAL_PORT_BYTES])

@@ -50,7 +50,7 @@ typedef struct cg_metal_surface cg_metal_surface;
  * alignment did not shrink the pitch. Touches nothing but `pf->align_*`. */
 cg_status cg_metal_surface_layout(const cg_metal_platform *pf, int w, int h,
                                   size_t *bytes_per_row, size_t *alloc_size,
-                                  char *err, size_t err_len);
+                                  cg_err *err);
 
 /* Create a w x h surface of `pixel_format` (CG_METAL_FORMAT_RGBA or _BGRA).
  * On success *out owns one surface reference. On failure *out is NULL and
@@ -62,7 +62,7 @@ cg_status cg_metal_surface_layout(const cg_metal_platform *pf, int w, int h,
  * failure text. */
 cg_status cg_metal_surface_create(const cg_metal_platform *pf, int w, int h,
                                   uint32_t pixel_format, cg_metal_surface **out,
-                                  char *err, size_t err_len);
+                                  cg_err *err);
 
 /* Release the surface and every mach port right this library still holds
  * for it. NULL is a no-op. Call once per create (a registry, below, makes

@@ -36,7 +36,7 @@ typedef struct cg_metal_gl cg_metal_gl;
  * the framebuffer is incomplete), CG_E_NO_MEMORY. On failure *out is NULL,
  * everything made on the way is released, and err holds the text. */
 cg_status cg_metal_gl_create(const cg_metal_platform *pf, int w, int h, cg_metal_gl **out,
-                             char *err, size_t err_len);
+                             cg_err *err);
 
 /* Export the surface's mach port to `pid` (cg_metal_surface_export_port). */
 cg_status cg_metal_gl_export_port(cg_metal_gl *g, int pid, uint32_t *port);

@@ -152,15 +152,15 @@ static cg_status make_gl_objects(cg_metal_gl *g)
 }
 
 cg_status cg_metal_gl_create(const cg_metal_platform *pf, int w, int h, cg_metal_gl **out,
-                             char *err, size_t err_len)
+                             cg_err *err)
 {
-    if (err != NULL && err_len > 0) err[0] = '\0';
+    cg_err_clear(err);
     if (out == NULL || pf == NULL) return CG_E_INVALID_ARG;
     *out = NULL;
     CG_TRY(cg_check_dims(w, h));
     CGLContextObj ctx = CGLGetCurrentContext();
     if (ctx == NULL) {
-        if (err != NULL && err_len > 0) snprintf(err, err_len, "CGLGetCurrentContext() is NULL");
+        (void)cg_fail(err, CG_OK, "CGLGetCurrentContext() is NULL");
         return CG_E_NO_CONTEXT;
     }
     cg_metal_gl *g = calloc(1, sizeof *g);
@@ -168,8 +168,7 @@ cg_status cg_metal_gl_create(const cg_metal_platform *pf, int w, int h, cg_metal
     g->ctx = ctx;
     g->width = w;
     g->height = h;
-    cg_status st = cg_metal_surface_create(pf, w, h, CG_METAL_FORMAT_BGRA, &g->surface, err,
-                                           err_len);
+    cg_status st = cg_metal_surface_create(pf, w, h, CG_METAL_FORMAT_BGRA, &g->surface, err);
     if (st != CG_OK) {
         free(g);
         return st;
@@ -180,7 +179,7 @@ cg_status cg_metal_gl_create(const cg_metal_platform *pf, int w, int h, cg_metal
     st = make_gl_objects(g);
     restore_state(&saved);
     if (st != CG_OK) {
-        if (err != NULL && err_len > 0) snprintf(err, err_len, "%s", g->err.text);
+        (void)cg_fail(err, CG_OK, "%s", g->err.text);
         cg_metal_gl_destroy(g);
         return st;
     }

@@ -16,7 +16,7 @@
  * Conventions for every entry:
  *  - `self` is the table itself (an implementation may embed it as the first
  *    member of a larger struct to keep its own state, as the test fake does).
- *  - `err`/`err_len` receive a NUL-terminated description of a failure: the
+ *  - `err` (may be NULL) receives a description of a failure: the
  *    failing call, file:line and the native code/name. Untouched on success.
  *  - A surface is an opaque non-NULL pointer (an IOSurfaceRef on Apple).
  *    Ports are mach port names (mach_port_t, 32 bits).
@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cg_err.h"
 #include "cg_status.h"
 
 #ifdef __cplusplus
@@ -58,16 +59,16 @@ struct cg_metal_platform {
     /* CG_OK when this platform can create surfaces at all, else
      * CG_E_UNSUPPORTED with a message naming what is missing. Cheap; called
      * before any other entry. */
-    cg_status (*available)(const cg_metal_platform *self, char *err, size_t err_len);
+    cg_status (*available)(const cg_metal_platform *self, cg_err *err);
 
     /* *out = the smallest row pitch >= bytes_per_row that the platform
      * requires (IOSurfaceAlignProperty(kIOSurfaceBytesPerRow, ...)). */
     cg_status (*align_bytes_per_row)(const cg_metal_platform *self, size_t bytes_per_row,
-                                     size_t *out, char *err, size_t err_len);
+                                     size_t *out, cg_err *err);
 
     /* Create a surface as described; *out gets one owned reference. */
     cg_status (*surface_create)(const cg_metal_platform *self, const cg_metal_surface_desc *desc,
-                                void **out, char *err, size_t err_len);
+                                void **out, cg_err *err);
 
     /* The row pitch the platform actually gave the surface. */
     size_t (*surface_bytes_per_row)(const cg_metal_platform *self, void *surface);
@@ -81,13 +82,13 @@ struct cg_metal_platform {
 
     /* A new send right for the surface in this task (IOSurfaceCreateMachPort). */
     cg_status (*port_create)(const cg_metal_platform *self, void *surface, uint32_t *port,
-                             char *err, size_t err_len);
+                             cg_err *err);
 
     /* Give the task of process `pid` a copy of the send right `port` under
      * the same name (task_for_pid + mach_port_insert_right COPY_SEND). Our
      * own right is left as it was. */
     cg_status (*port_insert)(const cg_metal_platform *self, int pid, uint32_t port,
-                             char *err, size_t err_len);
+                             cg_err *err);
 
     /* Drop our send right `port` (mach_port_deallocate). */
     void (*port_release)(const cg_metal_platform *self, uint32_t port);

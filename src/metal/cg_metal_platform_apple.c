@@ -22,57 +22,53 @@
 #include "cg_metal_platform.h"
 
 /* Record a failed mach call: "expr -> 0x%x (name) at file:line". */
-static void mac_fail(char *err, size_t err_len, const char *expr, kern_return_t kr,
+static void mac_fail(cg_err *err, const char *expr, kern_return_t kr,
                      const char *file, int line)
 {
-    if (err == NULL || err_len == 0) return;
     const char *name = mach_error_string(kr);
-    snprintf(err, err_len, "%s failed: kern_return 0x%x (%s) at %s:%d", expr, (unsigned)kr,
-             name != NULL ? name : "?", file, line);
+    cg_fail_call(err, CG_E_PLATFORM, expr, name != NULL ? name : "?", (long long)kr, file, line);
 }
 
-static void mac_null(char *err, size_t err_len, const char *expr, const char *file, int line)
+static void mac_null(cg_err *err, const char *expr, const char *file, int line)
 {
-    if (err == NULL || err_len == 0) return;
-    snprintf(err, err_len, "%s returned NULL at %s:%d", expr, file, line);
+    cg_fail_call(err, CG_E_PLATFORM, expr, "NULL", 0, file, line);
 }
 
 /* The one checker: evaluate a kern_return_t call, record and return on
  * failure. */
-#define CG_MAC_CHECK(err, err_len, expr)                                       \
+#define CG_MAC_CHECK(err, expr)                                       \
     do {                                                                       \
         kern_return_t cg_kr_ = (expr);                                         \
         if (cg_kr_ != KERN_SUCCESS) {                                          \
-            mac_fail((err), (err_len), #expr, cg_kr_, __FILE__, __LINE__);     \
+            mac_fail((err), #expr, cg_kr_, __FILE__, __LINE__);     \
             return CG_E_PLATFORM;                                              \
         }                                                                      \
     } while (0)
 
 /* Same for a call that reports failure by returning NULL (or 0). */
-#define CG_MAC_NONNULL(err, err_len, var, expr)                                \
+#define CG_MAC_NONNULL(err, var, expr)                                \
     do {                                                                       \
         (var) = (expr);                                                        \
         if ((var) == 0) {                                                      \
-            mac_null((err), (err_len), #expr, __FILE__, __LINE__);             \
+            mac_null((err), #expr, __FILE__, __LINE__);             \
             return CG_E_PLATFORM;                                              \
         }                                                                      \
     } while (0)
 
-static cg_status apple_available(const cg_metal_platform *self, char *err, size_t err_len)
+static cg_status apple_available(const cg_metal_platform *self, cg_err *err)
 {
     (void)self;
     (void)err;
-    (void)err_len;
     return CG_OK;
 }
 
 static cg_status apple_align(const cg_metal_platform *self, size_t bytes_per_row, size_t *out,
-                             char *err, size_t err_len)
+                             cg_err *err)
 {
     (void)self;
     size_t aligned = IOSurfaceAlignProperty(kIOSurfaceBytesPerRow, bytes_per_row);
     if (aligned == 0) {
-        mac_null(err, err_len, "IOSurfaceAlignProperty(kIOSurfaceBytesPerRow, ...)", __FILE__,
+        mac_null(err, "IOSurfaceAlignProperty(kIOSurfaceBytesPerRow, ...)", __FILE__,
                  __LINE__);
         return CG_E_PLATFORM;
     }
@@ -90,7 +86,7 @@ static CFNumberRef number64(int64_t v)
 enum { K_PROPS = 6 };
 
 static cg_status create_with(const cg_metal_surface_desc *d, CFNumberRef num[K_PROPS],
-                             void **out, char *err, size_t err_len)
+                             void **out, cg_err *err)
 {
     const void *keys[K_PROPS] = {kIOSurfaceWidth,         kIOSurfaceHeight,
                                  kIOSurfaceBytesPerElement, kIOSurfaceBytesPerRow,
@@ -98,26 +94,24 @@ static cg_status create_with(const cg_metal_surface_desc *d, CFNumberRef num[K_P
     const void *values[K_PROPS];
     for (int i = 0; i < K_PROPS; i++) values[i] = num[i];
     CFDictionaryRef props = NULL;
-    CG_MAC_NONNULL(err, err_len, props,
+    CG_MAC_NONNULL(err, props,
                    CFDictionaryCreate(NULL, keys, values, K_PROPS, &kCFTypeDictionaryKeyCallBacks,
                                       &kCFTypeDictionaryValueCallBacks));
     IOSurfaceRef surface = IOSurfaceCreate(props);
     CFRelease(props);
     if (surface == NULL) {
-        if (err != NULL && err_len > 0) {
-            snprintf(err, err_len,
-                     "IOSurfaceCreate(%dx%d, %zu bytes per row, format 0x%08x) returned NULL at %s:%d",
-                     d->width, d->height, d->bytes_per_row, (unsigned)d->pixel_format, __FILE__,
-                     __LINE__);
-        }
-        return CG_E_PLATFORM;
+        return cg_fail(err, CG_E_PLATFORM,
+                       "IOSurfaceCreate(%dx%d, %zu bytes per row, format 0x%08x) returned NULL "
+                       "at %s:%d",
+                       d->width, d->height, d->bytes_per_row, (unsigned)d->pixel_format,
+                       __FILE__, __LINE__);
     }
     *out = surface;
     return CG_OK;
 }
 
 static cg_status apple_create(const cg_metal_platform *self, const cg_metal_surface_desc *d,
-                              void **out, char *err, size_t err_len)
+                              void **out, cg_err *err)
 {
     (void)self;
     *out = NULL;
@@ -132,12 +126,12 @@ static cg_status apple_create(const cg_metal_platform *self, const cg_metal_surf
     cg_status st = CG_OK;
     for (int i = 0; i < K_PROPS; i++) {
         if (num[i] == NULL) {
-            mac_null(err, err_len, "CFNumberCreate(NULL, kCFNumberSInt64Type, ...)", __FILE__,
+            mac_null(err, "CFNumberCreate(NULL, kCFNumberSInt64Type, ...)", __FILE__,
                      __LINE__);
             st = CG_E_NO_MEMORY;
         }
     }
-    if (st == CG_OK) st = create_with(d, num, out, err, err_len);
+    if (st == CG_OK) st = create_with(d, num, out, err);
     /* The dictionary retained what it needed; drop our references on every path. */
     for (int i = 0; i < K_PROPS; i++) {
         if (num[i] != NULL) CFRelease(num[i]);
@@ -164,32 +158,32 @@ static void apple_release(const cg_metal_platform *self, void *surface)
 }
 
 static cg_status apple_port_create(const cg_metal_platform *self, void *surface, uint32_t *port,
-                                   char *err, size_t err_len)
+                                   cg_err *err)
 {
     (void)self;
     mach_port_t p = MACH_PORT_NULL;
-    CG_MAC_NONNULL(err, err_len, p, IOSurfaceCreateMachPort((IOSurfaceRef)surface));
+    CG_MAC_NONNULL(err, p, IOSurfaceCreateMachPort((IOSurfaceRef)surface));
     *port = (uint32_t)p;
     return CG_OK;
 }
 
-static cg_status insert_into(mach_port_name_t task, uint32_t port, char *err, size_t err_len)
+static cg_status insert_into(mach_port_name_t task, uint32_t port, cg_err *err)
 {
-    CG_MAC_CHECK(err, err_len,
+    CG_MAC_CHECK(err,
                  mach_port_insert_right(task, (mach_port_name_t)port, (mach_port_t)port,
                                         MACH_MSG_TYPE_COPY_SEND));
     return CG_OK;
 }
 
 static cg_status apple_port_insert(const cg_metal_platform *self, int pid, uint32_t port,
-                                   char *err, size_t err_len)
+                                   cg_err *err)
 {
     (void)self;
     mach_port_name_t task = MACH_PORT_NULL;
     /* task_for_pid needs the same user and, on current macOS, an
      * entitlement or debugging rights: its failure says so by its code. */
-    CG_MAC_CHECK(err, err_len, task_for_pid(mach_task_self(), pid, &task));
-    cg_status st = insert_into(task, port, err, err_len);
+    CG_MAC_CHECK(err, task_for_pid(mach_task_self(), pid, &task));
+    cg_status st = insert_into(task, port, err);
     mach_port_deallocate(mach_task_self(), task);
     return st;
 }

@@ -12,34 +12,34 @@
 static const char k_macos_only[] =
     "the IOSurface/mach-port zero-copy path is macOS-only; this library was built for another OS";
 
-static cg_status refuse(char *err, size_t err_len)
+static cg_status refuse(cg_err *err)
 {
-    if (err != NULL && err_len > 0) snprintf(err, err_len, "%s", k_macos_only);
+    (void)cg_fail(err, CG_OK, "%s", k_macos_only);
     return CG_E_UNSUPPORTED;
 }
 
-static cg_status none_available(const cg_metal_platform *self, char *err, size_t err_len)
+static cg_status none_available(const cg_metal_platform *self, cg_err *err)
 {
     (void)self;
-    return refuse(err, err_len);
+    return refuse(err);
 }
 
 static cg_status none_align(const cg_metal_platform *self, size_t bytes_per_row, size_t *out,
-                            char *err, size_t err_len)
+                            cg_err *err)
 {
     (void)self;
     (void)bytes_per_row;
     (void)out;
-    return refuse(err, err_len);
+    return refuse(err);
 }
 
 static cg_status none_create(const cg_metal_platform *self, const cg_metal_surface_desc *desc,
-                             void **out, char *err, size_t err_len)
+                             void **out, cg_err *err)
 {
     (void)self;
     (void)desc;
     if (out != NULL) *out = NULL;
-    return refuse(err, err_len);
+    return refuse(err);
 }
 
 static size_t none_bytes_per_row(const cg_metal_platform *self, void *surface)
@@ -63,21 +63,21 @@ static void none_release(const cg_metal_platform *self, void *surface)
 }
 
 static cg_status none_port_create(const cg_metal_platform *self, void *surface, uint32_t *port,
-                                  char *err, size_t err_len)
+                                  cg_err *err)
 {
     (void)self;
     (void)surface;
     if (port != NULL) *port = 0;
-    return refuse(err, err_len);
+    return refuse(err);
 }
 
 static cg_status none_port_insert(const cg_metal_platform *self, int pid, uint32_t port,
-                                  char *err, size_t err_len)
+                                  cg_err *err)
 {
     (void)self;
     (void)pid;
     (void)port;
-    return refuse(err, err_len);
+    return refuse(err);
 }
 
 static void none_port_release(const cg_metal_platform *self, uint32_t port)

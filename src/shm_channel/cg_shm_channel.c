@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +38,6 @@ enum {
 /* How long one wait slice lasts before the peer is checked again. */
 #define CG_SHM_CHECK_MS 100u
 
-#define CG_SHM_ERR_LEN 320
 
 /* An object opened by name, with the mapping of its current size. */
 typedef struct cg_shm_obj {
@@ -60,7 +58,7 @@ struct cg_shm_channel {
     sem_t *sem_obs, *sem_act;
     cg_shm_peer peer;
     int closed; /* the peer has gone: every call refuses */
-    char err[CG_SHM_ERR_LEN];
+    cg_err err;
 };
 
 /* ---- names ------------------------------------------------------------ */
@@ -104,18 +102,7 @@ cg_status cg_shm_make_name(char *buf, size_t len, int port, cg_shm_dir dir)
 
 /* ---- errors ----------------------------------------------------------- */
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static cg_status cg_shm_fail(cg_shm_channel *ch, cg_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(ch->err, sizeof ch->err, fmt, ap);
-    va_end(ap);
-    if (n < 0) ch->err[0] = '\0';
-    return st;
-}
+#define cg_shm_fail(ch, st, ...) cg_fail(&(ch)->err, (st), __VA_ARGS__)
 
 /* The errno of a failed open, as a status: a missing object is the Python
  * side not (or no longer) being there. */
@@ -308,13 +295,13 @@ static void cg_shm_channel_release(cg_shm_channel *ch)
     cg_shm_obj_release(&ch->j2p);
 }
 
-cg_status cg_shm_channel_open(cg_shm_channel **out, int port, char *why, size_t why_len)
+cg_status cg_shm_channel_open(cg_shm_channel **out, int port, cg_err *why)
 {
-    if (why != NULL && why_len > 0) why[0] = '\0';
+    cg_err_clear(why);
     if (out == NULL) return CG_E_INVALID_ARG;
     *out = NULL;
     if (port < 0) {
-        if (why != NULL && why_len > 0) snprintf(why, why_len, "port %d is negative", port);
+        cg_fail(why, CG_E_INVALID_ARG, "port %d is negative", port);
         return CG_E_INVALID_ARG;
     }
     cg_shm_channel *ch = calloc(1, sizeof *ch);
@@ -332,7 +319,7 @@ cg_status cg_shm_channel_open(cg_shm_channel **out, int port, char *why, size_t 
     }
     cg_status st = cg_shm_channel_open_(ch);
     if (st != CG_OK) {
-        if (why != NULL && why_len > 0) snprintf(why, why_len, "%s", ch->err);
+        cg_fail_from(why, st, &ch->err);
         cg_shm_channel_release(ch);
         pthread_mutex_destroy(&ch->lock);
         free(ch);
@@ -357,7 +344,7 @@ int cg_shm_channel_port(const cg_shm_channel *ch)
 
 const char *cg_shm_channel_last_error(const cg_shm_channel *ch)
 {
-    return ch != NULL ? ch->err : "";
+    return ch != NULL ? ch->err.text : "";
 }
 
 /* ---- calls ------------------------------------------------------------ */
@@ -367,7 +354,7 @@ static cg_status cg_shm_enter(cg_shm_channel *ch)
 {
     if (ch == NULL) return CG_E_INVALID_ARG;
     pthread_mutex_lock(&ch->lock);
-    ch->err[0] = '\0';
+    cg_err_clear(&ch->err);
     if (ch->closed) {
         cg_status st = cg_shm_fail(ch, CG_E_CHANNEL_CLOSED,
                                    "%s: the Python side has gone; open the channel again",

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cg_err.h"
 #include "cg_status.h"
 
 #ifdef __cplusplus
@@ -70,12 +71,12 @@ typedef struct cg_shm_channel cg_shm_channel;
 /* Opens the channel of `port`: both objects, both semaphores (never created
  * here: the Python side owns them), and checks the p2j header and names.
  * On success *out owns everything until cg_shm_channel_close. On failure
- * *out is NULL and, when why != NULL, why[why_len] gets a sentence naming
+ * *out is NULL and, when why != NULL, why gets a sentence naming
  * the object and the bad value. Statuses: CG_E_INVALID_ARG (port < 0),
  * CG_E_CHANNEL_ABSENT (an object or semaphore does not exist),
  * CG_E_CHANNEL_CORRUPT (header or names fail the checks above),
  * CG_E_NO_MEMORY, CG_E_PLATFORM (another OS call failed). */
-cg_status cg_shm_channel_open(cg_shm_channel **out, int port, char *why, size_t why_len);
+cg_status cg_shm_channel_open(cg_shm_channel **out, int port, cg_err *why);
 
 /* Releases descriptors, mappings and semaphores; unlinks nothing (the
  * objects are the Python side's). NULL is a no-op. No call may be running on

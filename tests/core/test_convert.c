@@ -273,6 +273,86 @@ START_TEST(box_flip)
 }
 END_TEST
 
+/* The box filter as cg_frame.h defines it, computed here independently of
+ * the library: every box sum from a 64-bit summed-area table of the
+ * bottom-up source (four lookups per pixel, so the extreme shapes stay
+ * fast under the sanitizers), then the cursor bitmap on top. */
+static void oracle_box(const cg_convert_params *p, uint8_t *out)
+{
+    const size_t tw = (size_t)p->src_w + 1;
+    uint64_t *sat = calloc(tw * ((size_t)p->src_h + 1) * 3, sizeof *sat);
+    ck_assert_ptr_nonnull(sat);
+#define SAT(x, y, c) sat[(((size_t)(y)) * tw + (size_t)(x)) * 3 + (size_t)(c)]
+    for (int y = 0; y < p->src_h; y++) {
+        const uint8_t *row = p->src + (size_t)(p->flip ? p->src_h - 1 - y : y) * p->src_stride;
+        for (int x = 0; x < p->src_w; x++)
+            for (int c = 0; c < 3; c++)
+                SAT(x + 1, y + 1, c) = row[(size_t)x * 4 + (size_t)c] + SAT(x, y + 1, c) +
+                                       SAT(x + 1, y, c) - SAT(x, y, c);
+    }
+    for (int y = 0; y < p->dst_h; y++) {
+        int64_t y0 = (int64_t)y * p->src_h / p->dst_h, y1 = (int64_t)(y + 1) * p->src_h / p->dst_h;
+        if (y1 <= y0) y1 = y0 + 1;
+        for (int x = 0; x < p->dst_w; x++) {
+            int64_t x0 = (int64_t)x * p->src_w / p->dst_w;
+            int64_t x1 = (int64_t)(x + 1) * p->src_w / p->dst_w;
+            if (x1 <= x0) x1 = x0 + 1;
+            uint64_t n = (uint64_t)((y1 - y0) * (x1 - x0));
+            for (int c = 0; c < 3; c++) {
+                uint64_t sum = SAT(x1, y1, c) - SAT(x0, y1, c) - SAT(x1, y0, c) + SAT(x0, y0, c);
+                out[((size_t)y * (size_t)p->dst_w + (size_t)x) * 3 + (size_t)c] =
+                    (uint8_t)((sum + n / 2) / n);
+            }
+        }
+    }
+#undef SAT
+    free(sat);
+    if (p->draw_cursor) spec_overlay_cursor(out, p->dst_w, p->dst_h, p->cursor_x, p->cursor_y);
+}
+
+/* Shapes where source or destination is one pixel thin, up- and
+ * downscaling mixed per axis, the extremes of CG_MAX_DIM: every level equals
+ * the definition. These are the shapes whose cost used to grow with
+ * output width x source height (1x16384 -> 16384x1: 2.7e8 pixel reads). */
+static const int k_box_shapes[][4] = {
+    {1, 16384, 16384, 1}, {16384, 1, 1, 16384}, {1, 16384, 4096, 3}, {3, 4096, 16384, 2},
+    {64, 64, 16384, 5},   {5, 1000, 300, 3},    {10, 100, 37, 7},    {100, 10, 7, 37},
+    {7, 3, 2, 13},        {3, 5, 7, 11},        {1, 1, 300, 200},    {300, 200, 1, 1},
+};
+
+START_TEST(box_matches_definition)
+{
+    const int sw = k_box_shapes[_i][0], sh = k_box_shapes[_i][1];
+    const int dw = k_box_shapes[_i][2], dh = k_box_shapes[_i][3];
+    const size_t stride = (size_t)sw * 4 + 8;
+    uint8_t *src = malloc(stride * (size_t)sh);
+    ck_assert_ptr_nonnull(src);
+    uint32_t x = 0x9e3779b9u ^ (uint32_t)_i;
+    for (size_t i = 0; i < stride * (size_t)sh; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        src[i] = (uint8_t)x;
+    }
+    const size_t n = (size_t)dw * (size_t)dh * 3;
+    uint8_t *want = malloc(n);
+    ck_assert_ptr_nonnull(want);
+    cg_convert_params p = params(src, stride, sw, sh, dw, dh);
+    p.filter = CG_FILTER_BOX;
+    /* Without and with flip and a cursor over the top-left, the middle and
+     * the bottom-right corner, partly off the image. */
+    const int cursors[][3] = {{0, 0, 0}, {1, -3, -5}, {1, dw / 2, dh / 2}, {1, dw - 4, dh - 3}};
+    for (int k = 0; k < 4; k++) {
+        p.flip = k & 1;
+        p.draw_cursor = cursors[k][0];
+        p.cursor_x = cursors[k][1];
+        p.cursor_y = cursors[k][2];
+        oracle_box(&p, want);
+        expect(&p, want, n);
+    }
+    free(want);
+    free(src);
+}
+END_TEST
+
 /* ---- core: cursor ------------------------------------------------------------- */
 
 /* A 3x3 grey frame (same size, no resize) with the cursor at (cx, cy). */
@@ -640,6 +720,8 @@ Suite *make_suite(void)
     tcase_add_test(limits, one_pixel);
     tcase_add_test(limits, max_side);
     tcase_add_test(limits, box_huge_area);
+    tcase_add_loop_test(limits, box_matches_definition, 0,
+                        (int)(sizeof k_box_shapes / sizeof k_box_shapes[0]));
     tcase_add_test(limits, cursor_rgb_limits);
     tcase_add_test(limits, bad_arguments);
     suite_add_tcase(s, limits);

@@ -155,6 +155,19 @@ const char *suite_skip_reason(void)
     return cg_simd_best() == CG_SIMD_SCALAR ? "no SIMD level in this build or CPU" : NULL;
 }
 
+/* CG_EXPECT_SIMD, when set (a cross build's emulator command sets "neon"),
+ * names the level this build must pick on this machine: a build that fell
+ * back to the scalar path would otherwise pass every comparison above
+ * without running the SIMD code at all. */
+START_TEST(expected_level)
+{
+    cg_simd_level best = cg_simd_best();
+    ck_assert_int_ne(cg_simd_available(best), 0);
+    const char *want = getenv("CG_EXPECT_SIMD");
+    if (want && *want) ck_assert_str_eq(cg_simd_name(best), want);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
     Suite *s = suite_create("simd");
@@ -164,5 +177,8 @@ Suite *make_suite(void)
     tcase_add_loop_test(core, every_width, 0, 10);
     tcase_add_loop_test(core, game_sizes, 0, 6);
     suite_add_tcase(s, core);
+    TCase *level = tcase_create("level");
+    tcase_add_test(level, expected_level);
+    suite_add_tcase(s, level);
     return s;
 }

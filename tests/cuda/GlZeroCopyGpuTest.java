@@ -31,7 +31,7 @@ public final class GlZeroCopyGpuTest {
     }
 
     public static void main(String[] args) throws Exception {
-        System.loadLibrary("cg_zc_helper");
+        System.loadLibrary("zc_helper");
         FramebufferCapturer fc = FramebufferCapturer.INSTANCE;
         final int w = 640, h = 360, frames = 40;
         int tex = glSetup(w, h);

@@ -5,7 +5,7 @@ import com.kyhsgeekcode.minecraftenv.VulkanCudaZerocopy;
 
 /**
  * The Vulkan zero-copy path through the JNI natives, as the mod drives it,
- * on a real GPU: a test-only native helper (libcg_zc_helper) plays the mod's
+ * on a real GPU: a test-only native helper (libzc_helper) plays the mod's
  * Vulkan side and exports the image memory; Java imports it with
  * importVulkanMemoryAndInitCudaIpcImpl, copies each frame with
  * copyImportedArrayToCudaSharedMemoryImpl, and a second process
@@ -96,7 +96,7 @@ public final class ZeroCopyGpuTest {
     }
 
     public static void main(String[] args) throws Exception {
-        System.loadLibrary("cg_zc_helper");
+        System.loadLibrary("zc_helper");
         String consumer = args[0];
         run(consumer, 640, 360, 40, true);
         run(consumer, 1280, 720, 20, false); // re-initialised at another size

@@ -34,12 +34,62 @@ public final class ZeroCopyLifecycleTest {
         }
     }
 
+    /** Streams whose fd the library was handed: never closed here, since the library closed
+     *  the fd and a later close could hit a reused number. */
+    private static final java.util.List<Object> HANDED_OVER = new java.util.ArrayList<>();
+
+    /** The fds of /proc/self/fd that are /dev/null now (the listing's own fd is gone by then). */
+    private static java.util.Set<Integer> devNullFds() throws java.io.IOException {
+        java.util.Set<Integer> fds = new java.util.HashSet<>();
+        for (String n : new java.io.File("/proc/self/fd").list()) {
+            try {
+                if (java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd", n))
+                        .toString().equals("/dev/null"))
+                    fds.add(Integer.parseInt(n));
+            } catch (java.nio.file.NoSuchFileException gone) {
+                // the listing's own directory fd
+            }
+        }
+        return fds;
+    }
+
+    /** A real open fd (of /dev/null) and its number. */
+    private static int openFd() throws java.io.IOException {
+        java.util.Set<Integer> before = devNullFds();
+        HANDED_OVER.add(new java.io.FileInputStream("/dev/null"));
+        java.util.Set<Integer> after = devNullFds();
+        after.removeAll(before);
+        if (after.size() != 1) throw new IllegalStateException("new /dev/null fds: " + after);
+        return after.iterator().next();
+    }
+
+    private static boolean fdOpen(int fd) {
+        return java.nio.file.Files.exists(java.nio.file.Path.of("/proc/self/fd", Integer.toString(fd)),
+                java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    interface Import {
+        void run(long fd) throws Throwable;
+    }
+
+    /** A handle given to the native is consumed whatever the outcome: closed after `call`. */
+    private static void consumed(String name, Import call) throws java.io.IOException {
+        int fd = openFd();
+        try {
+            call.run(fd);
+        } catch (Throwable t) {
+            // the outcome is checked elsewhere; here only the fd
+        }
+        if (fdOpen(fd)) fail(name + ": fd " + fd + " still open after the call");
+        else System.out.println("ok   " + name + ": fd " + fd + " closed by the library");
+    }
+
     private static void fail(String msg) {
         failures++;
         System.out.println("FAIL " + msg);
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws java.io.IOException {
         VulkanCudaZerocopy vk = VulkanCudaZerocopy.INSTANCE;
         byte[] uuid = new byte[16];
 
@@ -86,13 +136,38 @@ public final class ZeroCopyLifecycleTest {
         } catch (RuntimeException e) {
             check("zero UUID (no CUDA device)", e, "cudaError");
         }
+        // A real fd is the library's whatever the outcome (README's Java contract).
+        // A control fd never handed over must stay open, and the count of open
+        // /dev/null fds must come back to where it was.
+        int control = openFd();
+        java.util.Set<Integer> start = devNullFds();
+        consumed("fd with a null UUID", fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, null, 8, 8, false));
+        consumed("fd with a 15-byte UUID",
+                fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, new byte[15], 8, 8, false));
+        consumed("fd with width 0", fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 0, 8, false));
+        consumed("fd with a short allocation",
+                fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 255, uuid, 8, 8, false));
+        consumed("fd with a zero UUID", fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 8, 8, false));
+        consumed("fd with a 17-byte UUID",
+                fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, new byte[17], 8, 8, false));
+        consumed("fd with height 0", fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 8, 0, false));
+        consumed("fd with width 16385",
+                fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 1L << 40, uuid, 16385, 8, false));
+        consumed("fd with a negative allocation",
+                fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, -5, uuid, 8, 8, false));
+        consumed("fd with allocation 0", fd -> vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 0, uuid, 8, 8, false));
+        vk.destroyCudaImportImpl();
+        if (!fdOpen(control)) fail("fd ownership: the control fd " + control + " was closed");
+        java.util.Set<Integer> left = devNullFds();
+        left.removeAll(start);
+        if (!left.isEmpty()) fail("fd ownership: fds left open by refused imports: " + left);
+        else System.out.println("ok   fd ownership: 10 refused imports, no fd left open, control open");
+
         // A Win32 handle on Linux: not importable here, whatever the build.
         expect("Win32 handle on Linux", UnsupportedOperationException.class, null,
                 () -> vk.importVulkanMemoryAndInitCudaIpcImpl(77, 4096, uuid, 8, 8, true));
         expect("copy after failed import", IllegalStateException.class, null,
                 vk::copyImportedArrayToCudaSharedMemoryImpl);
-
-        fdOwnership(vk, uuid);
 
         FramebufferCapturer fc = FramebufferCapturer.INSTANCE;
         expect("GL capture before init", IllegalStateException.class, "initializeZerocopyImpl",
@@ -124,102 +199,6 @@ public final class ZeroCopyLifecycleTest {
             System.exit(1);
         }
         System.out.println("all zero-copy lifecycle checks passed");
-    }
-
-    /** Files kept reachable so no cleaner ever closes an fd number the library closed. */
-    private static final java.util.List<java.io.RandomAccessFile> KEEP = new java.util.ArrayList<>();
-
-    private static java.util.Set<String> fdSet() {
-        String[] names = new java.io.File("/proc/self/fd").list();
-        return new java.util.HashSet<>(java.util.Arrays.asList(names == null ? new String[0] : names));
-    }
-
-    private static boolean isDevNull(String fd) {
-        try {
-            return java.nio.file.Files.readSymbolicLink(java.nio.file.Paths.get("/proc/self/fd/" + fd))
-                    .toString().equals("/dev/null");
-        } catch (java.io.IOException e) {
-            return false;
-        }
-    }
-
-    private static boolean fdOpen(int fd) {
-        return java.nio.file.Files.exists(java.nio.file.Paths.get("/proc/self/fd/" + fd),
-                java.nio.file.LinkOption.NOFOLLOW_LINKS);
-    }
-
-    /** A real fd of this process, as a number: the new entry of /proc/self/fd. */
-    private static int openFd() {
-        try {
-            java.util.Set<String> before = fdSet();
-            before.removeIf(f -> !isDevNull(f));
-            KEEP.add(new java.io.RandomAccessFile("/dev/null", "r"));
-            java.util.Set<String> after = fdSet();
-            after.removeAll(before);
-            // The listing holds a directory fd of its own: keep /dev/null only.
-            after.removeIf(f -> !isDevNull(f));
-            if (after.size() != 1) throw new IllegalStateException("new fds: " + after);
-            return Integer.parseInt(after.iterator().next());
-        } catch (java.io.IOException e) {
-            throw new RuntimeException(e);
-        }
-    }
-
-    /**
-     * Every valid fd handed to the import is the library's whatever the
-     * outcome: Java cannot close it. Each refused or failed import must
-     * leave its fd closed, and nothing else; a control fd stays open.
-     */
-    private static void fdOwnership(VulkanCudaZerocopy vk, byte[] uuid) {
-        if (!new java.io.File("/proc/self/fd").isDirectory()) {
-            System.out.println("skip fd ownership: no /proc/self/fd");
-            return;
-        }
-        int control = openFd();
-        java.util.Set<String> start = fdSet();
-        start.removeIf(f -> !isDevNull(f));
-        String[] names = {"UUID 15 bytes", "null UUID", "width 0", "short allocation",
-                          "negative allocation", "width 16385", "zero UUID (no device)",
-                          "UUID 17 bytes", "height 0", "allocation 0"};
-        for (int i = 0; i < names.length; i++) {
-            int fd = openFd();
-            try {
-                switch (i) {
-                    case 0: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, new byte[15], 8, 8, false); break;
-                    case 1: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, null, 8, 8, false); break;
-                    case 2: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 0, 8, false); break;
-                    case 3: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 255, uuid, 8, 8, false); break;
-                    case 4: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, -5, uuid, 8, 8, false); break;
-                    case 5: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 1L << 40, uuid, 16385, 8, false); break;
-                    case 6: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 8, 8, false); break;
-                    case 7: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, new byte[17], 8, 8, false); break;
-                    case 8: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 4096, uuid, 8, 0, false); break;
-                    default: vk.importVulkanMemoryAndInitCudaIpcImpl(fd, 0, uuid, 8, 8, false); break;
-                }
-                fail("fd ownership, " + names[i] + ": import returned");
-            } catch (RuntimeException e) {
-                // Any exception will do here; the messages are checked above.
-            }
-            if (fdOpen(fd)) fail("fd ownership, " + names[i] + ": refused fd " + fd + " left open");
-            else System.out.println("ok   fd ownership, " + names[i] + ": fd " + fd + " closed");
-        }
-        vk.destroyCudaImportImpl();
-        if (!fdOpen(control)) fail("fd ownership: the control fd " + control + " was closed");
-        java.util.Set<String> extra = fdSet();
-        extra.removeAll(start);
-        extra.removeIf(f -> !isDevNull(f));
-        StringBuilder what = new StringBuilder();
-        for (String f : extra) {
-            try {
-                what.append(' ').append(f).append("->")
-                    .append(java.nio.file.Files.readSymbolicLink(java.nio.file.Paths.get("/proc/self/fd/" + f)));
-            } catch (java.io.IOException e) {
-                what.append(' ').append(f);
-            }
-        }
-        if (!extra.isEmpty())
-            fail("fd ownership: fds opened during the refused imports:" + what);
-        else System.out.println("ok   fd ownership: " + names.length + " refused imports, no fd left behind");
     }
 
     private static void check(String name, Throwable t, String mustContain) {

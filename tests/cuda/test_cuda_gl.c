@@ -16,6 +16,7 @@
 #include "cg_egl_headless.h"
 #include "cg_frame.h"
 #include "cg_gl_cuda.h"
+#include "cursor_spec.h"
 #include "cuda_probe.h"
 #include "zc_test.h"
 
@@ -42,14 +43,17 @@ static void upload(GLuint t, int w, int h, const uint8_t *px)
     glFinish();
 }
 
-/* Expected buffer with the cursor: cursor row r at buffer row h-1-(cy+r). */
+/* Expected RGBA buffer with the cursor, from the spec's bitmap
+ * (tests/common/cursor_spec.h): nothing when the hot spot is outside,
+ * else bitmap row r at buffer row h-1-(cy+r), clipped. */
 static void draw_expected_cursor(uint8_t *buf, int w, int h, int cx, int cy)
 {
-    for (int r = 0; r < CG_CURSOR_SIZE; r++)
-        for (int c = 0; c < CG_CURSOR_SIZE; c++) {
-            char k = cg_cursor_rows[r][c];
+    if (cx < 0 || cy < 0 || cx >= w || cy >= h) return;
+    for (int r = 0; r < SPEC_CURSOR_SIZE; r++)
+        for (int c = 0; c < SPEC_CURSOR_SIZE; c++) {
+            char k = spec_cursor[r][c];
             int x = cx + c, ytop = cy + r;
-            if (k == '.' || x < 0 || x >= w || ytop < 0 || ytop >= h) continue;
+            if (k == '.' || x >= w || ytop >= h) continue;
             uint8_t *q = buf + ((size_t)(h - 1 - ytop) * (size_t)w + (size_t)x) * 4;
             uint8_t v = k == 'W' ? 255 : 0;
             q[0] = q[1] = q[2] = v;

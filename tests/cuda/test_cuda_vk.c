@@ -165,14 +165,14 @@ static void wrong_uuid(void)
           cg_cuda_import_last_error(ci));
     CHECK(!fd_is_open(fd), "fd left open after a failed import");
     CHECK(cg_cuda_import_copy(ci, 0) == CG_E_NOT_INITIALIZED, "copy after failed import");
-    /* Too small an allocation: refused before the handle is touched. */
+    /* Too small an allocation: refused before any CUDA call, and the fd,
+     * valid, is still the library's: closed (Java could never close it). */
     cg_vk_export_memory_fd(e, &fd);
     cd.handle = fd;
     memcpy(cd.device_uuid, info.device_uuid, 16);
     cd.allocation_size = 16 * 16 * 4 - 1;
     CHECK(cg_cuda_import_init(ci, &cd, h) == CG_E_BUFFER_TOO_SMALL, "small allocation");
-    CHECK(fd_is_open(fd), "fd closed although the descriptor was rejected");
-    close(fd);
+    CHECK(!fd_is_open(fd), "fd left open although it was given to the import");
     cg_cuda_import_destroy(ci);
     cg_vk_export_destroy(e);
 }

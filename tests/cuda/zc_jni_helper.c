@@ -1,5 +1,5 @@
 /*
- * zc_jni_helper.c - test-only JNI library (libcg_zc_helper.so) for
+ * zc_jni_helper.c - test-only JNI library (libzc_helper.so) for
  * ZeroCopyGpuTest: plays the mod's Vulkan side. It creates a device through
  * the test harness (vkt), an exportable image through cg_vk_export, hands
  * the fd, allocation size and device UUID to Java, and per frame fills the

@@ -1,9 +1,9 @@
 package cgtest;
 
-/** The test-only native helper (libcg_gltest.so) that plays the game's part. */
+/** The test-only native helper (libgltest.so) that plays the game's part. */
 final class GlHelper {
     static {
-        System.loadLibrary("cg_gltest");
+        System.loadLibrary("gltest");
     }
 
     private GlHelper() {}

@@ -1,5 +1,5 @@
 /*
- * libcg_gltest.so: the JVM GL test's native helper (test-only, never part of
+ * libgltest.so: the JVM GL test's native helper (test-only, never part of
  * native-lib). It plays the game's part: owns a headless EGL context, makes
  * it current on the calling Java thread, and renders gl_scene scenes whose
  * texture names the test then hands to FramebufferCapturer's natives.

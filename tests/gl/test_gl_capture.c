@@ -781,6 +781,241 @@ START_TEST(destroy_in_other_context_keeps_its_objects)
 }
 END_TEST
 
+/* ---- hostile read state ------------------------------------------------- */
+
+/* Every GL state that can change what glReadPixels returns, set by the game
+ * to a value that would change the bytes (or, for the states that do not
+ * apply to these reads, to a non-default one), one at a time. */
+typedef enum { HS_STORE, HS_CLAMP, HS_ENABLE, HS_TRANSFER, HS_PACK_BUFFER, HS_READ_FBO } hs_kind;
+
+static const struct hostile {
+    const char *name;
+    GLenum pname;
+    hs_kind kind;
+    float value, dflt;
+    const char *ext; /* needed extension, or NULL */
+    int compat;      /* compatibility profile only */
+} k_hostile[] = {
+    {"GL_PACK_ALIGNMENT", GL_PACK_ALIGNMENT, HS_STORE, 8, 4, NULL, 0},
+    {"GL_PACK_ROW_LENGTH", GL_PACK_ROW_LENGTH, HS_STORE, 100, 0, NULL, 0},
+    {"GL_PACK_SKIP_ROWS", GL_PACK_SKIP_ROWS, HS_STORE, 3, 0, NULL, 0},
+    {"GL_PACK_SKIP_PIXELS", GL_PACK_SKIP_PIXELS, HS_STORE, 2, 0, NULL, 0},
+    {"GL_PACK_SWAP_BYTES", GL_PACK_SWAP_BYTES, HS_STORE, 1, 0, NULL, 0},
+    {"GL_PACK_LSB_FIRST", GL_PACK_LSB_FIRST, HS_STORE, 1, 0, NULL, 0},
+    {"GL_PACK_IMAGE_HEIGHT", GL_PACK_IMAGE_HEIGHT, HS_STORE, 7, 0, NULL, 0},
+    {"GL_PACK_SKIP_IMAGES", GL_PACK_SKIP_IMAGES, HS_STORE, 2, 0, NULL, 0},
+    {"GL_PACK_INVERT_MESA", GL_PACK_INVERT_MESA, HS_STORE, 1, 0, "GL_MESA_pack_invert", 0},
+    {"GL_PACK_REVERSE_ROW_ORDER_ANGLE", GL_PACK_REVERSE_ROW_ORDER_ANGLE, HS_STORE, 1, 0,
+     "GL_ANGLE_pack_reverse_row_order", 0},
+    {"GL_CLAMP_READ_COLOR", GL_CLAMP_READ_COLOR, HS_CLAMP, GL_FALSE, GL_FIXED_ONLY, NULL, 0},
+    {"GL_FRAMEBUFFER_SRGB", GL_FRAMEBUFFER_SRGB, HS_ENABLE, 1, 0, NULL, 0},
+    {"GL_PIXEL_PACK_BUFFER_BINDING", GL_PIXEL_PACK_BUFFER_BINDING, HS_PACK_BUFFER, 1, 0, NULL, 0},
+    {"GL_READ_FRAMEBUFFER_BINDING", GL_READ_FRAMEBUFFER_BINDING, HS_READ_FBO, 1, 0, NULL, 0},
+    {"GL_MAP_COLOR", GL_MAP_COLOR, HS_TRANSFER, 1, 0, NULL, 1},
+    {"GL_RED_SCALE", GL_RED_SCALE, HS_TRANSFER, 0.5f, 1, NULL, 1},
+    {"GL_RED_BIAS", GL_RED_BIAS, HS_TRANSFER, 0.25f, 0, NULL, 1},
+    {"GL_GREEN_SCALE", GL_GREEN_SCALE, HS_TRANSFER, 0.5f, 1, NULL, 1},
+    {"GL_GREEN_BIAS", GL_GREEN_BIAS, HS_TRANSFER, 0.25f, 0, NULL, 1},
+    {"GL_BLUE_SCALE", GL_BLUE_SCALE, HS_TRANSFER, 0.5f, 1, NULL, 1},
+    {"GL_BLUE_BIAS", GL_BLUE_BIAS, HS_TRANSFER, 0.25f, 0, NULL, 1},
+    {"GL_ALPHA_SCALE", GL_ALPHA_SCALE, HS_TRANSFER, 0.5f, 1, NULL, 1},
+    {"GL_ALPHA_BIAS", GL_ALPHA_BIAS, HS_TRANSFER, 0.25f, 0, NULL, 1},
+    {"GL_DEPTH_SCALE", GL_DEPTH_SCALE, HS_TRANSFER, 0.5f, 1, NULL, 1},
+    {"GL_DEPTH_BIAS", GL_DEPTH_BIAS, HS_TRANSFER, 0.25f, 0, NULL, 1},
+};
+enum { HS_COUNT = (int)(sizeof k_hostile / sizeof k_hostile[0]) };
+
+/* The game's objects the binding cases bind: a pack buffer, and a
+ * framebuffer whose read buffer is its second attachment. */
+typedef struct hostile_objects {
+    GLuint pbo, fbo, tex[2];
+} hostile_objects;
+
+static int hostile_applies(const struct hostile *h, int compat)
+{
+    if (h->compat && !compat) return 0;
+    return h->ext == NULL || epoxy_has_gl_extension(h->ext);
+}
+
+static void hostile_set(const struct hostile *h, const hostile_objects *o, int on)
+{
+    float v = on ? h->value : h->dflt;
+    switch (h->kind) {
+    case HS_STORE: glPixelStorei(h->pname, (GLint)v); break;
+    case HS_CLAMP: glClampColor(GL_CLAMP_READ_COLOR, (GLenum)v); break;
+    case HS_ENABLE:
+        if (on) glEnable(h->pname);
+        else glDisable(h->pname);
+        break;
+    case HS_TRANSFER:
+        if (h->pname == GL_MAP_COLOR) glPixelTransferi(h->pname, on);
+        else glPixelTransferf(h->pname, v);
+        break;
+    case HS_PACK_BUFFER: glBindBuffer(GL_PIXEL_PACK_BUFFER, on ? o->pbo : 0); break;
+    case HS_READ_FBO: glBindFramebuffer(GL_READ_FRAMEBUFFER, on ? o->fbo : 0); break;
+    }
+}
+
+/* Every applicable hostile state's value, then the bindings and pack values
+ * of query_state: the reader must leave all of them as it found them. */
+static void query_hostile(float *vals, game_state *g, int compat)
+{
+    for (int i = 0; i < HS_COUNT; i++) {
+        vals[i] = -1.0f;
+        if (!hostile_applies(&k_hostile[i], compat)) continue;
+        if (k_hostile[i].kind == HS_ENABLE) vals[i] = glIsEnabled(k_hostile[i].pname);
+        else glGetFloatv(k_hostile[i].pname, &vals[i]);
+    }
+    query_state(g);
+}
+
+static void hostile_objects_create(hostile_objects *o)
+{
+    glGenBuffers(1, &o->pbo);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, o->pbo);
+    glBufferData(GL_PIXEL_PACK_BUFFER, 1 << 16, NULL, GL_STREAM_READ);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glGenTextures(2, o->tex);
+    for (int i = 0; i < 2; i++) {
+        glBindTexture(GL_TEXTURE_2D, o->tex[i]);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glGenFramebuffers(1, &o->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, o->fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, o->tex[0], 0);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, o->tex[1], 0);
+    glReadBuffer(GL_COLOR_ATTACHMENT1);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    ck_assert_int_eq((int)glGetError(), GL_NO_ERROR);
+}
+
+static void hostile_objects_destroy(hostile_objects *o)
+{
+    glDeleteBuffers(1, &o->pbo);
+    glDeleteFramebuffers(1, &o->fbo);
+    glDeleteTextures(2, o->tex);
+}
+
+/* One hostile state on, then colour in every pack mode (each synchronous
+ * mode, bands of one row, a ring of 2) and depth: bytes as rendered, and
+ * every state as the game left it. */
+static void check_hostile(int i, int compat)
+{
+    const struct hostile *h = &k_hostile[i];
+    if (!hostile_applies(h, compat)) {
+        fprintf(stderr, "%s: not in this %s context, not tested\n", h->name,
+                compat ? "compatibility" : "core");
+        return;
+    }
+    enum { W = 37, H = 19 };
+    gl_scene col, dep;
+    gl_quad q[3];
+    int n = standard_scene(&col, W, H, q);
+    ck_assert_int_eq(gl_scene_create(&dep, W, H), 0);
+    const double zn = 0.1, zf = 100.0;
+    const gl_quad dq[] = {
+        {0, 0, 9, 19, {0}, 0.5},  {9, 0, 20, 7, {0}, 3.0},  {9, 7, 20, 19, {0}, 40.0},
+        {20, 12, 30, 19, {0}, 7.0},
+    };
+    const int ndq = (int)(sizeof dq / sizeof dq[0]);
+    ck_assert_int_eq(gl_scene_draw_depth(&dep, dq, ndq, zn, zf, 0), 0);
+    hostile_objects o;
+    hostile_objects_create(&o);
+    /* Defaults first: a failed case before this one may have left its state. */
+    for (int j = 0; j < HS_COUNT; j++)
+        if (hostile_applies(&k_hostile[j], compat)) hostile_set(&k_hostile[j], &o, 0);
+
+    float vals_before[HS_COUNT], vals_after[HS_COUNT];
+    game_state before, after;
+    hostile_set(h, &o, 1);
+    ck_assert_msg(glGetError() == GL_NO_ERROR, "setting %s", h->name);
+    query_hostile(vals_before, &before, compat);
+
+    static const struct {
+        int ring;
+        cg_gl_pack pack;
+        size_t band_bytes;
+    } modes[] = {
+        {0, CG_GL_PACK_RGBA, 0}, {0, CG_GL_PACK_RGB, 0}, {0, CG_GL_PACK_BANDS, 0},
+        {0, CG_GL_PACK_BANDS, 1}, {0, CG_GL_PACK_PBO, 0}, {0, CG_GL_PACK_PBO_RGB, 0},
+        {2, CG_GL_PACK_AUTO, 0},
+    };
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        cg_gl_reader *r = new_reader_with(modes[m].ring, modes[m].pack, modes[m].band_bytes);
+        uint8_t got[W * H * 3 + 8];
+        for (int k = 0; k < 2; k++) { /* creating the objects, then reusing them */
+            memset(got, 0xCD, sizeof got);
+            cg_gl_color_request rq = {col.color, W, H, W, H, CG_FILTER_NEAREST, 0, 0, 0};
+            cg_status st = cg_gl_read_color(r, &rq, got, W * H * 3, NULL);
+            ck_assert_msg(st == CG_OK, "%s, %s: %s", h->name, cg_gl_pack_name(modes[m].pack),
+                          cg_gl_reader_last_error(r));
+            for (int y = 0; y < H; y++) {
+                for (int x = 0; x < W; x++) {
+                    uint8_t e[3];
+                    gl_scene_expect_rgb(k_clear, q, n, x, y, e);
+                    const uint8_t *g = got + ((size_t)y * W + (size_t)x) * 3;
+                    ck_assert_msg(memcmp(g, e, 3) == 0,
+                                  "%s, pack %s ring %d: pixel (%d,%d) got %u,%u,%u want %u,%u,%u",
+                                  h->name, cg_gl_pack_name(modes[m].pack), modes[m].ring, x, y,
+                                  g[0], g[1], g[2], e[0], e[1], e[2]);
+                }
+            }
+            for (size_t b = W * H * 3; b < sizeof got; b++) ck_assert_uint_eq(got[b], 0xCD);
+            query_hostile(vals_after, &after, compat);
+            ck_assert_msg(memcmp(vals_before, vals_after, sizeof vals_before) == 0,
+                          "%s changed by a colour read (pack %s)", h->name,
+                          cg_gl_pack_name(modes[m].pack));
+            ck_assert_mem_eq(&before, &after, sizeof before);
+
+            float depth[W * H + 1];
+            depth[W * H] = -7.0f;
+            st = cg_gl_read_depth(r, dep.depth, W, H, NULL, depth, W * H);
+            ck_assert_msg(st == CG_OK, "%s: %s", h->name, cg_gl_reader_last_error(r));
+            for (int y = 0; y < H; y++) {
+                for (int x = 0; x < W; x++) {
+                    double want = gl_scene_window_depth(gl_scene_expect_eye_z(dq, ndq, zf, x, y),
+                                                        zn, zf, 0);
+                    float g = depth[(size_t)y * W + (size_t)x];
+                    ck_assert_msg(fabs(g - want) <= 1e-6, "%s: depth (%d,%d) got %.9g want %.9g",
+                                  h->name, x, y, (double)g, want);
+                }
+            }
+            ck_assert(depth[W * H] == -7.0f);
+            query_hostile(vals_after, &after, compat);
+            ck_assert_msg(memcmp(vals_before, vals_after, sizeof vals_before) == 0,
+                          "%s changed by a depth read", h->name);
+            ck_assert_mem_eq(&before, &after, sizeof before);
+        }
+        cg_gl_reader_destroy(r);
+    }
+    hostile_set(h, &o, 0);
+    ck_assert_int_eq((int)glGetError(), GL_NO_ERROR);
+    hostile_objects_destroy(&o);
+    gl_scene_destroy(&dep);
+    gl_scene_destroy(&col);
+}
+
+START_TEST(hostile_state_core) { check_hostile(_i, 0); }
+END_TEST
+
+/* The same in a compatibility-profile context, where the pixel transfer
+ * state exists too (a game on a legacy profile). */
+START_TEST(hostile_state_compat)
+{
+    char why[256];
+    cg_egl_headless *c = NULL;
+    if (cg_egl_headless_open_compat(&c, why, sizeof why) != 0) {
+        fprintf(stderr, "no compatibility context (%s): compat cases not run\n", why);
+        ck_assert_int_eq(cg_egl_headless_make_current(g_ctx), 0);
+        return;
+    }
+    check_hostile(_i, 1);
+    cg_egl_headless_close(c);
+    ck_assert_int_eq(cg_egl_headless_make_current(g_ctx), 0);
+}
+END_TEST
+
 static Suite *gl_suite(void)
 {
     Suite *su = suite_create("gl_capture");
@@ -808,6 +1043,8 @@ static Suite *gl_suite(void)
     tcase_add_test(state, errors_are_statuses);
     tcase_add_test(state, ten_thousand_captures_flat_rss);
     tcase_add_test(state, destroy_in_other_context_keeps_its_objects);
+    tcase_add_loop_test(state, hostile_state_core, 0, HS_COUNT);
+    tcase_add_loop_test(state, hostile_state_compat, 0, HS_COUNT);
     suite_add_tcase(su, state);
     return su;
 }

@@ -72,6 +72,36 @@ public final class ConvertTest {
         Ref.checkBytes(FC.convertCapturedFrameImpl(ro, 6, 4, 6, 4, 0, true, false, 0, 0).toByteArray(),
                 Ref.convert(rgba, 6, 4, 6, 4, true, false, 0, 0), "read-only direct buffer");
 
+        // A slice of a larger direct buffer is read from the slice's own start address; its
+        // capacity bounds it. Neither its position and limit nor the parent's are used.
+        byte[] frame = Ref.pattern(9, 5, 123);
+        ByteBuffer whole = ByteBuffer.allocateDirect(frame.length + 64);
+        for (int i = 0; i < whole.capacity(); i++) whole.put(i, (byte) 0x5A);
+        whole.position(37);
+        whole.put(frame);
+        whole.position(37).limit(37 + frame.length);
+        ByteBuffer slice = whole.slice();
+        whole.position(5).limit(20);
+        slice.position(2).limit(slice.capacity() - 1);
+        for (int png = 0; png < 2; png++) {
+            byte[] got = FC.convertCapturedFrameImpl(slice, 9, 5, 9, 5,
+                    png == 1 ? FramebufferCapturer.PNG : FramebufferCapturer.RAW, true, true, 2, 1)
+                    .toByteArray();
+            if (png == 1) got = Ref.decodePng(got, 9, 5);
+            Ref.checkBytes(got, Ref.convert(frame, 9, 5, 9, 5, true, true, 2, 1),
+                    "slice at offset 37" + (png == 1 ? " (PNG)" : ""));
+        }
+        Ref.check(slice.position() == 2 && slice.limit() == slice.capacity() - 1
+                && whole.position() == 5 && whole.limit() == 20, "slice: position/limit changed");
+        // One byte short of the frame: the slice's capacity, not the parent's, is the bound.
+        ByteBuffer shortSlice = whole.duplicate().clear().position(37).limit(36 + frame.length).slice();
+        try {
+            FC.convertCapturedFrameImpl(shortSlice, 9, 5, 9, 5, 0, true, false, 0, 0);
+            Ref.check(false, "slice one byte short of the frame: no exception");
+        } catch (IllegalArgumentException e) {
+            Ref.check(true, "slice one byte short");
+        }
+
         // Two threads at once (PNG uses per-call scratch): each gets its own image.
         Thread[] ts = new Thread[2];
         boolean[] ok = new boolean[2];

@@ -16,27 +16,26 @@ static fake_platform *self_of(const cg_metal_platform *p)
     return (fake_platform *)(uintptr_t)p;
 }
 
-static cg_status injected(char *err, size_t err_len, cg_status st)
+static cg_status injected(cg_err *err, cg_status st)
 {
-    if (err != NULL && err_len > 0) snprintf(err, err_len, "%s", FAKE_ERR_TEXT);
+    (void)cg_fail(err, CG_OK, "%s", FAKE_ERR_TEXT);
     return st;
 }
 
-static cg_status f_available(const cg_metal_platform *p, char *err, size_t err_len)
+static cg_status f_available(const cg_metal_platform *p, cg_err *err)
 {
     fake_platform *f = self_of(p);
     f->available_calls++;
-    if (f->fail == FAKE_FAIL_AVAILABLE) return injected(err, err_len, CG_E_UNSUPPORTED);
+    if (f->fail == FAKE_FAIL_AVAILABLE) return injected(err, CG_E_UNSUPPORTED);
     return CG_OK;
 }
 
-static cg_status f_align(const cg_metal_platform *p, size_t bpr, size_t *out, char *err,
-                         size_t err_len)
+static cg_status f_align(const cg_metal_platform *p, size_t bpr, size_t *out, cg_err *err)
 {
     fake_platform *f = self_of(p);
     f->align_calls++;
     switch (f->fail) {
-    case FAKE_FAIL_ALIGN: return injected(err, err_len, CG_E_PLATFORM);
+    case FAKE_FAIL_ALIGN: return injected(err, CG_E_PLATFORM);
     case FAKE_FAIL_ALIGN_SHRINK: *out = bpr - 4; return CG_OK;
     case FAKE_FAIL_ALIGN_HUGE: *out = SIZE_MAX; return CG_OK;
     default: break;
@@ -46,13 +45,13 @@ static cg_status f_align(const cg_metal_platform *p, size_t bpr, size_t *out, ch
 }
 
 static cg_status f_create(const cg_metal_platform *p, const cg_metal_surface_desc *d, void **out,
-                          char *err, size_t err_len)
+                          cg_err *err)
 {
     fake_platform *f = self_of(p);
     f->create_calls++;
     f->last_desc = *d;
     *out = NULL;
-    if (f->fail == FAKE_FAIL_CREATE) return injected(err, err_len, CG_E_PLATFORM);
+    if (f->fail == FAKE_FAIL_CREATE) return injected(err, CG_E_PLATFORM);
     if (f->fail == FAKE_FAIL_CREATE_NULL) return CG_OK;
     for (int i = 0; i < FAKE_MAX_OBJECTS; i++) {
         if (f->surfaces[i] != NULL) continue;
@@ -72,7 +71,7 @@ static cg_status f_create(const cg_metal_platform *p, const cg_metal_surface_des
         *out = s;
         return CG_OK;
     }
-    return injected(err, err_len, CG_E_PLATFORM);
+    return injected(err, CG_E_PLATFORM);
 }
 
 static int surface_index(const fake_platform *f, const void *s)
@@ -115,13 +114,13 @@ static void f_release(const cg_metal_platform *p, void *surface)
 }
 
 static cg_status f_port_create(const cg_metal_platform *p, void *surface, uint32_t *port,
-                               char *err, size_t err_len)
+                               cg_err *err)
 {
     fake_platform *f = self_of(p);
     f->port_creates++;
     *port = 0;
-    if (surface_index(f, surface) < 0) return injected(err, err_len, CG_E_INVALID_ARG);
-    if (f->fail == FAKE_FAIL_PORT_CREATE) return injected(err, err_len, CG_E_PLATFORM);
+    if (surface_index(f, surface) < 0) return injected(err, CG_E_INVALID_ARG);
+    if (f->fail == FAKE_FAIL_PORT_CREATE) return injected(err, CG_E_PLATFORM);
     if (f->fail == FAKE_FAIL_PORT_NULL) return CG_OK;
     for (int i = 0; i < FAKE_MAX_OBJECTS; i++) {
         if (f->ports[i] == 0) {
@@ -130,7 +129,7 @@ static cg_status f_port_create(const cg_metal_platform *p, void *surface, uint32
             return CG_OK;
         }
     }
-    return injected(err, err_len, CG_E_PLATFORM);
+    return injected(err, CG_E_PLATFORM);
 }
 
 static int port_index(const fake_platform *f, uint32_t port)
@@ -141,15 +140,14 @@ static int port_index(const fake_platform *f, uint32_t port)
     return -1;
 }
 
-static cg_status f_port_insert(const cg_metal_platform *p, int pid, uint32_t port, char *err,
-                               size_t err_len)
+static cg_status f_port_insert(const cg_metal_platform *p, int pid, uint32_t port, cg_err *err)
 {
     fake_platform *f = self_of(p);
     f->port_inserts++;
     f->last_insert_pid = pid;
     f->last_insert_port = port;
-    if (port_index(f, port) < 0) return injected(err, err_len, CG_E_INVALID_ARG);
-    if (f->fail == FAKE_FAIL_PORT_INSERT) return injected(err, err_len, CG_E_PLATFORM);
+    if (port_index(f, port) < 0) return injected(err, CG_E_INVALID_ARG);
+    if (f->fail == FAKE_FAIL_PORT_INSERT) return injected(err, CG_E_PLATFORM);
     return CG_OK;
 }
 

@@ -21,12 +21,13 @@
 #define SELF_PID 777
 
 static fake_platform F;
-static char err[CG_METAL_ERROR_LEN];
+static cg_err errbuf;
+#define err (errbuf.text)
 
 static void setup(void)
 {
     fake_init(&F, 64, SELF_PID);
-    err[0] = '\0';
+    cg_err_clear(&errbuf);
 }
 
 static void teardown(void)
@@ -37,8 +38,7 @@ static void teardown(void)
 static cg_metal_surface *make(int w, int h)
 {
     cg_metal_surface *s = NULL;
-    ck_assert_int_eq(cg_metal_surface_create(&F.base, w, h, CG_METAL_FORMAT_RGBA, &s, err,
-                                             sizeof err),
+    ck_assert_int_eq(cg_metal_surface_create(&F.base, w, h, CG_METAL_FORMAT_RGBA, &s, &errbuf),
                      CG_OK);
     ck_assert_ptr_nonnull(s);
     return s;
@@ -110,8 +110,7 @@ END_TEST
 START_TEST(one_by_one_and_bgra)
 {
     cg_metal_surface *s = NULL;
-    ck_assert_int_eq(cg_metal_surface_create(&F.base, 1, 1, CG_METAL_FORMAT_BGRA, &s, err,
-                                             sizeof err),
+    ck_assert_int_eq(cg_metal_surface_create(&F.base, 1, 1, CG_METAL_FORMAT_BGRA, &s, &errbuf),
                      CG_OK);
     /* 4 bytes aligned to 64. */
     ck_assert_uint_eq(cg_metal_surface_bytes_per_row(s), 64);
@@ -135,18 +134,16 @@ END_TEST
 START_TEST(bad_format_and_null_args)
 {
     cg_metal_surface *s = (cg_metal_surface *)(uintptr_t)1; /* must be reset to NULL */
-    ck_assert_int_eq(cg_metal_surface_create(&F.base, 8, 8, 0x34324241u, &s, err, sizeof err),
+    ck_assert_int_eq(cg_metal_surface_create(&F.base, 8, 8, 0x34324241u, &s, &errbuf),
                      CG_E_INVALID_ARG);
     ck_assert_ptr_null(s);
-    ck_assert_int_eq(cg_metal_surface_create(NULL, 8, 8, CG_METAL_FORMAT_RGBA, &s, err, sizeof err),
+    ck_assert_int_eq(cg_metal_surface_create(NULL, 8, 8, CG_METAL_FORMAT_RGBA, &s, &errbuf),
                      CG_E_INVALID_ARG);
-    ck_assert_int_eq(cg_metal_surface_create(&F.base, 8, 8, CG_METAL_FORMAT_RGBA, NULL, err,
-                                             sizeof err),
+    ck_assert_int_eq(cg_metal_surface_create(&F.base, 8, 8, CG_METAL_FORMAT_RGBA, NULL, &errbuf),
                      CG_E_INVALID_ARG);
     cg_metal_platform incomplete = F.base;
     incomplete.port_insert = NULL;
-    ck_assert_int_eq(cg_metal_surface_create(&incomplete, 8, 8, CG_METAL_FORMAT_RGBA, &s, err,
-                                             sizeof err),
+    ck_assert_int_eq(cg_metal_surface_create(&incomplete, 8, 8, CG_METAL_FORMAT_RGBA, &s, &errbuf),
                      CG_E_INVALID_ARG);
     ck_assert_int_eq(fake_total_calls(&F), 0);
 }
@@ -167,7 +164,7 @@ START_TEST(bad_dims_rejected)
 {
     cg_metal_surface *s = NULL;
     cg_status st = cg_metal_surface_create(&F.base, k_bad_dims[_i].w, k_bad_dims[_i].h,
-                                           CG_METAL_FORMAT_RGBA, &s, err, sizeof err);
+                                           CG_METAL_FORMAT_RGBA, &s, &errbuf);
     ck_assert_int_eq(st, k_bad_dims[_i].want);
     ck_assert_ptr_null(s);
     ck_assert_int_eq(fake_total_calls(&F), 0);
@@ -190,7 +187,7 @@ START_TEST(layout_alone)
 {
     size_t bpr = 0, alloc = 0;
     /* 17 px = 68 bytes -> 128; 3 rows = 384. */
-    ck_assert_int_eq(cg_metal_surface_layout(&F.base, 17, 3, &bpr, &alloc, err, sizeof err), CG_OK);
+    ck_assert_int_eq(cg_metal_surface_layout(&F.base, 17, 3, &bpr, &alloc, &errbuf), CG_OK);
     ck_assert_uint_eq(bpr, 128);
     ck_assert_uint_eq(alloc, 384);
     ck_assert_int_eq(F.create_calls, 0);
@@ -203,7 +200,7 @@ START_TEST(alignment_overflow)
 {
     F.fail = FAKE_FAIL_ALIGN_HUGE; /* SIZE_MAX per row: times 2 rows overflows */
     cg_metal_surface *s = NULL;
-    ck_assert_int_eq(cg_metal_surface_create(&F.base, 8, 2, CG_METAL_FORMAT_RGBA, &s, err, sizeof err),
+    ck_assert_int_eq(cg_metal_surface_create(&F.base, 8, 2, CG_METAL_FORMAT_RGBA, &s, &errbuf),
                      CG_E_OVERFLOW);
     ck_assert_ptr_null(s);
     ck_assert_int_eq(F.create_calls, 0);
@@ -215,7 +212,7 @@ START_TEST(alignment_shrinks)
 {
     F.fail = FAKE_FAIL_ALIGN_SHRINK;
     cg_metal_surface *s = NULL;
-    ck_assert_int_eq(cg_metal_surface_create(&F.base, 8, 2, CG_METAL_FORMAT_RGBA, &s, err, sizeof err),
+    ck_assert_int_eq(cg_metal_surface_create(&F.base, 8, 2, CG_METAL_FORMAT_RGBA, &s, &errbuf),
                      CG_E_PLATFORM);
     ck_assert_int_eq(F.create_calls, 0);
     ck_assert_ptr_nonnull(strstr(err, "down to"));
@@ -243,7 +240,7 @@ START_TEST(create_failure_paths)
 {
     F.fail = k_create_failures[_i].fail;
     cg_metal_surface *s = NULL;
-    cg_status st = cg_metal_surface_create(&F.base, 10, 4, CG_METAL_FORMAT_RGBA, &s, err, sizeof err);
+    cg_status st = cg_metal_surface_create(&F.base, 10, 4, CG_METAL_FORMAT_RGBA, &s, &errbuf);
     ck_assert_int_eq(st, k_create_failures[_i].want);
     ck_assert_ptr_null(s);
     ck_assert_int_eq(F.create_calls, k_create_failures[_i].creates);

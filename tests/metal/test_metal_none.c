@@ -17,14 +17,14 @@ START_TEST(native_is_unsupported)
     const cg_metal_platform *pf = cg_metal_platform_native();
     ck_assert_ptr_nonnull(pf);
     ck_assert_str_eq(pf->name, "none");
-    char err[CG_METAL_ERROR_LEN] = "";
+    cg_err err = {""};
     cg_metal_surface *s = NULL;
-    ck_assert_int_eq(cg_metal_surface_create(pf, 640, 360, CG_METAL_FORMAT_RGBA, &s, err, sizeof err),
+    ck_assert_int_eq(cg_metal_surface_create(pf, 640, 360, CG_METAL_FORMAT_RGBA, &s, &err),
                      CG_E_UNSUPPORTED);
     ck_assert_ptr_null(s);
-    ck_assert_ptr_nonnull(strstr(err, "macOS-only"));
+    ck_assert_ptr_nonnull(strstr(err.text, "macOS-only"));
     size_t bpr = 0, alloc = 0;
-    ck_assert_int_eq(cg_metal_surface_layout(pf, 640, 360, &bpr, &alloc, err, sizeof err),
+    ck_assert_int_eq(cg_metal_surface_layout(pf, 640, 360, &bpr, &alloc, &err),
                      CG_E_UNSUPPORTED);
 }
 END_TEST
@@ -32,13 +32,13 @@ END_TEST
 START_TEST(bad_dims_still_invalid)
 {
     /* Argument errors win over "unsupported", as in the JNI layer. */
-    char err[CG_METAL_ERROR_LEN] = "";
+    cg_err err = {""};
     cg_metal_surface *s = NULL;
     ck_assert_int_eq(cg_metal_surface_create(cg_metal_platform_native(), 0, 360,
-                                             CG_METAL_FORMAT_RGBA, &s, err, sizeof err),
+                                             CG_METAL_FORMAT_RGBA, &s, &err),
                      CG_E_INVALID_ARG);
     ck_assert_int_eq(cg_metal_surface_create(cg_metal_platform_native(), 640, 16385,
-                                             CG_METAL_FORMAT_RGBA, &s, err, sizeof err),
+                                             CG_METAL_FORMAT_RGBA, &s, &err),
                      CG_E_TOO_LARGE);
 }
 END_TEST

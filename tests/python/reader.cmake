@@ -15,11 +15,11 @@ set(pkg ${PROJECT_SOURCE_DIR}/python)
 if(CG_PYTHON3)
   # A stand-in for libcuda/libcudart: the zero-copy frame's ctypes calls run
   # against it here (the real ones run in python_reader_cuda).
-  add_library(cg_fake_cuda SHARED ${d}/fake_cuda.c)
-  cg_target_warnings(cg_fake_cuda)
+  add_library(fake_cuda SHARED ${d}/fake_cuda.c)
+  cg_target_warnings(fake_cuda)
   add_test(NAME python_reader_unit COMMAND ${CG_PYTHON3} ${d}/test_reader.py unit)
   set_tests_properties(python_reader_unit PROPERTIES LABELS python
-                       ENVIRONMENT "PYTHONPATH=${pkg};CG_FAKE_CUDA=$<TARGET_FILE:cg_fake_cuda>")
+                       ENVIRONMENT "PYTHONPATH=${pkg};CG_FAKE_CUDA=$<TARGET_FILE:fake_cuda>")
 
   # pip builds the package with the system's setuptools (no index, no build
   # isolation: there is no PyPI here) into a fresh venv, then imports it from
@@ -47,12 +47,12 @@ if(CG_PYTHON3)
     if(NOT CG_WITH_PNG)
       set_tests_properties(python_reader_frames python_reader_check PROPERTIES DISABLED TRUE)
     endif()
-    if(TARGET cg_gltest)
+    if(TARGET gltest)
       # The same jar, run with the GL helper library on java.library.path.
       cg_add_jvm_test(NAME python_reader_depth_frames MAIN cgtest.ReaderFrames LABELS python gl
                       SOURCES ${d}/ReaderFrames.java ${d}/ConsumerFrames.java
                               ${PROJECT_SOURCE_DIR}/tests/gl/GlHelper.java
-                      NATIVE_DIRS $<TARGET_FILE_DIR:cg_gltest> DEPENDS cg_gltest
+                      NATIVE_DIRS $<TARGET_FILE_DIR:gltest> DEPENDS gltest
                       ARGS depth ${out}/depth)
       add_test(NAME python_reader_depth_check
                COMMAND ${CG_PYTHON3} ${d}/test_reader.py depth ${out}/depth)

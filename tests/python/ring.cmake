@@ -29,12 +29,12 @@ endif()
 # cuda.h is found; frames come from the real producer on lavapipe.
 find_path(CG_CUDA_H cuda.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
 if(CG_PYTHON3 AND TARGET test_zc_ring AND CG_CUDA_H)
-  add_library(cg_fake_cuda_ext SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cuda_ext.c)
-  target_include_directories(cg_fake_cuda_ext SYSTEM PRIVATE ${CG_CUDA_H})
-  cg_target_warnings(cg_fake_cuda_ext)
+  add_library(fake_cuda_ext SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cuda_ext.c)
+  target_include_directories(fake_cuda_ext SYSTEM PRIVATE ${CG_CUDA_H})
+  cg_target_warnings(fake_cuda_ext)
   add_test(NAME python_ring_fakecuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_ring.py
            fakecuda $<TARGET_FILE:test_zc_ring>)
   set_tests_properties(python_ring_fakecuda PROPERTIES LABELS "python;vulkan" SKIP_RETURN_CODE 77
     TIMEOUT 60 ENVIRONMENT
-    "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:cg_fake_cuda_ext>")
+    "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
 endif()

@@ -152,9 +152,9 @@ static cg_status refuse(void *user, const uint8_t *data, size_t len)
 static cg_shm_channel *open_ok(const side *s)
 {
     cg_shm_channel *ch = NULL;
-    char why[256];
-    cg_status st = cg_shm_channel_open(&ch, s->port, why, sizeof why);
-    ck_assert_msg(st == CG_OK, "open: %s: %s", cg_status_name(st), why);
+    cg_err why = {""};
+    cg_status st = cg_shm_channel_open(&ch, s->port, &why);
+    ck_assert_msg(st == CG_OK, "open: %s: %s", cg_status_name(st), why.text);
     ck_assert_ptr_nonnull(ch);
     return ch;
 }
@@ -200,15 +200,15 @@ END_TEST
 START_TEST(open_absent)
 {
     cg_shm_channel *ch = (cg_shm_channel *)&ch;
-    char why[256];
+    cg_err why = {""};
     int port = next_port();
-    ck_assert_int_eq(cg_shm_channel_open(&ch, port, why, sizeof why), CG_E_CHANNEL_ABSENT);
+    ck_assert_int_eq(cg_shm_channel_open(&ch, port, &why), CG_E_CHANNEL_ABSENT);
     ck_assert_ptr_null(ch);
     char name[64];
     snprintf(name, sizeof name, "/craftground_%d_p2j", port);
-    ck_assert_msg(strstr(why, name) != NULL, "%s", why);
-    ck_assert_int_eq(cg_shm_channel_open(&ch, -1, why, sizeof why), CG_E_INVALID_ARG);
-    ck_assert_int_eq(cg_shm_channel_open(NULL, 1, NULL, 0), CG_E_INVALID_ARG);
+    ck_assert_msg(strstr(why.text, name) != NULL, "%s", why.text);
+    ck_assert_int_eq(cg_shm_channel_open(&ch, -1, &why), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_shm_channel_open(NULL, 1, NULL), CG_E_INVALID_ARG);
     cg_shm_channel_close(NULL);
 }
 END_TEST
@@ -253,11 +253,11 @@ START_TEST(open_corrupt)
         memcpy(s.map + c->at, field, 30);
     }
     cg_shm_channel *ch = NULL;
-    char why[320];
-    cg_status st = cg_shm_channel_open(&ch, s.port, why, sizeof why);
-    ck_assert_msg(st == c->want, "%s: %s (%s)", c->what, cg_status_name(st), why);
+    cg_err why = {""};
+    cg_status st = cg_shm_channel_open(&ch, s.port, &why);
+    ck_assert_msg(st == c->want, "%s: %s (%s)", c->what, cg_status_name(st), why.text);
     ck_assert_ptr_null(ch);
-    ck_assert_msg(strstr(why, s.p2j) != NULL, "%s: %s", c->what, why);
+    ck_assert_msg(strstr(why.text, s.p2j) != NULL, "%s: %s", c->what, why.text);
     side_destroy(&s);
 }
 END_TEST
@@ -267,22 +267,22 @@ START_TEST(open_tiny_and_missing_parts)
     side s;
     side_create(&s);
     cg_shm_channel *ch = NULL;
-    char why[320];
+    cg_err why = {""};
     ck_assert_int_eq(ftruncate(s.p2j_fd, 135), 0);
-    ck_assert_int_eq(cg_shm_channel_open(&ch, s.port, why, sizeof why), CG_E_CHANNEL_CORRUPT);
+    ck_assert_int_eq(cg_shm_channel_open(&ch, s.port, &why), CG_E_CHANNEL_CORRUPT);
     ck_assert_int_eq(ftruncate(s.p2j_fd, 0), 0);
     ck_assert_int_eq(ftruncate(s.p2j_fd, P2J_SIZE), 0); /* all zero: header never written */
-    ck_assert_int_eq(cg_shm_channel_open(&ch, s.port, why, sizeof why), CG_E_CHANNEL_CORRUPT);
+    ck_assert_int_eq(cg_shm_channel_open(&ch, s.port, &why), CG_E_CHANNEL_CORRUPT);
     side_destroy(&s);
 
     side_create(&s);
     shm_unlink(s.j2p);
-    ck_assert_int_eq(cg_shm_channel_open(&ch, s.port, why, sizeof why), CG_E_CHANNEL_ABSENT);
+    ck_assert_int_eq(cg_shm_channel_open(&ch, s.port, &why), CG_E_CHANNEL_ABSENT);
     side_destroy(&s);
     side_create(&s);
     sem_unlink(s.act);
-    ck_assert_int_eq(cg_shm_channel_open(&ch, s.port, why, sizeof why), CG_E_CHANNEL_ABSENT);
-    ck_assert_msg(strstr(why, s.act) != NULL, "%s", why);
+    ck_assert_int_eq(cg_shm_channel_open(&ch, s.port, &why), CG_E_CHANNEL_ABSENT);
+    ck_assert_msg(strstr(why.text, s.act) != NULL, "%s", why.text);
     ck_assert_ptr_null(ch);
     side_destroy(&s);
 }

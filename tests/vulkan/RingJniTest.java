@@ -134,7 +134,7 @@ public final class RingJniTest {
     }
 
     public static void main(String[] args) throws Exception {
-        System.loadLibrary("cg_ring_helper");
+        System.loadLibrary("ring_helper");
         VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
         expect(IllegalStateException.class, () -> ring.publishImpl(1, 2), "publish before init");
         expect(IllegalStateException.class, () -> ring.recordImpl(1, 1, 2), "record before init");

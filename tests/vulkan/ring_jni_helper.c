@@ -1,5 +1,5 @@
 /*
- * ring_jni_helper.c - test-only JNI library (libcg_ring_helper.so) for
+ * ring_jni_helper.c - test-only JNI library (libring_helper.so) for
  * RingJniTest: plays the game's Vulkan side on the test harness's device
  * (lavapipe here): hands its handles to Java as longs, and per frame
  * uploads the test pattern into the "game" image and opens the game's

@@ -69,7 +69,8 @@ static EGLDisplay cg_egl_pick_display(char *desc, size_t desc_len)
     return EGL_NO_DISPLAY;
 }
 
-int cg_egl_headless_open(cg_egl_headless **out, char *why, size_t why_len)
+static int cg_egl_headless_open_profile(cg_egl_headless **out, int compat, char *why,
+                                       size_t why_len)
 {
     *out = NULL;
     cg_egl_headless *h = calloc(1, sizeof *h);
@@ -107,11 +108,13 @@ int cg_egl_headless_open(cg_egl_headless **out, char *why, size_t why_len)
     }
     const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
                                 EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+                                compat ? EGL_CONTEXT_OPENGL_COMPATIBILITY_PROFILE_BIT
+                                       : EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                EGL_NONE};
     h->ctx = eglCreateContext(h->dpy, cfg, EGL_NO_CONTEXT, ctx_attrs);
     if (h->ctx == EGL_NO_CONTEXT) {
-        snprintf(why, why_len, "%s: eglCreateContext(GL 3.3 core) failed: 0x%x", h->desc,
-                 eglGetError());
+        snprintf(why, why_len, "%s: eglCreateContext(GL 3.3 %s) failed: 0x%x", h->desc,
+                 compat ? "compatibility" : "core", eglGetError());
         cg_egl_headless_close(h);
         return 1;
     }
@@ -125,6 +128,16 @@ int cg_egl_headless_open(cg_egl_headless **out, char *why, size_t why_len)
              (const char *)glGetString(GL_RENDERER), (const char *)glGetString(GL_VERSION));
     *out = h;
     return 0;
+}
+
+int cg_egl_headless_open(cg_egl_headless **out, char *why, size_t why_len)
+{
+    return cg_egl_headless_open_profile(out, 0, why, why_len);
+}
+
+int cg_egl_headless_open_compat(cg_egl_headless **out, char *why, size_t why_len)
+{
+    return cg_egl_headless_open_profile(out, 1, why, why_len);
 }
 
 int cg_egl_headless_make_current(cg_egl_headless *h)

@@ -21,6 +21,10 @@ typedef struct cg_egl_headless cg_egl_headless;
  * 77) when no display or context can be made. */
 int cg_egl_headless_open(cg_egl_headless **out, char *why, size_t why_len);
 
+/* The same with a GL 3.3 compatibility-profile context (the legacy pixel
+ * transfer state exists there), for the tests of state a game may leave. */
+int cg_egl_headless_open_compat(cg_egl_headless **out, char *why, size_t why_len);
+
 /* Release (if current on this thread) and destroy; NULL is a no-op. */
 void cg_egl_headless_close(cg_egl_headless *h);
 

@@ -17,7 +17,7 @@ public final class FramebufferCapturer {
     public static final int ZEROCOPY_JAX = 3;
 
     static {
-        System.loadLibrary("native-lib");
+        NativeLoader.load();
     }
 
     private FramebufferCapturer() {}

@@ -7,7 +7,7 @@ public final class VulkanCudaZerocopy {
     public static final VulkanCudaZerocopy INSTANCE = new VulkanCudaZerocopy();
 
     static {
-        System.loadLibrary("native-lib");
+        NativeLoader.load();
     }
 
     private VulkanCudaZerocopy() {}

@@ -7,7 +7,7 @@ public final class VulkanMetalZerocopy {
     public static final VulkanMetalZerocopy INSTANCE = new VulkanMetalZerocopy();
 
     static {
-        System.loadLibrary("native-lib");
+        NativeLoader.load();
     }
 
     private VulkanMetalZerocopy() {}

@@ -1,0 +1,79 @@
+/* cg_gl_none.c - GL capture in a build without libepoxy (Windows, where
+ * this project builds no libepoxy): the API of cg_gl.h, every GL operation
+ * CG_E_UNSUPPORTED, so the natives throw UnsupportedOperationException. */
+#include <stddef.h>
+
+#include "cg_gl.h"
+
+struct cg_gl_reader {
+    int unused;
+};
+
+cg_status cg_gl_reader_create(const cg_gl_reader_config *cfg, cg_gl_reader **out)
+{
+    (void)cfg;
+    CG_RETURN_IF(!out, CG_E_INVALID_ARG);
+    *out = NULL;
+    return CG_E_UNSUPPORTED;
+}
+
+void cg_gl_reader_destroy(cg_gl_reader *r)
+{
+    (void)r;
+}
+
+void cg_gl_reader_forget_gl(cg_gl_reader *r)
+{
+    (void)r;
+}
+
+const char *cg_gl_reader_last_error(const cg_gl_reader *r)
+{
+    (void)r;
+    return "GL capture is not built for this platform (no libepoxy)";
+}
+
+cg_status cg_gl_current_context(void **key)
+{
+    if (key) *key = NULL;
+    return CG_E_UNSUPPORTED;
+}
+
+cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_t *dst,
+                           size_t dst_len, int *frame_lag)
+{
+    (void)r, (void)q, (void)dst, (void)dst_len, (void)frame_lag;
+    return CG_E_UNSUPPORTED;
+}
+
+cg_status cg_gl_reader_pack_for(cg_gl_reader *r, int tex_w, int tex_h, int dst_w, int dst_h,
+                                cg_gl_pack *out)
+{
+    (void)r, (void)tex_w, (void)tex_h, (void)dst_w, (void)dst_h, (void)out;
+    return CG_E_UNSUPPORTED;
+}
+
+cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
+                          const uint8_t **rgba)
+{
+    (void)r, (void)texture, (void)tex_w, (void)tex_h, (void)rgba;
+    return CG_E_UNSUPPORTED;
+}
+
+cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
+                           const cg_gl_depth_linear *lin, float *dst, size_t dst_count)
+{
+    (void)r, (void)texture, (void)tex_w, (void)tex_h, (void)lin, (void)dst, (void)dst_count;
+    return CG_E_UNSUPPORTED;
+}
+
+int cg_gl_reader_failed(const cg_gl_reader *r)
+{
+    (void)r;
+    return 0;
+}
+
+void cg_gl_reader_reset(cg_gl_reader *r)
+{
+    (void)r;
+}
