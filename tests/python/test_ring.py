@@ -461,6 +461,12 @@ def fakecuda(producer):
                 sys.exit(77)
             break
         raw = bytes.fromhex(line)
+        if ring is None and not R.parse_descriptor(raw).device_uuid.startswith(b"mesa"):
+            # Only Mesa's exports are memfds the stand-in can map (not NVIDIA's).
+            proc.stdin.close()
+            proc.wait()
+            print("SKIP python_ring_fakecuda: the Vulkan device is not Mesa's")
+            sys.exit(77)
         if ring is None:
             lib.fake_ext_set_uuid(R.parse_descriptor(raw).device_uuid)
             ring = R.RingLearner(raw, imp)
