@@ -23,47 +23,10 @@
 #include "cg_vk_export.h"
 #include "vkt.h"
 #include "vkt_export.h"
+#include "zerocopy_game.h"
 #include "zerocopy_util.h"
 
 static vkt T;
-
-static void game_clear(VkImage img, int f, int first)
-{
-    VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
-    VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-    b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT;
-    b.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    b.oldLayout = first ? VK_IMAGE_LAYOUT_UNDEFINED : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    b.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    b.srcQueueFamilyIndex = b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.image = img;
-    b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-    b.subresourceRange.levelCount = b.subresourceRange.layerCount = 1;
-    VKT_FN(&T, vkCmdPipelineBarrier)(T.cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                                     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &b);
-    VkClearColorValue c;
-    c.float32[0] = (float)(f % 7) / 7.0f;
-    c.float32[1] = (float)(f % 11) / 11.0f;
-    c.float32[2] = (float)(f % 13) / 13.0f;
-    c.float32[3] = 1.0f;
-    VKT_FN(&T, vkCmdClearColorImage)(T.cmd, img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &c, 1,
-                                     &b.subresourceRange);
-    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT;
-    b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    b.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    VKT_FN(&T, vkCmdPipelineBarrier)(T.cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &b);
-    VKT_FN(&T, vkEndCommandBuffer)(T.cmd);
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &T.cmd;
-    VKT_FN(&T, vkResetFences)(T.dev, 1, &T.fence);
-    VKT_FN(&T, vkQueueSubmit)(T.queue, 1, &si, T.fence);
-    VKT_FN(&T, vkWaitForFences)(T.dev, 1, &T.fence, VK_TRUE, UINT64_MAX);
-}
 
 typedef struct result {
     double total, stage1, stage2;
@@ -105,7 +68,7 @@ static int zerocopy(int w, int h, cg_vk_sync sync, int n, result *r)
     vkt_image(&T, w, h, -1, 0, &game, &gm);
     double *tt = malloc(sizeof(double) * (size_t)n * 3), *t1 = tt + n, *t2 = tt + 2 * n;
     for (int i = -10; i < n; i++) {
-        game_clear(game, i + 10, i == -10);
+        zc_game_clear(&T, game, i + 10, i == -10);
         uint64_t value = 0;
         double a = bench_now_us();
         cg_vk_export_copy(e, game, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, &value);
@@ -135,7 +98,7 @@ static double cpu_readback(int w, int h, int n)
     uint8_t *host = malloc(bytes), *out = malloc(rgb);
     double *t = malloc(sizeof(double) * (size_t)n);
     for (int i = -10; i < n; i++) {
-        game_clear(game, i + 10, i == -10);
+        zc_game_clear(&T, game, i + 10, i == -10);
         double a = bench_now_us();
         /* vkt_download: staging buffer, vkCmdCopyImageToBuffer, fence, memcpy out. */
         vkt_download(&T, game, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, w, h, host);

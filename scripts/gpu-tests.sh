@@ -41,10 +41,12 @@ if [ "${1:-}" = "--prepare" ]; then
   cmake -S . -B build-gpu-jvm-build -DCMAKE_BUILD_TYPE=Release -DCG_WITH_CUDA=ON \
     -DCG_BUILD_DEMO=OFF -DCG_BUILD_BENCH=OFF >/dev/null
   cmake --build build-gpu-jvm-build -j"$(nproc)" --target native-lib zc_helper cg_stubs \
-    jvm_cuda_zerocopy_jar jvm_cuda_gl_zerocopy_jar jvm_zerocopy_lifecycle_jar
+    jvm_cuda_zerocopy_jar jvm_cuda_gl_zerocopy_jar jvm_zerocopy_lifecycle_jar \
+    ring_helper jvm_vk_ring_jar
   rm -rf build-gpu-jvm && mkdir -p build-gpu-jvm
   find build-gpu-jvm-build \( -name libnative-lib.so -o -name libzc_helper.so \
-    -o -name cg_stubs.jar -o -name 'jvm_*zerocopy*_jar.jar' \) -exec cp {} build-gpu-jvm/ \;
+    -o -name libring_helper.so -o -name cg_stubs.jar -o -name 'jvm_*zerocopy*_jar.jar' \
+    -o -name jvm_vk_ring_jar.jar \) -exec cp {} build-gpu-jvm/ \;
   cp -L /usr/share/java/protobuf.jar build-gpu-jvm/
   rm -rf .jre
   jlink --add-modules java.base --strip-debug --no-header-files --no-man-pages --compress=2 \
@@ -87,7 +89,9 @@ png=ON
 pkg-config --exists libpng || png=OFF
 # No JDK on that machine: the JVM tests run on the dev machine and in CI.
 echo "== configure build-gpu (CUDA on, PNG $png)"
+# The Python tests use that machine's python3 (numpy, CuPy, torch).
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCG_WITH_CUDA=ON \
+  -DCG_PYTHON3="$(command -v python3)" \
   -DCG_WITH_JNI=OFF -DCG_BUILD_DEMO=OFF -DCG_WITH_PNG=$png -DCMAKE_CUDA_ARCHITECTURES=90 \
   "-DCMAKE_C_FLAGS=-isystem $ROOT/build-deps/include" >"$OUT/configure.log" 2>&1 ||
   { tail -30 "$OUT/configure.log"; exit 1; }
@@ -109,7 +113,8 @@ if [ -x .jre/bin/java ] && [ -f build-gpu-jvm/libnative-lib.so ]; then
   CP=$J/cg_stubs.jar:$J/protobuf.jar
   for t in "jvm_zerocopy_lifecycle cgtest.ZeroCopyLifecycleTest" \
            "jvm_cuda_zerocopy cgtest.ZeroCopyGpuTest $ROOT/tests/python/consumer.py" \
-           "jvm_cuda_gl_zerocopy cgtest.GlZeroCopyGpuTest $ROOT/tests/python/consumer.py"; do
+           "jvm_cuda_gl_zerocopy cgtest.GlZeroCopyGpuTest $ROOT/tests/python/consumer.py" \
+           "jvm_vk_ring cgtest.RingJniTest $ROOT/build-gpu/tests/vulkan/test_zc_ring python3 $ROOT/tests/python/test_ring.py"; do
     set -- $t
     name=$1; shift
     .jre/bin/java -Xcheck:jni -Djava.library.path=$J -cp "$J/${name}_jar.jar:$CP" "$@" \
@@ -126,7 +131,7 @@ if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
   echo "== zero-copy benchmarks"
   # bench_gl (the GL readback benchmark) too: the same machine, same run.
   for b in build-gpu/bench/bench_zerocopy_vk build-gpu/bench/bench_zerocopy_gl \
-           build-gpu/bench/bench_gl; do
+           build-gpu/bench/bench_gl build-gpu/bench/bench_zerocopy_v2; do
     [ -x "$b" ] || continue
     echo "-- $b"
     "$b" 2>&1 | tee -a "$OUT/bench.log"

@@ -15,6 +15,7 @@ PACKAGES=(
   libvulkan-dev mesa-vulkan-drivers        # Vulkan headers + loader for tests, lavapipe
   python3 python3-numpy python3-pil        # the Python consumer check
   python3-venv python3-pip python3-setuptools python3-wheel   # pip install ./python (the reader package)
+  libatomic1 passwd                      # zero-copy v2: the Python learner's CAS; a test user (useradd)
   xvfb xauth libx11-dev                  # GL capture under GLX (as Minecraft on X11), in an Xvfb server
   clang libclang-rt-14-dev               # libFuzzer builds of the fuzz targets (tests/fuzz)
   # Cross builds (scripts/test.sh): aarch64 Linux under qemu-user, Windows x64 under Wine

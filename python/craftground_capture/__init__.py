@@ -15,15 +15,20 @@ from .frames import depth_to_array, image_to_array, png_to_array, raw_to_array
 from .message import Observation, decode_observation
 from .png import decode_png
 from .cuda_ipc import CudaIpcFrame, open_ipc_handle, parse_ipc_handle
+from .ring import RingFrame, RingLearner, handle_kind, parse_descriptor
 
 __all__ = [
     "CudaIpcFrame",
+    "RingFrame",
+    "RingLearner",
     "Observation",
     "decode_observation",
     "decode_png",
+    "handle_kind",
     "depth_to_array",
     "image_to_array",
     "open_ipc_handle",
+    "parse_descriptor",
     "parse_ipc_handle",
     "png_to_array",
     "raw_to_array",

@@ -35,7 +35,10 @@ extern "C" {
     X(CG_E_PLATFORM,           17, "platform API call failed")                  \
     X(CG_E_CHANNEL_ABSENT,     18, "shared-memory channel does not exist")      \
     X(CG_E_CHANNEL_CORRUPT,    19, "shared-memory channel header is invalid")   \
-    X(CG_E_CHANNEL_CLOSED,     20, "the peer has closed the shared-memory channel")
+    X(CG_E_CHANNEL_CLOSED,     20, "the peer has closed the shared-memory channel") \
+    X(CG_E_RING_FULL,          21, "every zero-copy ring slot is held by the learner") \
+    X(CG_E_STALE,              22, "the zero-copy descriptor names a frame or ring that is gone") \
+    X(CG_E_PROTOCOL,           23, "the zero-copy peer broke or refused the protocol")
 
 typedef enum cg_status {
 #define CG_STATUS_ENUM_(name, num, msg) name = num,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cg_size.h"
+#include "cg_vk_internal.h"
 
 /* Device-level entry points: X(name, required). */
 #define CG_VK_DEVICE_FUNCS(X)                                                   \
@@ -98,16 +99,7 @@ const char *cg_vk_result_name(VkResult r)
     }
 }
 
-/* The module's one checker: records the call and its VkResult in the
- * shared shape (cg_err.h). */
-static cg_status vk_check(cg_vk_export *e, VkResult r, const char *expr, const char *file,
-                          int line)
-{
-    if (r == VK_SUCCESS) return CG_OK;
-    return cg_fail_call(&e->err, r == VK_ERROR_OUT_OF_HOST_MEMORY ? CG_E_NO_MEMORY : CG_E_VULKAN,
-                        expr, cg_vk_result_name(r), (long long)r, file, line);
-}
-#define CG_VK_CHECK(e, expr) vk_check((e), (expr), #expr, __FILE__, __LINE__)
+#define CG_VK_CHECK(e, expr) cg_vk_check_result(&(e)->err, (expr), #expr, __FILE__, __LINE__)
 #define fail(e, st, ...) cg_fail(&(e)->err, (st), __VA_ARGS__)
 
 static void set_name(cg_vk_export *e, VkObjectType type, uint64_t handle, const char *name)
@@ -182,8 +174,8 @@ static cg_status query_device(cg_vk_export *e)
     /* Only FORMAT_NOT_SUPPORTED means "cannot export"; any other failure
      * (out of memory, device lost) is reported as itself. */
     if (r != VK_SUCCESS && r != VK_ERROR_FORMAT_NOT_SUPPORTED)
-        return vk_check(e, r, "vkGetPhysicalDeviceImageFormatProperties2(export image)", __FILE__,
-                        __LINE__);
+        return cg_vk_check_result(&e->err, r, "vkGetPhysicalDeviceImageFormatProperties2(export image)",
+                                  __FILE__, __LINE__);
     if (r == VK_ERROR_FORMAT_NOT_SUPPORTED ||
         !(eprops.externalMemoryProperties.externalMemoryFeatures &
           VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
@@ -376,23 +368,6 @@ cg_status cg_vk_export_semaphore_fd(cg_vk_export *e, int *fd)
     return CG_VK_CHECK(e, e->vkGetSemaphoreFdKHR(e->d.device, &gi, fd));
 }
 
-static VkImageMemoryBarrier barrier(VkImage img, VkImageLayout from, VkImageLayout to,
-                                    VkAccessFlags src_access, VkAccessFlags dst_access)
-{
-    VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-    b.srcAccessMask = src_access;
-    b.dstAccessMask = dst_access;
-    b.oldLayout = from;
-    b.newLayout = to;
-    b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.image = img;
-    b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-    b.subresourceRange.levelCount = 1;
-    b.subresourceRange.layerCount = 1;
-    return b;
-}
-
 cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage src,
                                    VkImageLayout src_layout)
 {
@@ -401,10 +376,10 @@ cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage
     VkImageMemoryBarrier pre[2];
     uint32_t npre = 0;
     /* The export image's old content is discarded: it is fully overwritten. */
-    pre[npre++] = barrier(e->image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+    pre[npre++] = cg_vk_image_barrier(e->image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                           0, VK_ACCESS_TRANSFER_WRITE_BIT);
     if (move_src)
-        pre[npre++] = barrier(src, src_layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+        pre[npre++] = cg_vk_image_barrier(src, src_layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                               VK_ACCESS_MEMORY_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT);
     e->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                             VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, npre, pre);
@@ -422,13 +397,13 @@ cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage
     uint32_t npost = 0;
     /* Release to the external consumer (CUDA): a queue family ownership
      * transfer to VK_QUEUE_FAMILY_EXTERNAL, as the external-memory spec asks. */
-    post[npost] = barrier(e->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
+    post[npost] = cg_vk_image_barrier(e->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
                           VK_ACCESS_TRANSFER_WRITE_BIT, 0);
     post[npost].srcQueueFamilyIndex = e->d.queue_family;
     post[npost].dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL;
     npost++;
     if (move_src)
-        post[npost++] = barrier(src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, src_layout,
+        post[npost++] = cg_vk_image_barrier(src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, src_layout,
                                 VK_ACCESS_TRANSFER_READ_BIT, 0);
     e->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                             VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, npost,

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Each test file defines `static int failures;`. */
 #define CHECK(cond, ...)                                                        \
@@ -34,6 +35,19 @@ static inline void zc_pattern(uint8_t *rgba, int w, int h, int f)
             p[2] = (uint8_t)((x ^ y) + f * 3);
             p[3] = (uint8_t)(255 - f);
         }
+}
+
+/* Is libcuda mapped into this process? (A zero-copy v2 game process must
+ * never load it.) */
+static inline int zc_libcuda_mapped(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int found = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "libcuda.so")) found = 1;
+    if (f) fclose(f);
+    return found;
 }
 
 #endif

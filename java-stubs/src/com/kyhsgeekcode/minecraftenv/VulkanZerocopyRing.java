@@ -1,0 +1,54 @@
+package com.kyhsgeekcode.minecraftenv;
+
+import com.google.protobuf.ByteString;
+
+/**
+ * Zero-copy v2 (docs/zero-copy-v2.md): the game copies each frame on its own Vulkan queue into
+ * a ring of exportable buffers that the learner process imports once; no CUDA in the game. One
+ * ring per process, held by this object (a Kotlin {@code object} in the mod).
+ *
+ * <p>Vulkan handles are passed as the {@code long} values LWJGL uses ({@code address()} of
+ * dispatchable handles, the 64-bit value of the others). Call every method on the thread that
+ * owns the game's queue.
+ */
+public final class VulkanZerocopyRing {
+    public static final VulkanZerocopyRing INSTANCE = new VulkanZerocopyRing();
+
+    /** The learner's stream waits on the GPU for the ring's timeline semaphore. */
+    public static final int MODE_SEMAPHORE = 1;
+    /** The copy is recorded into the game's command buffer; its fence covers it. */
+    public static final int MODE_FENCE = 2;
+
+    static {
+        System.loadLibrary("native-lib");
+    }
+
+    private VulkanZerocopyRing() {}
+
+    /**
+     * Create the ring (slots 0 = 3) and its hand-off socket. Returns a 192-byte descriptor with
+     * frame 0 (it names no frame; a learner may connect with it before the first frame).
+     * waitNanos: when every slot is held by the learner, poll this long before skipping a frame
+     * (0 = skip at once). debugUtils: VK_EXT_debug_utils is enabled on the instance.
+     */
+    public native ByteString initImpl(long instance, long physicalDevice, long device,
+            int queueFamily, long queue, long getInstanceProcAddr, int width, int height,
+            int slots, int mode, long waitNanos, boolean debugUtils);
+
+    /**
+     * Semaphore mode, right after the game's vkQueueSubmit of the frame: submit the copy of
+     * {@code image} (in {@code imageLayout}, a VkImageLayout value) and the semaphore signal.
+     * Returns the frame's 192-byte descriptor, or null when every slot was held (frame skipped).
+     */
+    public native ByteString publishImpl(long image, int imageLayout);
+
+    /**
+     * Fence mode: record the copy into the game's {@code commandBuffer} before it is submitted.
+     * Send the returned descriptor after the game's fence wait for that submission. null when
+     * every slot was held (frame skipped).
+     */
+    public native ByteString recordImpl(long commandBuffer, long image, int imageLayout);
+
+    /** Destroy the ring; init may be called again (any size). No-op without a ring. */
+    public native void destroyImpl();
+}

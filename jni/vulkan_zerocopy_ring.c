@@ -1,0 +1,123 @@
+/*
+ * vulkan_zerocopy_ring.c - com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing:
+ * zero-copy v2 (docs/zero-copy-v2.md) through cg_vk_ring. One ring per
+ * process behind the object's lock; every status becomes the exception of
+ * cg_jexc_for_status, except CG_E_RING_FULL, which is a skipped frame: the
+ * per-frame calls then return null.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "cg_jni.h"
+#include "cg_vk_ring.h"
+#include "com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing.h" /* javac -h */
+
+static cg_jni_singleton g_ring = CG_JNI_SINGLETON_INIT;
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initImpl(
+    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint slots, jint mode,
+    jlong waitNanos, jboolean debugUtils)
+{
+    (void)thiz;
+    static const char what[] = "VulkanZerocopyRing.initImpl";
+    if (!instance || !physicalDevice || !device || !queue || !getInstanceProcAddr)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s: instance, physicalDevice, device, queue and getInstanceProcAddr "
+                        "must all be non-zero",
+                        what),
+               NULL;
+    if (queueFamily < 0 || slots < 0 || slots > CG_ZC_MAX_SLOTS || waitNanos < 0 ||
+        (mode != CG_ZC_MODE_SEMAPHORE && mode != CG_ZC_MODE_FENCE))
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s: queueFamily %d, slots %d (0..%d), mode %d (1 semaphore, 2 fence), "
+                        "waitNanos %lld (>= 0)",
+                        what, (int)queueFamily, (int)slots, CG_ZC_MAX_SLOTS, (int)mode,
+                        (long long)waitNanos),
+               NULL;
+    if (cg_jni_check_dims(env, what, width, height)) return NULL;
+
+    cg_vk_ring_desc d;
+    memset(&d, 0, sizeof d);
+    d.instance = (VkInstance)(uintptr_t)instance;
+    d.physical_device = (VkPhysicalDevice)(uintptr_t)physicalDevice;
+    d.device = (VkDevice)(uintptr_t)device;
+    d.queue = (VkQueue)(uintptr_t)queue;
+    d.get_instance_proc_addr = (PFN_vkGetInstanceProcAddr)(uintptr_t)getInstanceProcAddr;
+    d.queue_family = (uint32_t)queueFamily;
+    d.width = width;
+    d.height = height;
+    d.slots = (uint32_t)slots;
+    d.mode = (cg_zc_mode)mode;
+    d.wait_ns = (uint64_t)waitNanos;
+    d.debug_utils = debugUtils ? 1 : 0;
+
+    cg_err why = {""};
+    uint8_t tmpl[CG_ZC_DESC_SIZE];
+    cg_jni_singleton_lock(&g_ring, NULL);
+    cg_status st;
+    if (g_ring.ctx) {
+        st = cg_fail(&why, CG_E_ALREADY_INITIALIZED, "a ring exists: call destroyImpl first");
+    } else {
+        cg_vk_ring *r = NULL;
+        st = cg_vk_ring_create(&d, &r, &why);
+        if (st == CG_OK) {
+            g_ring.ctx = r;
+            st = cg_vk_ring_template(r, tmpl, sizeof tmpl);
+        }
+    }
+    cg_jni_singleton_unlock(&g_ring);
+    if (st != CG_OK) return cg_throw_status(env, st, what, why.text), NULL;
+    return cg_jni_bytestring_copy(env, tmpl, sizeof tmpl);
+}
+
+/* publish (cmd == 0) or record: the descriptor, null when the ring was full. */
+static jobject frame(JNIEnv *env, const char *what, jlong cmd, jlong image, jint layout, int record)
+{
+    if (!image || (record && !cmd))
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: %s is 0", what,
+                        image ? "commandBuffer" : "image"),
+               NULL;
+    uint8_t desc[CG_ZC_DESC_SIZE];
+    cg_err why = {""};
+    cg_jni_singleton_lock(&g_ring, NULL);
+    cg_vk_ring *r = g_ring.ctx;
+    cg_status st;
+    if (!r)
+        st = cg_fail(&why, CG_E_NOT_INITIALIZED, "call initImpl first");
+    else if (record)
+        st = cg_vk_ring_record(r, (VkCommandBuffer)(uintptr_t)cmd, (VkImage)(uintptr_t)image,
+                               (VkImageLayout)layout, desc);
+    else
+        st = cg_vk_ring_publish(r, (VkImage)(uintptr_t)image, (VkImageLayout)layout, desc);
+    if (r && st != CG_OK) cg_fail(&why, st, "%s", cg_vk_ring_last_error(r));
+    cg_jni_singleton_unlock(&g_ring);
+    if (st == CG_E_RING_FULL) return NULL; /* skipped: documented, not an error */
+    if (st != CG_OK) return cg_throw_status(env, st, what, why.text), NULL;
+    return cg_jni_bytestring_copy(env, desc, sizeof desc);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishImpl(
+    JNIEnv *env, jobject thiz, jlong image, jint imageLayout)
+{
+    (void)thiz;
+    return frame(env, "VulkanZerocopyRing.publishImpl", 0, image, imageLayout, 0);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_recordImpl(
+    JNIEnv *env, jobject thiz, jlong commandBuffer, jlong image, jint imageLayout)
+{
+    (void)thiz;
+    return frame(env, "VulkanZerocopyRing.recordImpl", commandBuffer, image, imageLayout, 1);
+}
+
+JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_destroyImpl(JNIEnv *env,
+                                                                                    jobject thiz)
+{
+    (void)env;
+    (void)thiz;
+    cg_jni_singleton_lock(&g_ring, NULL);
+    cg_vk_ring_destroy(g_ring.ctx);
+    g_ring.ctx = NULL;
+    cg_jni_singleton_unlock(&g_ring);
+}

@@ -1,0 +1,46 @@
+/*
+ * vulkan_zerocopy_ring_none.c - VulkanZerocopyRing's natives in a build
+ * without zero-copy v2 (not Linux, or no Vulkan headers at build time):
+ * each throws UnsupportedOperationException saying what is missing;
+ * destroyImpl, with nothing to destroy, does nothing.
+ */
+#include "cg_jni.h"
+#include "com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing.h" /* javac -h */
+
+static const char k_unsupported[] =
+    "zero-copy v2 needs Linux (memfd, SCM_RIGHTS) and a build with the Vulkan headers; this build "
+    "has neither: use VulkanCudaZerocopy";
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initImpl(
+    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint slots, jint mode,
+    jlong waitNanos, jboolean debugUtils)
+{
+    (void)thiz, (void)instance, (void)physicalDevice, (void)device, (void)queueFamily;
+    (void)queue, (void)getInstanceProcAddr, (void)width, (void)height, (void)slots, (void)mode;
+    (void)waitNanos, (void)debugUtils;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "VulkanZerocopyRing.initImpl: %s", k_unsupported),
+           NULL;
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishImpl(
+    JNIEnv *env, jobject thiz, jlong image, jint imageLayout)
+{
+    (void)thiz, (void)image, (void)imageLayout;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "VulkanZerocopyRing.publishImpl: %s", k_unsupported),
+           NULL;
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_recordImpl(
+    JNIEnv *env, jobject thiz, jlong commandBuffer, jlong image, jint imageLayout)
+{
+    (void)thiz, (void)commandBuffer, (void)image, (void)imageLayout;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "VulkanZerocopyRing.recordImpl: %s", k_unsupported),
+           NULL;
+}
+
+JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_destroyImpl(JNIEnv *env,
+                                                                                    jobject thiz)
+{
+    (void)env, (void)thiz;
+}

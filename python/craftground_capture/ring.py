@@ -1,0 +1,636 @@
+"""Zero-copy v2: the learner's side of the Vulkan ring (docs/zero-copy-v2.md).
+
+The game copies each frame on its own Vulkan queue into a ring of exported
+buffers; this process imports the ring once and reads every frame on its own
+CUDA stream, with no copy and no CUDA context in the game:
+
+    ring = RingLearner(obs.ipc_handle)           # connect, receive fds, import once
+    with ring.acquire(obs.ipc_handle, stream) as frame:
+        t = torch.from_dlpack(frame)             # (H, W, 4) uint8, stream-ordered
+        ...                                      # use t, then leave the block
+    ring.close()
+
+acquire() makes `stream` wait on the GPU for the frame (semaphore mode) and
+returns a RingFrame with __cuda_array_interface__ (version 3, with its stream)
+and __dlpack__(stream=...) / __dlpack_device__(). release() (or the end of the
+with block) synchronises that stream and returns the slot to the game.
+
+Standard library + ctypes only: libcuda.so.1 for the CUDA calls, and
+libatomic.so.1 for the 64-bit compare-and-swap on the shared lease words.
+"""
+import ctypes
+import ctypes.util
+import mmap
+import os
+import socket
+import struct
+import time
+
+from .cuda_ipc import HANDLE_SIZE as CUDA_IPC_HANDLE_SIZE
+from .cuda_ipc import KDL_CUDA, DeviceBuffer, _DriverApi, _load
+
+DESC_SIZE = 192
+HELLO_SIZE = 64
+CONTROL_SIZE = 4096
+SLOT_STRIDE = 64
+MAX_SLOTS = 16
+VERSION = 1
+MODE_SEMAPHORE, MODE_FENCE = 1, 2
+FORMATS = {37: "R8G8B8A8_UNORM", 43: "R8G8B8A8_SRGB", 44: "B8G8R8A8_UNORM", 50: "B8G8R8A8_SRGB"}
+EMPTY, WRITING, PUBLISHED, ACTIVE, RELEASED, CLOSED = range(6)
+STATE_NAMES = ("EMPTY", "WRITING", "PUBLISHED", "ACTIVE", "RELEASED", "CLOSED")
+HELLO_OK, HELLO_BUSY, HELLO_WRONG_UID = 0, 1, 2
+
+# CUDA driver API values (cuda.h).
+_CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD = 1
+_CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD = 9
+_CU_STREAM_LEGACY = 1
+_CU_EVENT_DISABLE_TIMING = 2
+
+
+class RingError(RuntimeError):
+    """The ring cannot be used as asked (refused, closed, broken protocol)."""
+
+
+class StaleDescriptor(RingError):
+    """The descriptor names a frame (or a ring) that is gone."""
+
+
+# --- the descriptor -----------------------------------------------------------
+
+_DESC = struct.Struct("<4sHHIIIIII16sQQIIQ108sI")
+assert _DESC.size == DESC_SIZE
+
+
+class Descriptor:
+    """The 192 bytes of one frame's descriptor, parsed and checked."""
+
+    __slots__ = ("format", "width", "height", "row_pitch", "slot_count", "mode", "device_uuid",
+                 "ring_id", "slot_size", "slot", "frame", "socket_path")
+
+    def __repr__(self):
+        return (f"Descriptor(ring={self.ring_id:#x}, slot={self.slot}, frame={self.frame}, "
+                f"{self.width}x{self.height}, mode={self.mode})")
+
+
+def handle_kind(data):
+    """What an observation's ipc_handle bytes are: "ring" (this descriptor),
+    "cuda_ipc" (the 68-byte v1 handle) or "mach_port" (4 bytes, macOS)."""
+    data = bytes(data)
+    if len(data) >= 8 and data[:4] == b"CGZ2":
+        return "ring"
+    if len(data) == CUDA_IPC_HANDLE_SIZE:
+        return "cuda_ipc"
+    if len(data) == 4:
+        return "mach_port"
+    raise ValueError(f"ipc_handle of {len(data)} bytes is none of the known kinds")
+
+
+def parse_descriptor(data):
+    data = bytes(data)
+    if len(data) < 8:
+        raise ValueError(f"zero-copy descriptor: {len(data)} bytes, a v2 descriptor has {DESC_SIZE}")
+    if data[:4] != b"CGZ2":
+        hint = ": a v1 CUDA IPC handle" if len(data) == CUDA_IPC_HANDLE_SIZE else ""
+        raise ValueError(f"zero-copy descriptor: magic {data[:4].hex()} is not CGZ2{hint}")
+    version, length = struct.unpack_from("<HH", data, 4)
+    if version != VERSION:
+        raise ValueError(f"zero-copy descriptor version {version}: this reader knows {VERSION}")
+    if length < DESC_SIZE:
+        raise ValueError(f"zero-copy descriptor: length field {length} < {DESC_SIZE}")
+    if len(data) < length:
+        raise ValueError(f"zero-copy descriptor truncated: {len(data)} bytes of {length}")
+    f = _DESC.unpack_from(data)
+    d = Descriptor()
+    (_, _, _, d.format, d.width, d.height, d.row_pitch, d.slot_count, d.mode, d.device_uuid,
+     d.ring_id, d.slot_size, d.slot, _, d.frame, path, _) = f
+    if b"\0" not in path or path[0] == 0:
+        raise ValueError("zero-copy descriptor: socket path empty or unterminated")
+    d.socket_path = path.split(b"\0", 1)[0].decode()
+    if d.format not in FORMATS:
+        raise ValueError(f"zero-copy descriptor: format {d.format} unknown")
+    if not (1 <= d.width <= 16384 and 1 <= d.height <= 16384):
+        raise ValueError(f"zero-copy descriptor: size {d.width}x{d.height} out of range")
+    if d.row_pitch < d.width * 4 or d.row_pitch * d.height > d.slot_size:
+        raise ValueError(f"zero-copy descriptor: row pitch {d.row_pitch} for width {d.width} "
+                         f"and slot size {d.slot_size}")
+    if not (1 <= d.slot_count <= MAX_SLOTS) or d.slot >= d.slot_count:
+        raise ValueError(f"zero-copy descriptor: slot {d.slot} of {d.slot_count}")
+    if d.mode not in (MODE_SEMAPHORE, MODE_FENCE):
+        raise ValueError(f"zero-copy descriptor: mode {d.mode} unknown")
+    if d.ring_id == 0 or d.frame >= 1 << 56:
+        raise ValueError(f"zero-copy descriptor: ring id {d.ring_id}, frame {d.frame}")
+    return d
+
+
+# --- the control block ------------------------------------------------------------
+
+class _Atomics:
+    """64-bit atomic load and compare-and-swap on shared memory, through
+    libatomic (the same lock-free instructions C11 atomics use)."""
+
+    def __init__(self):
+        lib = _load("CRAFTGROUND_CAPTURE_LIBATOMIC",
+                    ["libatomic.so.1", ctypes.util.find_library("atomic")])
+        self._cas = getattr(lib, "__atomic_compare_exchange_8")  # no name mangling
+        self._cas.restype = ctypes.c_bool
+        self._cas.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
+                              ctypes.c_int]
+        self._load = getattr(lib, "__atomic_load_8")
+        self._load.restype = ctypes.c_uint64
+        self._load.argtypes = [ctypes.c_void_p, ctypes.c_int]
+
+    SEQ_CST = 5
+
+    def load(self, addr):
+        return self._load(addr, self.SEQ_CST)
+
+    def cas(self, addr, expected, desired):
+        """(True, expected) or (False, the current value)."""
+        e = ctypes.c_uint64(expected)
+        ok = self._cas(addr, ctypes.byref(e), desired, self.SEQ_CST, self.SEQ_CST)
+        return bool(ok), e.value
+
+
+_atomics = None
+
+
+def _word(frame, state):
+    return (frame << 8) | state
+
+
+class ControlBlock:
+    """The mapped control block (a memfd received from the producer)."""
+
+    def __init__(self, fd, slot_count, ring_id):
+        global _atomics
+        if _atomics is None:
+            _atomics = _Atomics()
+        self._at = _atomics
+        try:
+            if os.fstat(fd).st_size < CONTROL_SIZE:
+                raise RingError("zero-copy control block: not a 4096-byte file")
+            self._map = mmap.mmap(fd, CONTROL_SIZE, mmap.MAP_SHARED,
+                                  mmap.PROT_READ | mmap.PROT_WRITE)
+        finally:
+            os.close(fd)
+        self._buf = (ctypes.c_uint8 * CONTROL_SIZE).from_buffer(self._map)
+        self._base = ctypes.addressof(self._buf)
+        magic, version, slots, stride, rid = struct.unpack_from("<4sIIIQ", self._map, 0)
+        if (magic, version, slots, stride, rid) != (b"CGZC", VERSION, slot_count, SLOT_STRIDE,
+                                                     ring_id):
+            self.close()
+            raise RingError("zero-copy control block does not match the hello (magic, version, "
+                            "slot count or ring id)")
+        self.slot_count = slot_count
+
+    def _addr(self, slot):
+        return self._base + SLOT_STRIDE + slot * SLOT_STRIDE
+
+    def word(self, slot):
+        return self._at.load(self._addr(slot))
+
+    def state(self, slot):
+        w = self.word(slot)
+        return w & 0xFF, w >> 8
+
+    def producer_closed(self):
+        return struct.unpack_from("<I", self._map, 24)[0] == 2
+
+    def acquire(self, slot, frame):
+        ok, cur = self._at.cas(self._addr(slot), _word(frame, PUBLISHED), _word(frame, ACTIVE))
+        if ok or cur == _word(frame, ACTIVE):
+            return
+        state, held = cur & 0xFF, cur >> 8
+        if state == CLOSED:
+            raise RingError("the zero-copy ring was destroyed by the game")
+        raise StaleDescriptor(f"slot {slot} holds frame {held} ({STATE_NAMES[state]}), not "
+                              f"frame {frame}: the learner fell more than a ring behind")
+
+    def release(self, slot, frame):
+        ok, cur = self._at.cas(self._addr(slot), _word(frame, ACTIVE), _word(frame, RELEASED))
+        if not ok:
+            raise RingError(f"release of slot {slot} frame {frame}: it is frame {cur >> 8}, "
+                            f"{STATE_NAMES[cur & 0xFF] if (cur & 0xFF) < 6 else cur & 0xFF}")
+
+    def close(self):
+        if self._map is not None:
+            self._buf = None
+            self._map.close()
+            self._map = None
+
+
+# --- the hand-off socket ------------------------------------------------------------
+
+_HELLO = struct.Struct("<4sHHQIIQII24s")
+assert _HELLO.size == HELLO_SIZE
+
+
+def receive_ring(path, timeout=10.0):
+    """Connect to the producer's socket; returns (socket, hello dict, fds).
+    Every received fd is the caller's; none is left open on error."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+    except OSError as e:
+        s.close()
+        raise RingError(f"no zero-copy producer at {path}: {e.strerror or e}") from None
+    fds = []
+    try:
+        try:
+            msg, fds, flags, _ = socket.recv_fds(s, HELLO_SIZE, MAX_SLOTS + 2, socket.MSG_WAITALL)
+        except OSError as e:
+            raise RingError(f"receiving the hello from {path}: {e}") from None
+        if not msg:
+            raise RingError(f"the producer at {path} closed the socket before the hello")
+        if len(msg) < HELLO_SIZE:
+            raise RingError(f"zero-copy hello truncated: {len(msg)} bytes of {HELLO_SIZE}")
+        if flags & socket.MSG_CTRUNC:
+            raise RingError("the hello's fds were truncated")
+        (magic, version, status, ring_id, slot_count, fd_count, slot_size, mode, control_size,
+         _) = _HELLO.unpack(msg)
+        if magic != b"CGZH":
+            raise RingError("zero-copy hello: bad magic")
+        if version != VERSION:
+            raise RingError(f"zero-copy hello version {version}: this reader knows {VERSION}")
+        if status == HELLO_BUSY:
+            raise RingError(f"another learner is connected to {path}")
+        if status == HELLO_WRONG_UID:
+            raise RingError(f"the producer at {path} runs as another user")
+        if status != HELLO_OK:
+            raise RingError(f"hello status {status} unknown")
+        want = slot_count + (2 if mode == MODE_SEMAPHORE else 1)
+        if not (1 <= slot_count <= MAX_SLOTS) or fd_count != want or len(fds) != fd_count:
+            raise RingError(f"hello announces {fd_count} fds for {slot_count} slots (mode "
+                            f"{mode}), {len(fds)} came")
+        hello = dict(ring_id=ring_id, slot_count=slot_count, fd_count=fd_count,
+                     slot_size=slot_size, mode=mode, control_size=control_size)
+        return s, hello, fds
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        s.close()
+        raise
+
+
+# --- importing into CUDA ----------------------------------------------------------------
+
+class _FdHandle(ctypes.Structure):
+    _fields_ = [("fd", ctypes.c_int), ("_pad", ctypes.c_int), ("_rest", ctypes.c_void_p)]
+
+
+class _ExtMemHandleDesc(ctypes.Structure):  # CUDA_EXTERNAL_MEMORY_HANDLE_DESC
+    _fields_ = [("type", ctypes.c_int), ("handle", _FdHandle), ("size", ctypes.c_ulonglong),
+                ("flags", ctypes.c_uint), ("reserved", ctypes.c_uint * 16)]
+
+
+class _ExtMemBufferDesc(ctypes.Structure):  # CUDA_EXTERNAL_MEMORY_BUFFER_DESC
+    _fields_ = [("offset", ctypes.c_ulonglong), ("size", ctypes.c_ulonglong),
+                ("flags", ctypes.c_uint), ("reserved", ctypes.c_uint * 16)]
+
+
+class _ExtSemHandleDesc(ctypes.Structure):  # CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC
+    _fields_ = [("type", ctypes.c_int), ("handle", _FdHandle), ("flags", ctypes.c_uint),
+                ("reserved", ctypes.c_uint * 16)]
+
+
+class _KeyedMutex(ctypes.Structure):
+    _fields_ = [("key", ctypes.c_ulonglong), ("timeoutMs", ctypes.c_uint)]
+
+
+class _SemWaitParamsInner(ctypes.Structure):
+    _fields_ = [("fence_value", ctypes.c_ulonglong), ("nvSciSync", ctypes.c_ulonglong),
+                ("keyedMutex", _KeyedMutex), ("reserved", ctypes.c_uint * 10)]
+
+
+class _SemWaitParams(ctypes.Structure):  # CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS
+    _fields_ = [("params", _SemWaitParamsInner), ("flags", ctypes.c_uint),
+                ("reserved", ctypes.c_uint * 16)]
+
+
+# Sizes as cuda.h lays the structs out on 64-bit Linux.
+assert ctypes.sizeof(_ExtMemHandleDesc) == 104
+assert ctypes.sizeof(_ExtMemBufferDesc) == 88
+assert ctypes.sizeof(_ExtSemHandleDesc) == 96
+assert ctypes.sizeof(_SemWaitParams) == 144
+
+
+class CudaImporter(_DriverApi):
+    """Imports through the CUDA driver API (libcuda.so.1, loaded as the IPC
+    reader loads it) into the primary context of the device whose UUID the
+    descriptor names (never another), made current only around each call."""
+
+    def __init__(self):
+        super().__init__()  # libcuda ($CRAFTGROUND_CAPTURE_LIBCUDA), cuInit
+        self.device = None
+        self._event = None
+
+    def _call(self, what, res):
+        try:
+            super()._call(what, res)
+        except RuntimeError as e:
+            raise RingError(str(e)) from None
+
+    def open_device(self, uuid):
+        n = ctypes.c_int()
+        self._call("cuDeviceGetCount", self.lib.cuDeviceGetCount(ctypes.byref(n)))
+        get_uuid = self._fn("cuDeviceGetUuid_v2", "cuDeviceGetUuid")
+        for i in range(n.value):
+            dev = ctypes.c_int()
+            self._call("cuDeviceGet", self.lib.cuDeviceGet(ctypes.byref(dev), i))
+            u = (ctypes.c_ubyte * 16)()
+            self._call("cuDeviceGetUuid", get_uuid(u, dev))
+            if bytes(u) == bytes(uuid):
+                self.device = i
+                self._push(i)  # retains the primary context
+                self._pop()
+                return i
+        raise RingError(f"no CUDA device has the game's Vulkan device UUID {bytes(uuid).hex()}")
+
+    def _enter(self):
+        self._push(self.device)
+
+    def import_memory(self, fd, size):
+        """(external memory handle, device pointer). fd is consumed on
+        success; closed here on failure."""
+        self._enter()
+        try:
+            d = _ExtMemHandleDesc(type=_CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, size=size)
+            d.handle.fd = fd
+            ext = ctypes.c_void_p()
+            try:
+                self._call("cuImportExternalMemory",
+                           self.lib.cuImportExternalMemory(ctypes.byref(ext), ctypes.byref(d)))
+            except RingError:
+                os.close(fd)
+                raise
+            b = _ExtMemBufferDesc(offset=0, size=size)
+            ptr = ctypes.c_uint64()
+            try:
+                self._call("cuExternalMemoryGetMappedBuffer",
+                           self.lib.cuExternalMemoryGetMappedBuffer(ctypes.byref(ptr), ext,
+                                                                    ctypes.byref(b)))
+            except RingError:
+                self.lib.cuDestroyExternalMemory(ext)
+                raise
+            return ext.value, ptr.value
+        finally:
+            self._pop()
+
+    def import_semaphore(self, fd):
+        self._enter()
+        try:
+            d = _ExtSemHandleDesc(type=_CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD)
+            d.handle.fd = fd
+            sem = ctypes.c_void_p()
+            try:
+                self._call("cuImportExternalSemaphore",
+                           self.lib.cuImportExternalSemaphore(ctypes.byref(sem), ctypes.byref(d)))
+            except RingError:
+                os.close(fd)
+                raise
+            return sem.value
+        finally:
+            self._pop()
+
+    def wait(self, sem, value, stream):
+        """Make `stream` wait on the GPU until the timeline reaches value."""
+        self._enter()
+        try:
+            p = _SemWaitParams()
+            p.params.fence_value = value
+            arr = (ctypes.c_void_p * 1)(sem)
+            f = self._fn("cuWaitExternalSemaphoresAsync")
+            f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p]
+            self._call("cuWaitExternalSemaphoresAsync", f(arr, ctypes.byref(p), 1, stream))
+        finally:
+            self._pop()
+
+    def order(self, src, dst):
+        """dst waits for everything queued on src so far (an event)."""
+        self._enter()
+        try:
+            if self._event is None:
+                ev = ctypes.c_void_p()
+                self._call("cuEventCreate", self.lib.cuEventCreate(ctypes.byref(ev),
+                                                                   _CU_EVENT_DISABLE_TIMING))
+                self._event = ev
+            self.lib.cuEventRecord.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+            self.lib.cuStreamWaitEvent.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint]
+            self._call("cuEventRecord", self.lib.cuEventRecord(self._event, src))
+            self._call("cuStreamWaitEvent", self.lib.cuStreamWaitEvent(dst, self._event, 0))
+        finally:
+            self._pop()
+
+    def synchronize(self, stream):
+        self._enter()
+        try:
+            self.lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
+            self._call("cuStreamSynchronize", self.lib.cuStreamSynchronize(stream))
+        finally:
+            self._pop()
+
+    def to_host(self, dst, ptr, nbytes):
+        self._enter()
+        try:
+            f = self._fn("cuMemcpyDtoH_v2", "cuMemcpyDtoH")
+            f.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
+            self._call("cuMemcpyDtoH", f(dst, ptr, nbytes))
+        finally:
+            self._pop()
+
+    def free(self, memories, semaphore):
+        self._enter()
+        try:
+            self.lib.cuCtxSynchronize()
+            self.lib.cuMemFree_v2.argtypes = [ctypes.c_uint64]
+            self.lib.cuDestroyExternalMemory.argtypes = [ctypes.c_void_p]
+            self.lib.cuDestroyExternalSemaphore.argtypes = [ctypes.c_void_p]
+            for ext, ptr in memories:
+                self.lib.cuMemFree_v2(ptr)
+                self.lib.cuDestroyExternalMemory(ext)
+            if semaphore:
+                self.lib.cuDestroyExternalSemaphore(semaphore)
+            if self._event is not None:
+                self._fn("cuEventDestroy_v2", "cuEventDestroy")(self._event)
+                self._event = None
+        finally:
+            self._pop()
+        release = self._fn("cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease")
+        for device in list(self.ctxs):
+            dev = ctypes.c_int()
+            if self.lib.cuDeviceGet(ctypes.byref(dev), device) == 0:
+                release(dev)
+            del self.ctxs[device]
+
+
+def _norm_stream(stream):
+    """A CUstream value: None/0 -> the legacy default stream (1)."""
+    if stream is None or stream == 0:
+        return _CU_STREAM_LEGACY
+    if hasattr(stream, "cuda_stream"):  # torch.cuda.Stream
+        return int(stream.cuda_stream) or _CU_STREAM_LEGACY
+    if hasattr(stream, "ptr"):  # cupy.cuda.Stream
+        return int(stream.ptr) or _CU_STREAM_LEGACY
+    return int(stream)
+
+
+# --- the learner ---------------------------------------------------------------------------
+
+class RingFrame(DeviceBuffer):
+    """One acquired frame: (height, width, 4) uint8 in the source's row order,
+    readable on `stream` (already made to wait for it). release() returns the
+    slot; do not use tensors made from it afterwards."""
+
+    def __init__(self, ring, desc, ptr, stream):
+        super().__init__(ptr, (desc.height, desc.width, 4), KDL_CUDA, ring.device, owner=ring)
+        self._ring = ring
+        self.slot, self.frame, self.stream = desc.slot, desc.frame, stream
+        self.row_pitch = desc.row_pitch
+
+    @property
+    def __cuda_array_interface__(self):
+        self._check_open()
+        strides = None if self.row_pitch == self.shape[1] * 4 else (self.row_pitch, 4, 1)
+        return {"shape": self.shape, "typestr": "|u1", "data": (self.ptr, False),
+                "strides": strides, "version": 3, "stream": self.stream}
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        self._check_open()
+        # The consumer reads on `stream`: order it after our wait (-1: no sync).
+        if stream is not None and stream != -1:
+            consumer = _norm_stream(stream)
+            if consumer != self.stream:
+                self._ring.importer.order(self.stream, consumer)
+        return super().__dlpack__(stream=None, max_version=max_version, dl_device=dl_device,
+                                  copy=copy)
+
+    def to_numpy(self):
+        import numpy as np
+
+        self._check_open()
+        self._ring.importer.synchronize(self.stream)
+        out = np.empty(self.shape, dtype=np.uint8)
+        self._ring.importer.to_host(out.ctypes.data, self.ptr, self.nbytes)
+        return out
+
+    def release(self, synchronize=True):
+        """Return the slot to the game. synchronize: first wait for the work
+        queued on the frame's stream (it may still read the slot); pass False
+        only when that is already known to be complete."""
+        if not self.ptr:
+            return
+        if synchronize:
+            self._ring.importer.synchronize(self.stream)
+        self.ptr = 0
+        self._ring._release(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+class RingLearner:
+    """Connects to the ring a descriptor names, imports it once, and hands
+    out frames. `importer`: CudaImporter() by default; tests pass a stand-in
+    with the same methods."""
+
+    def __init__(self, descriptor, importer=None, timeout=10.0):
+        d = descriptor if isinstance(descriptor, Descriptor) else parse_descriptor(descriptor)
+        self.importer = importer if importer is not None else CudaImporter()
+        self.ring_id, self.mode = d.ring_id, d.mode
+        self.width, self.height = d.width, d.height
+        self.socket_path = d.socket_path
+        self._memories, self._semaphore, self._control, self._sock = [], None, None, None
+        self._held = {}
+        self.device = self.importer.open_device(d.device_uuid)
+        sock, hello, fds = receive_ring(d.socket_path, timeout)
+        self._sock = sock
+        try:
+            if (hello["ring_id"], hello["slot_count"], hello["slot_size"], hello["mode"]) != (
+                    d.ring_id, d.slot_count, d.slot_size, d.mode):
+                raise StaleDescriptor("the socket serves another ring than the descriptor names "
+                                      "(the game re-initialised): use a newer descriptor")
+            self.slot_count, self.slot_size = hello["slot_count"], hello["slot_size"]
+            control_fd, fds = fds[0], fds[1:]
+            self._control = ControlBlock(control_fd, self.slot_count, self.ring_id)
+            while len(self._memories) < self.slot_count:
+                fd = fds.pop(0)
+                self._memories.append(self.importer.import_memory(fd, self.slot_size))
+            if self.mode == MODE_SEMAPHORE:
+                self._semaphore = self.importer.import_semaphore(fds.pop(0))
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            self.close()
+            raise
+
+    def acquire(self, descriptor, stream=None):
+        """Lease the frame `descriptor` names; `stream` (a CUstream value,
+        torch/CuPy stream, or None for the legacy default stream) waits on
+        the GPU until it is complete. Raises StaleDescriptor when the slot
+        was reused or the descriptor is of another ring."""
+        if self._sock is None:
+            raise RingError("the ring learner is closed")
+        d = descriptor if isinstance(descriptor, Descriptor) else parse_descriptor(descriptor)
+        if d.ring_id != self.ring_id:
+            raise StaleDescriptor(f"descriptor of ring {d.ring_id:#x}, this learner has ring "
+                                  f"{self.ring_id:#x}: the game re-initialised; reconnect")
+        if d.frame == 0:
+            raise ValueError("frame 0 is the ring's template: it names no frame")
+        if (d.slot, d.frame) in self._held:
+            raise RingError(f"frame {d.frame} is already acquired and not released")
+        self._control.acquire(d.slot, d.frame)
+        s = _norm_stream(stream)
+        try:
+            if self.mode == MODE_SEMAPHORE:
+                self.importer.wait(self._semaphore, d.frame, s)
+        except BaseException:
+            self._control.release(d.slot, d.frame)
+            raise
+        frame = RingFrame(self, d, self._memories[d.slot][1], s)
+        self._held[(d.slot, d.frame)] = frame
+        return frame
+
+    def _release(self, frame):
+        self._held.pop((frame.slot, frame.frame), None)
+        if self._control is not None:
+            self._control.release(frame.slot, frame.frame)
+
+    def state(self, slot):
+        """(state name, frame) of a slot's lease word, for diagnostics."""
+        st, fr = self._control.state(slot)
+        return STATE_NAMES[st] if st < 6 else str(st), fr
+
+    def close(self):
+        """Release every held frame, free the imports, disconnect."""
+        for frame in list(self._held.values()):
+            try:
+                frame.release()
+            except RingError:
+                pass  # the ring is gone or reclaimed it already
+        self._held.clear()
+        if self._memories or self._semaphore:
+            self.importer.free(self._memories, self._semaphore)
+            self._memories, self._semaphore = [], None
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass

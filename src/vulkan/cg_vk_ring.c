@@ -1,0 +1,642 @@
+/*
+ * cg_vk_ring.c - the zero-copy v2 producer (cg_vk_ring.h). Entry points
+ * come from the caller's vkGetInstanceProcAddr into a per-ring table.
+ */
+#define _GNU_SOURCE /* getrandom */
+#include "cg_vk_ring.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cg_size.h"
+#include "cg_vk_internal.h"
+#include "cg_zc_server.h"
+
+#define CG_RING_DEVICE_FUNCS(X)                                                 \
+    X(vkCreateBuffer)                                                           \
+    X(vkDestroyBuffer)                                                          \
+    X(vkGetBufferMemoryRequirements)                                            \
+    X(vkAllocateMemory)                                                         \
+    X(vkFreeMemory)                                                             \
+    X(vkBindBufferMemory)                                                       \
+    X(vkGetMemoryFdKHR)                                                         \
+    X(vkCreateCommandPool)                                                      \
+    X(vkDestroyCommandPool)                                                     \
+    X(vkAllocateCommandBuffers)                                                 \
+    X(vkBeginCommandBuffer)                                                     \
+    X(vkEndCommandBuffer)                                                       \
+    X(vkResetCommandPool)                                                       \
+    X(vkCmdPipelineBarrier)                                                     \
+    X(vkCmdCopyImageToBuffer)                                                   \
+    X(vkQueueSubmit)                                                            \
+    X(vkCreateFence)                                                            \
+    X(vkDestroyFence)                                                           \
+    X(vkGetFenceStatus)                                                         \
+    X(vkWaitForFences)                                                          \
+    X(vkResetFences)                                                            \
+    X(vkCreateSemaphore)                                                        \
+    X(vkDestroySemaphore)
+
+typedef struct ring_slot {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    int memory_fd;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    int pending;  /* a submitted copy whose fence was not seen signalled */
+    int released; /* released to VK_QUEUE_FAMILY_EXTERNAL by an earlier copy */
+} ring_slot;
+
+struct cg_vk_ring {
+    cg_vk_ring_desc d;
+    PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr;
+    PFN_vkGetPhysicalDeviceProperties2 vkGetPhysicalDeviceProperties2;
+    PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties;
+    PFN_vkGetPhysicalDeviceExternalBufferProperties vkGetPhysicalDeviceExternalBufferProperties;
+    /* VK_EXT_debug_utils (NULL without it) */
+    PFN_vkSetDebugUtilsObjectNameEXT vkSetDebugUtilsObjectNameEXT;
+    PFN_vkCmdBeginDebugUtilsLabelEXT vkCmdBeginDebugUtilsLabelEXT;
+    PFN_vkCmdEndDebugUtilsLabelEXT vkCmdEndDebugUtilsLabelEXT;
+    PFN_vkQueueBeginDebugUtilsLabelEXT vkQueueBeginDebugUtilsLabelEXT;
+    PFN_vkQueueEndDebugUtilsLabelEXT vkQueueEndDebugUtilsLabelEXT;
+    PFN_vkGetSemaphoreFdKHR vkGetSemaphoreFdKHR; /* semaphore mode */
+#define CG_RING_MEMBER_(fn) PFN_##fn fn;
+    CG_RING_DEVICE_FUNCS(CG_RING_MEMBER_)
+#undef CG_RING_MEMBER_
+
+    ring_slot slot[CG_ZC_MAX_SLOTS];
+    VkSemaphore semaphore;
+    int semaphore_fd;
+    cg_zc_control control;
+    cg_zc_server *server;
+    cg_zc_desc tmpl; /* the descriptor's constant fields */
+    uint64_t frame;  /* last frame number published */
+    uint32_t next;   /* where the slot search starts */
+    uint64_t slot_size;
+    cg_err err;
+    int failed;
+};
+
+#define RING_CHECK(r, expr) cg_vk_check_result(&(r)->err, (expr), #expr, __FILE__, __LINE__)
+
+/* "cg ring slot <i> <what>", or "cg ring <what>" for slot < 0. */
+static void set_name(cg_vk_ring *r, VkObjectType type, uint64_t handle, const char *what, int slot)
+{
+    if (!r->d.debug_utils || !r->vkSetDebugUtilsObjectNameEXT || !handle) return;
+    char name[64];
+    if (slot >= 0) snprintf(name, sizeof name, "cg ring slot %d %s", slot, what);
+    else snprintf(name, sizeof name, "cg ring %s", what);
+    VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
+    ni.objectType = type;
+    ni.objectHandle = handle;
+    ni.pObjectName = name;
+    /* A debugging aid: its failure must not fail the setup. */
+    (void)r->vkSetDebugUtilsObjectNameEXT(r->d.device, &ni);
+}
+#define RING_NAME(r, type, obj, what, slot) set_name((r), (type), (uint64_t)(uintptr_t)(obj), (what), (slot))
+
+static cg_status load_functions(cg_vk_ring *r)
+{
+    PFN_vkGetInstanceProcAddr gipa = r->d.get_instance_proc_addr;
+    VkInstance inst = r->d.instance;
+#define LOAD_I_(fn) r->fn = (PFN_##fn)gipa(inst, #fn)
+    LOAD_I_(vkGetDeviceProcAddr);
+    LOAD_I_(vkGetPhysicalDeviceProperties2);
+    LOAD_I_(vkGetPhysicalDeviceMemoryProperties);
+    LOAD_I_(vkGetPhysicalDeviceExternalBufferProperties);
+    if (r->d.debug_utils) {
+        LOAD_I_(vkSetDebugUtilsObjectNameEXT);
+        LOAD_I_(vkCmdBeginDebugUtilsLabelEXT);
+        LOAD_I_(vkCmdEndDebugUtilsLabelEXT);
+        LOAD_I_(vkQueueBeginDebugUtilsLabelEXT);
+        LOAD_I_(vkQueueEndDebugUtilsLabelEXT);
+    }
+#undef LOAD_I_
+    if (!r->vkGetDeviceProcAddr || !r->vkGetPhysicalDeviceProperties2 ||
+        !r->vkGetPhysicalDeviceMemoryProperties || !r->vkGetPhysicalDeviceExternalBufferProperties)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan 1.1 instance entry points are missing");
+    PFN_vkGetDeviceProcAddr gdpa = r->vkGetDeviceProcAddr;
+#define LOAD_D_(fn)                                                             \
+    r->fn = (PFN_##fn)gdpa(r->d.device, #fn);                                   \
+    if (!r->fn)                                                                 \
+        return cg_fail(&r->err, CG_E_UNSUPPORTED,                               \
+                       "device entry point %s is missing (is VK_KHR_external_memory_fd enabled?)", \
+                       #fn);
+    CG_RING_DEVICE_FUNCS(LOAD_D_)
+#undef LOAD_D_
+    if (r->d.mode == CG_ZC_MODE_SEMAPHORE) {
+        r->vkGetSemaphoreFdKHR = (PFN_vkGetSemaphoreFdKHR)gdpa(r->d.device, "vkGetSemaphoreFdKHR");
+        if (!r->vkGetSemaphoreFdKHR)
+            return cg_fail(&r->err, CG_E_UNSUPPORTED,
+                           "semaphore mode needs VK_KHR_external_semaphore_fd (vkGetSemaphoreFdKHR "
+                           "is missing): use fence mode");
+    }
+    return CG_OK;
+}
+
+static uint32_t device_local_type(cg_vk_ring *r, uint32_t bits)
+{
+    VkPhysicalDeviceMemoryProperties mp;
+    r->vkGetPhysicalDeviceMemoryProperties(r->d.physical_device, &mp);
+    for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+            return i;
+    return UINT32_MAX;
+}
+
+#define RING_BUFFER_USAGE (VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
+
+static cg_status check_exportable(cg_vk_ring *r)
+{
+    VkPhysicalDeviceExternalBufferInfo bi = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+    bi.usage = RING_BUFFER_USAGE;
+    bi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkExternalBufferProperties ep = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+    r->vkGetPhysicalDeviceExternalBufferProperties(r->d.physical_device, &bi, &ep);
+    VkExternalMemoryFeatureFlags f = ep.externalMemoryProperties.externalMemoryFeatures;
+    if (!(f & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+        return cg_fail(&r->err, CG_E_UNSUPPORTED, "this device cannot export a buffer as OPAQUE_FD");
+    if (f & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED,
+                       "this device exports buffers only as dedicated allocations, which protocol "
+                       "version 1 does not describe");
+    return CG_OK;
+}
+
+static cg_status create_slot(cg_vk_ring *r, uint32_t i, VkDeviceSize size)
+{
+    ring_slot *s = &r->slot[i];
+    VkDevice dev = r->d.device;
+    VkExternalMemoryBufferCreateInfo eb = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    eb.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.pNext = &eb;
+    bci.size = size;
+    bci.usage = RING_BUFFER_USAGE;
+    bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    CG_TRY(RING_CHECK(r, r->vkCreateBuffer(dev, &bci, NULL, &s->buffer)));
+    RING_NAME(r, VK_OBJECT_TYPE_BUFFER, s->buffer, "buffer", (int)i);
+    VkMemoryRequirements req;
+    r->vkGetBufferMemoryRequirements(dev, s->buffer, &req);
+    uint32_t type = device_local_type(r, req.memoryTypeBits);
+    if (type == UINT32_MAX)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED, "no device-local memory type for the ring buffers");
+    VkExportMemoryAllocateInfo ex = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    ex.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.pNext = &ex;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = type;
+    CG_TRY(RING_CHECK(r, r->vkAllocateMemory(dev, &ai, NULL, &s->memory)));
+    RING_NAME(r, VK_OBJECT_TYPE_DEVICE_MEMORY, s->memory, "memory", (int)i);
+    r->slot_size = req.size; /* the same for every slot: same size and usage */
+    CG_TRY(RING_CHECK(r, r->vkBindBufferMemory(dev, s->buffer, s->memory, 0)));
+    VkMemoryGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+    gi.memory = s->memory;
+    gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    CG_TRY(RING_CHECK(r, r->vkGetMemoryFdKHR(dev, &gi, &s->memory_fd)));
+
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    pci.queueFamilyIndex = r->d.queue_family;
+    CG_TRY(RING_CHECK(r, r->vkCreateCommandPool(dev, &pci, NULL, &s->pool)));
+    RING_NAME(r, VK_OBJECT_TYPE_COMMAND_POOL, s->pool, "command pool", (int)i);
+    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    cai.commandPool = s->pool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    CG_TRY(RING_CHECK(r, r->vkAllocateCommandBuffers(dev, &cai, &s->cmd)));
+    RING_NAME(r, VK_OBJECT_TYPE_COMMAND_BUFFER, s->cmd, "copy", (int)i);
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    CG_TRY(RING_CHECK(r, r->vkCreateFence(dev, &fci, NULL, &s->fence)));
+    RING_NAME(r, VK_OBJECT_TYPE_FENCE, s->fence, "fence", (int)i);
+    return CG_OK;
+}
+
+static cg_status create_semaphore(cg_vk_ring *r)
+{
+    VkSemaphoreTypeCreateInfo ti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    ti.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    ti.initialValue = 0;
+    VkExportSemaphoreCreateInfo es = {.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+    es.pNext = &ti;
+    es.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    si.pNext = &es;
+    CG_TRY(RING_CHECK(r, r->vkCreateSemaphore(r->d.device, &si, NULL, &r->semaphore)));
+    RING_NAME(r, VK_OBJECT_TYPE_SEMAPHORE, r->semaphore, "timeline semaphore", -1);
+    VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+    gi.semaphore = r->semaphore;
+    gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    return RING_CHECK(r, r->vkGetSemaphoreFdKHR(r->d.device, &gi, &r->semaphore_fd));
+}
+
+static uint64_t new_ring_id(void)
+{
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id) {
+        /* No entropy source: time and pid still differ between rings. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        id = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 16);
+    }
+    return id ? id : 1;
+}
+
+static cg_status setup(cg_vk_ring *r)
+{
+    CG_TRY(load_functions(r));
+    CG_TRY(check_exportable(r));
+    VkPhysicalDeviceIDProperties idp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    p2.pNext = &idp;
+    r->vkGetPhysicalDeviceProperties2(r->d.physical_device, &p2);
+
+    cg_zc_desc *t = &r->tmpl;
+    t->format = (uint32_t)r->d.format;
+    t->width = (uint32_t)r->d.width;
+    t->height = (uint32_t)r->d.height;
+    t->row_pitch = t->width * 4;
+    t->slot_count = r->d.slots;
+    t->mode = (uint32_t)r->d.mode;
+    memcpy(t->device_uuid, idp.deviceUUID, CG_DEVICE_UUID_SIZE);
+    t->ring_id = new_ring_id();
+    size_t frame_bytes;
+    CG_TRY(cg_image_size(r->d.width, r->d.height, 4, &frame_bytes));
+    for (uint32_t i = 0; i < r->d.slots; i++) CG_TRY(create_slot(r, i, (VkDeviceSize)frame_bytes));
+    t->slot_size = r->slot_size;
+    if (r->d.mode == CG_ZC_MODE_SEMAPHORE) CG_TRY(create_semaphore(r));
+    CG_TRY(cg_zc_control_create(r->d.slots, t->ring_id, &r->control, &r->err));
+
+    int fds[CG_ZC_MAX_FDS];
+    uint32_t n = 0;
+    fds[n++] = r->control.fd;
+    for (uint32_t i = 0; i < r->d.slots; i++) fds[n++] = r->slot[i].memory_fd;
+    if (r->semaphore_fd >= 0) fds[n++] = r->semaphore_fd;
+    cg_zc_server_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.fds = fds;
+    sd.fd_count = n;
+    sd.hello.ring_id = t->ring_id;
+    sd.hello.slot_count = r->d.slots;
+    sd.hello.slot_size = r->slot_size;
+    sd.hello.mode = t->mode;
+    sd.hello.control_size = CG_ZC_CONTROL_SIZE;
+    sd.control = &r->control;
+    sd.dir = r->d.socket_dir;
+    CG_TRY(cg_zc_server_create(&sd, &r->server, &r->err));
+    snprintf(t->socket_path, sizeof t->socket_path, "%s", cg_zc_server_path(r->server));
+    return CG_OK;
+}
+
+cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *err)
+{
+    CG_RETURN_IF(!out, CG_E_INVALID_ARG);
+    *out = NULL;
+    cg_err_clear(err);
+    if (!d || !d->instance || !d->physical_device || !d->device || !d->get_instance_proc_addr ||
+        !d->queue)
+        return cg_fail(err, CG_E_INVALID_ARG,
+                       "instance, physical device, device, queue and vkGetInstanceProcAddr are "
+                       "all required");
+    if (d->mode != CG_ZC_MODE_SEMAPHORE && d->mode != CG_ZC_MODE_FENCE)
+        return cg_fail(err, CG_E_INVALID_ARG, "mode %d: 1 (semaphore) or 2 (fence)", (int)d->mode);
+    uint32_t slots = d->slots ? d->slots : CG_VK_RING_DEFAULT_SLOTS;
+    if (slots > CG_ZC_MAX_SLOTS)
+        return cg_fail(err, CG_E_INVALID_ARG, "%u slots: at most %d", slots, CG_ZC_MAX_SLOTS);
+    cg_status st = cg_check_dims(d->width, d->height);
+    if (st != CG_OK)
+        return cg_fail(err, st, "ring size %dx%d (1..%d per side)", d->width, d->height, CG_MAX_DIM);
+    VkFormat fmt = d->format == VK_FORMAT_UNDEFINED ? VK_FORMAT_R8G8B8A8_UNORM : d->format;
+    if (fmt != VK_FORMAT_R8G8B8A8_UNORM && fmt != VK_FORMAT_R8G8B8A8_SRGB &&
+        fmt != VK_FORMAT_B8G8R8A8_UNORM && fmt != VK_FORMAT_B8G8R8A8_SRGB)
+        return cg_fail(err, CG_E_INVALID_ARG, "format %d: an 8-bit RGBA/BGRA format is needed",
+                       (int)fmt);
+
+    cg_vk_ring *r = calloc(1, sizeof *r);
+    CG_RETURN_IF(!r, CG_E_NO_MEMORY);
+    r->d = *d;
+    r->d.format = fmt;
+    r->d.slots = slots;
+    r->semaphore_fd = -1;
+    r->control.fd = -1;
+    for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) r->slot[i].memory_fd = -1;
+    st = setup(r);
+    r->d.socket_dir = NULL; /* the caller's string is not kept */
+    if (st != CG_OK) {
+        cg_fail_from(err, st, &r->err);
+        cg_vk_ring_destroy(r);
+        return st;
+    }
+    *out = r;
+    return CG_OK;
+}
+
+void cg_vk_ring_destroy(cg_vk_ring *r)
+{
+    if (!r) return;
+    VkDevice dev = r->d.device;
+    cg_zc_control_close(&r->control);
+    cg_zc_server_destroy(r->server);
+    for (uint32_t i = 0; i < r->d.slots; i++) {
+        ring_slot *s = &r->slot[i];
+        /* Teardown is the one place that waits: the ring's own copies must
+         * finish before their buffers go. */
+        if (s->pending && r->vkWaitForFences)
+            (void)r->vkWaitForFences(dev, 1, &s->fence, VK_TRUE, UINT64_MAX);
+        if (s->fence && r->vkDestroyFence) r->vkDestroyFence(dev, s->fence, NULL);
+        if (s->pool && r->vkDestroyCommandPool) r->vkDestroyCommandPool(dev, s->pool, NULL);
+        if (s->buffer && r->vkDestroyBuffer) r->vkDestroyBuffer(dev, s->buffer, NULL);
+        if (s->memory && r->vkFreeMemory) r->vkFreeMemory(dev, s->memory, NULL);
+        if (s->memory_fd >= 0) close(s->memory_fd);
+    }
+    if (r->semaphore && r->vkDestroySemaphore) r->vkDestroySemaphore(dev, r->semaphore, NULL);
+    if (r->semaphore_fd >= 0) close(r->semaphore_fd);
+    cg_zc_control_free(&r->control);
+    free(r);
+}
+
+const char *cg_vk_ring_last_error(const cg_vk_ring *r)
+{
+    return r ? cg_err_text(&r->err) : "";
+}
+
+void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info)
+{
+    if (!r || !info) return;
+    memset(info, 0, sizeof *info);
+    info->ring_id = r->tmpl.ring_id;
+    info->slot_size = r->slot_size;
+    info->slots = r->d.slots;
+    info->row_pitch = r->tmpl.row_pitch;
+    memcpy(info->device_uuid, r->tmpl.device_uuid, CG_DEVICE_UUID_SIZE);
+    info->socket_path = r->tmpl.socket_path;
+    for (uint32_t i = 0; i < r->d.slots; i++) info->buffers[i] = r->slot[i].buffer;
+    info->semaphore = r->semaphore;
+    info->control = (cg_zc_control *)&r->control;
+    info->server = r->server;
+}
+
+cg_status cg_vk_ring_template(const cg_vk_ring *r, uint8_t *out, size_t cap)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    return cg_zc_desc_encode(&r->tmpl, out, cap);
+}
+
+/* ---- per frame ------------------------------------------------------------ */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Is the slot's last copy finished on the GPU? Never waits. */
+static cg_status slot_idle(cg_vk_ring *r, ring_slot *s, int *idle)
+{
+    *idle = 1;
+    if (!s->pending) return CG_OK;
+    VkResult res = r->vkGetFenceStatus(r->d.device, s->fence);
+    if (res == VK_NOT_READY) {
+        *idle = 0;
+        return CG_OK;
+    }
+    CG_TRY(RING_CHECK(r, res));
+    s->pending = 0;
+    return CG_OK;
+}
+
+/* Claim a slot for frame F: EMPTY/RELEASED first, else the oldest
+ * PUBLISHED frame; never an ACTIVE (leased) or WRITING one. Polls for at
+ * most wait_ns when none is free (docs/zero-copy-v2.md, "All slots held"). */
+static cg_status claim_slot(cg_vk_ring *r, uint64_t frame, uint32_t *out)
+{
+    uint64_t deadline = 0;
+    for (;;) {
+        int best = -1;
+        uint64_t best_word = 0;
+        for (uint32_t k = 0; k < r->d.slots; k++) {
+            uint32_t i = (r->next + k) % r->d.slots;
+            uint64_t w = cg_zc_lease_load(&r->control, i);
+            cg_zc_state st = CG_ZC_WORD_STATE(w);
+            if (st != CG_ZC_EMPTY && st != CG_ZC_RELEASED && st != CG_ZC_PUBLISHED) continue;
+            int idle;
+            CG_TRY(slot_idle(r, &r->slot[i], &idle));
+            if (!idle) continue;
+            if (st != CG_ZC_PUBLISHED) {
+                best = (int)i;
+                best_word = w;
+                break;
+            }
+            if (best < 0 || CG_ZC_WORD_FRAME(w) < CG_ZC_WORD_FRAME(best_word)) {
+                best = (int)i;
+                best_word = w;
+            }
+        }
+        /* The CAS fails only when the learner acquired that frame meanwhile:
+         * then look again. */
+        if (best >= 0 &&
+            cg_zc_lease_cas(&r->control, (uint32_t)best, &best_word, CG_ZC_WORD(frame, CG_ZC_WRITING))) {
+            *out = (uint32_t)best;
+            r->next = ((uint32_t)best + 1) % r->d.slots;
+            return CG_OK;
+        }
+        if (best >= 0) continue;
+        uint64_t t = now_ns();
+        if (!deadline) deadline = t + r->d.wait_ns;
+        if (t >= deadline)
+            return cg_fail(&r->err, CG_E_RING_FULL,
+                           "all %u slots are held by the learner (or still copying) after %llu ns: "
+                           "frame %llu skipped",
+                           r->d.slots, (unsigned long long)r->d.wait_ns, (unsigned long long)frame);
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static VkBufferMemoryBarrier buffer_barrier(VkBuffer buf, VkAccessFlags src, VkAccessFlags dst,
+                                            uint32_t from_family, uint32_t to_family)
+{
+    VkBufferMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+    b.srcAccessMask = src;
+    b.dstAccessMask = dst;
+    b.srcQueueFamilyIndex = from_family;
+    b.dstQueueFamilyIndex = to_family;
+    b.buffer = buf;
+    b.size = VK_WHOLE_SIZE;
+    return b;
+}
+
+/* Record barrier + copy + release into cmd. The first barrier's first
+ * synchronization scope is every command earlier in submission order
+ * (ALL_COMMANDS, MEMORY_WRITE): that is what orders the copy after the
+ * game's rendering, in both modes (see cg_vk_ring_publish). */
+static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuffer cmd,
+                        VkImage src, VkImageLayout src_layout, uint64_t frame)
+{
+    if (r->vkCmdBeginDebugUtilsLabelEXT) {
+        char name[80];
+        snprintf(name, sizeof name, "cg ring: frame %llu -> slot %u", (unsigned long long)frame, slot);
+        VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+        l.pLabelName = name;
+        r->vkCmdBeginDebugUtilsLabelEXT(cmd, &l);
+    }
+    int move = src_layout != VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    VkImageMemoryBarrier ib = cg_vk_image_barrier(src, src_layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                            VK_ACCESS_MEMORY_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+    /* The slot's old contents are dropped (fully overwritten); after an
+     * earlier release to the external consumer the buffer is acquired back. */
+    VkBufferMemoryBarrier bb =
+        s->released ? buffer_barrier(s->buffer, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
+                                     VK_QUEUE_FAMILY_EXTERNAL, r->d.queue_family)
+                    : buffer_barrier(s->buffer, VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
+                                     VK_ACCESS_TRANSFER_WRITE_BIT, VK_QUEUE_FAMILY_IGNORED,
+                                     VK_QUEUE_FAMILY_IGNORED);
+    /* A global barrier too when the image stays in its layout: the game's
+     * writes must still be made visible to the transfer read. */
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    r->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                            0, move ? 0 : 1, &mb, 1, &bb, move ? 1 : 0, &ib);
+    VkBufferImageCopy reg;
+    memset(&reg, 0, sizeof reg);
+    reg.bufferRowLength = 0; /* tightly packed, rows in the image's order */
+    reg.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    reg.imageSubresource.layerCount = 1;
+    reg.imageExtent.width = (uint32_t)r->d.width;
+    reg.imageExtent.height = (uint32_t)r->d.height;
+    reg.imageExtent.depth = 1;
+    r->vkCmdCopyImageToBuffer(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s->buffer, 1, &reg);
+    /* Release to the external consumer (the learner's CUDA context). */
+    VkBufferMemoryBarrier rel = buffer_barrier(s->buffer, VK_ACCESS_TRANSFER_WRITE_BIT, 0,
+                                               r->d.queue_family, VK_QUEUE_FAMILY_EXTERNAL);
+    /* The game's later commands on its image (any stage, reads or writes)
+     * wait for this read and the layout change back: its own barriers need
+     * not know about the copy. (A release ignores the second scope.) */
+    VkImageMemoryBarrier back =
+        cg_vk_image_barrier(src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, src_layout,
+                            VK_ACCESS_TRANSFER_READ_BIT,
+                            VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    r->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                            0, 0, NULL, 1, &rel, move ? 1 : 0, &back);
+    s->released = 1;
+    if (r->vkCmdEndDebugUtilsLabelEXT) r->vkCmdEndDebugUtilsLabelEXT(cmd);
+}
+
+static cg_status begin_frame(cg_vk_ring *r, VkImage src, uint8_t *desc_out, cg_zc_mode want,
+                             uint32_t *slot, uint64_t *frame)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    if (!src || !desc_out) return cg_fail(&r->err, CG_E_INVALID_ARG, "source image and descriptor buffer are required");
+    if (r->failed)
+        return cg_fail(&r->err, CG_E_BAD_STATE,
+                       "an earlier publish failed; destroy this ring and create a new one");
+    if (r->d.mode != want)
+        return cg_fail(&r->err, CG_E_BAD_STATE, "this ring was made for %s mode",
+                       r->d.mode == CG_ZC_MODE_SEMAPHORE ? "semaphore (publish)" : "fence (record)");
+    if (r->frame >= CG_ZC_MAX_FRAME) return cg_fail(&r->err, CG_E_OVERFLOW, "frame numbers exhausted");
+    *frame = r->frame + 1;
+    cg_status st = claim_slot(r, *frame, slot);
+    if (st != CG_OK && st != CG_E_RING_FULL) r->failed = 1;
+    return st;
+}
+
+static void end_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, uint8_t *desc_out)
+{
+    r->frame = frame;
+    cg_zc_desc d = r->tmpl;
+    d.slot = slot;
+    d.frame = frame;
+    (void)cg_zc_desc_encode(&d, desc_out, CG_ZC_DESC_SIZE);
+    cg_zc_lease_store(&r->control, slot, CG_ZC_WORD(frame, CG_ZC_PUBLISHED));
+}
+
+/* A failed Vulkan call after the claim: the slot goes back to RELEASED so
+ * no learner waits for it, and the ring refuses further work. */
+static cg_status fail_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, cg_status st)
+{
+    cg_zc_lease_store(&r->control, slot, CG_ZC_WORD(frame, CG_ZC_RELEASED));
+    if (st != CG_E_RING_FULL) r->failed = 1;
+    return st;
+}
+
+static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayout layout,
+                             uint64_t frame)
+{
+    ring_slot *s = &r->slot[i];
+    VkDevice dev = r->d.device;
+    /* The slot's fence was seen signalled in claim_slot: its command
+     * buffer is not in use and may be reset with its pool. */
+    CG_TRY(RING_CHECK(r, r->vkResetCommandPool(dev, s->pool, 0)));
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    CG_TRY(RING_CHECK(r, r->vkBeginCommandBuffer(s->cmd, &bi)));
+    record_copy(r, s, i, s->cmd, src, layout, frame);
+    CG_TRY(RING_CHECK(r, r->vkEndCommandBuffer(s->cmd)));
+    CG_TRY(RING_CHECK(r, r->vkResetFences(dev, 1, &s->fence)));
+
+    /* Ordering after the game's rendering (Vulkan spec, "Synchronization
+     * and Cache Control" > "Implicit Synchronization Guarantees"): command
+     * buffers submitted to a single queue with vkQueueSubmit are in
+     * submission order, and the first synchronization scope of a pipeline
+     * barrier includes every command earlier in submission order. The
+     * game's frame was submitted to this queue before this call, so the
+     * barrier in record_copy (ALL_COMMANDS / MEMORY_WRITE) makes its
+     * rendering complete and visible before the copy reads the image. The
+     * timeline signal's first scope is every command of this batch and
+     * earlier, so value `frame` means the copy is complete. */
+    VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    ts.signalSemaphoreValueCount = 1;
+    ts.pSignalSemaphoreValues = &frame;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.pNext = &ts;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &s->cmd;
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &r->semaphore;
+    if (r->vkQueueBeginDebugUtilsLabelEXT) {
+        VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+        l.pLabelName = "cg ring publish";
+        r->vkQueueBeginDebugUtilsLabelEXT(r->d.queue, &l);
+    }
+    VkResult res = r->vkQueueSubmit(r->d.queue, 1, &si, s->fence);
+    if (r->vkQueueEndDebugUtilsLabelEXT) r->vkQueueEndDebugUtilsLabelEXT(r->d.queue);
+    CG_TRY(RING_CHECK(r, res));
+    s->pending = 1;
+    return CG_OK;
+}
+
+cg_status cg_vk_ring_publish(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
+                             uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
+    uint32_t slot;
+    uint64_t frame;
+    CG_TRY(begin_frame(r, src, desc_out, CG_ZC_MODE_SEMAPHORE, &slot, &frame));
+    cg_status st = submit_copy(r, slot, src, src_layout, frame);
+    if (st != CG_OK) return fail_frame(r, slot, frame, st);
+    end_frame(r, slot, frame, desc_out);
+    return CG_OK;
+}
+
+cg_status cg_vk_ring_record(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
+                            VkImageLayout src_layout, uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    if (!cmd) return cg_fail(&r->err, CG_E_INVALID_ARG, "the game's command buffer is required");
+    uint32_t slot;
+    uint64_t frame;
+    CG_TRY(begin_frame(r, src, desc_out, CG_ZC_MODE_FENCE, &slot, &frame));
+    /* Same ordering as publish, within the game's own command buffer: the
+     * barrier's first scope holds the game's earlier commands. */
+    record_copy(r, &r->slot[slot], slot, cmd, src, src_layout, frame);
+    end_frame(r, slot, frame, desc_out);
+    return CG_OK;
+}

@@ -1,0 +1,119 @@
+/*
+ * cg_vk_ring.h - the producer of zero-copy v2 (docs/zero-copy-v2.md): the
+ * game copies each frame on its own Vulkan queue into a ring of exportable
+ * buffers; a learner process imports the ring once and reads every frame.
+ * No CUDA in the game process.
+ *
+ * Given the game's instance, physical device, device, queue family and
+ * queue (and its vkGetInstanceProcAddr: VK_NO_PROTOTYPES, no loader
+ * linked), create_ makes N device-local buffers (OPAQUE_FD exportable, each
+ * holding one frame as tightly packed 4-byte texels in the source image's
+ * row order), in semaphore mode one exportable timeline semaphore, per slot
+ * a command pool, command buffer and fence, the control block, and the
+ * hand-off socket (cg_zc_server.h). Nothing is allocated per frame and no
+ * call waits for the GPU.
+ *
+ * Needs VK_KHR_external_memory_fd on the device; semaphore mode also
+ * VK_KHR_external_semaphore_fd and the timelineSemaphore feature. With
+ * debug_utils set (VK_EXT_debug_utils on the instance) every object is
+ * named "cg ring ..." and each copy is inside a command (and, semaphore
+ * mode, queue) label.
+ *
+ * Threading: call publish/record on the thread that owns the game's queue
+ * (Vulkan's external synchronisation of VkQueue and VkCommandBuffer).
+ * States: usable after create; failed after a Vulkan call of publish/record
+ * failed (every later call: CG_E_BAD_STATE; destroy and create again);
+ * destroyed by destroy. Linux only.
+ */
+#ifndef CG_VK_RING_H
+#define CG_VK_RING_H
+
+#ifndef VK_NO_PROTOTYPES
+#define VK_NO_PROTOTYPES
+#endif
+#include <vulkan/vulkan.h>
+
+#include <stdint.h>
+
+#include "cg_err.h"
+#include "cg_status.h"
+#include "cg_zc_proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cg_vk_ring cg_vk_ring;
+
+#define CG_VK_RING_DEFAULT_SLOTS 3
+
+typedef struct cg_vk_ring_desc {
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    PFN_vkGetInstanceProcAddr get_instance_proc_addr;
+    uint32_t queue_family; /* family of `queue` */
+    VkQueue queue;         /* the game's queue: copies are submitted to it */
+    int width, height;     /* pixels, 1..CG_MAX_DIM: the game image's size */
+    VkFormat format;       /* R8G8B8A8/B8G8R8A8 UNORM or SRGB; UNDEFINED = R8G8B8A8_UNORM */
+    uint32_t slots;        /* 1..CG_ZC_MAX_SLOTS; 0 = CG_VK_RING_DEFAULT_SLOTS */
+    cg_zc_mode mode;       /* CG_ZC_MODE_SEMAPHORE or CG_ZC_MODE_FENCE */
+    uint64_t wait_ns;      /* when every slot is held: poll this long, then skip (0: skip at once) */
+    int debug_utils;       /* nonzero: name objects, label copies (VK_EXT_debug_utils) */
+    const char *socket_dir; /* NULL: the protocol's rule; tests give their own */
+} cg_vk_ring_desc;
+
+/* What tests and C consumers may look at. Handles stay owned by the ring. */
+typedef struct cg_vk_ring_info {
+    uint64_t ring_id;
+    uint64_t slot_size; /* bytes of each slot's allocation */
+    uint32_t slots, row_pitch;
+    uint8_t device_uuid[CG_DEVICE_UUID_SIZE];
+    const char *socket_path;
+    VkBuffer buffers[CG_ZC_MAX_SLOTS];
+    VkSemaphore semaphore; /* VK_NULL_HANDLE in fence mode */
+    cg_zc_control *control;
+    struct cg_zc_server *server;
+} cg_vk_ring_info;
+
+/* Errors: CG_E_INVALID_ARG / dims (bad handle, mode, format, slot count);
+ * CG_E_UNSUPPORTED (an extension's entry point is missing, or the buffer
+ * cannot be exported as a non-dedicated OPAQUE_FD); CG_E_VULKAN (err gets
+ * the call and VkResult); CG_E_PLATFORM / CG_E_PROTOCOL (socket, its
+ * directory, memfd); CG_E_NO_MEMORY. Everything made is freed on error. */
+cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *err);
+
+/* Close the control block (learners see CLOSED), stop the socket, wait for
+ * the ring's own submitted copies, destroy everything. NULL: no-op. */
+void cg_vk_ring_destroy(cg_vk_ring *r);
+
+const char *cg_vk_ring_last_error(const cg_vk_ring *r);
+void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info);
+
+/* The descriptor with frame 0 and slot 0: it names no frame, but carries
+ * everything a learner needs to connect before the first frame. */
+cg_status cg_vk_ring_template(const cg_vk_ring *r, uint8_t *out, size_t cap);
+
+/* Semaphore mode. Call right after the game's vkQueueSubmit of the frame
+ * that renders `src` (usage includes TRANSFER_SRC, RGBA8 of the ring's
+ * size, in src_layout when the game's work completes; it is returned to
+ * src_layout). Submits the copy into a free slot and a timeline signal of
+ * the frame number to the same queue, writes the frame's descriptor (192
+ * bytes) to desc_out, and returns without waiting for the GPU.
+ * CG_E_RING_FULL: every slot was held for the whole wait_ns; nothing was
+ * submitted, the ring stays usable. */
+cg_status cg_vk_ring_publish(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
+                             uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+/* Fence mode. Record the copy into the game's command buffer `cmd` (in the
+ * recording state, after the commands that render `src`); the game's
+ * submit and fence wait complete it. Send desc_out to the learner only
+ * after that fence wait. Same CG_E_RING_FULL rule. */
+cg_status cg_vk_ring_record(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
+                            VkImageLayout src_layout, uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CG_VK_RING_H */

@@ -1,0 +1,335 @@
+/*
+ * cg_zc_proto.c - descriptor, hello and control block of zero-copy v2
+ * (cg_zc_proto.h, docs/zero-copy-v2.md). Encoding is byte by byte, so the
+ * wire is little-endian whatever the host is.
+ */
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#include "cg_zc_proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const uint8_t DESC_MAGIC[4] = {'C', 'G', 'Z', '2'};
+static const uint8_t HELLO_MAGIC[4] = {'C', 'G', 'Z', 'H'};
+static const uint8_t CONTROL_MAGIC[4] = {'C', 'G', 'Z', 'C'};
+
+_Static_assert(sizeof(_Atomic uint64_t) == 8, "lease words are 8 bytes");
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "lease words must be lock-free to be shared");
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint32_t get32(const uint8_t *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static uint64_t get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap)
+{
+    CG_RETURN_IF(!d || !out, CG_E_INVALID_ARG);
+    CG_RETURN_IF(cap < CG_ZC_DESC_SIZE, CG_E_BUFFER_TOO_SMALL);
+    memset(out, 0, CG_ZC_DESC_SIZE);
+    memcpy(out, DESC_MAGIC, 4);
+    put16(out + 4, CG_ZC_VERSION);
+    put16(out + 6, CG_ZC_DESC_SIZE);
+    put32(out + 8, d->format);
+    put32(out + 12, d->width);
+    put32(out + 16, d->height);
+    put32(out + 20, d->row_pitch);
+    put32(out + 24, d->slot_count);
+    put32(out + 28, d->mode);
+    memcpy(out + 32, d->device_uuid, CG_DEVICE_UUID_SIZE);
+    put64(out + 48, d->ring_id);
+    put64(out + 56, d->slot_size);
+    put32(out + 64, d->slot);
+    put64(out + 72, d->frame);
+    size_t n = strnlen(d->socket_path, CG_ZC_PATH_SIZE - 1);
+    memcpy(out + 80, d->socket_path, n); /* the rest stays NUL */
+    return CG_OK;
+}
+
+static int known_format(uint32_t f)
+{
+    return f == 37 || f == 43 || f == 44 || f == 50;
+}
+
+cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err *err)
+{
+    CG_RETURN_IF(!in || !d, CG_E_INVALID_ARG);
+    memset(d, 0, sizeof *d);
+    if (len < 8)
+        return cg_fail(err, CG_E_BUFFER_TOO_SMALL,
+                       "zero-copy descriptor: %zu bytes, a v2 descriptor has %d", len,
+                       CG_ZC_DESC_SIZE);
+    if (memcmp(in, DESC_MAGIC, 4) != 0)
+        return cg_fail(err, CG_E_PROTOCOL,
+                       "zero-copy descriptor: magic %02x %02x %02x %02x is not CGZ2 (%zu bytes%s)",
+                       in[0], in[1], in[2], in[3], len,
+                       len == 68 ? ": a v1 CUDA IPC handle" : "");
+    uint16_t version = get16(in + 4), length = get16(in + 6);
+    if (version != CG_ZC_VERSION)
+        return cg_fail(err, CG_E_UNSUPPORTED,
+                       "zero-copy descriptor version %u: this library reads version %d",
+                       version, CG_ZC_VERSION);
+    if (length < CG_ZC_DESC_SIZE)
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: length field %u < %d", length,
+                       CG_ZC_DESC_SIZE);
+    if (len < length)
+        return cg_fail(err, CG_E_BUFFER_TOO_SMALL,
+                       "zero-copy descriptor truncated: %zu bytes of %u", len, length);
+    d->format = get32(in + 8);
+    d->width = get32(in + 12);
+    d->height = get32(in + 16);
+    d->row_pitch = get32(in + 20);
+    d->slot_count = get32(in + 24);
+    d->mode = get32(in + 28);
+    memcpy(d->device_uuid, in + 32, CG_DEVICE_UUID_SIZE);
+    d->ring_id = get64(in + 48);
+    d->slot_size = get64(in + 56);
+    d->slot = get32(in + 64);
+    d->frame = get64(in + 72);
+    const uint8_t *path = in + 80;
+    if (!memchr(path, 0, CG_ZC_PATH_SIZE) || path[0] == 0)
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: socket path empty or unterminated");
+    memcpy(d->socket_path, path, CG_ZC_PATH_SIZE);
+
+    if (!known_format(d->format))
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: format %u unknown", d->format);
+    if (d->width < 1 || d->height < 1 || d->width > CG_MAX_DIM || d->height > CG_MAX_DIM)
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: size %ux%u out of range",
+                       d->width, d->height);
+    uint64_t pitch_min = (uint64_t)d->width * 4;
+    if (d->row_pitch < pitch_min || (uint64_t)d->row_pitch * d->height > d->slot_size)
+        return cg_fail(err, CG_E_PROTOCOL,
+                       "zero-copy descriptor: row pitch %u for width %u and slot size %llu",
+                       d->row_pitch, d->width, (unsigned long long)d->slot_size);
+    if (d->slot_count < 1 || d->slot_count > CG_ZC_MAX_SLOTS || d->slot >= d->slot_count)
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: slot %u of %u", d->slot,
+                       d->slot_count);
+    if (d->mode != CG_ZC_MODE_SEMAPHORE && d->mode != CG_ZC_MODE_FENCE)
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: mode %u unknown", d->mode);
+    /* Frame 0 is the template init returns: it names no frame. */
+    if (d->ring_id == 0 || d->frame > CG_ZC_MAX_FRAME)
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: ring id %llu, frame %llu",
+                       (unsigned long long)d->ring_id, (unsigned long long)d->frame);
+    return CG_OK;
+}
+
+void cg_zc_hello_encode(const cg_zc_hello *h, uint8_t out[CG_ZC_HELLO_SIZE])
+{
+    memset(out, 0, CG_ZC_HELLO_SIZE);
+    memcpy(out, HELLO_MAGIC, 4);
+    put16(out + 4, CG_ZC_VERSION);
+    put16(out + 6, h->status);
+    put64(out + 8, h->ring_id);
+    put32(out + 16, h->slot_count);
+    put32(out + 20, h->fd_count);
+    put64(out + 24, h->slot_size);
+    put32(out + 32, h->mode);
+    put32(out + 36, h->control_size);
+}
+
+cg_status cg_zc_hello_decode(const uint8_t *in, size_t len, cg_zc_hello *h, cg_err *err)
+{
+    CG_RETURN_IF(!in || !h, CG_E_INVALID_ARG);
+    memset(h, 0, sizeof *h);
+    if (len < CG_ZC_HELLO_SIZE)
+        return cg_fail(err, CG_E_BUFFER_TOO_SMALL, "zero-copy hello truncated: %zu bytes of %d",
+                       len, CG_ZC_HELLO_SIZE);
+    if (memcmp(in, HELLO_MAGIC, 4) != 0)
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy hello: bad magic");
+    if (get16(in + 4) != CG_ZC_VERSION)
+        return cg_fail(err, CG_E_UNSUPPORTED, "zero-copy hello version %u: this library reads %d",
+                       get16(in + 4), CG_ZC_VERSION);
+    h->status = get16(in + 6);
+    h->ring_id = get64(in + 8);
+    h->slot_count = get32(in + 16);
+    h->fd_count = get32(in + 20);
+    h->slot_size = get64(in + 24);
+    h->mode = get32(in + 32);
+    h->control_size = get32(in + 36);
+    return CG_OK;
+}
+
+/* ---- control block ------------------------------------------------------ */
+
+static _Atomic uint64_t *word_at(const cg_zc_control *c, uint32_t slot)
+{
+    return (_Atomic uint64_t *)(void *)(c->map + CG_ZC_SLOT_STRIDE + (size_t)slot * CG_ZC_SLOT_STRIDE);
+}
+
+static _Atomic uint32_t *producer_word(const cg_zc_control *c)
+{
+    return (_Atomic uint32_t *)(void *)(c->map + 24);
+}
+
+cg_status cg_zc_control_create(uint32_t slot_count, uint64_t ring_id, cg_zc_control *c,
+                               cg_err *err)
+{
+    CG_RETURN_IF(!c, CG_E_INVALID_ARG);
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+    CG_RETURN_IF(slot_count < 1 || slot_count > CG_ZC_MAX_SLOTS, CG_E_INVALID_ARG);
+    int fd = memfd_create("cg-zc-control", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return cg_fail(err, CG_E_PLATFORM, "memfd_create(control block): errno %d", errno);
+    if (ftruncate(fd, CG_ZC_CONTROL_SIZE) != 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+        int e = errno;
+        close(fd);
+        return cg_fail(err, CG_E_PLATFORM, "sizing/sealing the control block: errno %d", e);
+    }
+    void *m = mmap(NULL, CG_ZC_CONTROL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        return cg_fail(err, CG_E_PLATFORM, "mmap(control block): errno %d", e);
+    }
+    c->map = m;
+    c->fd = fd;
+    c->slot_count = slot_count;
+    c->ring_id = ring_id;
+    memcpy(c->map, CONTROL_MAGIC, 4);
+    put32(c->map + 4, CG_ZC_VERSION);
+    put32(c->map + 8, slot_count);
+    put32(c->map + 12, CG_ZC_SLOT_STRIDE);
+    put64(c->map + 16, ring_id);
+    atomic_store(producer_word(c), 1u);
+    for (uint32_t i = 0; i < slot_count; i++) atomic_store(word_at(c, i), CG_ZC_WORD(0, CG_ZC_EMPTY));
+    return CG_OK;
+}
+
+cg_status cg_zc_control_map(int fd, uint32_t slot_count, uint64_t ring_id, cg_zc_control *c,
+                            cg_err *err)
+{
+    CG_RETURN_IF(!c, CG_E_INVALID_ARG);
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+    CG_RETURN_IF(fd < 0, CG_E_INVALID_ARG);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < CG_ZC_CONTROL_SIZE) {
+        close(fd);
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy control block: not a %d-byte file",
+                       CG_ZC_CONTROL_SIZE);
+    }
+    void *m = mmap(NULL, CG_ZC_CONTROL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int e = errno;
+    close(fd);
+    if (m == MAP_FAILED) return cg_fail(err, CG_E_PLATFORM, "mmap(control block): errno %d", e);
+    c->map = m;
+    c->slot_count = slot_count;
+    c->ring_id = ring_id;
+    if (memcmp(c->map, CONTROL_MAGIC, 4) != 0 || get32(c->map + 4) != CG_ZC_VERSION ||
+        get32(c->map + 8) != slot_count || get32(c->map + 12) != CG_ZC_SLOT_STRIDE ||
+        get64(c->map + 16) != ring_id || slot_count < 1 || slot_count > CG_ZC_MAX_SLOTS) {
+        cg_zc_control_free(c);
+        return cg_fail(err, CG_E_PROTOCOL,
+                       "zero-copy control block does not match the hello (magic, version, "
+                       "slot count or ring id)");
+    }
+    return CG_OK;
+}
+
+void cg_zc_control_free(cg_zc_control *c)
+{
+    if (!c) return;
+    if (c->map) munmap(c->map, CG_ZC_CONTROL_SIZE);
+    if (c->fd >= 0) close(c->fd);
+    c->map = NULL;
+    c->fd = -1;
+}
+
+uint64_t cg_zc_lease_load(const cg_zc_control *c, uint32_t slot)
+{
+    return atomic_load(word_at(c, slot));
+}
+
+int cg_zc_lease_cas(cg_zc_control *c, uint32_t slot, uint64_t *expected, uint64_t desired)
+{
+    return atomic_compare_exchange_strong(word_at(c, slot), expected, desired) ? 1 : 0;
+}
+
+void cg_zc_lease_store(cg_zc_control *c, uint32_t slot, uint64_t word)
+{
+    atomic_store(word_at(c, slot), word);
+}
+
+static const char *state_name(cg_zc_state s)
+{
+    static const char *const names[] = {"EMPTY", "WRITING", "PUBLISHED",
+                                        "ACTIVE", "RELEASED", "CLOSED"};
+    return (unsigned)s < 6 ? names[s] : "unknown";
+}
+
+cg_status cg_zc_acquire(cg_zc_control *c, uint32_t slot, uint64_t frame, cg_err *err)
+{
+    CG_RETURN_IF(!c || !c->map, CG_E_INVALID_ARG);
+    if (slot >= c->slot_count) return cg_fail(err, CG_E_INVALID_ARG, "slot %u of %u", slot, c->slot_count);
+    uint64_t want = CG_ZC_WORD(frame, CG_ZC_PUBLISHED);
+    uint64_t cur = want;
+    if (cg_zc_lease_cas(c, slot, &cur, CG_ZC_WORD(frame, CG_ZC_ACTIVE))) return CG_OK;
+    if (cur == CG_ZC_WORD(frame, CG_ZC_ACTIVE)) return CG_OK;
+    if (CG_ZC_WORD_STATE(cur) == CG_ZC_CLOSED)
+        return cg_fail(err, CG_E_NOT_INITIALIZED, "the zero-copy ring was destroyed");
+    return cg_fail(err, CG_E_STALE, "slot %u holds frame %llu (%s), not frame %llu", slot,
+                   (unsigned long long)CG_ZC_WORD_FRAME(cur), state_name(CG_ZC_WORD_STATE(cur)),
+                   (unsigned long long)frame);
+}
+
+cg_status cg_zc_release(cg_zc_control *c, uint32_t slot, uint64_t frame, cg_err *err)
+{
+    CG_RETURN_IF(!c || !c->map, CG_E_INVALID_ARG);
+    if (slot >= c->slot_count) return cg_fail(err, CG_E_INVALID_ARG, "slot %u of %u", slot, c->slot_count);
+    uint64_t cur = CG_ZC_WORD(frame, CG_ZC_ACTIVE);
+    if (cg_zc_lease_cas(c, slot, &cur, CG_ZC_WORD(frame, CG_ZC_RELEASED))) return CG_OK;
+    return cg_fail(err, CG_E_BAD_STATE, "release of slot %u frame %llu: it is frame %llu, %s",
+                   slot, (unsigned long long)frame, (unsigned long long)CG_ZC_WORD_FRAME(cur),
+                   state_name(CG_ZC_WORD_STATE(cur)));
+}
+
+uint32_t cg_zc_control_reclaim(cg_zc_control *c)
+{
+    uint32_t n = 0;
+    if (!c || !c->map) return 0;
+    for (uint32_t i = 0; i < c->slot_count; i++) {
+        uint64_t cur = cg_zc_lease_load(c, i);
+        if (CG_ZC_WORD_STATE(cur) != CG_ZC_ACTIVE) continue;
+        if (cg_zc_lease_cas(c, i, &cur, CG_ZC_WORD(CG_ZC_WORD_FRAME(cur), CG_ZC_RELEASED))) n++;
+    }
+    return n;
+}
+
+void cg_zc_control_close(cg_zc_control *c)
+{
+    if (!c || !c->map) return;
+    atomic_store(producer_word(c), 2u);
+    for (uint32_t i = 0; i < c->slot_count; i++) cg_zc_lease_store(c, i, CG_ZC_WORD(0, CG_ZC_CLOSED));
+}
+
+uint32_t cg_zc_control_producer_state(const cg_zc_control *c)
+{
+    return c && c->map ? atomic_load(producer_word(c)) : 0;
+}

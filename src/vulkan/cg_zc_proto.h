@@ -1,0 +1,151 @@
+/*
+ * cg_zc_proto.h - the zero-copy v2 protocol without any GPU API
+ * (docs/zero-copy-v2.md): the 192-byte descriptor, the 64-byte hello, and
+ * the control block (a memfd of per-slot atomic lease words).
+ *
+ * Both sides use it: the producer (cg_vk_ring) and C learners (the tests).
+ * Linux only (memfd_create). Nothing here prints, blocks or allocates on
+ * the lease paths.
+ */
+#ifndef CG_ZC_PROTO_H
+#define CG_ZC_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cg_err.h"
+#include "cg_size.h"
+#include "cg_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CG_ZC_VERSION 1
+#define CG_ZC_DESC_SIZE 192
+#define CG_ZC_HELLO_SIZE 64
+#define CG_ZC_CONTROL_SIZE 4096
+#define CG_ZC_SLOT_STRIDE 64
+#define CG_ZC_MAX_SLOTS 16
+#define CG_ZC_PATH_SIZE 108 /* sun_path: at most 107 bytes and the NUL */
+/* fds of one hello: control block, every slot, the semaphore. */
+#define CG_ZC_MAX_FDS (CG_ZC_MAX_SLOTS + 2)
+
+typedef enum cg_zc_mode { CG_ZC_MODE_SEMAPHORE = 1, CG_ZC_MODE_FENCE = 2 } cg_zc_mode;
+
+/* Lease states: the low 8 bits of a lease word; frame in the upper 56. */
+typedef enum cg_zc_state {
+    CG_ZC_EMPTY = 0,
+    CG_ZC_WRITING = 1,
+    CG_ZC_PUBLISHED = 2,
+    CG_ZC_ACTIVE = 3,
+    CG_ZC_RELEASED = 4,
+    CG_ZC_CLOSED = 5
+} cg_zc_state;
+
+#define CG_ZC_WORD(frame, state) (((uint64_t)(frame) << 8) | (uint64_t)(state))
+#define CG_ZC_WORD_STATE(w) ((cg_zc_state)((w)&0xffu))
+#define CG_ZC_WORD_FRAME(w) ((w) >> 8)
+#define CG_ZC_MAX_FRAME ((UINT64_C(1) << 56) - 1)
+
+typedef enum cg_zc_hello_status {
+    CG_ZC_HELLO_OK = 0,
+    CG_ZC_HELLO_BUSY = 1,     /* another learner is connected */
+    CG_ZC_HELLO_WRONG_UID = 2 /* the peer runs as another user */
+} cg_zc_hello_status;
+
+/* The descriptor's fields (docs/zero-copy-v2.md, "The descriptor"). */
+typedef struct cg_zc_desc {
+    uint32_t format; /* VkFormat number: 37, 43, 44 or 50 */
+    uint32_t width, height, row_pitch, slot_count, mode;
+    uint8_t device_uuid[CG_DEVICE_UUID_SIZE];
+    uint64_t ring_id;
+    uint64_t slot_size;
+    uint32_t slot;
+    uint64_t frame;
+    char socket_path[CG_ZC_PATH_SIZE];
+} cg_zc_desc;
+
+/* The hello's fields (docs/zero-copy-v2.md, "The hello message"). */
+typedef struct cg_zc_hello {
+    uint16_t status; /* cg_zc_hello_status */
+    uint64_t ring_id;
+    uint32_t slot_count, fd_count;
+    uint64_t slot_size;
+    uint32_t mode, control_size;
+} cg_zc_hello;
+
+/* Write the CG_ZC_DESC_SIZE bytes of d into out (cap >= CG_ZC_DESC_SIZE,
+ * else CG_E_BUFFER_TOO_SMALL). The fields are not validated here. */
+cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap);
+
+/* Parse and validate len bytes. Errors (err gets the field and value):
+ * CG_E_BUFFER_TOO_SMALL (shorter than 192 or than its length field),
+ * CG_E_PROTOCOL (bad magic, length, mode, format, pitch, slot count, a
+ * slot or frame out of range, a path without NUL), CG_E_UNSUPPORTED (a
+ * version this library does not know). */
+cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err *err);
+
+/* The hello's CG_ZC_HELLO_SIZE bytes, and back. decode: CG_E_BUFFER_TOO_SMALL
+ * for a short message, CG_E_PROTOCOL for bad magic, CG_E_UNSUPPORTED for an
+ * unknown version. The status field is returned as is. */
+void cg_zc_hello_encode(const cg_zc_hello *h, uint8_t out[CG_ZC_HELLO_SIZE]);
+cg_status cg_zc_hello_decode(const uint8_t *in, size_t len, cg_zc_hello *h, cg_err *err);
+
+/* The control block mapped in this process. */
+typedef struct cg_zc_control {
+    uint8_t *map; /* CG_ZC_CONTROL_SIZE bytes, MAP_SHARED */
+    int fd;       /* the memfd; -1 once handed over or closed */
+    uint32_t slot_count;
+    uint64_t ring_id;
+} cg_zc_control;
+
+/* Producer: a new sealed memfd with the header written, every slot EMPTY,
+ * producer state open. On error c->map is NULL and c->fd is -1. */
+cg_status cg_zc_control_create(uint32_t slot_count, uint64_t ring_id, cg_zc_control *c,
+                               cg_err *err);
+
+/* Learner: map a received control block fd (consumed: closed here after
+ * mapping, or on failure) and check magic, version, size, slot count and
+ * ring id against the hello. CG_E_PROTOCOL on a mismatch. */
+cg_status cg_zc_control_map(int fd, uint32_t slot_count, uint64_t ring_id, cg_zc_control *c,
+                            cg_err *err);
+
+/* Unmap and close. Safe on a zeroed or already-freed control. */
+void cg_zc_control_free(cg_zc_control *c);
+
+/* The lease word of a slot (atomic load, sequentially consistent). */
+uint64_t cg_zc_lease_load(const cg_zc_control *c, uint32_t slot);
+
+/* Compare-and-swap a lease word: 1 when *expected was there and now
+ * desired is; 0 and *expected = the current word otherwise. */
+int cg_zc_lease_cas(cg_zc_control *c, uint32_t slot, uint64_t *expected, uint64_t desired);
+
+/* Store a lease word (producer only: PUBLISHED after WRITING, CLOSED). */
+void cg_zc_lease_store(cg_zc_control *c, uint32_t slot, uint64_t word);
+
+/* Learner: PUBLISHED -> ACTIVE for (slot, frame). CG_OK also when this
+ * frame is ACTIVE already (acquired twice). CG_E_STALE when the slot holds
+ * another frame or is being rewritten; CG_E_NOT_INITIALIZED when the ring
+ * is closed; CG_E_INVALID_ARG for a slot out of range. */
+cg_status cg_zc_acquire(cg_zc_control *c, uint32_t slot, uint64_t frame, cg_err *err);
+
+/* Learner: ACTIVE -> RELEASED for (slot, frame). CG_E_BAD_STATE when that
+ * frame is not ACTIVE (not acquired, released twice, or reclaimed). */
+cg_status cg_zc_release(cg_zc_control *c, uint32_t slot, uint64_t frame, cg_err *err);
+
+/* Producer: every ACTIVE slot -> RELEASED (the learner left). Returns how
+ * many slots came back. */
+uint32_t cg_zc_control_reclaim(cg_zc_control *c);
+
+/* Producer: producer state closed, every slot CLOSED. */
+void cg_zc_control_close(cg_zc_control *c);
+
+/* Producer state word (1 open, 2 closed). */
+uint32_t cg_zc_control_producer_state(const cg_zc_control *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CG_ZC_PROTO_H */

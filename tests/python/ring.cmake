@@ -1,0 +1,40 @@
+# The zero-copy v2 learner (python/craftground_capture/ring.py), label python:
+#   python_ring_unit   descriptor golden bytes, a producer written in Python
+#                      from docs/zero-copy-v2.md (hello + SCM_RIGHTS), leases,
+#                      streams, every bad input; a stand-in importer, no CUDA
+#   python_ring_live   the real C producer (test_zc_ring serve, fence mode, on
+#                      lavapipe, label vulkan too): fds, leases, frames
+#                      byte-exact, a second learner refused, reclaim on exit
+if(CG_PYTHON3)
+  add_test(NAME python_ring_unit COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_ring.py unit)
+  set_tests_properties(python_ring_unit PROPERTIES LABELS python TIMEOUT 60
+                       ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+  if(TARGET test_zc_ring)
+    add_test(NAME python_ring_live COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_ring.py live
+             $<TARGET_FILE:test_zc_ring>)
+    set_tests_properties(python_ring_live PROPERTIES LABELS "python;vulkan" SKIP_RETURN_CODE 77
+                         TIMEOUT 60 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+  endif()
+endif()
+# The GPU machine: the real CUDA learner against the producer in semaphore
+# mode (labels cuda, python; 77 without libcuda or a device).
+if(CG_PYTHON3 AND TARGET test_zc_ring)
+  add_test(NAME python_ring_cuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_ring.py cuda
+           $<TARGET_FILE:test_zc_ring>)
+  set_tests_properties(python_ring_cuda PROPERTIES LABELS "cuda;python" SKIP_RETURN_CODE 77
+                       TIMEOUT 300 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+endif()
+# The CUDA importer's ctypes calls against a stand-in libcuda compiled with
+# the toolkit's cuda.h (so the struct layouts are the real ones): only where
+# cuda.h is found; frames come from the real producer on lavapipe.
+find_path(CG_CUDA_H cuda.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
+if(CG_PYTHON3 AND TARGET test_zc_ring AND CG_CUDA_H)
+  add_library(fake_cuda_ext SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cuda_ext.c)
+  target_include_directories(fake_cuda_ext SYSTEM PRIVATE ${CG_CUDA_H})
+  cg_target_warnings(fake_cuda_ext)
+  add_test(NAME python_ring_fakecuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_ring.py
+           fakecuda $<TARGET_FILE:test_zc_ring>)
+  set_tests_properties(python_ring_fakecuda PROPERTIES LABELS "python;vulkan" SKIP_RETURN_CODE 77
+    TIMEOUT 60 ENVIRONMENT
+    "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
+endif()

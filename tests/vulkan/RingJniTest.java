@@ -1,0 +1,168 @@
+package cgtest;
+
+import com.google.protobuf.ByteString;
+import com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * VulkanZerocopyRing through the JNI natives on a real Vulkan device (lavapipe here), fence
+ * mode: the game's frames are recorded into its own command buffer, and a second process (the
+ * C learner of test_zc_ring) connects to the ring's socket, imports the exported memory through
+ * Vulkan and checks every frame byte for byte. Plus every bad input and state as the exception
+ * the architecture names. Usage: RingJniTest PATH_OF_test_zc_ring [PYTHON test_ring.py].
+ * With the Python arguments, and a device with exportable timeline semaphores (the GPU
+ * machine), also semaphore mode: publishImpl after the game's submit, each descriptor read in
+ * lockstep by the real CUDA learner (test_ring.py stdin-cuda), byte-exact.
+ * Exit 77: no Vulkan device.
+ */
+public final class RingJniTest {
+    static native long[] vkSetup(int w, int h);
+    static native long vkBegin(int frame);
+    static native boolean vkSubmit();
+    static native void vkTeardown();
+
+    static int failures;
+    static final int COLOR_ATTACHMENT_OPTIMAL = 2;
+
+    static void check(boolean ok, String what) {
+        System.out.println((ok ? "ok   " : "FAIL ") + what);
+        if (!ok) failures++;
+    }
+
+    interface Call { void run() throws Exception; }
+
+    static void expect(Class<? extends Throwable> kind, Call c, String what) {
+        try {
+            c.run();
+            check(false, what + ": no " + kind.getSimpleName());
+        } catch (Throwable t) {
+            check(kind.isInstance(t), what + ": " + t);
+        }
+    }
+
+    static String hex(ByteString b) {
+        StringBuilder s = new StringBuilder();
+        for (byte x : b.toByteArray()) s.append(String.format("%02x", x & 0xff));
+        return s.toString();
+    }
+
+    static long le64(ByteString b, int off) {
+        long v = 0;
+        for (int i = 7; i >= 0; i--) v = (v << 8) | (b.byteAt(off + i) & 0xff);
+        return v;
+    }
+
+    static int learner(String exe, List<String> descs) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(exe);
+        cmd.add("child-vk-learner");
+        cmd.addAll(descs);
+        return new ProcessBuilder(cmd).inheritIO().start().waitFor();
+    }
+
+    /** Frames 1..n into a fresh w x h ring; the learner process must read them all. */
+    static void round(String exe, int w, int h, int slots, int n) throws Exception {
+        VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
+        long[] v = vkSetup(w, h);
+        ByteString t = ring.initImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, slots,
+                VulkanZerocopyRing.MODE_FENCE, 0, v[7] != 0);
+        check(t.size() == 192 && t.substring(0, 4).toStringUtf8().equals("CGZ2")
+                && le64(t, 72) == 0, "template: 192 bytes, CGZ2, frame 0");
+        expect(IllegalStateException.class, () -> ring.initImpl(v[0], v[1], v[2], (int) v[3],
+                v[4], v[5], w, h, slots, 2, 0, false), "second init");
+        expect(IllegalStateException.class, () -> ring.publishImpl(v[6], COLOR_ATTACHMENT_OPTIMAL),
+                "publishImpl on a fence-mode ring");
+        expect(IllegalArgumentException.class, () -> ring.recordImpl(0, v[6], 2), "recordImpl cmd 0");
+        List<String> descs = new ArrayList<>();
+        for (int f = 1; f <= n; f++) {
+            long cmd = vkBegin(f);
+            ByteString d = ring.recordImpl(cmd, v[6], COLOR_ATTACHMENT_OPTIMAL);
+            check(vkSubmit(), "game submit " + f);
+            check(d != null && d.size() == 192 && le64(d, 72) == f, "descriptor of frame " + f);
+            if (d != null) descs.add(hex(d));
+        }
+        check(learner(exe, descs) == 0, "learner process read " + w + "x" + h + " frames byte-exact");
+        ring.destroyImpl();
+    }
+
+    /** Semaphore mode through publishImpl, read by the Python CUDA learner. */
+    static void semaphoreRound(String python, String script, int w, int h, int n) throws Exception {
+        VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
+        long[] v = vkSetup(w, h);
+        if (v[8] == 0) {
+            System.out.println("SKIP semaphore round: no exportable timeline semaphores here");
+            return;
+        }
+        ring.initImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 3,
+                VulkanZerocopyRing.MODE_SEMAPHORE, 1_000_000_000L, v[7] != 0);
+        expect(IllegalStateException.class, () -> ring.recordImpl(1, v[6], 2),
+                "recordImpl on a semaphore-mode ring");
+        java.io.File pkg = new java.io.File(script).getAbsoluteFile().getParentFile()
+                .getParentFile().getParentFile();
+        ProcessBuilder pb = new ProcessBuilder(python, script, "stdin-cuda", "" + w, "" + h, "" + n);
+        pb.environment().put("PYTHONPATH", new java.io.File(pkg, "python").getPath());
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        Process p = pb.start();
+        java.io.BufferedReader in = new java.io.BufferedReader(
+                new java.io.InputStreamReader(p.getInputStream()));
+        java.io.Writer out = new java.io.OutputStreamWriter(p.getOutputStream());
+        String ready = in.readLine();
+        if (ready == null || !ready.equals("ready")) {
+            int rc = p.waitFor();
+            if (rc == 77) System.out.println("SKIP semaphore round: the learner has no CUDA here");
+            else check(false, "CUDA learner did not start (exit " + rc + ")");
+            ring.destroyImpl();
+            return;
+        }
+        int good = 0;
+        for (int f = 1; f <= n; f++) {
+            vkBegin(f);
+            vkSubmit(); // the game's frame: submitted before publishImpl, on the same queue
+            ByteString d = ring.publishImpl(v[6], COLOR_ATTACHMENT_OPTIMAL);
+            if (d == null) break;
+            out.write(hex(d) + "\n");
+            out.flush();
+            String r = in.readLine();
+            if ("ok".equals(r)) good++;
+        }
+        out.close();
+        int rc = p.waitFor();
+        check(good == n && rc == 0, "semaphore mode: " + good + "/" + n + " frames " + w + "x" + h
+                + " byte-exact in the CUDA learner (exit " + rc + ")");
+        ring.destroyImpl();
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.loadLibrary("ring_helper");
+        VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
+        expect(IllegalStateException.class, () -> ring.publishImpl(1, 2), "publish before init");
+        expect(IllegalStateException.class, () -> ring.recordImpl(1, 1, 2), "record before init");
+        ring.destroyImpl(); // no ring: no-op
+        expect(IllegalArgumentException.class,
+                () -> ring.initImpl(0, 1, 1, 0, 1, 1, 64, 64, 3, 2, 0, false), "instance 0");
+        expect(IllegalArgumentException.class,
+                () -> ring.initImpl(1, 1, 1, 0, 1, 1, 64, 64, 3, 3, 0, false), "mode 3");
+        expect(IllegalArgumentException.class,
+                () -> ring.initImpl(1, 1, 1, 0, 1, 1, 0, 64, 3, 2, 0, false), "width 0");
+        expect(IllegalArgumentException.class,
+                () -> ring.initImpl(1, 1, 1, 0, 1, 1, 64, 64, 17, 2, 0, false), "17 slots");
+        expect(IllegalArgumentException.class,
+                () -> ring.initImpl(1, 1, 1, 0, 1, 1, 64, 64, 3, 2, -1, false), "waitNanos -1");
+        if (vkSetup(8, 8) == null) {
+            System.out.println("SKIP jvm_vk_ring: no Vulkan device with external memory here");
+            System.exit(77);
+        }
+        round(args[0], 37, 23, 3, 3);
+        // Re-initialisation at another size, after destroy.
+        round(args[0], 64, 5, 2, 2);
+        expect(IllegalStateException.class, () -> ring.publishImpl(1, 2), "publish after destroy");
+        if (args.length >= 3) {
+            semaphoreRound(args[1], args[2], 640, 360, 200);
+            semaphoreRound(args[1], args[2], 1920, 1080, 60);
+        }
+        vkTeardown();
+        System.out.println(failures == 0 ? "PASS" : failures + " failures");
+        System.exit(failures == 0 ? 0 : 1);
+    }
+}

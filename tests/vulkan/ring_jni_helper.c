@@ -1,0 +1,97 @@
+/*
+ * ring_jni_helper.c - test-only JNI library (libring_helper.so) for
+ * RingJniTest: plays the game's Vulkan side on the test harness's device
+ * (lavapipe here): hands its handles to Java as longs, and per frame
+ * uploads the test pattern into the "game" image and opens the game's
+ * command buffer, into which VulkanZerocopyRing.recordImpl records its
+ * copy; vkSubmit then submits it and waits on the game's fence.
+ */
+#include <jni.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "vkt.h"
+#include "zc_test.h"
+
+JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetup(JNIEnv *env, jclass cls, jint w, jint h);
+JNIEXPORT jlong JNICALL Java_cgtest_RingJniTest_vkBegin(JNIEnv *env, jclass cls, jint f);
+JNIEXPORT jboolean JNICALL Java_cgtest_RingJniTest_vkSubmit(JNIEnv *env, jclass cls);
+JNIEXPORT void JNICALL Java_cgtest_RingJniTest_vkTeardown(JNIEnv *env, jclass cls);
+
+static vkt T;
+static int t_open;
+static VkImage G;
+static VkDeviceMemory GM;
+static int W, H;
+
+static void free_image(void)
+{
+    if (G) vkt_image_free(&T, G, GM);
+    G = VK_NULL_HANDLE;
+}
+
+/* {instance, physicalDevice, device, queueFamily, queue, vkGetInstanceProcAddr,
+ *  game image, debugUtils, exportable timeline semaphores}; null when this machine has no usable Vulkan
+ * device (the test then reports SKIPPED). */
+JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetup(JNIEnv *env, jclass cls, jint w, jint h)
+{
+    (void)cls;
+    char why[256];
+    if (!t_open) {
+        int rc = vkt_init(&T, why, sizeof why);
+        if (rc) {
+            fprintf(stderr, "ring_jni_helper: %s\n", why);
+            return NULL;
+        }
+        t_open = 1;
+    }
+    free_image();
+    if (vkt_image(&T, w, h, -1, 0, &G, &GM)) return NULL;
+    W = w;
+    H = h;
+    jlong v[9] = {(jlong)(uintptr_t)T.inst, (jlong)(uintptr_t)T.phys, (jlong)(uintptr_t)T.dev,
+                  (jlong)T.qfam, (jlong)(uintptr_t)T.queue, (jlong)(uintptr_t)T.gipa,
+                  (jlong)(uintptr_t)G, T.has_debug_utils, T.has_timeline};
+    jlongArray a = (*env)->NewLongArray(env, 9);
+    if (a) (*env)->SetLongArrayRegion(env, a, 0, 9, v);
+    return a;
+}
+
+JNIEXPORT jlong JNICALL Java_cgtest_RingJniTest_vkBegin(JNIEnv *env, jclass cls, jint f)
+{
+    (void)env;
+    (void)cls;
+    uint8_t *px = malloc((size_t)W * (size_t)H * 4);
+    if (!px) return 0;
+    zc_pattern(px, W, H, f);
+    int rc = vkt_upload(&T, G, W, H, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    free(px);
+    if (rc) return 0;
+    VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    if (VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi) != VK_SUCCESS) return 0;
+    return (jlong)(uintptr_t)T.cmd;
+}
+
+JNIEXPORT jboolean JNICALL Java_cgtest_RingJniTest_vkSubmit(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    if (VKT_FN(&T, vkEndCommandBuffer)(T.cmd) != VK_SUCCESS) return JNI_FALSE;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &T.cmd;
+    VKT_FN(&T, vkResetFences)(T.dev, 1, &T.fence);
+    if (VKT_FN(&T, vkQueueSubmit)(T.queue, 1, &si, T.fence) != VK_SUCCESS) return JNI_FALSE;
+    return VKT_FN(&T, vkWaitForFences)(T.dev, 1, &T.fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS;
+}
+
+JNIEXPORT void JNICALL Java_cgtest_RingJniTest_vkTeardown(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    free_image();
+    if (t_open) vkt_fini(&T);
+    t_open = 0;
+}

@@ -1,0 +1,1127 @@
+/*
+ * test_zc_ring.c - zero-copy v2 (docs/zero-copy-v2.md): the descriptor and
+ * hello against hand-written golden bytes, the control block's lease
+ * states, the hand-off socket with real fd passing to a second process,
+ * refusal of a second learner and of another uid, every bad input as a
+ * clear status, and the Vulkan ring on a real driver (lavapipe here) with
+ * a second process that imports the exported memory through Vulkan and
+ * checks every frame byte for byte against the pattern uploaded.
+ *
+ * Usage: test_zc_ring CASE   (one ctest per case; 77 = SKIPPED)
+ * The second processes are this executable run again (posix_spawn, never
+ * a fork of a process that holds a GPU context).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cg_vk_ring.h"
+#include "cg_zc_proto.h"
+#include "cg_zc_server.h"
+#include "vkt.h"
+#include "zc_test.h"
+
+extern char **environ;
+static int failures;
+static const char *self_exe;
+
+#define SKIP 77
+
+/* ---- golden bytes ----------------------------------------------------------- */
+
+/* Written by hand from the table in docs/zero-copy-v2.md (not produced by
+ * the encoder): format 37, 640x360, pitch 2560, 3 slots, mode 1, UUID
+ * 00 01 .. 0f, ring id 0x1122334455667788, slot size 921600 (0x0E1000),
+ * slot 2, frame 0x0102030405 (4328719365), path "/run/x.sock". */
+static const uint8_t GOLDEN_DESC_HEAD[80] = {
+    'C', 'G', 'Z', '2', 1, 0, 192, 0,                  /* magic, version 1, length 192 */
+    37, 0, 0, 0, 0x80, 0x02, 0, 0,                      /* format 37, width 640 */
+    0x68, 0x01, 0, 0, 0x00, 0x0A, 0, 0,                 /* height 360, pitch 2560 */
+    3, 0, 0, 0, 1, 0, 0, 0,                             /* slots 3, mode 1 */
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, /* device UUID */
+    0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,     /* ring id */
+    0x00, 0x10, 0x0E, 0, 0, 0, 0, 0,                    /* slot size 921600 */
+    2, 0, 0, 0, 0, 0, 0, 0,                             /* slot 2, reserved */
+    0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0,              /* frame */
+};
+
+static cg_zc_desc golden_desc(void)
+{
+    cg_zc_desc d;
+    memset(&d, 0, sizeof d);
+    d.format = 37;
+    d.width = 640;
+    d.height = 360;
+    d.row_pitch = 2560;
+    d.slot_count = 3;
+    d.mode = CG_ZC_MODE_SEMAPHORE;
+    for (int i = 0; i < 16; i++) d.device_uuid[i] = (uint8_t)i;
+    d.ring_id = 0x1122334455667788ull;
+    d.slot_size = 921600;
+    d.slot = 2;
+    d.frame = 0x0102030405ull;
+    snprintf(d.socket_path, sizeof d.socket_path, "/run/x.sock");
+    return d;
+}
+
+static int case_descriptor(void)
+{
+    cg_zc_desc d = golden_desc();
+    uint8_t buf[CG_ZC_DESC_SIZE + 8];
+    CHECK(cg_zc_desc_encode(&d, buf, CG_ZC_DESC_SIZE - 1) == CG_E_BUFFER_TOO_SMALL, "short cap");
+    CHECK(cg_zc_desc_encode(&d, buf, sizeof buf) == CG_OK, "encode");
+    CHECK(memcmp(buf, GOLDEN_DESC_HEAD, 80) == 0, "descriptor head differs from the golden bytes");
+    CHECK(memcmp(buf + 80, "/run/x.sock", 12) == 0, "path");
+    int zeros = 1;
+    for (int i = 92; i < CG_ZC_DESC_SIZE; i++) zeros &= buf[i] == 0;
+    CHECK(zeros, "path padding and reserved bytes are 0");
+
+    /* Decoding the golden bytes gives the fields back. */
+    uint8_t g[CG_ZC_DESC_SIZE];
+    memset(g, 0, sizeof g);
+    memcpy(g, GOLDEN_DESC_HEAD, 80);
+    memcpy(g + 80, "/run/x.sock", 11);
+    cg_zc_desc o;
+    cg_err err = {{0}};
+    CHECK(cg_zc_desc_decode(g, sizeof g, &o, &err) == CG_OK, "decode: %s", err.text);
+    CHECK(o.width == 640 && o.height == 360 && o.row_pitch == 2560 && o.slot == 2 &&
+              o.frame == 0x0102030405ull && o.ring_id == 0x1122334455667788ull &&
+              o.slot_size == 921600 && o.mode == 1 && o.device_uuid[15] == 15 &&
+              strcmp(o.socket_path, "/run/x.sock") == 0,
+          "decoded fields");
+
+    /* Bad inputs: each a clear status and message. */
+    struct {
+        const char *what;
+        int off, val; /* patch byte off to val; -1: none */
+        size_t len;
+        cg_status want;
+    } bad[] = {
+        {"truncated to 100 bytes", -1, 0, 100, CG_E_BUFFER_TOO_SMALL},
+        {"4 bytes (a mach port)", -1, 0, 4, CG_E_BUFFER_TOO_SMALL},
+        {"unknown version 2", 4, 2, CG_ZC_DESC_SIZE, CG_E_UNSUPPORTED},
+        {"bad magic", 3, '1', CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
+        {"length field 100", 6, 100, CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
+        {"length field 200 > 192 given", 6, 200, CG_ZC_DESC_SIZE, CG_E_BUFFER_TOO_SMALL},
+        {"slot 3 of 3", 64, 3, CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
+        {"mode 7", 28, 7, CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
+        {"format 99", 8, 99, CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
+        {"pitch below width*4", 21, 0x09, CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
+        {"empty path", 80, 0, CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint8_t b[CG_ZC_DESC_SIZE];
+        memcpy(b, g, sizeof b);
+        if (bad[i].off >= 0) b[bad[i].off] = (uint8_t)bad[i].val;
+        cg_err e = {{0}};
+        cg_status st = cg_zc_desc_decode(b, bad[i].len, &o, &e);
+        CHECK(st == bad[i].want && e.text[0], "%s: got %s (%s)", bad[i].what, cg_status_name(st),
+              e.text);
+    }
+    /* A v1 CUDA handle (68 bytes) is named as such. */
+    uint8_t v1[68];
+    memset(v1, 0xab, sizeof v1);
+    cg_err e = {{0}};
+    CHECK(cg_zc_desc_decode(v1, sizeof v1, &o, &e) == CG_E_PROTOCOL && strstr(e.text, "v1 CUDA"),
+          "68-byte handle: %s", e.text);
+
+    /* Hello: hand-written golden bytes. */
+    static const uint8_t GOLDEN_HELLO[40] = {
+        'C', 'G', 'Z', 'H', 1, 0, 0, 0,
+        0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,
+        3, 0, 0, 0, 5, 0, 0, 0,
+        0x00, 0x10, 0x0E, 0, 0, 0, 0, 0,
+        1, 0, 0, 0, 0x00, 0x10, 0, 0,
+    };
+    cg_zc_hello h = {0, 0x1122334455667788ull, 3, 5, 921600, 1, 4096};
+    uint8_t hb[CG_ZC_HELLO_SIZE];
+    cg_zc_hello_encode(&h, hb);
+    CHECK(memcmp(hb, GOLDEN_HELLO, 40) == 0, "hello differs from the golden bytes");
+    cg_zc_hello ho;
+    CHECK(cg_zc_hello_decode(hb, 63, &ho, &e) == CG_E_BUFFER_TOO_SMALL, "hello truncated");
+    hb[4] = 9;
+    CHECK(cg_zc_hello_decode(hb, 64, &ho, &e) == CG_E_UNSUPPORTED, "hello version 9");
+    return failures ? 1 : 0;
+}
+
+/* ---- control block ------------------------------------------------------------ */
+
+static int case_control(void)
+{
+    cg_zc_control c;
+    cg_err e = {{0}};
+    CHECK(cg_zc_control_create(0, 7, &c, &e) == CG_E_INVALID_ARG, "0 slots");
+    CHECK(cg_zc_control_create(17, 7, &c, &e) == CG_E_INVALID_ARG, "17 slots");
+    CHECK(cg_zc_control_create(3, 0xabcdef, &c, &e) == CG_OK, "create: %s", e.text);
+    /* Header as the document lays it out, read as raw bytes. */
+    CHECK(memcmp(c.map, "CGZC", 4) == 0 && c.map[4] == 1 && c.map[8] == 3 && c.map[12] == 64 &&
+              c.map[16] == 0xef && c.map[17] == 0xcd && c.map[18] == 0xab && c.map[24] == 1,
+          "control header bytes");
+    /* A learner maps the same memory through its own fd. */
+    cg_zc_control l;
+    CHECK(cg_zc_control_map(dup(c.fd), 3, 0xabcdee, &l, &e) == CG_E_PROTOCOL, "wrong ring id refused");
+    CHECK(cg_zc_control_map(dup(c.fd), 3, 0xabcdef, &l, &e) == CG_OK, "map: %s", e.text);
+
+    /* Producer: EMPTY -> WRITING -> PUBLISHED for frame 5 in slot 1. */
+    uint64_t w = cg_zc_lease_load(&c, 1);
+    CHECK(w == 0, "EMPTY is 0");
+    CHECK(cg_zc_lease_cas(&c, 1, &w, CG_ZC_WORD(5, CG_ZC_WRITING)), "claim");
+    CHECK(cg_zc_acquire(&l, 1, 5, &e) == CG_E_STALE, "acquire while WRITING is stale");
+    cg_zc_lease_store(&c, 1, CG_ZC_WORD(5, CG_ZC_PUBLISHED));
+    /* The word in memory: frame << 8 | state, little-endian. */
+    const uint8_t *raw = c.map + 64 + 64;
+    CHECK(raw[0] == CG_ZC_PUBLISHED && raw[1] == 5 && raw[2] == 0, "lease word bytes");
+    CHECK(cg_zc_acquire(&l, 1, 4, &e) == CG_E_STALE && strstr(e.text, "frame 5"), "older frame: %s", e.text);
+    CHECK(cg_zc_acquire(&l, 3, 5, &e) == CG_E_INVALID_ARG, "slot out of range");
+    CHECK(cg_zc_release(&l, 1, 5, &e) == CG_E_BAD_STATE, "release before acquire");
+    CHECK(cg_zc_acquire(&l, 1, 5, &e) == CG_OK, "acquire: %s", e.text);
+    CHECK(cg_zc_acquire(&l, 1, 5, &e) == CG_OK, "acquire twice is fine");
+    CHECK(raw[0] == CG_ZC_ACTIVE, "ACTIVE in the producer's view");
+    /* The producer cannot take an ACTIVE slot. */
+    w = CG_ZC_WORD(5, CG_ZC_PUBLISHED);
+    CHECK(!cg_zc_lease_cas(&c, 1, &w, CG_ZC_WORD(6, CG_ZC_WRITING)) &&
+              w == CG_ZC_WORD(5, CG_ZC_ACTIVE),
+          "CAS on ACTIVE fails and reports the word");
+    CHECK(cg_zc_release(&l, 1, 5, &e) == CG_OK, "release");
+    CHECK(cg_zc_release(&l, 1, 5, &e) == CG_E_BAD_STATE, "release twice");
+    CHECK(cg_zc_lease_load(&c, 1) == CG_ZC_WORD(5, CG_ZC_RELEASED), "RELEASED");
+    /* Reclaim: ACTIVE slots of a departed learner come back. */
+    cg_zc_lease_store(&c, 0, CG_ZC_WORD(7, CG_ZC_PUBLISHED));
+    cg_zc_lease_store(&c, 2, CG_ZC_WORD(8, CG_ZC_PUBLISHED));
+    CHECK(cg_zc_acquire(&l, 0, 7, &e) == CG_OK && cg_zc_acquire(&l, 2, 8, &e) == CG_OK, "acquire 2");
+    CHECK(cg_zc_control_reclaim(&c) == 2, "two reclaimed");
+    CHECK(cg_zc_lease_load(&c, 0) == CG_ZC_WORD(7, CG_ZC_RELEASED) &&
+              cg_zc_lease_load(&c, 2) == CG_ZC_WORD(8, CG_ZC_RELEASED),
+          "reclaimed to RELEASED with their frames");
+    CHECK(cg_zc_release(&l, 0, 7, &e) == CG_E_BAD_STATE, "a reclaimed lease cannot be released");
+    /* Teardown. */
+    cg_zc_lease_store(&c, 0, CG_ZC_WORD(9, CG_ZC_PUBLISHED));
+    cg_zc_control_close(&c);
+    CHECK(cg_zc_control_producer_state(&l) == 2, "producer state closed");
+    CHECK(cg_zc_acquire(&l, 0, 9, &e) == CG_E_NOT_INITIALIZED, "acquire after close: %s", e.text);
+    cg_zc_control_free(&l);
+    cg_zc_control_free(&c);
+    cg_zc_control_free(&c); /* twice is safe */
+    return failures ? 1 : 0;
+}
+
+/* ---- socket ----------------------------------------------------------------- */
+
+static char test_dir[96];
+
+static void make_test_dir(void)
+{
+    snprintf(test_dir, sizeof test_dir, "/tmp/cg-zc-test-%ld", (long)getpid());
+    mkdir(test_dir, 0700);
+}
+
+static void remove_test_dir(void)
+{
+    rmdir(test_dir);
+}
+
+static int memfd_with(const char *text)
+{
+    int fd = memfd_create("cg-zc-test", MFD_CLOEXEC);
+    if (fd >= 0 && write(fd, text, strlen(text)) != (ssize_t)strlen(text)) return -1;
+    return fd;
+}
+
+static pid_t spawn_self(char *const argv[])
+{
+    pid_t pid;
+    if (posix_spawn(&pid, self_exe, NULL, NULL, argv, environ) != 0) return -1;
+    return pid;
+}
+
+static int wait_child(pid_t pid)
+{
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void wait_for(cg_zc_server *s, int connected)
+{
+    for (int i = 0; i < 2000; i++) {
+        cg_zc_server_stats st;
+        cg_zc_server_get_stats(s, &st);
+        if (st.connected == connected) return;
+        usleep(1000);
+    }
+}
+
+/* Second process: connect, check the fds' count, kinds and order (each
+ * memfd holds its name), hold the connection until stdin closes. */
+static int child_fd_learner(const char *path)
+{
+    cg_zc_hello h;
+    int fds[CG_ZC_MAX_FDS];
+    uint32_t n;
+    int conn;
+    cg_err e = {{0}};
+    cg_status st = cg_zc_connect(path, &h, fds, &n, &conn, &e);
+    if (st != CG_OK) {
+        fprintf(stderr, "child: connect: %s\n", e.text);
+        return 2;
+    }
+    const char *want[] = {"control", "slot0", "slot1", "semaphore"};
+    CHECK(n == 4 && h.fd_count == 4 && h.slot_count == 2 && h.mode == 1, "hello: %u fds", n);
+    for (uint32_t i = 0; i < n && i < 4; i++) {
+        char b[16] = {0};
+        CHECK(pread(fds[i], b, sizeof b - 1, 0) > 0 && strcmp(b, want[i]) == 0,
+              "fd %u holds '%s', expected '%s'", i, b, want[i]);
+        struct stat s1;
+        CHECK(fstat(fds[i], &s1) == 0 && S_ISREG(s1.st_mode), "fd %u is a memfd", i);
+        int fl = fcntl(fds[i], F_GETFD);
+        CHECK(fl >= 0 && (fl & FD_CLOEXEC), "fd %u received close-on-exec", i);
+    }
+    /* Exactly those: the next fd number free is right after ours. */
+    printf("ready\n");
+    fflush(stdout);
+    char c;
+    while (read(0, &c, 1) > 0) {
+    }
+    return failures ? 1 : 0;
+}
+
+static int case_socket(void)
+{
+    make_test_dir();
+    int fds[4] = {memfd_with("control"), memfd_with("slot0"), memfd_with("slot1"),
+                  memfd_with("semaphore")};
+    cg_zc_control c;
+    cg_err e = {{0}};
+    CHECK(cg_zc_control_create(2, 0x42, &c, &e) == CG_OK, "control");
+    cg_zc_server_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.fds = fds;
+    sd.fd_count = 4;
+    sd.hello = (cg_zc_hello){0, 0x42, 2, 0, 4096, 1, 4096};
+    sd.control = &c;
+    sd.dir = test_dir;
+    cg_zc_server *s = NULL;
+    CHECK(cg_zc_server_create(&sd, &s, &e) == CG_OK, "server: %s", e.text);
+    if (!s) return 1;
+    const char *path = cg_zc_server_path(s);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0600,
+          "socket mode %o", (unsigned)(st.st_mode & 0777));
+    char name[64];
+    snprintf(name, sizeof name, "ring-%ld-0000000000000042.sock", (long)getpid());
+    CHECK(strstr(path, name) != NULL, "socket name %s", path);
+
+    /* A learner in a second process, holding the connection through a pipe. */
+    int in[2], out[2];
+    CHECK(pipe(in) == 0 && pipe(out) == 0, "pipes");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, in[1]);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    char *argv[] = {(char *)self_exe, "child-fd-learner", (char *)path, NULL};
+    pid_t pid;
+    CHECK(posix_spawn(&pid, self_exe, &fa, NULL, argv, environ) == 0, "spawn");
+    posix_spawn_file_actions_destroy(&fa);
+    close(in[0]);
+    close(out[1]);
+    char ready[8] = {0};
+    CHECK(read(out[0], ready, 6) == 6 && memcmp(ready, "ready\n", 6) == 0, "child ready");
+    wait_for(s, 1);
+
+    /* A second learner is refused while the first holds the connection. */
+    cg_zc_hello h;
+    int rfds[CG_ZC_MAX_FDS];
+    uint32_t n = 99;
+    int conn = -1;
+    cg_status r = cg_zc_connect(path, &h, rfds, &n, &conn, &e);
+    CHECK(r == CG_E_PROTOCOL && strstr(e.text, "another learner") && n == 0 && conn < 0,
+          "second learner: %s %s", cg_status_name(r), e.text);
+
+    /* The learner holds slot 1; when it leaves, the lease comes back. */
+    cg_zc_lease_store(&c, 1, CG_ZC_WORD(3, CG_ZC_ACTIVE));
+    close(in[1]);
+    CHECK(wait_child(pid) == 0, "child learner checks");
+    wait_for(s, 0);
+    for (int i = 0; i < 2000 && cg_zc_lease_load(&c, 1) != CG_ZC_WORD(3, CG_ZC_RELEASED); i++)
+        usleep(1000);
+    CHECK(cg_zc_lease_load(&c, 1) == CG_ZC_WORD(3, CG_ZC_RELEASED), "lease reclaimed on departure");
+    cg_zc_server_stats ss;
+    cg_zc_server_get_stats(s, &ss);
+    CHECK(ss.accepted == 1 && ss.refused_busy == 1 && ss.departed == 1, "stats %u %u %u",
+          ss.accepted, ss.refused_busy, ss.departed);
+
+    /* A new learner is accepted after the first left (in this process). */
+    r = cg_zc_connect(path, &h, rfds, &n, &conn, &e);
+    CHECK(r == CG_OK && n == 4, "reconnect: %s", e.text);
+    for (uint32_t i = 0; r == CG_OK && i < n; i++) close(rfds[i]);
+    if (conn >= 0) close(conn);
+
+    /* Closed socket: the producer is gone. */
+    char saved[CG_ZC_PATH_SIZE];
+    snprintf(saved, sizeof saved, "%s", path);
+    cg_zc_server_destroy(s);
+    CHECK(access(saved, F_OK) != 0, "socket unlinked at destroy");
+    r = cg_zc_connect(saved, &h, rfds, &n, &conn, &e);
+    CHECK(r == CG_E_NOT_INITIALIZED && strstr(e.text, "no zero-copy producer"), "closed: %s", e.text);
+
+    /* The directory rule: $XDG_RUNTIME_DIR when absolute, else $TMPDIR, else /tmp. */
+    char dir[CG_ZC_PATH_SIZE], want[CG_ZC_PATH_SIZE];
+    setenv("XDG_RUNTIME_DIR", "/run/user/4242", 1);
+    setenv("TMPDIR", "/var/tmp", 1);
+    snprintf(want, sizeof want, "/run/user/4242/cg-zc-%u", (unsigned)getuid());
+    CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0, "XDG: %s", dir);
+    setenv("XDG_RUNTIME_DIR", "relative/dir", 1);
+    snprintf(want, sizeof want, "/var/tmp/cg-zc-%u", (unsigned)getuid());
+    CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0, "TMPDIR: %s", dir);
+    unsetenv("XDG_RUNTIME_DIR");
+    unsetenv("TMPDIR");
+    snprintf(want, sizeof want, "/tmp/cg-zc-%u", (unsigned)getuid());
+    CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0, "/tmp: %s", dir);
+    CHECK(cg_zc_socket_dir(dir, 8) == CG_E_TOO_LARGE, "a path that does not fit");
+
+    /* An unsafe directory is refused. */
+    CHECK(chmod(test_dir, 0755) == 0, "chmod");
+    s = NULL;
+    r = cg_zc_server_create(&sd, &s, &e);
+    CHECK(r == CG_E_PROTOCOL && !s && strstr(e.text, "0700"), "0755 dir: %s", e.text);
+    chmod(test_dir, 0700);
+    for (int i = 0; i < 4; i++) close(fds[i]);
+    cg_zc_control_free(&c);
+    remove_test_dir();
+    return failures ? 1 : 0;
+}
+
+/* A fake producer that sends `bytes` bytes of a hello (version `ver`) with
+ * `nfds` fds, to check the learner's refusals. */
+static int fake_listen(const char *path)
+{
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    memcpy(sa.sun_path, path, strnlen(path, sizeof sa.sun_path - 1));
+    unlink(path);
+    if (bind(l, (struct sockaddr *)&sa, sizeof sa) || listen(l, 1)) return -1;
+    return l;
+}
+
+static void fake_serve(int l, size_t bytes, int ver, int nfds)
+{
+    int c = accept(l, NULL, NULL);
+    cg_zc_hello h = {0, 9, 2, (uint32_t)nfds, 4096, 2, 4096};
+    uint8_t b[CG_ZC_HELLO_SIZE];
+    cg_zc_hello_encode(&h, b);
+    b[4] = (uint8_t)ver;
+    int fds[4];
+    for (int i = 0; i < nfds; i++) fds[i] = memfd_with("x");
+    struct iovec iov = {.iov_base = b, .iov_len = bytes};
+    union {
+        char buf[CMSG_SPACE(sizeof(int) * 4)];
+        struct cmsghdr a;
+    } ctl;
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    if (nfds) {
+        m.msg_control = ctl.buf;
+        m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+        memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
+    }
+    (void)sendmsg(c, &m, 0);
+    for (int i = 0; i < nfds; i++) close(fds[i]);
+    close(c);
+}
+
+static int case_bad_hello(void)
+{
+    make_test_dir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/fake.sock", test_dir);
+    struct {
+        const char *what;
+        size_t bytes;
+        int ver, nfds;
+        cg_status want;
+    } cases[] = {
+        {"truncated hello (10 bytes)", 10, 1, 0, CG_E_PROTOCOL},
+        {"unknown hello version 3", 64, 3, 3, CG_E_UNSUPPORTED},
+        {"fd count 2 for 2 slots in fence mode (3 announced)", 64, 1, 2, CG_E_PROTOCOL},
+        {"no bytes at all", 0, 1, 0, CG_E_PROTOCOL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int l = fake_listen(path);
+        CHECK(l >= 0, "fake producer");
+        pid_t pid = fork(); /* no GPU context in this case */
+        if (pid == 0) {
+            if (cases[i].bytes) fake_serve(l, cases[i].bytes, cases[i].ver, cases[i].nfds);
+            else close(accept(l, NULL, NULL));
+            _exit(0);
+        }
+        cg_zc_hello h;
+        int fds[CG_ZC_MAX_FDS];
+        uint32_t n = 0;
+        int conn = -1;
+        cg_err e = {{0}};
+        int before = dup(0);
+        close(before);
+        cg_status st = cg_zc_connect(path, &h, fds, &n, &conn, &e);
+        int after = dup(0);
+        close(after);
+        CHECK(st == cases[i].want, "%s: %s (%s)", cases[i].what, cg_status_name(st), e.text);
+        CHECK(n == 0 && conn < 0 && after == before, "%s: no fd left open", cases[i].what);
+        wait_child(pid);
+        close(l);
+        unlink(path);
+    }
+    remove_test_dir();
+    return failures ? 1 : 0;
+}
+
+/* Another uid: the producer runs as a test user; this process (root)
+ * connects and must be refused by SO_PEERCRED. */
+static int case_peer_uid(void)
+{
+    if (geteuid() != 0) {
+        printf("SKIP zc_peer_uid: needs root to run a producer as a test user\n");
+        return SKIP;
+    }
+    struct passwd *pw = getpwnam("cgzctest");
+    if (!pw) {
+        if (system("useradd --system --no-create-home --shell /usr/sbin/nologin cgzctest "
+                   ">/dev/null 2>&1") != 0 ||
+            !(pw = getpwnam("cgzctest"))) {
+            printf("SKIP zc_peer_uid: useradd cgzctest failed\n");
+            return SKIP;
+        }
+    }
+    uid_t uid = pw->pw_uid;
+    gid_t gid = pw->pw_gid;
+    int p[2], q[2];
+    CHECK(pipe(p) == 0 && pipe(q) == 0, "pipes");
+    pid_t pid = fork(); /* no GPU context in this case */
+    if (pid == 0) {
+        close(p[0]);
+        close(q[1]);
+        if (setgid(gid) != 0 || setuid(uid) != 0) _exit(3);
+        char dir[96];
+        snprintf(dir, sizeof dir, "/tmp/cg-zc-uidtest-%ld", (long)getpid());
+        mkdir(dir, 0700);
+        int fd = memfd_with("control");
+        cg_zc_server_desc sd;
+        memset(&sd, 0, sizeof sd);
+        sd.fds = &fd;
+        sd.fd_count = 1;
+        sd.hello = (cg_zc_hello){0, 1, 1, 0, 4096, 2, 4096};
+        sd.dir = dir;
+        cg_zc_server *s = NULL;
+        cg_err e = {{0}};
+        if (cg_zc_server_create(&sd, &s, &e) != CG_OK) {
+            fprintf(stderr, "uid child: %s\n", e.text);
+            _exit(4);
+        }
+        char path[CG_ZC_PATH_SIZE];
+        snprintf(path, sizeof path, "%s", cg_zc_server_path(s));
+        (void)!write(p[1], path, sizeof path);
+        char c;
+        (void)!read(q[0], &c, 1);
+        cg_zc_server_stats st;
+        cg_zc_server_get_stats(s, &st);
+        cg_zc_server_destroy(s);
+        rmdir(dir);
+        _exit(st.refused_uid == 1 && st.accepted == 0 ? 0 : 5);
+    }
+    close(p[1]);
+    close(q[0]);
+    char path[CG_ZC_PATH_SIZE] = {0};
+    CHECK(read(p[0], path, sizeof path) == (ssize_t)sizeof path, "path from the producer");
+    cg_zc_hello h;
+    int fds[CG_ZC_MAX_FDS];
+    uint32_t n = 0;
+    int conn = -1;
+    cg_err e = {{0}};
+    cg_status st = cg_zc_connect(path, &h, fds, &n, &conn, &e);
+    CHECK(st == CG_E_PROTOCOL && strstr(e.text, "another user") && n == 0,
+          "other uid: %s %s", cg_status_name(st), e.text);
+    (void)!write(q[1], "x", 1);
+    int rc = wait_child(pid);
+    CHECK(rc == 0, "producer saw one refusal by uid and accepted none (exit %d)", rc);
+    return failures ? 1 : 0;
+}
+
+/* ---- the Vulkan ring ------------------------------------------------------------ */
+
+static vkt T;
+
+/* Read `size` bytes of a VkBuffer through the harness's staging path:
+ * the buffer is copied into a host-visible buffer and mapped. */
+static int read_buffer(vkt *t, VkBuffer src, size_t size, uint8_t *out)
+{
+    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bi.size = size;
+    bi.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    VkBuffer dst;
+    if (VKT_FN(t, vkCreateBuffer)(t->dev, &bi, NULL, &dst) != VK_SUCCESS) return 1;
+    VkMemoryRequirements req;
+    VKT_FN(t, vkGetBufferMemoryRequirements)(t->dev, dst, &req);
+    VkPhysicalDeviceMemoryProperties mp;
+    ((PFN_vkGetPhysicalDeviceMemoryProperties)t->gipa(t->inst, "vkGetPhysicalDeviceMemoryProperties"))(
+        t->phys, &mp);
+    uint32_t type = 0;
+    VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
+        if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want) {
+            type = i;
+            break;
+        }
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = type;
+    VkDeviceMemory mem;
+    if (VKT_FN(t, vkAllocateMemory)(t->dev, &ai, NULL, &mem) != VK_SUCCESS) return 1;
+    VKT_FN(t, vkBindBufferMemory)(t->dev, dst, mem, 0);
+    VKT_FN(t, vkResetCommandBuffer)(t->cmd, 0);
+    VkCommandBufferBeginInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VKT_FN(t, vkBeginCommandBuffer)(t->cmd, &cbi);
+    VkBufferCopy reg = {0, 0, size};
+    VKT_FN(t, vkCmdCopyBuffer)(t->cmd, src, dst, 1, &reg);
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    VKT_FN(t, vkCmdPipelineBarrier)(t->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                                    0, 1, &mb, 0, NULL, 0, NULL);
+    VKT_FN(t, vkEndCommandBuffer)(t->cmd);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &t->cmd;
+    VKT_FN(t, vkResetFences)(t->dev, 1, &t->fence);
+    int rc = VKT_FN(t, vkQueueSubmit)(t->queue, 1, &si, t->fence) != VK_SUCCESS ||
+             VKT_FN(t, vkWaitForFences)(t->dev, 1, &t->fence, VK_TRUE, UINT64_MAX) != VK_SUCCESS;
+    void *map = NULL;
+    if (!rc && VKT_FN(t, vkMapMemory)(t->dev, mem, 0, VK_WHOLE_SIZE, 0, &map) == VK_SUCCESS) {
+        memcpy(out, map, size);
+        VKT_FN(t, vkUnmapMemory)(t->dev, mem);
+    } else {
+        rc = 1;
+    }
+    VKT_FN(t, vkDestroyBuffer)(t->dev, dst, NULL);
+    VKT_FN(t, vkFreeMemory)(t->dev, mem, NULL);
+    return rc;
+}
+
+/* Import an OPAQUE_FD allocation (consumed) as a transfer-source buffer. */
+static int import_buffer(vkt *t, int fd, uint64_t alloc_size, size_t size, VkBuffer *buf,
+                         VkDeviceMemory *mem)
+{
+    VkExternalMemoryBufferCreateInfo eb = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    eb.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bi.pNext = &eb;
+    bi.size = size;
+    bi.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    if (VKT_FN(t, vkCreateBuffer)(t->dev, &bi, NULL, buf) != VK_SUCCESS) return 1;
+    VkMemoryRequirements req;
+    VKT_FN(t, vkGetBufferMemoryRequirements)(t->dev, *buf, &req);
+    VkImportMemoryFdInfoKHR imp = {.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR};
+    imp.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    imp.fd = fd;
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.pNext = &imp;
+    ai.allocationSize = alloc_size;
+    /* An OPAQUE_FD import must use the exporter's memory type: the ring
+     * takes the first device-local type the buffer allows, and so do we. */
+    VkPhysicalDeviceMemoryProperties mp;
+    ((PFN_vkGetPhysicalDeviceMemoryProperties)t->gipa(t->inst, "vkGetPhysicalDeviceMemoryProperties"))(
+        t->phys, &mp);
+    ai.memoryTypeIndex = UINT32_MAX;
+    for (uint32_t i = 0; i < mp.memoryTypeCount && ai.memoryTypeIndex == UINT32_MAX; i++)
+        if ((req.memoryTypeBits & (1u << i)) &&
+            (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+            ai.memoryTypeIndex = i;
+    VkResult r = VKT_FN(t, vkAllocateMemory)(t->dev, &ai, NULL, mem);
+    if (r != VK_SUCCESS) {
+        fprintf(stderr, "import: vkAllocateMemory %d\n", r);
+        close(fd);
+        return 1;
+    }
+    return VKT_FN(t, vkBindBufferMemory)(t->dev, *buf, *mem, 0) != VK_SUCCESS;
+}
+
+static void hex_encode(const uint8_t *b, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static int hex_decode(const char *s, uint8_t *b, size_t cap)
+{
+    size_t n = strlen(s) / 2;
+    if (n > cap) return -1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        if (sscanf(s + 2 * i, "%2x", &v) != 1) return -1;
+        b[i] = (uint8_t)v;
+    }
+    return (int)n;
+}
+
+/* Second process: a Vulkan learner. Connects to the descriptors' socket,
+ * imports each slot once, and for every descriptor acquires, reads the
+ * slot back and compares with zc_pattern(frame), then releases. */
+static int child_vk_learner(int argc, char **argv)
+{
+    char why[256];
+    int rc = vkt_init(&T, why, sizeof why);
+    if (rc) {
+        fprintf(stderr, "child: %s\n", why);
+        return rc;
+    }
+    cg_zc_desc d;
+    cg_err e = {{0}};
+    uint8_t raw[CG_ZC_DESC_SIZE];
+    int conn = -1, first = 1;
+    cg_zc_control ctl;
+    memset(&ctl, 0, sizeof ctl);
+    VkBuffer bufs[CG_ZC_MAX_SLOTS] = {0};
+    VkDeviceMemory mems[CG_ZC_MAX_SLOTS] = {0};
+    for (int a = 0; a < argc; a++) {
+        CHECK(hex_decode(argv[a], raw, sizeof raw) == CG_ZC_DESC_SIZE, "hex");
+        CHECK(cg_zc_desc_decode(raw, sizeof raw, &d, &e) == CG_OK, "decode: %s", e.text);
+        if (failures) break;
+        size_t bytes = (size_t)d.row_pitch * d.height;
+        if (first) {
+            first = 0;
+            CHECK(memcmp(d.device_uuid, T.uuid, 16) == 0, "the descriptor names this device");
+            cg_zc_hello h;
+            int fds[CG_ZC_MAX_FDS];
+            uint32_t n;
+            if (cg_zc_connect(d.socket_path, &h, fds, &n, &conn, &e) != CG_OK) {
+                fprintf(stderr, "child: connect: %s\n", e.text);
+                return 1;
+            }
+            CHECK(h.ring_id == d.ring_id && h.slot_count == d.slot_count && h.slot_size == d.slot_size &&
+                      n == d.slot_count + (d.mode == CG_ZC_MODE_SEMAPHORE ? 2u : 1u),
+                  "hello matches the descriptor");
+            CHECK(cg_zc_control_map(fds[0], h.slot_count, h.ring_id, &ctl, &e) == CG_OK, "map: %s", e.text);
+            for (uint32_t i = 0; i < h.slot_count; i++)
+                CHECK(import_buffer(&T, fds[1 + i], h.slot_size, bytes, &bufs[i], &mems[i]) == 0,
+                      "import slot %u", i);
+        }
+        if (failures) break;
+        CHECK(cg_zc_acquire(&ctl, d.slot, d.frame, &e) == CG_OK, "acquire frame %llu: %s",
+              (unsigned long long)d.frame, e.text);
+        uint8_t *got = malloc(bytes), *want = malloc(bytes);
+        zc_pattern(want, (int)d.width, (int)d.height, (int)d.frame);
+        CHECK(read_buffer(&T, bufs[d.slot], bytes, got) == 0, "read slot");
+        size_t bad = 0;
+        for (size_t i = 0; i < bytes; i++) bad += got[i] != want[i];
+        CHECK(bad == 0, "frame %llu in slot %u: %zu bytes differ", (unsigned long long)d.frame,
+              d.slot, bad);
+        free(got);
+        free(want);
+        CHECK(cg_zc_release(&ctl, d.slot, d.frame, &e) == CG_OK, "release: %s", e.text);
+        printf("learner: frame %llu slot %u byte-exact\n", (unsigned long long)d.frame, d.slot);
+    }
+    for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++)
+        if (bufs[i]) {
+            VKT_FN(&T, vkDestroyBuffer)(T.dev, bufs[i], NULL);
+            VKT_FN(&T, vkFreeMemory)(T.dev, mems[i], NULL);
+        }
+    cg_zc_control_free(&ctl);
+    if (conn >= 0) close(conn);
+    vkt_fini(&T);
+    return failures ? 1 : 0;
+}
+
+/* Names seen through an intercepted vkSetDebugUtilsObjectNameEXT. */
+static int nnames, ring_names;
+static PFN_vkSetDebugUtilsObjectNameEXT real_set_name;
+static VKAPI_ATTR VkResult VKAPI_CALL spy_set_name(VkDevice d, const VkDebugUtilsObjectNameInfoEXT *ni)
+{
+    nnames++;
+    if (strncmp(ni->pObjectName, "cg ring ", 8) == 0) ring_names++;
+    return real_set_name ? real_set_name(d, ni) : VK_SUCCESS;
+}
+/* Command labels the ring records (a copy inside "cg ring: frame F -> slot S"). */
+static int ring_labels;
+static PFN_vkCmdBeginDebugUtilsLabelEXT real_begin_label;
+static VKAPI_ATTR void VKAPI_CALL spy_begin_label(VkCommandBuffer cmd, const VkDebugUtilsLabelEXT *l)
+{
+    if (strncmp(l->pLabelName, "cg ring: frame ", 15) == 0) ring_labels++;
+    if (real_begin_label) real_begin_label(cmd, l);
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL spy_gipa(VkInstance inst, const char *name)
+{
+    if (strcmp(name, "vkCmdBeginDebugUtilsLabelEXT") == 0) {
+        real_begin_label = (PFN_vkCmdBeginDebugUtilsLabelEXT)T.gipa(inst, name);
+        return real_begin_label ? (PFN_vkVoidFunction)spy_begin_label : NULL;
+    }
+    if (strcmp(name, "vkSetDebugUtilsObjectNameEXT") == 0) {
+        real_set_name = (PFN_vkSetDebugUtilsObjectNameEXT)T.gipa(inst, name);
+        return (PFN_vkVoidFunction)spy_set_name;
+    }
+    return T.gipa(inst, name);
+}
+
+static cg_vk_ring_desc ring_desc(int w, int h, cg_zc_mode mode)
+{
+    cg_vk_ring_desc d;
+    memset(&d, 0, sizeof d);
+    d.instance = T.inst;
+    d.physical_device = T.phys;
+    d.device = T.dev;
+    d.get_instance_proc_addr = spy_gipa;
+    d.queue_family = T.qfam;
+    d.queue = T.queue;
+    d.width = w;
+    d.height = h;
+    d.mode = mode;
+    d.debug_utils = T.has_debug_utils;
+    d.socket_dir = test_dir;
+    return d;
+}
+
+/* One "game" frame in fence mode: upload pattern f into the game image,
+ * then record the ring's copy into the game's command buffer, submit and
+ * wait on the game's fence (as the game's frame loop does). */
+static cg_status game_frame_fence(cg_vk_ring *r, VkImage img, int w, int h, int f, uint8_t *desc)
+{
+    uint8_t *px = malloc((size_t)w * (size_t)h * 4);
+    zc_pattern(px, w, h, f);
+    int up = vkt_upload(&T, img, w, h, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    free(px);
+    if (up) return CG_E_VULKAN;
+    VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
+    cg_status st = cg_vk_ring_record(r, T.cmd, img, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, desc);
+    VKT_FN(&T, vkEndCommandBuffer)(T.cmd);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &T.cmd;
+    VKT_FN(&T, vkResetFences)(T.dev, 1, &T.fence);
+    VKT_FN(&T, vkQueueSubmit)(T.queue, 1, &si, T.fence);
+    VKT_FN(&T, vkWaitForFences)(T.dev, 1, &T.fence, VK_TRUE, UINT64_MAX);
+    return st;
+}
+
+static int run_learner(int ndesc, uint8_t descs[][CG_ZC_DESC_SIZE])
+{
+    char *argv[CG_ZC_MAX_SLOTS + 3];
+    static char hex[CG_ZC_MAX_SLOTS][2 * CG_ZC_DESC_SIZE + 1];
+    argv[0] = (char *)self_exe;
+    argv[1] = "child-vk-learner";
+    for (int i = 0; i < ndesc; i++) {
+        hex_encode(descs[i], CG_ZC_DESC_SIZE, hex[i]);
+        argv[2 + i] = hex[i];
+    }
+    argv[2 + ndesc] = NULL;
+    pid_t pid = spawn_self(argv);
+    return pid < 0 ? -1 : wait_child(pid);
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int ring_case(const char *which)
+{
+    char why[256];
+    int rc = vkt_init(&T, why, sizeof why);
+    if (rc) {
+        printf("%s %s: %s\n", rc == SKIP ? "SKIP" : "FAIL", which, why);
+        return rc;
+    }
+    make_test_dir();
+    cg_err e = {{0}};
+    cg_vk_ring *r = NULL;
+    if (strcmp(which, "ring_bad_input") == 0) {
+        cg_vk_ring_desc d = ring_desc(64, 64, CG_ZC_MODE_FENCE);
+        d.queue = VK_NULL_HANDLE;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG && !r && e.text[0], "no queue");
+        d = ring_desc(64, 64, (cg_zc_mode)0);
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG, "mode 0: %s", e.text);
+        d = ring_desc(64, 64, CG_ZC_MODE_FENCE);
+        d.slots = 17;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG, "17 slots: %s", e.text);
+        d = ring_desc(0, 64, CG_ZC_MODE_FENCE);
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG, "width 0: %s", e.text);
+        d = ring_desc(16385, 64, CG_ZC_MODE_FENCE);
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_TOO_LARGE, "width 16385: %s", e.text);
+        d = ring_desc(64, 64, CG_ZC_MODE_FENCE);
+        d.format = VK_FORMAT_R16G16B16A16_SFLOAT;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG, "64-bit format: %s", e.text);
+        d = ring_desc(64, 64, CG_ZC_MODE_FENCE);
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create: %s", e.text);
+        uint8_t desc[CG_ZC_DESC_SIZE];
+        CHECK(cg_vk_ring_publish(r, (VkImage)(uintptr_t)1, VK_IMAGE_LAYOUT_GENERAL, desc) == CG_E_BAD_STATE,
+              "publish on a fence-mode ring: %s", cg_vk_ring_last_error(r));
+        CHECK(cg_vk_ring_record(r, VK_NULL_HANDLE, (VkImage)(uintptr_t)1, VK_IMAGE_LAYOUT_GENERAL, desc) ==
+                  CG_E_INVALID_ARG,
+              "record without a command buffer");
+        cg_vk_ring_destroy(r);
+        r = NULL;
+        cg_vk_ring_destroy(NULL);
+    } else if (strcmp(which, "ring_fence") == 0) {
+        /* Odd size, 3 slots: create, socket path, names. */
+        const int w = 37, h = 23;
+        cg_vk_ring_desc d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create: %s", e.text);
+        if (!r) goto out;
+        cg_vk_ring_info info;
+        cg_vk_ring_get_info(r, &info);
+        CHECK(info.slots == 3 && info.row_pitch == (uint32_t)w * 4 && info.slot_size >= (uint64_t)w * h * 4 &&
+                  info.semaphore == VK_NULL_HANDLE && memcmp(info.device_uuid, T.uuid, 16) == 0,
+              "info");
+        if (T.has_debug_utils)
+            CHECK(ring_names >= 3 * 5, "%d objects named 'cg ring ...'", ring_names);
+        VkImage img;
+        VkDeviceMemory mem;
+        CHECK(vkt_image(&T, w, h, -1, 0, &img, &mem) == 0, "game image");
+        /* Three frames, one per slot, read by a second process. */
+        uint8_t descs[4][CG_ZC_DESC_SIZE];
+        for (int f = 1; f <= 3; f++)
+            CHECK(game_frame_fence(r, img, w, h, f, descs[f - 1]) == CG_OK, "frame %d: %s", f,
+                  cg_vk_ring_last_error(r));
+        cg_zc_desc dd;
+        for (int f = 1; f <= 3; f++) {
+            CHECK(cg_zc_desc_decode(descs[f - 1], CG_ZC_DESC_SIZE, &dd, &e) == CG_OK, "decode");
+            CHECK(dd.frame == (uint64_t)f && dd.slot == (uint32_t)(f - 1) && dd.mode == CG_ZC_MODE_FENCE &&
+                      dd.width == (uint32_t)w && dd.row_pitch == (uint32_t)w * 4 &&
+                      strcmp(dd.socket_path, info.socket_path) == 0 && dd.ring_id == info.ring_id,
+                  "descriptor of frame %d", f);
+        }
+        if (T.has_debug_utils) CHECK(ring_labels == 3, "%d copies inside a 'cg ring: frame' label", ring_labels);
+        CHECK(run_learner(3, descs) == 0, "learner process: 3 frames byte-exact");
+        for (uint32_t i = 0; i < 3; i++)
+            CHECK(CG_ZC_WORD_STATE(cg_zc_lease_load(info.control, i)) == CG_ZC_RELEASED,
+                  "slot %u RELEASED after the learner", i);
+
+        /* All slots held: frames 4..6 acquired in this process as a learner. */
+        uint8_t d4[CG_ZC_DESC_SIZE];
+        for (int f = 4; f <= 6; f++) {
+            CHECK(game_frame_fence(r, img, w, h, f, d4) == CG_OK, "frame %d", f);
+            cg_zc_desc_decode(d4, sizeof d4, &dd, &e);
+            CHECK(cg_zc_acquire(info.control, dd.slot, dd.frame, &e) == CG_OK, "acquire %d", f);
+        }
+        CHECK(game_frame_fence(r, img, w, h, 7, d4) == CG_E_RING_FULL, "ring full: skip at once");
+        CHECK(strstr(cg_vk_ring_last_error(r), "skipped") != NULL, "%s", cg_vk_ring_last_error(r));
+        cg_vk_ring_destroy(r);
+        r = NULL;
+        /* With a bound: it waits that long, then skips; the ring stays usable. */
+        d.wait_ns = 3000000;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "re-create: %s", e.text);
+        cg_vk_ring_get_info(r, &info);
+        for (int f = 1; f <= 3; f++) {
+            CHECK(game_frame_fence(r, img, w, h, f, d4) == CG_OK, "frame %d", f);
+            cg_zc_desc_decode(d4, sizeof d4, &dd, &e);
+            CHECK(cg_zc_acquire(info.control, dd.slot, dd.frame, &e) == CG_OK, "acquire %d", f);
+        }
+        uint64_t t0 = mono_ns();
+        uint8_t scratch[CG_ZC_DESC_SIZE];
+        VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
+        cg_status st = cg_vk_ring_record(r, T.cmd, img, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, scratch);
+        VKT_FN(&T, vkEndCommandBuffer)(T.cmd);
+        uint64_t waited = mono_ns() - t0;
+        CHECK(st == CG_E_RING_FULL && waited >= 3000000, "bounded wait: %s after %llu ns",
+              cg_status_name(st), (unsigned long long)waited);
+        /* A released slot is taken: the one of frame 2. */
+        cg_zc_release(info.control, 1, 2, &e);
+        CHECK(game_frame_fence(r, img, w, h, 4, d4) == CG_OK, "after release: %s", cg_vk_ring_last_error(r));
+        cg_zc_desc_decode(d4, sizeof d4, &dd, &e);
+        CHECK(dd.slot == 1 && dd.frame == 4, "frame 4 went to the released slot 1 (got %u)", dd.slot);
+        /* Re-initialisation at another size, read by a new learner. */
+        cg_vk_ring_destroy(r);
+        r = NULL;
+        vkt_image_free(&T, img, mem);
+        const int w2 = 64, h2 = 5;
+        d = ring_desc(w2, h2, CG_ZC_MODE_FENCE);
+        d.slots = 2;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "re-create at 64x5: %s", e.text);
+        CHECK(vkt_image(&T, w2, h2, -1, 0, &img, &mem) == 0, "game image 2");
+        for (int f = 1; f <= 2; f++)
+            CHECK(game_frame_fence(r, img, w2, h2, f, descs[f - 1]) == CG_OK, "frame %d", f);
+        CHECK(run_learner(2, descs) == 0, "learner process after re-initialisation");
+        vkt_image_free(&T, img, mem);
+    } else if (strcmp(which, "ring_semaphore") == 0) {
+        if (!T.has_timeline) {
+            printf("SKIP ring_semaphore: %s lacks VK_KHR_external_semaphore_fd or timeline "
+                   "semaphores\n",
+                   T.device_name);
+            vkt_fini(&T);
+            remove_test_dir();
+            return SKIP;
+        }
+        const int w = 64, h = 48;
+        cg_vk_ring_desc d = ring_desc(w, h, CG_ZC_MODE_SEMAPHORE);
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create: %s", e.text);
+        if (!r) goto out;
+        cg_vk_ring_info info;
+        cg_vk_ring_get_info(r, &info);
+        CHECK(info.semaphore != VK_NULL_HANDLE, "semaphore");
+        VkImage img;
+        VkDeviceMemory mem;
+        CHECK(vkt_image(&T, w, h, -1, 0, &img, &mem) == 0, "game image");
+        uint8_t descs[3][CG_ZC_DESC_SIZE];
+        size_t bytes = (size_t)w * h * 4;
+        uint8_t *px = malloc(bytes), *got = malloc(bytes);
+        for (int f = 1; f <= 3; f++) {
+            zc_pattern(px, w, h, f);
+            CHECK(vkt_upload(&T, img, w, h, px, VK_IMAGE_LAYOUT_GENERAL) == 0, "upload");
+            CHECK(cg_vk_ring_publish(r, img, VK_IMAGE_LAYOUT_GENERAL, descs[f - 1]) == CG_OK,
+                  "publish %d: %s", f, cg_vk_ring_last_error(r));
+            /* The learner's wait, done here on the host: value f. */
+            uint64_t v = (uint64_t)f;
+            VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+            wi.semaphoreCount = 1;
+            wi.pSemaphores = &info.semaphore;
+            wi.pValues = &v;
+            CHECK(VKT_FN(&T, vkWaitSemaphores)(T.dev, &wi, UINT64_MAX) == VK_SUCCESS, "wait %d", f);
+            cg_zc_desc dd;
+            cg_zc_desc_decode(descs[f - 1], CG_ZC_DESC_SIZE, &dd, &e);
+            CHECK(read_buffer(&T, info.buffers[dd.slot], bytes, got) == 0 && memcmp(got, px, bytes) == 0,
+                  "frame %d byte-exact in slot %u", f, dd.slot);
+        }
+        free(px);
+        free(got);
+        VKT_FN(&T, vkQueueWaitIdle)(T.queue);
+        CHECK(run_learner(3, descs) == 0, "learner process");
+        vkt_image_free(&T, img, mem);
+    } else {
+        fprintf(stderr, "unknown case %s\n", which);
+        failures++;
+    }
+out:
+    cg_vk_ring_destroy(r);
+    vkt_fini(&T);
+    remove_test_dir();
+    return failures ? 1 : 0;
+}
+
+/* A producer for the Python learner's tests (tests/python/test_ring.py):
+ *   serve fence|semaphore W H N STEP
+ * A ring of 3 slots at WxH publishes frames 1..N of the test pattern and
+ * prints each descriptor in hex, one a line; with STEP=1 it reads a line
+ * from stdin before each frame (lockstep, as a vector env steps). It then
+ * serves until stdin closes and prints each slot's final lease state
+ * ("states: 4 4 4") and whether libcuda was ever mapped ("libcuda: no"). */
+static int serve(int argc, char **argv)
+{
+    if (argc < 5) return 2;
+    cg_zc_mode mode = strcmp(argv[0], "semaphore") == 0 ? CG_ZC_MODE_SEMAPHORE : CG_ZC_MODE_FENCE;
+    int w = atoi(argv[1]), h = atoi(argv[2]), n = atoi(argv[3]), step = atoi(argv[4]);
+    char why[256];
+    int rc = vkt_init(&T, why, sizeof why);
+    if (rc) {
+        fprintf(stderr, "serve: %s\n", why);
+        return rc;
+    }
+    if (mode == CG_ZC_MODE_SEMAPHORE && !T.has_timeline) {
+        fprintf(stderr, "serve: %s lacks exportable timeline semaphores\n", T.device_name);
+        return SKIP;
+    }
+    cg_vk_ring_desc d = ring_desc(w, h, mode);
+    d.socket_dir = NULL; /* the protocol's own rule */
+    d.get_instance_proc_addr = T.gipa;
+    d.wait_ns = 1000000000; /* lockstep: the learner releases within a step */
+    cg_err e = {{0}};
+    cg_vk_ring *r = NULL;
+    VkImage img;
+    VkDeviceMemory mem;
+    if (cg_vk_ring_create(&d, &r, &e) != CG_OK || vkt_image(&T, w, h, -1, 0, &img, &mem)) {
+        fprintf(stderr, "serve: %s\n", e.text);
+        return 1;
+    }
+    uint8_t desc[CG_ZC_DESC_SIZE];
+    char hex[2 * CG_ZC_DESC_SIZE + 1];
+    uint8_t *px = malloc((size_t)w * (size_t)h * 4);
+    char line[64];
+    for (int f = 1; f <= n; f++) {
+        if (step && !fgets(line, sizeof line, stdin)) break;
+        cg_status st;
+        if (mode == CG_ZC_MODE_FENCE) {
+            st = game_frame_fence(r, img, w, h, f, desc);
+        } else {
+            zc_pattern(px, w, h, f);
+            st = vkt_upload(&T, img, w, h, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+                     ? CG_E_VULKAN
+                     : cg_vk_ring_publish(r, img, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, desc);
+        }
+        if (st != CG_OK) {
+            fprintf(stderr, "serve: frame %d: %s\n", f, cg_vk_ring_last_error(r));
+            return 1;
+        }
+        hex_encode(desc, sizeof desc, hex);
+        printf("%s\n", hex);
+        fflush(stdout);
+    }
+    free(px);
+    while (fgets(line, sizeof line, stdin)) {
+    }
+    cg_vk_ring_info info;
+    cg_vk_ring_get_info(r, &info);
+    /* The learner has gone: wait for the hand-off thread to reclaim. */
+    for (int i = 0; i < 2000; i++) {
+        cg_zc_server_stats st;
+        cg_zc_server_get_stats(info.server, &st);
+        if (!st.connected) break;
+        usleep(1000);
+    }
+    printf("states:");
+    for (uint32_t i = 0; i < info.slots; i++)
+        printf(" %d", (int)CG_ZC_WORD_STATE(cg_zc_lease_load(info.control, i)));
+    printf("\nlibcuda: %s\n", zc_libcuda_mapped() ? "mapped" : "no");
+    fflush(stdout);
+    vkt_image_free(&T, img, mem);
+    cg_vk_ring_destroy(r);
+    vkt_fini(&T);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    self_exe = "/proc/self/exe";
+    static char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        self_exe = exe;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s CASE\n", argv[0]);
+        return 2;
+    }
+    const char *c = argv[1];
+    if (strcmp(c, "child-fd-learner") == 0) return child_fd_learner(argv[2]);
+    if (strcmp(c, "child-vk-learner") == 0) return child_vk_learner(argc - 2, argv + 2);
+    if (strcmp(c, "serve") == 0) return serve(argc - 2, argv + 2);
+    if (strcmp(c, "descriptor") == 0) return case_descriptor();
+    if (strcmp(c, "control") == 0) return case_control();
+    if (strcmp(c, "socket") == 0) return case_socket();
+    if (strcmp(c, "bad_hello") == 0) return case_bad_hello();
+    if (strcmp(c, "peer_uid") == 0) return case_peer_uid();
+    return ring_case(c);
+}
