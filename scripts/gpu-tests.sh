@@ -23,7 +23,7 @@ if [ "${1:-}" = "--prepare" ]; then
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update -qq
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 \
-     libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0)
+     libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0 libdeflate0)
   # libX11 for the GLX test: unpacked apart from / there (its deps are older
   # than that machine's own), reached through an rpath.
   mkdir -p .gl/x11
@@ -33,6 +33,8 @@ if [ "${1:-}" = "--prepare" ]; then
   cp /usr/include/vulkan/*.h build-deps/include/vulkan/
   cp /usr/include/GL/gl.h /usr/include/GL/glext.h /usr/include/GL/glcorearb.h build-deps/include/GL/
   cp -r /usr/include/vk_video /usr/include/EGL /usr/include/KHR build-deps/include/
+  # The PNG encoder's deflate header (the library itself is dlopen'd).
+  cp /usr/include/libdeflate.h build-deps/include/
   # epoxy/glx.h (the GLX test) includes X11/Xlib.h.
   [ -d /usr/include/X11 ] && cp -r /usr/include/X11 build-deps/include/
   # The JVM zero-copy tests: that machine has no JDK, so the natives and jars
