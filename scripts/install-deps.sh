@@ -20,7 +20,7 @@ PACKAGES=(
   clang libclang-rt-14-dev               # libFuzzer builds of the fuzz targets (tests/fuzz)
   # Cross builds (scripts/test.sh): aarch64 Linux under qemu-user, Windows x64 under Wine
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
-  check:arm64 libsubunit-dev:arm64 libpng-dev:arm64 zlib1g-dev:arm64 libepoxy-dev:arm64
+  check:arm64 libsubunit-dev:arm64 libpng-dev:arm64 zlib1g-dev:arm64 libdeflate0:arm64 libepoxy-dev:arm64
   gcc-mingw-w64-x86-64 wine64
 )
 
