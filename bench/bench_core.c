@@ -240,24 +240,33 @@ static void time_levels(const char *name, raw_ctx *r, frame_fn limit, int reps)
     }
 }
 
+/* A convert case over src (sw x sh RGBA) into dw x dh, cursor at the centre;
+ * allocates the output (freed by the caller). */
+static void case_init(raw_ctx *r, const uint8_t *src, int sw, int sh, int dw, int dh,
+                      cg_filter filter, int flip)
+{
+    memset(r, 0, sizeof *r);
+    r->p.src = src;
+    r->p.src_stride = (size_t)sw * 4;
+    r->p.src_w = sw;
+    r->p.src_h = sh;
+    r->p.dst_w = dw;
+    r->p.dst_h = dh;
+    r->p.filter = filter;
+    r->p.flip = flip;
+    r->p.draw_cursor = 1;
+    r->p.cursor_x = dw / 2;
+    r->p.cursor_y = dh / 2;
+    r->dst_len = (size_t)dw * (size_t)dh * 3;
+    r->dst = malloc(r->dst_len);
+    if (src == NULL || r->dst == NULL) abort();
+}
+
 static void raw_case(const char *name, int sw, int sh, int dw, int dh, int flip, int reps)
 {
     uint8_t *src = game_frame(sw, sh);
     raw_ctx r;
-    memset(&r, 0, sizeof r);
-    r.p.src = src;
-    r.p.src_stride = (size_t)sw * 4;
-    r.p.src_w = sw;
-    r.p.src_h = sh;
-    r.p.dst_w = dw;
-    r.p.dst_h = dh;
-    r.p.flip = flip;
-    r.p.draw_cursor = 1;
-    r.p.cursor_x = dw / 2;
-    r.p.cursor_y = dh / 2;
-    r.dst_len = (size_t)dw * (size_t)dh * 3;
-    r.dst = malloc(r.dst_len);
-    if (src == NULL || r.dst == NULL) abort();
+    case_init(&r, src, sw, sh, dw, dh, CG_FILTER_NEAREST, flip);
     time_levels(name, &r, run_limit, reps);
     free(r.dst);
     free(src);
@@ -286,22 +295,9 @@ static void box_case(const char *name, int sw, int sh, int dw, int dh, int reps)
     size_t src_len = ((size_t)sw * (size_t)sh * 4 + 63) & ~(size_t)63;
     uint8_t *src = aligned_alloc(64, src_len);
     raw_ctx r;
-    memset(&r, 0, sizeof r);
-    r.dst_len = (size_t)dw * (size_t)dh * 3;
-    r.dst = malloc(r.dst_len);
-    if (src == NULL || r.dst == NULL) abort();
+    case_init(&r, src, sw, sh, dw, dh, CG_FILTER_BOX, 0);
     /* Noise: game_frame needs frames at least 8 pixels wide. */
     for (size_t i = 0; i < src_len; i++) src[i] = (uint8_t)hash4((int)i, 1, 2, 3);
-    r.p.src = src;
-    r.p.src_stride = (size_t)sw * 4;
-    r.p.src_w = sw;
-    r.p.src_h = sh;
-    r.p.dst_w = dw;
-    r.p.dst_h = dh;
-    r.p.filter = CG_FILTER_BOX;
-    r.p.draw_cursor = 1;
-    r.p.cursor_x = dw / 2;
-    r.p.cursor_y = dh / 2;
     time_levels(name, &r, run_box_limit, reps);
     free(r.dst);
     free(src);

@@ -432,13 +432,9 @@ class CudaImporter(_DriverApi):
             self._pop()
 
     def to_host(self, dst, ptr, nbytes):
-        self._enter()
-        try:
-            f = self._fn("cuMemcpyDtoH_v2", "cuMemcpyDtoH")
-            f.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
-            self._call("cuMemcpyDtoH", f(dst, ptr, nbytes))
-        finally:
-            self._pop()
+        # The IPC reader's copy, on the ring's device (its errors raise RingError
+        # through this class's _call).
+        super().to_host(dst, ptr, nbytes, self.device)
 
     def free(self, memories, semaphore):
         self._enter()
