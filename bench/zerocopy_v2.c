@@ -3,9 +3,10 @@
  * path, on the GPU machine: N game processes + 1 learner process, stepped
  * in lockstep as a vector env steps them.
  *
- * Each producer is this executable run again ("producer v1|v2 W H"), with
- * its own Vulkan device; per step it "renders" (clears its image, fenced,
- * untimed), then, timed as the producer's host time per frame:
+ * Each producer is this executable run again ("producer v1|v2 W H [reuse]"),
+ * with its own Vulkan device; per step it "renders" (submits a clear of its
+ * image, untimed, and does not wait for it: a game keeps its frame in
+ * flight), then, timed as the producer's host time per frame:
  *   v2: cg_vk_ring_publish (copy into a ring slot + timeline signal, no
  *       wait; the process never loads libcuda),
  *   v1: cg_vk_export_copy + cg_cuda_import_copy (its own CUDA context
@@ -84,7 +85,7 @@ static int write_full(int fd, const void *buf, size_t n)
  * 'q' it writes {median host us (double), libcuda mapped (int)} and exits. */
 static int out_fd = 1;
 
-static int producer(int v2, int w, int h)
+static int producer(int v2, int w, int h, int reuse)
 {
     /* The protocol gets a private copy of stdout; anything a driver prints
      * goes to stderr instead of into the learner's pipe. */
@@ -121,6 +122,7 @@ static int producer(int v2, int w, int h)
         d.height = h;
         d.mode = CG_ZC_MODE_SEMAPHORE;
         d.wait_ns = 1000000000;
+        d.reuse_recordings = reuse;
         if (cg_vk_ring_create(&d, &ring, &err) != CG_OK ||
             cg_vk_ring_template(ring, msg, sizeof msg) != CG_OK) {
             fprintf(stderr, "producer: ring: %s\n", err.text);
@@ -150,7 +152,7 @@ static int producer(int v2, int w, int h)
     int n = 0;
     char c;
     for (int f = 0; read_full(0, &c, 1) == 0 && c == 'g'; f++) {
-        zc_game_clear(&T, game, f, f == 0);
+        zc_game_render_in_flight(&T, game, f);
         double a = bench_now_us();
         cg_status st;
         if (v2) {
@@ -172,6 +174,7 @@ static int producer(int v2, int w, int h)
     /* The first 10 frames are warm-up. */
     double med = n > 10 ? bench_median(t + 10, n - 10) : (n ? bench_median(t, n) : 0);
     int mapped = zc_libcuda_mapped();
+    VKT_FN(&T, vkQueueWaitIdle)(T.queue); /* the last clear, before its image goes */
     write_full(out_fd, &med, sizeof med);
     write_full(out_fd, &mapped, sizeof mapped);
     free(t);
@@ -203,7 +206,7 @@ typedef struct peer {
 
 static const char *self_exe;
 
-static int spawn_producer(peer *p, int v2, int w, int h)
+static int spawn_producer(peer *p, int v2, int w, int h, int reuse)
 {
     int in[2], out[2];
     if (pipe(in) || pipe(out)) return -1;
@@ -216,7 +219,8 @@ static int spawn_producer(peer *p, int v2, int w, int h)
     char ws[16], hs[16];
     snprintf(ws, sizeof ws, "%d", w);
     snprintf(hs, sizeof hs, "%d", h);
-    char *argv[] = {(char *)self_exe, "producer", v2 ? "v2" : "v1", ws, hs, NULL};
+    char *argv[] = {(char *)self_exe, "producer", v2 ? "v2" : "v1", ws, hs, reuse ? "reuse" : NULL,
+                    NULL};
     int rc = posix_spawn(&p->pid, self_exe, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(in[0]);
@@ -339,7 +343,7 @@ typedef struct run_result {
     long gpu_mib;
 } run_result;
 
-static run_result run(int v2, int n, int w, int h, int steps)
+static run_result run(int v2, int reuse, int n, int w, int h, int steps)
 {
     run_result r;
     memset(&r, 0, sizeof r);
@@ -349,7 +353,7 @@ static run_result run(int v2, int n, int w, int h, int steps)
     for (int i = 0; i < n; i++) {
         p[i].conn = -1;
         p[i].ctl.fd = -1;
-        if (spawn_producer(&p[i], v2, w, h) != 0) return r;
+        if (spawn_producer(&p[i], v2, w, h, reuse) != 0) return r;
     }
     int failed = 0;
     for (int i = 0; i < n && !failed; i++) {
@@ -433,7 +437,8 @@ int main(int argc, char **argv)
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     self_exe = len > 0 ? (exe[len] = 0, exe) : argv[0];
     if (argc >= 5 && strcmp(argv[1], "producer") == 0)
-        return producer(strcmp(argv[2], "v2") == 0, atoi(argv[3]), atoi(argv[4]));
+        return producer(strcmp(argv[2], "v2") == 0, atoi(argv[3]), atoi(argv[4]),
+                        argc > 5 && strcmp(argv[5], "reuse") == 0);
     int steps = argc > 1 ? atoi(argv[1]) : 300;
     int max_n = argc > 2 ? atoi(argv[2]) : MAX_N;
     if (steps < 20) steps = 20;
@@ -450,9 +455,11 @@ int main(int argc, char **argv)
         printf(" %dx%d: limit %.1f us\n", w, h, limit);
         for (int k = 0; k < 4 && ns[k] <= max_n; k++) {
             int n = ns[k];
-            run_result v1 = run(0, n, w, h, steps), v2 = run(1, n, w, h, steps);
-            if (!v1.ok || !v2.ok) {
-                printf("  N=%-2d %s failed (see stderr)\n", n, !v1.ok ? "v1" : "v2");
+            run_result v1 = run(0, 0, n, w, h, steps), v2 = run(1, 0, n, w, h, steps),
+                       v2r = run(1, 1, n, w, h, steps);
+            if (!v1.ok || !v2.ok || !v2r.ok) {
+                printf("  N=%-2d %s failed (see stderr)\n", n,
+                       !v1.ok ? "v1" : !v2.ok ? "v2" : "v2 reusing recordings");
                 continue;
             }
             printf("  N=%-2d producer host/frame: v1 %8.1f us (%6.2fx limit)  v2 %7.1f us "
@@ -465,6 +472,10 @@ int main(int argc, char **argv)
                    v2.step_us / v1.step_us);
             printf("       aggregate frames/s:  v1 %8.0f            v2 %8.0f            v2/v1 %.3f\n",
                    v1.fps, v2.fps, v2.fps / v1.fps);
+            printf("       v2 reusing recordings: host %.1f us (%.2fx limit, %.3f of v2's), step %.1f "
+                   "us, aggregate %.0f frames/s (%.3f of v1's)\n",
+                   v2r.host_us, v2r.host_us / limit, v2r.host_us / v2.host_us, v2r.step_us, v2r.fps,
+                   v2r.fps / v1.fps);
             printf("       libcuda in producers: v1 %s, v2 %s; CUDA-context GPU memory of the "
                    "producers: v1 %ld MiB, v2 %ld MiB\n",
                    v1.libcuda ? "yes" : "no", v2.libcuda ? "yes" : "no", v1.gpu_mib, v2.gpu_mib);
