@@ -26,7 +26,8 @@ if [ "${1:-}" = "--prepare" ]; then
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update -qq
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 \
-     libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0 libdeflate0)
+     libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0 libdeflate0 \
+     glslang-tools)  # glslangValidator: the ring's RGB compute shader at build time
   # libX11 for the GLX test: unpacked apart from / there (its deps are older
   # than that machine's own), reached through an rpath.
   mkdir -p .gl/x11
