@@ -140,7 +140,7 @@ if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
   echo "== zero-copy benchmarks"
   # bench_gl (the GL readback benchmark) too: the same machine, same run.
   # CG_GPU_BENCHES="name ...": only these (default: all of them).
-  for b in ${CG_GPU_BENCHES:-bench_zerocopy_vk bench_zerocopy_gl bench_gl bench_zerocopy_v2}; do
+  for b in ${CG_GPU_BENCHES:-bench_zerocopy_vk bench_zerocopy_gl bench_gl bench_zerocopy_v2 bench_vulkan_rgb}; do
     b=build-gpu/bench/$b
     [ -x "$b" ] || continue
     echo "-- $b"

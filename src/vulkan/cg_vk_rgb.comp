@@ -79,8 +79,9 @@ uvec3 pixel(uint x, uint y)
         }
     }
     uint yb = p.dst_h - 1u - y; /* RAW's (bottom-up) row of this pixel */
-    uint sy = yb * p.src_h / p.dst_h;
-    uint sx = x * p.src_w / p.dst_w;
+    /* The same size (the common case) needs no division. */
+    uint sy = p.src_h == p.dst_h ? yb : yb * p.src_h / p.dst_h;
+    uint sx = p.src_w == p.dst_w ? x : x * p.src_w / p.dst_w;
     return source_texel(sx, p.flip != 0u ? p.src_h - 1u - sy : sy);
 }
 
