@@ -15,6 +15,10 @@ Usage: test_ring.py unit              descriptor golden bytes, hello and fd
        test_ring.py stdin-cuda W H N  the CUDA learner for RingJniTest: one
                                       descriptor a line on stdin (frame f
                                       of the pattern), "ok"/"bad" a line
+       test_ring.py stdin-rgb         the RGB-format learner for RingJniTest
+                                      (lavapipe): "DESC WANT" a line, the
+                                      slot through llvmpipe's memfd must be
+                                      WANT; "ok"/"bad"/"skip" a line
        test_ring.py cuda PRODUCER     the GPU machine: the real CUDA
                                       learner (libcuda) against the producer
                                       in semaphore mode, lockstep, every
@@ -607,6 +611,35 @@ def stdin_cuda(w, h, n):
     sys.exit(0 if good == n else 1)
 
 
+def stdin_rgb():
+    """RingJniTest's RGB round (lavapipe, fence mode): one line "DESC WANT" a
+    frame (hex): the frame the descriptor names, read through llvmpipe's
+    memfd, must be (H, W, 3), upright, and equal WANT (the Java side's RAW
+    bytes of the same frame from convertCapturedFrameImpl, rows reversed).
+    Answers "ok", "bad" or "skip" (an fd that is not an llvmpipe memfd)."""
+    print("ready", flush=True)
+    ring, imp = None, FakeImporter()
+    for line in sys.stdin:
+        parts = line.split()
+        if len(parts) != 2:
+            break
+        raw, want = bytes.fromhex(parts[0]), bytes.fromhex(parts[1])
+        d = R.parse_descriptor(raw)
+        if ring is None:
+            ring = R.RingLearner(raw, imp)
+        with ring.acquire(raw) as fr:
+            if imp.maps[fr.slot] is None:
+                answer = "skip"
+            else:
+                ok = (fr.shape == (d.height, d.width, 3) and fr.format == R.FORMAT_RGB8 and
+                      not fr.rows_bottom_up and imp.slot_bytes(fr.slot, len(want)) == want)
+                answer = "ok" if ok else "bad"
+        print(answer, flush=True)
+    if ring is not None:
+        ring.close()
+    sys.exit(0)
+
+
 def ctypes_count(importer):
     import ctypes
 
@@ -616,13 +649,16 @@ def ctypes_count(importer):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda", "fakecuda", "stdin-cuda"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda", "fakecuda", "stdin-cuda",
+                                                 "stdin-rgb"):
         print(__doc__)
         sys.exit(2)
     if sys.argv[1] == "unit":
         unit()
     elif sys.argv[1] == "live":
         live(sys.argv[2])
+    elif sys.argv[1] == "stdin-rgb":
+        stdin_rgb()
     elif sys.argv[1] == "stdin-cuda":
         stdin_cuda(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "fakecuda":
