@@ -362,11 +362,11 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
     if (d->slot_format != CG_VK_SLOT_COPY && d->slot_format != CG_VK_SLOT_RGB8)
         return cg_fail(err, CG_E_INVALID_ARG, "slot format %d: 0 (copy) or 1 (RGB8)",
                        (int)d->slot_format);
-    if (d->slot_format == CG_VK_SLOT_COPY && (d->target_width || d->target_height))
+    if (d->slot_format == CG_VK_SLOT_COPY && (d->target_width || d->target_height || d->flip))
         return cg_fail(err, CG_E_INVALID_ARG,
-                       "target size %dx%d: resizing needs the RGB8 slot format (a copy keeps the "
-                       "image's size)",
-                       d->target_width, d->target_height);
+                       "target size %dx%d, flip %d: resizing and flipping need the RGB8 slot "
+                       "format (a copy keeps the image's size and row order)",
+                       d->target_width, d->target_height, d->flip);
     if (d->slot_format == CG_VK_SLOT_RGB8 && (d->target_width || d->target_height) &&
         (st = cg_check_dims(d->target_width, d->target_height)) != CG_OK)
         return cg_fail(err, st, "target size %dx%d (1..%d per side, or 0x0 for the image's)",

@@ -341,8 +341,11 @@ static int case_bad_input(void)
     CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG && strstr(e.text, "RGB8"),
           "target size on a copy ring: %s", e.text);
 
-    /* A copy ring refuses a cursor; a plain publish still works. */
     d.target_width = d.target_height = 0;
+    CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG && strstr(e.text, "flip"),
+          "flip on a copy ring: %s", e.text);
+    /* A copy ring refuses a cursor; a plain publish still works. */
+    d.flip = 0;
     CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "copy ring: %s", e.text);
     VkImage img[10];
     VkDeviceMemory mem[10];
