@@ -9,5 +9,6 @@ if(NOT CG_HAVE_CUDA OR NOT CG_HAVE_VK_RING OR NOT TARGET vkt)
   return()
 endif()
 add_executable(bench_zerocopy_v2 ${CMAKE_CURRENT_LIST_DIR}/zerocopy_v2.c)
-target_link_libraries(bench_zerocopy_v2 PRIVATE cg_vulkan cg_cuda vkt CUDA::cudart_static)
+target_link_libraries(bench_zerocopy_v2 PRIVATE cg_vulkan cg_cuda cg_egl_headless vkt
+                      CUDA::cudart_static)
 cg_target_warnings(bench_zerocopy_v2)
