@@ -42,6 +42,9 @@
 
 #include "cg_egl_headless.h"
 #include "cg_gl_cuda.h"
+#ifdef CG_BENCH_GL_RING
+#include "cg_gl_ring.h"
+#endif
 
 #include "cg_cuda_import.h"
 #include "cg_vk_export.h"
@@ -204,6 +207,52 @@ static void gl_game_clear(int f)
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
 }
 
+#ifndef CG_BENCH_GL_RING
+typedef struct cg_gl_ring cg_gl_ring;
+#endif
+
+/* The GL producers' frame loop; exactly one of g (v1) and ring (v2). */
+static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
+                     cg_egl_headless *ctx)
+{
+    double *t = malloc(sizeof(double) * 100000);
+    int n = 0;
+    char c;
+    cg_gl_cuda_frame fr = {tex, 0, 0, 0};
+    for (int f = 0; read_full(0, &c, 1) == 0 && c == 'g'; f++) {
+        gl_game_clear(f);
+        double a = bench_now_us();
+        cg_status st = CG_E_UNSUPPORTED;
+        if (g) st = cg_gl_cuda_capture(g, &fr);
+#ifdef CG_BENCH_GL_RING
+        if (ring) st = cg_gl_ring_publish(ring, tex, msg);
+#endif
+        double b = bench_now_us();
+        if (st != CG_OK) {
+#ifdef CG_BENCH_GL_RING
+            if (ring) fprintf(stderr, "producer: frame %d: %s\n", f, cg_gl_ring_last_error(ring));
+#endif
+            if (g) fprintf(stderr, "producer: frame %d: %s\n", f, cg_gl_cuda_last_error(g));
+            return 1;
+        }
+        if (n < 100000) t[n++] = b - a;
+        write_full(out_fd, msg, ring ? CG_ZC_DESC_SIZE : 1);
+    }
+    double med = n > 10 ? bench_median(t + 10, n - 10) : (n ? bench_median(t, n) : 0);
+    int mapped = zc_libcuda_mapped();
+    write_full(out_fd, &med, sizeof med);
+    write_full(out_fd, &mapped, sizeof mapped);
+    free(t);
+    cg_gl_cuda_destroy(g);
+#ifdef CG_BENCH_GL_RING
+    cg_gl_ring_destroy(ring);
+#endif
+    glDeleteFramebuffers(1, &gl_fbo);
+    glDeleteTextures(1, &tex);
+    cg_egl_headless_close(ctx);
+    return 0;
+}
+
 /* Same protocol as producer(), GL games:
  *   v1: cg_gl_cuda (the texture registered once in the game's own CUDA
  *       context; map + copy into the IPC buffer + unmap, complete on return),
@@ -230,40 +279,33 @@ static int producer_gl(int v2, int w, int h)
     uint8_t msg[CG_ZC_DESC_SIZE];
     cg_gl_cuda *g = NULL;
     if (v2) {
+#ifdef CG_BENCH_GL_RING
+        cg_gl_ring_desc d;
+        memset(&d, 0, sizeof d);
+        d.width = w;
+        d.height = h;
+        d.mode = CG_ZC_MODE_SEMAPHORE; /* the learner waits on the timeline */
+        d.wait_ns = 1000000000;
+        cg_gl_ring *ring = NULL;
+        cg_err err = {""};
+        if (cg_gl_ring_create(&d, &ring, &err) != CG_OK ||
+            cg_gl_ring_template(ring, msg, sizeof msg) != CG_OK) {
+            fprintf(stderr, "producer: GL ring: %s\n", err.text);
+            return 1;
+        }
+        write_full(out_fd, msg, CG_ZC_DESC_SIZE);
+        return gl_frames(NULL, ring, tex, msg, ctx);
+#else
         fprintf(stderr, "producer: the GL ring is not in this build\n");
         return 1;
+#endif
     }
     if (cg_gl_cuda_create(&g) != CG_OK || cg_gl_cuda_init(g, w, h, msg) != CG_OK) {
         fprintf(stderr, "producer: GL->CUDA init: %s\n", cg_gl_cuda_last_error(g));
         return 1;
     }
     write_full(out_fd, msg, CG_CUDA_IPC_HANDLE_SIZE);
-    double *t = malloc(sizeof(double) * 100000);
-    int n = 0;
-    char c;
-    cg_gl_cuda_frame fr = {tex, 0, 0, 0};
-    for (int f = 0; read_full(0, &c, 1) == 0 && c == 'g'; f++) {
-        gl_game_clear(f);
-        double a = bench_now_us();
-        cg_status st = cg_gl_cuda_capture(g, &fr);
-        double b = bench_now_us();
-        if (st != CG_OK) {
-            fprintf(stderr, "producer: frame %d: %s\n", f, cg_gl_cuda_last_error(g));
-            return 1;
-        }
-        if (n < 100000) t[n++] = b - a;
-        write_full(out_fd, msg, 1);
-    }
-    double med = n > 10 ? bench_median(t + 10, n - 10) : (n ? bench_median(t, n) : 0);
-    int mapped = zc_libcuda_mapped();
-    write_full(out_fd, &med, sizeof med);
-    write_full(out_fd, &mapped, sizeof mapped);
-    free(t);
-    cg_gl_cuda_destroy(g);
-    glDeleteFramebuffers(1, &gl_fbo);
-    glDeleteTextures(1, &tex);
-    cg_egl_headless_close(ctx);
-    return 0;
+    return gl_frames(g, NULL, tex, msg, ctx);
 }
 
 /* ---- the learner ------------------------------------------------------------ */
