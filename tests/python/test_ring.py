@@ -15,10 +15,11 @@ Usage: test_ring.py unit              descriptor golden bytes, hello and fd
        test_ring.py stdin-cuda W H N  the CUDA learner for RingJniTest: one
                                       descriptor a line on stdin (frame f
                                       of the pattern), "ok"/"bad" a line
-       test_ring.py stdin-rgb         the RGB-format learner for RingJniTest
-                                      (lavapipe): "DESC WANT" a line, the
-                                      slot through llvmpipe's memfd must be
-                                      WANT; "ok"/"bad"/"skip" a line
+       test_ring.py stdin-rgb [cuda]  the RGB-format learner for RingJniTest:
+                                      "DESC WANT" a line, the frame must be
+                                      WANT (through llvmpipe's memfd, or
+                                      with cuda the real CUDA learner);
+                                      "ok"/"bad"/"skip" a line
        test_ring.py cuda PRODUCER     the GPU machine: the real CUDA
                                       learner (libcuda) against the producer
                                       in semaphore mode, lockstep, every
@@ -586,13 +587,7 @@ def fakecuda(producer):
 def stdin_cuda(w, h, n):
     import numpy as np
 
-    try:
-        importer = R.CudaImporter()
-        if ctypes_count(importer) == 0:
-            raise R.RingError("no CUDA device")
-    except (OSError, R.RingError) as e:
-        print(f"SKIP stdin-cuda: {e}", file=sys.stderr)
-        sys.exit(77)
+    importer = cuda_importer_or_skip("stdin-cuda")
     print("ready", flush=True)
     ring, good = None, 0
     for f in range(1, n + 1):
@@ -611,14 +606,28 @@ def stdin_cuda(w, h, n):
     sys.exit(0 if good == n else 1)
 
 
-def stdin_rgb():
-    """RingJniTest's RGB round (lavapipe, fence mode): one line "DESC WANT" a
-    frame (hex): the frame the descriptor names, read through llvmpipe's
-    memfd, must be (H, W, 3), upright, and equal WANT (the Java side's RAW
-    bytes of the same frame from convertCapturedFrameImpl, rows reversed).
-    Answers "ok", "bad" or "skip" (an fd that is not an llvmpipe memfd)."""
+def cuda_importer_or_skip(what):
+    try:
+        importer = R.CudaImporter()
+        if ctypes_count(importer) == 0:
+            raise R.RingError("no CUDA device")
+    except (OSError, R.RingError) as e:
+        print(f"SKIP {what}: {e}", file=sys.stderr)
+        sys.exit(77)
+    return importer
+
+
+def stdin_rgb(use_cuda):
+    """RingJniTest's RGB rounds: one line "DESC WANT" a frame (hex): the
+    frame the descriptor names must be (H, W, 3), upright, and equal WANT
+    (the Java side's RAW bytes of the same frame from
+    convertCapturedFrameImpl, rows reversed). Read through llvmpipe's memfd
+    (lavapipe, fence mode), or with use_cuda by the real CUDA learner
+    (to_numpy on its stream, semaphore mode). Answers "ok", "bad" or "skip"
+    (an fd that is not an llvmpipe memfd)."""
+    imp = cuda_importer_or_skip("stdin-rgb cuda") if use_cuda else FakeImporter()
     print("ready", flush=True)
-    ring, imp = None, FakeImporter()
+    ring = None
     for line in sys.stdin:
         parts = line.split()
         if len(parts) != 2:
@@ -628,12 +637,15 @@ def stdin_rgb():
         if ring is None:
             ring = R.RingLearner(raw, imp)
         with ring.acquire(raw) as fr:
-            if imp.maps[fr.slot] is None:
+            shape_ok = (fr.shape == (d.height, d.width, 3) and fr.format == R.FORMAT_RGB8 and
+                        not fr.rows_bottom_up)
+            if use_cuda:
+                answer = "ok" if shape_ok and fr.to_numpy().tobytes() == want else "bad"
+            elif imp.maps[fr.slot] is None:
                 answer = "skip"
             else:
-                ok = (fr.shape == (d.height, d.width, 3) and fr.format == R.FORMAT_RGB8 and
-                      not fr.rows_bottom_up and imp.slot_bytes(fr.slot, len(want)) == want)
-                answer = "ok" if ok else "bad"
+                got = imp.slot_bytes(fr.slot, len(want))
+                answer = "ok" if shape_ok and got == want else "bad"
         print(answer, flush=True)
     if ring is not None:
         ring.close()
@@ -658,7 +670,7 @@ if __name__ == "__main__":
     elif sys.argv[1] == "live":
         live(sys.argv[2])
     elif sys.argv[1] == "stdin-rgb":
-        stdin_rgb()
+        stdin_rgb(sys.argv[2:] == ["cuda"])
     elif sys.argv[1] == "stdin-cuda":
         stdin_cuda(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "fakecuda":

@@ -160,24 +160,45 @@ public final class RingJniTest {
         return b;
     }
 
-    /** The RGB slot format, fence mode, the cursor moving; read by the Python learner. */
-    static void rgbRound(String python, String script) throws Exception {
+    /**
+     * The RGB slot format, the cursor moving, w x h -> tw x th. Fence mode (recordCursorImpl,
+     * read through llvmpipe's memfd) or semaphore mode (publishCursorImpl after the game's submit,
+     * read by the real CUDA learner: the GPU machine). Every frame must equal the RAW bytes
+     * convertCapturedFrameImpl gives for it, rows reversed.
+     */
+    static void rgbRound(String python, String script, boolean semaphore, int w, int h, int tw,
+            int th) throws Exception {
         VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
-        final int w = 37, h = 23, tw = 16, th = 11;
+        String name = "RGB " + (semaphore ? "semaphore" : "fence") + " " + w + "x" + h + " -> "
+                + tw + "x" + th;
         long[] v = vkSetup(w, h);
+        if (semaphore && v[8] == 0) {
+            System.out.println("SKIP " + name + ": no exportable timeline semaphores here");
+            return;
+        }
+        int mode = semaphore ? VulkanZerocopyRing.MODE_SEMAPHORE : VulkanZerocopyRing.MODE_FENCE;
         expect(IllegalArgumentException.class, () -> ring.initRgbImpl(v[0], v[1], v[2], (int) v[3],
-                v[4], v[5], w, h, 99, tw, th, true, 2, 2, 0, false), "initRgbImpl imageFormat 99");
+                v[4], v[5], w, h, 99, tw, th, true, 2, mode, 0, false), "initRgbImpl imageFormat 99");
         expect(IllegalArgumentException.class, () -> ring.initRgbImpl(v[0], v[1], v[2], (int) v[3],
-                v[4], v[5], w, h, 0, -1, th, true, 2, 2, 0, false), "initRgbImpl target -1 x 11");
+                v[4], v[5], w, h, 0, -1, th, true, 2, mode, 0, false), "initRgbImpl target -1 x th");
         ByteString t = ring.initRgbImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 0, tw, th,
-                true, 2, VulkanZerocopyRing.MODE_FENCE, 0, v[7] != 0);
-        check(t.byteAt(4) == 2 && t.byteAt(8) == 23 && t.byteAt(12) == tw && t.byteAt(16) == th
-                && t.byteAt(20) == tw * 3, "RGB template: version 2, format 23, 16x11, pitch 48");
-        Process p = startLearner(python, script, "stdin-rgb");
+                true, 2, mode, semaphore ? 1_000_000_000L : 0, v[7] != 0);
+        check(t.byteAt(4) == 2 && t.byteAt(8) == 23 && (int) (le64(t, 12) & 0xffffffffL) == tw
+                && (int) (le64(t, 16) & 0xffffffffL) == th
+                && (int) (le64(t, 20) & 0xffffffffL) == tw * 3,
+                name + ": template version 2, format 23, target size, pitch");
+        Process p = semaphore ? startLearner(python, script, "stdin-rgb", "cuda")
+                              : startLearner(python, script, "stdin-rgb");
         java.io.BufferedReader in = new java.io.BufferedReader(
                 new java.io.InputStreamReader(p.getInputStream()));
         java.io.Writer out = new java.io.OutputStreamWriter(p.getOutputStream());
-        check("ready".equals(in.readLine()), "RGB learner started");
+        if (!"ready".equals(in.readLine())) {
+            int rc = p.waitFor();
+            if (rc == 77) System.out.println("SKIP " + name + ": the learner has no CUDA here");
+            else check(false, name + ": learner did not start (exit " + rc + ")");
+            ring.destroyImpl();
+            return;
+        }
         // {draw, x, y}: inside, the corner, partly outside, off, hot spot outside, the last pixel.
         int[][] cursors = {{1, 3, 2}, {1, 0, 0}, {1, tw - 2, th - 1}, {0, 5, 5}, {1, -1, 4},
                 {1, tw - 1, th - 1}};
@@ -185,9 +206,17 @@ public final class RingJniTest {
         for (int f = 1; f <= cursors.length; f++) {
             int[] c = cursors[f - 1];
             long cmd = vkBegin(f);
-            ByteString d = ring.recordCursorImpl(cmd, v[6], COLOR_ATTACHMENT_OPTIMAL, c[0] == 1,
-                    c[1], c[2]);
-            check(vkSubmit() && d != null && le64(d, 72) == f, "RGB frame " + f + " recorded");
+            ByteString d;
+            if (semaphore) {
+                check(vkSubmit(), "game submit " + f); // the frame, then publish on the same queue
+                d = ring.publishCursorImpl(v[6], COLOR_ATTACHMENT_OPTIMAL, c[0] == 1, c[1], c[2]);
+            } else {
+                d = ring.recordCursorImpl(cmd, v[6], COLOR_ATTACHMENT_OPTIMAL, c[0] == 1, c[1],
+                        c[2]);
+                check(vkSubmit(), "game submit " + f);
+            }
+            check(d != null && le64(d, 72) == f, name + ": frame " + f + " published");
+            if (d == null) break;
             ByteString raw = FramebufferCapturer.INSTANCE.convertCapturedFrameImpl(pattern(w, h, f),
                     w, h, tw, th, 0, true, c[0] == 1, c[1], c[2]);
             byte[] r = raw.toByteArray(), up = new byte[r.length];
@@ -202,12 +231,14 @@ public final class RingJniTest {
         out.close();
         int rc = p.waitFor();
         if (skipped > 0)
-            System.out.println("note: the slot fds are not llvmpipe memfds: RGB bytes unchecked here");
+            System.out.println("note: the slot fds are not llvmpipe memfds: " + name
+                    + " bytes unchecked here");
         else
-            check(good == cursors.length && rc == 0, "RGB slot format: " + good + "/"
-                    + cursors.length + " frames equal convertCapturedFrameImpl's RAW, upright");
-        // A cursor to draw on a copy ring is refused.
+            check(good == cursors.length && rc == 0, name + ": " + good + "/" + cursors.length
+                    + " frames equal convertCapturedFrameImpl's RAW, upright");
         ring.destroyImpl();
+        if (semaphore) return;
+        // A cursor to draw on a copy ring is refused.
         ring.initImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 2,
                 VulkanZerocopyRing.MODE_FENCE, 0, false);
         long cmd = vkBegin(1);
@@ -244,7 +275,9 @@ public final class RingJniTest {
         round(args[0], 64, 5, 2, 2);
         expect(IllegalStateException.class, () -> ring.publishImpl(1, 2), "publish after destroy");
         if (args.length >= 3) {
-            rgbRound(args[1], args[2]);
+            rgbRound(args[1], args[2], false, 37, 23, 16, 11);
+            rgbRound(args[1], args[2], true, 640, 360, 640, 360);
+            rgbRound(args[1], args[2], true, 1920, 1080, 640, 360);
             semaphoreRound(args[1], args[2], 640, 360, 200);
             semaphoreRound(args[1], args[2], 1920, 1080, 60);
         }
