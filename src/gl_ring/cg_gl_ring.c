@@ -344,6 +344,8 @@ static cg_status setup(cg_gl_ring *r)
      * the memory is larger than the buffer by its padding (32 bytes in Mesa
      * 22.3; GL_OUT_OF_MEMORY otherwise). A little slack costs nothing. */
     vd.slot_slack = 256;
+    /* The slot keeps GL's row order: row 0 is the picture's bottom. */
+    vd.desc_flags = CG_ZC_FLAG_ROWS_BOTTOM_UP;
     CG_TRY(cg_vk_ring_create(&vd, &r->ring, &r->err));
     cg_vk_ring_info info;
     cg_vk_ring_get_info(r->ring, &info);

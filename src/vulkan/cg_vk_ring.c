@@ -265,6 +265,7 @@ static cg_status setup(cg_vk_ring *r)
     t->row_pitch = t->width * 4;
     t->slot_count = r->d.slots;
     t->mode = (uint32_t)r->d.mode;
+    t->flags = r->d.desc_flags;
     memcpy(t->device_uuid, idp.deviceUUID, CG_DEVICE_UUID_SIZE);
     t->ring_id = new_ring_id();
     size_t frame_bytes;

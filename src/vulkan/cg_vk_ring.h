@@ -63,6 +63,7 @@ typedef struct cg_vk_ring_desc {
     const char *socket_dir; /* NULL: the protocol's rule; tests give their own */
     uint32_t slot_slack;    /* bytes allocated past the frame in each slot, for an importer
                                that needs them (cg_gl_ring: Mesa pads buffer objects); 0: none */
+    uint32_t desc_flags;    /* CG_ZC_FLAG_* of every descriptor (a GL writer: ROWS_BOTTOM_UP) */
 } cg_vk_ring_desc;
 
 /* What tests and C consumers may look at. Handles stay owned by the ring. */

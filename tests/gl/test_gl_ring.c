@@ -187,8 +187,10 @@ static int case_frames(void)
         CHECK(dd.frame == (uint64_t)f && dd.slot == (uint32_t)(f - 1) && dd.mode == (uint32_t)gi.mode &&
                   dd.width == (uint32_t)w && dd.row_pitch == (uint32_t)w * 4 &&
                   strcmp(dd.socket_path, vi.socket_path) == 0 && dd.ring_id == vi.ring_id &&
-                  memcmp(dd.device_uuid, gi.device_uuid, 16) == 0,
-              "descriptor of frame %d", f);
+                  memcmp(dd.device_uuid, gi.device_uuid, 16) == 0 &&
+                  dd.flags == CG_ZC_FLAG_ROWS_BOTTOM_UP && descs[f - 1][4] == 2 &&
+                  descs[f - 1][68] == 1,
+              "descriptor of frame %d (version 2, flags 1 at offset 68: rows bottom-up)", f);
     }
     CHECK(run_learner(3, descs) == 0, "learner process: frames 1..3 byte-exact");
     for (uint32_t i = 0; i < 3; i++)
