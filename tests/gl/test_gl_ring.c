@@ -70,14 +70,7 @@ static void upload(unsigned tex, int w, int h, int f)
 {
     uint8_t *px = malloc((size_t)w * h * 4);
     zc_pattern(px, w, h, f);
-    GLint old_tex = 0, old_align = 0;
-    glGetIntegerv(GL_TEXTURE_BINDING_2D, &old_tex);
-    glGetIntegerv(GL_UNPACK_ALIGNMENT, &old_align);
-    glBindTexture(GL_TEXTURE_2D, tex);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, old_align);
-    glBindTexture(GL_TEXTURE_2D, (GLuint)old_tex);
+    CHECK(gl_scene_upload(tex, w, h, px) == 0, "upload frame %d", f);
     free(px);
 }
 
