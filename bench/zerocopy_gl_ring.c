@@ -6,6 +6,8 @@
  *   v2 auto:      cg_gl_ring_publish in the mode the driver allows
  *                 (semaphore: pack + GL signal + flush + bridge submit, no
  *                 wait; fence: the same pack, then a CPU wait for it)
+ *   v2 GL timeline: semaphore mode with GL signalling the ring's timeline
+ *                 itself (GL_NV_timeline_semaphore; n/a without it)
  *   v2 fence:     the fallback, forced
  *   GL floor:     glReadPixels into a pack buffer + glFlush, nothing else
  *                 (the least any GPU-side copy can issue; no state saved)
@@ -109,13 +111,15 @@ static int cuda_frame(void *p, GLuint tex)
     return cg_gl_cuda_capture(p, &fr) != CG_OK;
 }
 
-static double ring_us(GLuint tex, int w, int h, int mode, int n, const char **mode_name)
+static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal signal, int n,
+                      const char **mode_name)
 {
     cg_gl_ring_desc d;
     memset(&d, 0, sizeof d);
     d.width = w;
     d.height = h;
     d.mode = mode;
+    d.signal = signal;
     d.wait_ns = 1000000000u; /* a slot whose copy still runs: wait, do not skip */
     cg_gl_ring *r = NULL;
     cg_err e = {{0}};
@@ -179,14 +183,19 @@ int main(int argc, char **argv)
         glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
         double fl = time_frames(floor_frame, &f, texs[s], n);
         glDeleteBuffers(1, &f.pbo);
-        const char *auto_mode = "?", *fence_mode = "?";
-        double v2 = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, n, &auto_mode);
-        double v2f = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, n, &fence_mode);
+        const char *auto_mode = "?", *other_mode = "?";
+        double v2 = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_BRIDGE, n,
+                            &auto_mode);
+        double v2t = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_GL_TIMELINE, n,
+                             &other_mode);
+        double v2f = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE, n,
+                             &other_mode);
         char what[80];
         printf(" %dx%d: limit (CPU readback) %.1f us\n", w, h, limits[s]);
         line("GL floor: glReadPixels into a PBO + glFlush", fl, limits[s]);
         snprintf(what, sizeof what, "v2 publish, auto (%s mode)", auto_mode);
         line(what, v2, limits[s]);
+        line("v2 publish, semaphore, GL signals the timeline (NV)", v2t, limits[s]);
         line("v2 publish, fence mode (CPU waits for the pack)", v2f, limits[s]);
         if (v2 > 0 && fl > 0) printf("  v2 auto / GL floor: %.2fx\n", v2 / fl);
     }

@@ -16,6 +16,16 @@
 #include "cg_size.h"
 #include "cg_vk_export.h" /* cg_vk_result_name */
 
+/* GL_NV_timeline_semaphore, which Debian 12's libepoxy does not know (values
+ * from the Khronos registry's glext.h). */
+#ifndef GL_SEMAPHORE_TYPE_NV
+#define GL_TIMELINE_SEMAPHORE_VALUE_NV 0x9595
+#define GL_SEMAPHORE_TYPE_NV 0x95B3
+#define GL_SEMAPHORE_TYPE_TIMELINE_NV 0x95B5
+#endif
+typedef void (*gr_create_semaphores_nv)(GLsizei n, GLuint *semaphores);
+typedef void (*gr_semaphore_parameteriv_nv)(GLuint semaphore, GLenum pname, const GLint *params);
+
 #define GR_INSTANCE_FUNCS(X)                                                    \
     X(vkDestroyInstance)                                                        \
     X(vkEnumeratePhysicalDevices)                                               \
@@ -60,6 +70,10 @@ struct cg_gl_ring {
     GLuint gl_sem[CG_ZC_MAX_SLOTS];
     GLuint memobj[CG_ZC_MAX_SLOTS];
     GLuint buffer[CG_ZC_MAX_SLOTS];
+    /* GL_NV_timeline_semaphore: the ring's timeline imported into GL */
+    GLuint gl_timeline;
+    gr_create_semaphores_nv glCreateSemaphoresNV;
+    gr_semaphore_parameteriv_nv glSemaphoreParameterivNV;
     cg_gl_reader *reader;
     cg_err err;
     int failed;
@@ -243,6 +257,43 @@ static cg_status vk_device(cg_gl_ring *r)
 
 /* ---- GL --------------------------------------------------------------------- */
 
+/* A GL entry point libepoxy does not know (GL_NV_timeline_semaphore in
+ * Debian 12's), from the window-system library the process already loaded:
+ * EGL's eglGetProcAddress, else GLX's glXGetProcAddressARB. */
+typedef void (*gr_gl_fn)(void);
+typedef gr_gl_fn (*gr_get_proc)(const char *);
+
+static gr_gl_fn gl_proc(const char *name)
+{
+    static const char *const from[3][2] = {{"libEGL.so.1", "eglGetProcAddress"},
+                                           {"libGLX.so.0", "glXGetProcAddressARB"},
+                                           {"libGL.so.1", "glXGetProcAddressARB"}};
+    for (int i = 0; i < 3; i++) {
+        void *h = dlopen(from[i][0], RTLD_LAZY | RTLD_NOLOAD);
+        if (!h) continue;
+        void *sym = dlsym(h, from[i][1]);
+        gr_gl_fn fn = NULL;
+        if (sym) {
+            gr_get_proc get;
+            memcpy(&get, &sym, sizeof get); /* object -> function pointer, C11-clean */
+            fn = get(name);
+        }
+        dlclose(h); /* NOLOAD: the process keeps it loaded */
+        if (fn) return fn;
+    }
+    return NULL;
+}
+
+static int gl_timeline_available(cg_gl_ring *r)
+{
+    if (!epoxy_has_gl_extension("GL_NV_timeline_semaphore")) return 0;
+    gr_gl_fn c = gl_proc("glCreateSemaphoresNV"), p = gl_proc("glSemaphoreParameterivNV");
+    if (!c || !p) return 0;
+    memcpy(&r->glCreateSemaphoresNV, &c, sizeof c);
+    memcpy(&r->glSemaphoreParameterivNV, &p, sizeof p);
+    return 1;
+}
+
 /* Which mode: what GL and Vulkan offer, and what the caller asked. */
 static cg_status pick_mode(cg_gl_ring *r)
 {
@@ -255,6 +306,10 @@ static cg_status pick_mode(cg_gl_ring *r)
                        !gl_sem ? "GL_EXT_semaphore_fd in GL"
                                : "VK_KHR_external_semaphore_fd and timeline semaphores in Vulkan");
     r->mode = r->d.mode == CG_ZC_MODE_FENCE || !can ? CG_ZC_MODE_FENCE : CG_ZC_MODE_SEMAPHORE;
+    if (r->mode == CG_ZC_MODE_SEMAPHORE && r->d.signal == CG_GL_RING_SIGNAL_GL_TIMELINE &&
+        !gl_timeline_available(r))
+        return cg_fail(&r->err, CG_E_UNSUPPORTED,
+                       "GL signalling the timeline needs GL_NV_timeline_semaphore: use the bridge");
     return CG_OK;
 }
 
@@ -285,7 +340,8 @@ static cg_status import_slot(cg_gl_ring *r, uint32_t i, uint64_t slot_size, int 
         glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)old);
         CG_TRY(st);
     }
-    if (r->mode != CG_ZC_MODE_SEMAPHORE) return CG_OK;
+    if (r->mode != CG_ZC_MODE_SEMAPHORE || r->d.signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
+        return CG_OK;
     VkExportSemaphoreCreateInfo es = {.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
     es.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
@@ -300,6 +356,24 @@ static cg_status import_slot(cg_gl_ring *r, uint32_t i, uint64_t slot_size, int 
     glImportSemaphoreFdEXT(r->gl_sem[i], GL_HANDLE_TYPE_OPAQUE_FD_EXT, sfd);
     st = cg_gl_check_call(&r->err, "glImportSemaphoreFdEXT", __FILE__, __LINE__);
     if (st != CG_OK) close(sfd);
+    return st;
+}
+
+/* GL_NV_timeline_semaphore: the ring's timeline semaphore, exported again
+ * and imported into GL as a timeline. */
+static cg_status import_timeline(cg_gl_ring *r, VkSemaphore timeline)
+{
+    VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+    gi.semaphore = timeline;
+    gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    int fd = -1;
+    GR_VK(r, r->vkGetSemaphoreFdKHR(r->device, &gi, &fd));
+    const GLint type = GL_SEMAPHORE_TYPE_TIMELINE_NV;
+    r->glCreateSemaphoresNV(1, &r->gl_timeline);
+    r->glSemaphoreParameterivNV(r->gl_timeline, GL_SEMAPHORE_TYPE_NV, &type);
+    glImportSemaphoreFdEXT(r->gl_timeline, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+    cg_status st = cg_gl_check_call(&r->err, "glImportSemaphoreFdEXT(timeline)", __FILE__, __LINE__);
+    if (st != CG_OK) close(fd);
     return st;
 }
 
@@ -352,6 +426,8 @@ static cg_status setup(cg_gl_ring *r)
 
     int dsa = epoxy_gl_version() >= 45 || epoxy_has_gl_extension("GL_ARB_direct_state_access");
     for (uint32_t i = 0; i < info.slots; i++) CG_TRY(import_slot(r, i, info.slot_size, dsa));
+    if (r->mode == CG_ZC_MODE_SEMAPHORE && r->d.signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
+        CG_TRY(import_timeline(r, info.semaphore));
     CG_TRY(cg_gl_reader_create(NULL, &r->reader));
     return CG_OK;
 }
@@ -366,6 +442,9 @@ cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *
         d->mode != CG_ZC_MODE_FENCE)
         return cg_fail(err, CG_E_INVALID_ARG, "mode %d: 0 (auto), 1 (semaphore) or 2 (fence)",
                        d->mode);
+    if (d->signal != CG_GL_RING_SIGNAL_BRIDGE && d->signal != CG_GL_RING_SIGNAL_GL_TIMELINE)
+        return cg_fail(err, CG_E_INVALID_ARG, "signal %d: 0 (bridge) or 1 (GL timeline)",
+                       (int)d->signal);
     if (d->slots > CG_ZC_MAX_SLOTS)
         return cg_fail(err, CG_E_INVALID_ARG, "%u slots: at most %d", d->slots, CG_ZC_MAX_SLOTS);
     size_t bytes;
@@ -399,6 +478,7 @@ void cg_gl_ring_destroy(cg_gl_ring *r)
             if (r->memobj[i]) glDeleteMemoryObjectsEXT(1, &r->memobj[i]);
             if (r->gl_sem[i]) glDeleteSemaphoresEXT(1, &r->gl_sem[i]);
         }
+        if (r->gl_timeline) glDeleteSemaphoresEXT(1, &r->gl_timeline);
         cg_gl_drain_errors();
     }
     cg_gl_reader_destroy(r->reader);
@@ -424,6 +504,7 @@ void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info)
     if (!r || !info) return;
     memset(info, 0, sizeof *info);
     info->mode = r->mode;
+    info->signal = r->d.signal;
     info->ring = r->ring;
     snprintf(info->device_name, sizeof info->device_name, "%s", r->device_name);
     memcpy(info->device_uuid, r->uuid, CG_DEVICE_UUID_SIZE);
@@ -444,8 +525,15 @@ cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap)
  * slot's semaphore (the buffer listed, so its writes are made available
  * to the other API) and flushes, so that the signal is submitted before
  * the bridge's wait; fence mode waits on the CPU. */
-static cg_status complete(cg_gl_ring *r, uint32_t slot)
+static cg_status complete(cg_gl_ring *r, uint32_t slot, uint64_t frame)
 {
+    if (r->mode == CG_ZC_MODE_SEMAPHORE && r->gl_timeline) {
+        const GLuint64 value = frame;
+        GR_GL(r, glSemaphoreParameterui64vEXT(r->gl_timeline, GL_TIMELINE_SEMAPHORE_VALUE_NV, &value));
+        GR_GL(r, glSignalSemaphoreEXT(r->gl_timeline, 1, &r->buffer[slot], 0, NULL, NULL));
+        GR_GL(r, glFlush());
+        return CG_OK;
+    }
     if (r->mode == CG_ZC_MODE_SEMAPHORE) {
         GR_GL(r, glSignalSemaphoreEXT(r->gl_sem[slot], 1, &r->buffer[slot], 0, NULL, NULL));
         GR_GL(r, glFlush());
@@ -492,11 +580,9 @@ cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[C
             return cg_fail(&r->err, st, "%s", cg_gl_reader_last_error(r->reader));
         return cg_fail(&r->err, st, "texture %u: %s", texture, cg_strerror(st));
     }
-    st = complete(r, slot);
-    if (st == CG_OK)
-        st = cg_vk_ring_commit(r->ring, slot, frame,
-                               r->mode == CG_ZC_MODE_SEMAPHORE ? r->vk_sem[slot] : VK_NULL_HANDLE,
-                               desc_out);
+    st = complete(r, slot, frame);
+    if (st == CG_OK) /* vk_sem[slot]: the bridge's; none in fence mode or with the GL timeline */
+        st = cg_vk_ring_commit(r->ring, slot, frame, r->vk_sem[slot], desc_out);
     if (st != CG_OK) {
         r->failed = 1;
         if (!r->err.text[0]) cg_fail(&r->err, st, "%s", cg_vk_ring_last_error(r->ring));

@@ -22,7 +22,10 @@
  *   and one submit without commands on the library's own queue waits for it
  *   and signals the ring's timeline to the frame number, with the slot's
  *   fence. The host never waits; the fence tells a later claim that GL's
- *   write of that slot is over.
+ *   write of that slot is over. Or (desc.signal, GL_NV_timeline_semaphore)
+ *   GL signals the ring's timeline to the frame number itself: no Vulkan
+ *   call per frame; GL executes its writes of a slot in order, so a slot
+ *   rewritten while GL's last write is queued needs no fence.
  * - fence mode (GL without semaphores, e.g. Mesa llvmpipe): a GL fence and
  *   glClientWaitSync before the descriptor is returned: the CPU observes
  *   completion. The fallback, not the fast path.
@@ -56,6 +59,18 @@ typedef struct cg_gl_ring cg_gl_ring;
  * one (semaphore mode without its extensions: CG_E_UNSUPPORTED). */
 #define CG_GL_RING_MODE_AUTO 0
 
+/* desc.signal, semaphore mode: how GL's completion reaches the timeline. */
+typedef enum cg_gl_ring_signal {
+    /* GL signals the slot's binary semaphore; a command-less submit on the
+     * library's queue waits for it and signals the timeline (any driver
+     * with GL_EXT_semaphore_fd). */
+    CG_GL_RING_SIGNAL_BRIDGE = 0,
+    /* GL signals the ring's timeline semaphore itself, imported once
+     * (GL_NV_timeline_semaphore): no Vulkan call per frame. CG_E_UNSUPPORTED
+     * where GL lacks it. */
+    CG_GL_RING_SIGNAL_GL_TIMELINE = 1
+} cg_gl_ring_signal;
+
 typedef struct cg_gl_ring_desc {
     int width, height;     /* the texture's size, fixed for the ring's life: 1..CG_MAX_DIM */
     uint32_t slots;        /* 1..CG_ZC_MAX_SLOTS; 0 = CG_VK_RING_DEFAULT_SLOTS */
@@ -63,10 +78,12 @@ typedef struct cg_gl_ring_desc {
     uint64_t wait_ns;      /* every slot held: poll this long, then skip (cg_vk_ring_desc) */
     const char *socket_dir; /* NULL: the protocol's rule */
     const char *vulkan_library; /* NULL: "libvulkan.so.1" */
+    cg_gl_ring_signal signal;   /* semaphore mode only; 0 = the bridge */
 } cg_gl_ring_desc;
 
 typedef struct cg_gl_ring_info {
     cg_zc_mode mode;               /* the mode chosen */
+    cg_gl_ring_signal signal;      /* semaphore mode: how GL signals */
     const cg_vk_ring *ring;        /* for cg_vk_ring_get_info (control block, socket) */
     char device_name[256];         /* the Vulkan device matched to GL's */
     uint8_t device_uuid[CG_DEVICE_UUID_SIZE];

@@ -16,7 +16,9 @@
  *                the caller's GL state unchanged, descriptor fields
  *   semaphore    forced semaphore mode (GL_EXT_semaphore_fd; GPU machine):
  *                the ring's timeline reaches each frame's value, then the
- *                learner reads it
+ *                learner reads it (GL -> binary semaphore -> bridge submit)
+ *   timeline     the same with GL signalling the timeline itself
+ *                (GL_NV_timeline_semaphore)
  *   bad_input    no context, bad sizes/modes/slots, no Vulkan loader, bad
  *                textures, another context, publish without a context
  *   uuid         the device rule: a match picks its index, no match is
@@ -108,12 +110,13 @@ static int publish_frame(cg_gl_ring *r, unsigned tex, int w, int h, int f, uint8
 }
 
 /* A scene and a ring of its size; *st gets create's status (e.text: why). */
-static cg_gl_ring *open_ring(gl_scene *sc, int w, int h, int mode, cg_status *st, cg_err *e,
-                             cg_gl_ring_info *gi, cg_vk_ring_info *vi)
+static cg_gl_ring *open_ring(gl_scene *sc, int w, int h, int mode, cg_gl_ring_signal signal,
+                             cg_status *st, cg_err *e, cg_gl_ring_info *gi, cg_vk_ring_info *vi)
 {
     CHECK(gl_scene_create(sc, w, h) == 0, "scene");
     cg_gl_ring *r = NULL;
     cg_gl_ring_desc d = ring_desc(w, h, mode);
+    d.signal = signal;
     *st = cg_gl_ring_create(&d, &r, e);
     if (!r) return NULL;
     cg_gl_ring_get_info(r, gi);
@@ -129,7 +132,7 @@ static int case_frames(void)
     cg_status st;
     cg_gl_ring_info gi;
     cg_vk_ring_info vi;
-    cg_gl_ring *r = open_ring(&sc, w, h, CG_GL_RING_MODE_AUTO, &st, &e, &gi, &vi);
+    cg_gl_ring *r = open_ring(&sc, w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_BRIDGE, &st, &e, &gi, &vi);
     CHECK(st == CG_OK, "create: %s %s", cg_status_name(st), e.text);
     if (!r) return 1;
     printf("gl ring on %s, %s mode\n", gi.device_name,
@@ -230,12 +233,13 @@ static int case_frames(void)
     return failures ? 1 : 0;
 }
 
-static int case_semaphore(void)
+static int case_semaphore(cg_gl_ring_signal signal)
 {
-    if (!epoxy_has_gl_extension("GL_EXT_semaphore_fd")) {
-        printf("SKIP gl_ring_semaphore: this GL (%s) lacks GL_EXT_semaphore_fd; the GPU machine "
-               "runs it\n",
-               (const char *)glGetString(GL_RENDERER));
+    const char *name = signal == CG_GL_RING_SIGNAL_GL_TIMELINE ? "gl_ring_timeline" : "gl_ring_semaphore";
+    const char *ext = signal == CG_GL_RING_SIGNAL_GL_TIMELINE ? "GL_NV_timeline_semaphore" : "GL_EXT_semaphore_fd";
+    if (!epoxy_has_gl_extension("GL_EXT_semaphore_fd") || !epoxy_has_gl_extension(ext)) {
+        printf("SKIP %s: this GL (%s) lacks %s; the GPU machine runs it\n", name,
+               (const char *)glGetString(GL_RENDERER), ext);
         return SKIP;
     }
     const int w = 64, h = 48;
@@ -244,15 +248,16 @@ static int case_semaphore(void)
     cg_status st;
     cg_gl_ring_info gi;
     cg_vk_ring_info vi;
-    cg_gl_ring *r = open_ring(&sc, w, h, CG_ZC_MODE_SEMAPHORE, &st, &e, &gi, &vi);
+    cg_gl_ring *r = open_ring(&sc, w, h, CG_ZC_MODE_SEMAPHORE, signal, &st, &e, &gi, &vi);
     if (st == CG_E_UNSUPPORTED) {
-        printf("SKIP gl_ring_semaphore: %s\n", e.text);
+        printf("SKIP %s: %s\n", name, e.text);
         gl_scene_destroy(&sc);
         return SKIP;
     }
     CHECK(st == CG_OK, "create: %s %s", cg_status_name(st), e.text);
     if (!r) return 1;
-    CHECK(gi.mode == CG_ZC_MODE_SEMAPHORE && vi.semaphore != VK_NULL_HANDLE, "semaphore mode");
+    CHECK(gi.mode == CG_ZC_MODE_SEMAPHORE && gi.signal == signal && vi.semaphore != VK_NULL_HANDLE,
+          "semaphore mode, signal %d", (int)signal);
     PFN_vkWaitSemaphores wait =
         (PFN_vkWaitSemaphores)gi.get_device_proc_addr(gi.device, "vkWaitSemaphores");
     uint8_t descs[6][CG_ZC_DESC_SIZE];
@@ -298,6 +303,10 @@ static int case_bad_input(cg_egl_headless *egl)
     CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_UNSUPPORTED && strstr(e.text, "Vulkan loader"),
           "no loader: %s", e.text);
     CHECK(cg_gl_ring_create(NULL, &r, &e) == CG_E_INVALID_ARG, "no desc");
+    d = ring_desc(32, 16, 0);
+    d.signal = (cg_gl_ring_signal)5;
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_INVALID_ARG && strstr(e.text, "signal 5"),
+          "signal 5: %s", e.text);
     CHECK(cg_gl_ring_create(&d, NULL, &e) == CG_E_INVALID_ARG, "no out");
 
     d = ring_desc(32, 16, CG_ZC_MODE_FENCE);
@@ -405,7 +414,9 @@ int main(int argc, char **argv)
     } else if (strcmp(c, "frames") == 0) {
         rc = case_frames();
     } else if (strcmp(c, "semaphore") == 0) {
-        rc = case_semaphore();
+        rc = case_semaphore(CG_GL_RING_SIGNAL_BRIDGE);
+    } else if (strcmp(c, "timeline") == 0) {
+        rc = case_semaphore(CG_GL_RING_SIGNAL_GL_TIMELINE);
     } else if (strcmp(c, "bad_input") == 0) {
         rc = case_bad_input(egl);
     } else {
