@@ -10,6 +10,9 @@
 #   bash scripts/gpu-tests.sh             # on the GPU machine, from the repo root
 #                                         # (carry .gl and build-deps)
 #
+# While iterating: CG_GPU_TESTS=<ctest -R regex>, CG_GPU_JVM=0 (skip the JVM
+# tests), CG_GPU_BENCH=0 or CG_GPU_BENCHES="bench_zerocopy_v2 ..." narrow it.
+#
 # The .debs are unpacked into / only on the GPU machine (a fresh machine per
 # run); never run the second form on the dev machine. Logs go to $OUT (the
 # device tool's output folder) or ./out.
@@ -104,13 +107,16 @@ status=0
 cmake --build build-gpu -j"$JOBS" -- -k 0 >"$OUT/build.log" 2>&1 ||
   { status=1; echo "build had errors:"; grep -E "error|FAILED" "$OUT/build.log" | head -20; }
 
-echo "== ctest -L 'cuda|vulkan|gl'"
+# CG_GPU_TESTS=<regex>: only the GPU-labelled tests whose name matches
+# (a quick run while iterating); the default runs them all.
+echo "== ctest -L 'cuda|vulkan|gl' ${CG_GPU_TESTS:+-R '$CG_GPU_TESTS'}"
 # Full output of every test in the log; the summary on stdout.
-(cd build-gpu && ctest -L 'cuda|vulkan|gl' -V -j1) >"$OUT/ctest.log" 2>&1 || status=1
+(cd build-gpu && ctest -L 'cuda|vulkan|gl' ${CG_GPU_TESTS:+-R "$CG_GPU_TESTS"} -V -j1) \
+  >"$OUT/ctest.log" 2>&1 || status=1
 grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|^[a-z]+ += " "$OUT/ctest.log"
 [ $status -eq 0 ] || grep -E "FAIL" "$OUT/ctest.log" | head -40
 
-if [ -x .jre/bin/java ] && [ -f build-gpu-jvm/libnative-lib.so ]; then
+if [ "${CG_GPU_JVM:-1}" = 1 ] && [ -x .jre/bin/java ] && [ -f build-gpu-jvm/libnative-lib.so ]; then
   echo "== JVM zero-copy tests (jlink'd JRE, natives built on the dev machine)"
   J=build-gpu-jvm
   CP=$J/cg_stubs.jar:$J/protobuf.jar
@@ -134,9 +140,9 @@ fi
 if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
   echo "== zero-copy benchmarks"
   # bench_gl (the GL readback benchmark) too: the same machine, same run.
-  for b in build-gpu/bench/bench_zerocopy_vk build-gpu/bench/bench_zerocopy_gl \
-           build-gpu/bench/bench_gl build-gpu/bench/bench_zerocopy_v2 \
-           build-gpu/bench/bench_zerocopy_gl_ring; do
+  # CG_GPU_BENCHES="name ...": only these (default: all of them).
+  for b in ${CG_GPU_BENCHES:-bench_zerocopy_vk bench_zerocopy_gl bench_gl bench_zerocopy_v2 bench_zerocopy_gl_ring}; do
+    b=build-gpu/bench/$b
     [ -x "$b" ] || continue
     echo "-- $b"
     "$b" 2>&1 | tee -a "$OUT/bench.log"

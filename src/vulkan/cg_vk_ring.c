@@ -51,6 +51,11 @@ typedef struct ring_slot {
     VkFence fence;
     int pending;  /* a submitted copy whose fence was not seen signalled */
     int released; /* released to VK_QUEUE_FAMILY_EXTERNAL by an earlier copy */
+    /* What `cmd` holds, recorded (semaphore mode): a game alternates between
+     * a few images, so the same copy is submitted again without recording. */
+    VkImage rec_src;
+    VkImageLayout rec_layout;
+    int rec_acquire; /* recorded with the acquire from the external family */
 } ring_slot;
 
 struct cg_vk_ring {
@@ -485,7 +490,10 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
 {
     if (r->vkCmdBeginDebugUtilsLabelEXT) {
         char name[80];
-        snprintf(name, sizeof name, "cg ring: frame %llu -> slot %u", (unsigned long long)frame, slot);
+        if (frame)
+            snprintf(name, sizeof name, "cg ring: frame %llu -> slot %u", (unsigned long long)frame, slot);
+        else /* a recording reused by later frames names no frame */
+            snprintf(name, sizeof name, "cg ring: copy -> slot %u", slot);
         VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
         l.pLabelName = name;
         r->vkCmdBeginDebugUtilsLabelEXT(cmd, &l);
@@ -576,13 +584,27 @@ static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayo
     ring_slot *s = &r->slot[i];
     VkDevice dev = r->d.device;
     /* The slot's fence was seen signalled in claim_slot: its command
-     * buffer is not in use and may be reset with its pool. */
-    CG_TRY(RING_CHECK(r, r->vkResetCommandPool(dev, s->pool, 0)));
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    CG_TRY(RING_CHECK(r, r->vkBeginCommandBuffer(s->cmd, &bi)));
-    record_copy(r, s, i, s->cmd, src, layout, frame);
-    CG_TRY(RING_CHECK(r, r->vkEndCommandBuffer(s->cmd)));
+     * buffer is not in use, so it may be submitted again as recorded, or
+     * reset with its pool and recorded anew. The recording depends only on
+     * the source image, its layout and whether the buffer comes back from
+     * the external family (every copy after the first). The frame number
+     * lives in the submit (timeline value), not in the commands. Reuse is
+     * opt-in (reuse_recordings): a destroyed image whose handle value comes
+     * back for a new image would otherwise be submitted from a stale
+     * recording. */
+    if (!r->d.reuse_recordings || s->rec_src != src || s->rec_layout != layout ||
+        s->rec_acquire != s->released) {
+        s->rec_src = VK_NULL_HANDLE; /* nothing valid recorded until End succeeds */
+        CG_TRY(RING_CHECK(r, r->vkResetCommandPool(dev, s->pool, 0)));
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        CG_TRY(RING_CHECK(r, r->vkBeginCommandBuffer(s->cmd, &bi)));
+        int acquire = s->released;
+        record_copy(r, s, i, s->cmd, src, layout, 0);
+        CG_TRY(RING_CHECK(r, r->vkEndCommandBuffer(s->cmd)));
+        s->rec_src = src;
+        s->rec_layout = layout;
+        s->rec_acquire = acquire;
+    }
     CG_TRY(RING_CHECK(r, r->vkResetFences(dev, 1, &s->fence)));
 
     /* Ordering after the game's rendering (Vulkan spec, "Synchronization

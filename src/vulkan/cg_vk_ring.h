@@ -60,6 +60,12 @@ typedef struct cg_vk_ring_desc {
     cg_zc_mode mode;       /* CG_ZC_MODE_SEMAPHORE or CG_ZC_MODE_FENCE */
     uint64_t wait_ns;      /* when every slot is held: poll this long, then skip (0: skip at once) */
     int debug_utils;       /* nonzero: name objects, label copies (VK_EXT_debug_utils) */
+    /* Semaphore mode, nonzero: a slot whose last copy came from the same
+     * image in the same layout submits its recorded commands again instead
+     * of recording them (a game alternates between a few images). The
+     * caller then keeps every image it published alive while the ring
+     * lives: destroy the ring before destroying or recreating its images. */
+    int reuse_recordings;
     const char *socket_dir; /* NULL: the protocol's rule; tests give their own */
     uint32_t slot_slack;    /* bytes allocated past the frame in each slot, for an importer
                                that needs them (cg_gl_ring: Mesa pads buffer objects); 0: none */

@@ -1080,10 +1080,48 @@ static int ring_case(const char *which)
             CHECK(read_buffer(&T, info.buffers[dd.slot], bytes, got) == 0 && memcmp(got, px, bytes) == 0,
                   "frame %d byte-exact in slot %u", f, dd.slot);
         }
-        free(px);
-        free(got);
         VKT_FN(&T, vkQueueWaitIdle)(T.queue);
         CHECK(run_learner(3, descs) == 0, "learner process");
+        cg_vk_ring_destroy(r);
+        r = NULL;
+
+        /* reuse_recordings: two slots, the game alternating between two
+         * images, so every slot sees image A then B then A...: recordings
+         * are reused (same image again in a slot) and replaced (the other
+         * image), and every frame must still carry its own pixels. */
+        d = ring_desc(w, h, CG_ZC_MODE_SEMAPHORE);
+        d.slots = 2;
+        d.reuse_recordings = 1;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create with reuse: %s", e.text);
+        if (!r) goto out;
+        cg_vk_ring_get_info(r, &info);
+        VkImage img2;
+        VkDeviceMemory mem2;
+        CHECK(vkt_image(&T, w, h, -1, 0, &img2, &mem2) == 0, "second game image");
+        /* Frames 1..12: images A B A B... for slots 0 1 0 1... (reused),
+         * then frames 13..20 switch images every two frames (recorded anew). */
+        for (int f = 1; f <= 20; f++) {
+            VkImage cur = (f <= 12 ? (f % 2) : ((f / 2) % 2)) ? img : img2;
+            zc_pattern(px, w, h, 100 + f);
+            CHECK(vkt_upload(&T, cur, w, h, px, VK_IMAGE_LAYOUT_GENERAL) == 0, "upload");
+            uint8_t one[CG_ZC_DESC_SIZE];
+            CHECK(cg_vk_ring_publish(r, cur, VK_IMAGE_LAYOUT_GENERAL, one) == CG_OK,
+                  "reuse: publish %d: %s", f, cg_vk_ring_last_error(r));
+            uint64_t v = (uint64_t)f;
+            VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+            wi.semaphoreCount = 1;
+            wi.pSemaphores = &info.semaphore;
+            wi.pValues = &v;
+            CHECK(VKT_FN(&T, vkWaitSemaphores)(T.dev, &wi, UINT64_MAX) == VK_SUCCESS, "wait %d", f);
+            cg_zc_desc dd;
+            cg_zc_desc_decode(one, CG_ZC_DESC_SIZE, &dd, &e);
+            CHECK(read_buffer(&T, info.buffers[dd.slot], bytes, got) == 0 && memcmp(got, px, bytes) == 0,
+                  "reuse: frame %d byte-exact in slot %u", f, dd.slot);
+        }
+        VKT_FN(&T, vkQueueWaitIdle)(T.queue);
+        free(px);
+        free(got);
+        vkt_image_free(&T, img2, mem2);
         vkt_image_free(&T, img, mem);
     } else {
         fprintf(stderr, "unknown case %s\n", which);
