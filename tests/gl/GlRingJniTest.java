@@ -12,7 +12,11 @@ import java.util.List;
  * test_zc_ring) connects to the ring's socket, imports the memory through Vulkan and checks
  * every frame byte for byte. Plus every bad input and state as the exception the architecture
  * names. Usage: GlRingJniTest PATH_OF_test_zc_ring. Exit 77: no EGL context, or a GL without
- * GL_EXT_memory_object_fd (the exception says so).
+ * GL_EXT_memory_object_fd (the exception says so). The ring runs in the mode the driver picks:
+ * fence mode on llvmpipe (complete on return); in semaphore mode (the GPU machine) this
+ * learner does not wait on the timeline, but it starts after the publishes returned and GL
+ * flushed them, and a process start plus a Vulkan device outlasts a 40x30 pack by orders of
+ * magnitude; gl_ring_semaphore is the check that waits on the timeline.
  */
 public final class GlRingJniTest {
     // check / expect / hex / learner and the failure count: RingJniTest's (same package).

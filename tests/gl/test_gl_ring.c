@@ -221,6 +221,7 @@ static int case_frames(void)
     CHECK(run_learner(2, descs) == 0, "learner process: frames 7, 8 byte-exact");
     read_state(&after);
     CHECK(memcmp(&after, &before, sizeof after) == 0, "GL state unchanged after every publish");
+    CHECK(!zc_libcuda_mapped(), "no libcuda in the game process");
 
     cg_gl_ring_destroy(r);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
