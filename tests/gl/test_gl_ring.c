@@ -117,11 +117,28 @@ static cg_gl_ring *open_ring(gl_scene *sc, int w, int h, int mode, cg_gl_ring_si
     cg_gl_ring *r = NULL;
     cg_gl_ring_desc d = ring_desc(w, h, mode);
     d.signal = signal;
+    /* A slot whose bridge submit is still in flight is waited for (polled),
+     * not skipped; all slots held still skips, after this long. */
+    d.wait_ns = 100000000u;
     *st = cg_gl_ring_create(&d, &r, e);
     if (!r) return NULL;
     cg_gl_ring_get_info(r, gi);
     cg_vk_ring_get_info(gi->ring, vi);
     return r;
+}
+
+/* Semaphore mode: the learner's GPU wait for frame `value`, done on the host
+ * here through the ring's own device. Fence mode: complete already. */
+static int wait_frame(const cg_gl_ring_info *gi, const cg_vk_ring_info *vi, uint64_t value)
+{
+    if (gi->mode != CG_ZC_MODE_SEMAPHORE) return 1;
+    PFN_vkWaitSemaphores wait =
+        (PFN_vkWaitSemaphores)gi->get_device_proc_addr(gi->device, "vkWaitSemaphores");
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &vi->semaphore;
+    wi.pValues = &value;
+    return wait && wait(gi->device, &wi, 5000000000ull) == VK_SUCCESS;
 }
 
 static int case_frames(void)
@@ -188,6 +205,7 @@ static int case_frames(void)
                   descs[f - 1][68] == 1,
               "descriptor of frame %d (version 2, flags 1 at offset 68: rows bottom-up)", f);
     }
+    CHECK(wait_frame(&gi, &vi, 3), "frame 3 complete");
     CHECK(run_learner(3, descs) == 0, "learner process: frames 1..3 byte-exact");
     for (uint32_t i = 0; i < 3; i++)
         CHECK(CG_ZC_WORD_STATE(cg_zc_lease_load(vi.control, i)) == CG_ZC_RELEASED,
@@ -218,6 +236,7 @@ static int case_frames(void)
     cg_zc_release(vi.control, 2, 6, &e);
     /* Frames 7 and 8 through a new learner process (the old one left). */
     CHECK(publish_frame(r, sc.color, w, h, 8, descs[1]) == CG_OK, "frame 8");
+    CHECK(wait_frame(&gi, &vi, 8), "frame 8 complete");
     CHECK(run_learner(2, descs) == 0, "learner process: frames 7, 8 byte-exact");
     read_state(&after);
     CHECK(memcmp(&after, &before, sizeof after) == 0, "GL state unchanged after every publish");
@@ -259,22 +278,14 @@ static int case_semaphore(cg_gl_ring_signal signal)
     if (!r) return 1;
     CHECK(gi.mode == CG_ZC_MODE_SEMAPHORE && gi.signal == signal && vi.semaphore != VK_NULL_HANDLE,
           "semaphore mode, signal %d", (int)signal);
-    PFN_vkWaitSemaphores wait =
-        (PFN_vkWaitSemaphores)gi.get_device_proc_addr(gi.device, "vkWaitSemaphores");
+    /* Six frames back to back, no wait: 4..6 take the slots of 1..3 again
+     * once the claim sees them free (the bridge's fences, polled: open_ring
+     * gives wait_ns). Then the learner's wait for 6, and its read. */
     uint8_t descs[6][CG_ZC_DESC_SIZE];
-    for (int f = 1; f <= 6; f++) {
+    for (int f = 1; f <= 6; f++)
         CHECK(publish_frame(r, sc.color, w, h, f, descs[f - 1]) == CG_OK, "frame %d: %s", f,
               cg_gl_ring_last_error(r));
-        /* The learner's GPU wait, done on the host here: value f. */
-        uint64_t v = (uint64_t)f;
-        VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-        wi.semaphoreCount = 1;
-        wi.pSemaphores = &vi.semaphore;
-        wi.pValues = &v;
-        CHECK(wait && wait(gi.device, &wi, 5000000000ull) == VK_SUCCESS, "timeline reached %d", f);
-        /* Frames 1..3 are read by the learner; 4..6 reuse the slots, which
-         * the bridge's fences free without a host wait. */
-    }
+    CHECK(wait_frame(&gi, &vi, 6), "timeline reached 6");
     CHECK(run_learner(3, descs + 3) == 0, "learner process: frames 4..6 byte-exact");
     cg_gl_ring_destroy(r);
     gl_scene_destroy(&sc);
