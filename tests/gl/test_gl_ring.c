@@ -4,7 +4,7 @@
  * GL_DEVICE_UUID_EXT and deviceUUID agree ("mesa<version>"), and the
  * NVIDIA driver on the GPU machine.
  *
- * Usage: test_gl_ring CASE LEARNER
+ * Usage: test_gl_ring CASE LEARNER   or   test_gl_ring serve ... (below)
  *   LEARNER: test_zc_ring's path; `LEARNER child-vk-learner <hex desc>...`
  *   is a second process that connects to the ring's socket, imports every
  *   slot's fd through Vulkan, and compares each frame byte for byte with
@@ -38,6 +38,7 @@
 
 #include "cg_egl_headless.h"
 #include "cg_gl_ring.h"
+#include "cg_zc_server.h"
 #include "gl_scene.h"
 #include "zc_test.h"
 
@@ -384,8 +385,76 @@ static int case_uuid(void)
     return failures ? 1 : 0;
 }
 
+/* A GL producer for the Python learner's tests (tests/python/test_ring.py,
+ * the same command line as test_zc_ring's):
+ *   serve fence|semaphore W H N STEP
+ * A ring of 3 slots at WxH publishes frames 1..N of the test pattern,
+ * uploaded into a GL texture, and prints each descriptor in hex, one a
+ * line; with STEP=1 it reads a line from stdin before each frame. It then
+ * serves until stdin closes and prints each slot's final lease state and
+ * whether libcuda was ever mapped. Exit 77: no context, or the mode is not
+ * available here. */
+static int serve(int argc, char **argv)
+{
+    if (argc < 5) return 2;
+    int mode = strcmp(argv[0], "semaphore") == 0 ? CG_ZC_MODE_SEMAPHORE : CG_ZC_MODE_FENCE;
+    int w = atoi(argv[1]), h = atoi(argv[2]), n = atoi(argv[3]), step = atoi(argv[4]);
+    cg_egl_headless *egl = NULL;
+    char why[256];
+    if (cg_egl_headless_open(&egl, why, sizeof why) != 0) {
+        fprintf(stderr, "serve: no EGL context: %s\n", why);
+        return SKIP;
+    }
+    gl_scene sc;
+    cg_gl_ring_desc d = ring_desc(w, h, mode);
+    d.socket_dir = NULL; /* the protocol's own rule */
+    d.wait_ns = 1000000000; /* lockstep: the learner releases within a step */
+    cg_err e = {{0}};
+    cg_gl_ring *r = NULL;
+    cg_status st = gl_scene_create(&sc, w, h) ? CG_E_GL : cg_gl_ring_create(&d, &r, &e);
+    if (st != CG_OK) {
+        fprintf(stderr, "serve: %s %s\n", cg_status_name(st), e.text);
+        return st == CG_E_UNSUPPORTED ? SKIP : 1;
+    }
+    uint8_t desc[CG_ZC_DESC_SIZE];
+    char line[64];
+    for (int f = 1; f <= n; f++) {
+        if (step && !fgets(line, sizeof line, stdin)) break;
+        if (publish_frame(r, sc.color, w, h, f, desc) != CG_OK) {
+            fprintf(stderr, "serve: frame %d: %s\n", f, cg_gl_ring_last_error(r));
+            return 1;
+        }
+        for (int k = 0; k < CG_ZC_DESC_SIZE; k++) printf("%02x", desc[k]);
+        printf("\n");
+        fflush(stdout);
+    }
+    while (fgets(line, sizeof line, stdin)) {
+    }
+    cg_gl_ring_info gi;
+    cg_gl_ring_get_info(r, &gi);
+    cg_vk_ring_info vi;
+    cg_vk_ring_get_info(gi.ring, &vi);
+    /* The learner has gone: wait for the hand-off thread to reclaim. */
+    for (int i = 0; i < 2000; i++) {
+        cg_zc_server_stats ss;
+        cg_zc_server_get_stats(vi.server, &ss);
+        if (!ss.connected) break;
+        usleep(1000);
+    }
+    printf("states:");
+    for (uint32_t i = 0; i < vi.slots; i++)
+        printf(" %d", (int)CG_ZC_WORD_STATE(cg_zc_lease_load(vi.control, i)));
+    printf("\nlibcuda: %s\n", zc_libcuda_mapped() ? "mapped" : "no");
+    fflush(stdout);
+    cg_gl_ring_destroy(r);
+    gl_scene_destroy(&sc);
+    cg_egl_headless_close(egl);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "serve") == 0) return serve(argc - 2, argv + 2);
     if (argc < 3) {
         fprintf(stderr, "usage: %s CASE LEARNER\n", argv[0]);
         return 2;
