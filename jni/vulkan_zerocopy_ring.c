@@ -1,6 +1,8 @@
 /*
  * vulkan_zerocopy_ring.c - com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing:
- * zero-copy v2 (docs/zero-copy-v2.md) through cg_vk_ring. One ring per
+ * zero-copy v2 (docs/zero-copy-v2.md) through cg_vk_ring, as a plain copy
+ * (initImpl) or in the RGB slot format (initRgbImpl, with the cursor per
+ * frame through publishCursorImpl / recordCursorImpl). One ring per
  * process behind the object's lock; every status becomes the exception of
  * cg_jexc_for_status, except CG_E_RING_FULL, which is a skipped frame: the
  * per-frame calls then return null.
@@ -27,13 +29,14 @@ typedef struct frame_args {
     VkCommandBuffer cmd; /* VK_NULL_HANDLE: publish */
     VkImage image;
     VkImageLayout layout;
+    const cg_vk_ring_cursor *cursor;
 } frame_args;
 
 static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)
 {
     const frame_args *a = arg;
-    cg_status st = a->cmd ? cg_vk_ring_record(ctx, a->cmd, a->image, a->layout, desc)
-                          : cg_vk_ring_publish(ctx, a->image, a->layout, desc);
+    cg_status st = a->cmd ? cg_vk_ring_record_cursor(ctx, a->cmd, a->image, a->layout, a->cursor, desc)
+                          : cg_vk_ring_publish_cursor(ctx, a->image, a->layout, a->cursor, desc);
     *len = CG_ZC_DESC_SIZE;
     if (st != CG_OK) cg_fail(why, st, "%s", cg_vk_ring_last_error(ctx));
     return st;
@@ -44,13 +47,13 @@ static void destroy(void *ctx)
     cg_vk_ring_destroy(ctx);
 }
 
-JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initImpl(
-    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
-    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint slots, jint mode,
-    jlong waitNanos, jboolean debugUtils)
+/* The checks and the creation both init natives share; d carries the
+ * slot format fields already. */
+static jobject init_ring(JNIEnv *env, const char *what, cg_vk_ring_desc *d, jlong instance,
+                         jlong physicalDevice, jlong device, jint queueFamily, jlong queue,
+                         jlong getInstanceProcAddr, jint width, jint height, jint slots, jint mode,
+                         jlong waitNanos, jboolean debugUtils)
 {
-    (void)thiz;
-    static const char what[] = "VulkanZerocopyRing.initImpl";
     if (!instance || !physicalDevice || !device || !queue || !getInstanceProcAddr)
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
                         "%s: instance, physicalDevice, device, queue and getInstanceProcAddr "
@@ -67,33 +70,75 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
                NULL;
     if (cg_jni_check_dims(env, what, width, height)) return NULL;
 
+    d->instance = (VkInstance)(uintptr_t)instance;
+    d->physical_device = (VkPhysicalDevice)(uintptr_t)physicalDevice;
+    d->device = (VkDevice)(uintptr_t)device;
+    d->queue = (VkQueue)(uintptr_t)queue;
+    d->get_instance_proc_addr = (PFN_vkGetInstanceProcAddr)(uintptr_t)getInstanceProcAddr;
+    d->queue_family = (uint32_t)queueFamily;
+    d->width = width;
+    d->height = height;
+    d->slots = (uint32_t)slots;
+    d->mode = (cg_zc_mode)mode;
+    d->wait_ns = (uint64_t)waitNanos;
+    d->debug_utils = debugUtils ? 1 : 0;
+
+    return cg_jni_ring_init(env, &g_ring, what, make, d, CG_OK);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initImpl(
+    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint slots, jint mode,
+    jlong waitNanos, jboolean debugUtils)
+{
+    (void)thiz;
     cg_vk_ring_desc d;
     memset(&d, 0, sizeof d);
-    d.instance = (VkInstance)(uintptr_t)instance;
-    d.physical_device = (VkPhysicalDevice)(uintptr_t)physicalDevice;
-    d.device = (VkDevice)(uintptr_t)device;
-    d.queue = (VkQueue)(uintptr_t)queue;
-    d.get_instance_proc_addr = (PFN_vkGetInstanceProcAddr)(uintptr_t)getInstanceProcAddr;
-    d.queue_family = (uint32_t)queueFamily;
-    d.width = width;
-    d.height = height;
-    d.slots = (uint32_t)slots;
-    d.mode = (cg_zc_mode)mode;
-    d.wait_ns = (uint64_t)waitNanos;
-    d.debug_utils = debugUtils ? 1 : 0;
+    return init_ring(env, "VulkanZerocopyRing.initImpl", &d, instance, physicalDevice, device,
+                     queueFamily, queue, getInstanceProcAddr, width, height, slots, mode, waitNanos,
+                     debugUtils);
+}
 
-    return cg_jni_ring_init(env, &g_ring, what, make, &d, CG_OK);
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initRgbImpl(
+    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat,
+    jint targetWidth, jint targetHeight, jboolean flipVertically, jint slots, jint mode,
+    jlong waitNanos, jboolean debugUtils)
+{
+    (void)thiz;
+    static const char what[] = "VulkanZerocopyRing.initRgbImpl";
+    if (imageFormat != 0 && imageFormat != VK_FORMAT_R8G8B8A8_UNORM &&
+        imageFormat != VK_FORMAT_R8G8B8A8_SRGB && imageFormat != VK_FORMAT_B8G8R8A8_UNORM &&
+        imageFormat != VK_FORMAT_B8G8R8A8_SRGB)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s: imageFormat %d: 37 R8G8B8A8_UNORM, 43 R8G8B8A8_SRGB, 44 "
+                        "B8G8R8A8_UNORM, 50 B8G8R8A8_SRGB (0 = 37)",
+                        what, (int)imageFormat),
+               NULL;
+    /* 0 x 0 is the image's size; anything else a valid target. */
+    if ((targetWidth || targetHeight) && cg_jni_check_dims(env, what, targetWidth, targetHeight))
+        return NULL;
+    cg_vk_ring_desc d;
+    memset(&d, 0, sizeof d);
+    d.format = (VkFormat)imageFormat;
+    d.slot_format = CG_VK_SLOT_RGB8;
+    d.target_width = targetWidth;
+    d.target_height = targetHeight;
+    d.flip = flipVertically ? 1 : 0;
+    return init_ring(env, what, &d, instance, physicalDevice, device, queueFamily, queue,
+                     getInstanceProcAddr, width, height, slots, mode, waitNanos, debugUtils);
 }
 
 /* publish (cmd == 0) or record: the descriptor, null when the ring was full. */
-static jobject frame(JNIEnv *env, const char *what, jlong cmd, jlong image, jint layout, int record)
+static jobject frame(JNIEnv *env, const char *what, jlong cmd, jlong image, jint layout, int record,
+                     const cg_vk_ring_cursor *cursor)
 {
     if (!image || (record && !cmd))
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: %s is 0", what,
                         image ? "commandBuffer" : "image"),
                NULL;
     frame_args a = {record ? (VkCommandBuffer)(uintptr_t)cmd : VK_NULL_HANDLE,
-                    (VkImage)(uintptr_t)image, (VkImageLayout)layout};
+                    (VkImage)(uintptr_t)image, (VkImageLayout)layout, cursor};
     return cg_jni_ring_frame(env, &g_ring, what, step, &a);
 }
 
@@ -101,14 +146,33 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
     JNIEnv *env, jobject thiz, jlong image, jint imageLayout)
 {
     (void)thiz;
-    return frame(env, "VulkanZerocopyRing.publishImpl", 0, image, imageLayout, 0);
+    return frame(env, "VulkanZerocopyRing.publishImpl", 0, image, imageLayout, 0, NULL);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_recordImpl(
     JNIEnv *env, jobject thiz, jlong commandBuffer, jlong image, jint imageLayout)
 {
     (void)thiz;
-    return frame(env, "VulkanZerocopyRing.recordImpl", commandBuffer, image, imageLayout, 1);
+    return frame(env, "VulkanZerocopyRing.recordImpl", commandBuffer, image, imageLayout, 1, NULL);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishCursorImpl(
+    JNIEnv *env, jobject thiz, jlong image, jint imageLayout, jboolean drawCursor, jint cursorX,
+    jint cursorY)
+{
+    (void)thiz;
+    cg_vk_ring_cursor c = {drawCursor ? 1 : 0, cursorX, cursorY};
+    return frame(env, "VulkanZerocopyRing.publishCursorImpl", 0, image, imageLayout, 0, &c);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_recordCursorImpl(
+    JNIEnv *env, jobject thiz, jlong commandBuffer, jlong image, jint imageLayout,
+    jboolean drawCursor, jint cursorX, jint cursorY)
+{
+    (void)thiz;
+    cg_vk_ring_cursor c = {drawCursor ? 1 : 0, cursorX, cursorY};
+    return frame(env, "VulkanZerocopyRing.recordCursorImpl", commandBuffer, image, imageLayout, 1,
+                 &c);
 }
 
 JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_destroyImpl(JNIEnv *env,

@@ -26,7 +26,8 @@ if [ "${1:-}" = "--prepare" ]; then
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update -qq
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 \
-     libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0 libdeflate0)
+     libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0 libdeflate0 \
+     glslang-tools)  # glslangValidator: the ring's RGB compute shader at build time
   # libX11 for the GLX test: unpacked apart from / there (its deps are older
   # than that machine's own), reached through an rpath.
   mkdir -p .gl/x11
@@ -141,7 +142,7 @@ if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
   echo "== zero-copy benchmarks"
   # bench_gl (the GL readback benchmark) too: the same machine, same run.
   # CG_GPU_BENCHES="name ...": only these (default: all of them).
-  for b in ${CG_GPU_BENCHES:-bench_zerocopy_vk bench_zerocopy_gl bench_gl bench_zerocopy_v2 bench_zerocopy_gl_ring}; do
+  for b in ${CG_GPU_BENCHES:-bench_zerocopy_vk bench_zerocopy_gl bench_gl bench_zerocopy_v2 bench_vulkan_rgb bench_zerocopy_gl_ring}; do
     b=build-gpu/bench/$b
     [ -x "$b" ] || continue
     echo "-- $b"

@@ -15,6 +15,11 @@ Usage: test_ring.py unit              descriptor golden bytes, hello and fd
        test_ring.py stdin-cuda W H N  the CUDA learner for RingJniTest: one
                                       descriptor a line on stdin (frame f
                                       of the pattern), "ok"/"bad" a line
+       test_ring.py stdin-rgb [cuda]  the RGB-format learner for RingJniTest:
+                                      "DESC WANT" a line, the frame must be
+                                      WANT (through llvmpipe's memfd, or
+                                      with cuda the real CUDA learner);
+                                      "ok"/"bad"/"skip" a line
        test_ring.py cuda PRODUCER     the GPU machine: the real CUDA
                                       learner (libcuda) against the producer
                                       in semaphore mode, lockstep, every
@@ -582,13 +587,7 @@ def fakecuda(producer):
 def stdin_cuda(w, h, n):
     import numpy as np
 
-    try:
-        importer = R.CudaImporter()
-        if ctypes_count(importer) == 0:
-            raise R.RingError("no CUDA device")
-    except (OSError, R.RingError) as e:
-        print(f"SKIP stdin-cuda: {e}", file=sys.stderr)
-        sys.exit(77)
+    importer = cuda_importer_or_skip("stdin-cuda")
     print("ready", flush=True)
     ring, good = None, 0
     for f in range(1, n + 1):
@@ -607,6 +606,52 @@ def stdin_cuda(w, h, n):
     sys.exit(0 if good == n else 1)
 
 
+def cuda_importer_or_skip(what):
+    try:
+        importer = R.CudaImporter()
+        if ctypes_count(importer) == 0:
+            raise R.RingError("no CUDA device")
+    except (OSError, R.RingError) as e:
+        print(f"SKIP {what}: {e}", file=sys.stderr)
+        sys.exit(77)
+    return importer
+
+
+def stdin_rgb(use_cuda):
+    """RingJniTest's RGB rounds: one line "DESC WANT" a frame (hex): the
+    frame the descriptor names must be (H, W, 3), upright, and equal WANT
+    (the Java side's RAW bytes of the same frame from
+    convertCapturedFrameImpl, rows reversed). Read through llvmpipe's memfd
+    (lavapipe, fence mode), or with use_cuda by the real CUDA learner
+    (to_numpy on its stream, semaphore mode). Answers "ok", "bad" or "skip"
+    (an fd that is not an llvmpipe memfd)."""
+    imp = cuda_importer_or_skip("stdin-rgb cuda") if use_cuda else FakeImporter()
+    print("ready", flush=True)
+    ring = None
+    for line in sys.stdin:
+        parts = line.split()
+        if len(parts) != 2:
+            break
+        raw, want = bytes.fromhex(parts[0]), bytes.fromhex(parts[1])
+        d = R.parse_descriptor(raw)
+        if ring is None:
+            ring = R.RingLearner(raw, imp)
+        with ring.acquire(raw) as fr:
+            shape_ok = (fr.shape == (d.height, d.width, 3) and fr.format == R.FORMAT_RGB8 and
+                        not fr.rows_bottom_up)
+            if use_cuda:
+                answer = "ok" if shape_ok and fr.to_numpy().tobytes() == want else "bad"
+            elif imp.maps[fr.slot] is None:
+                answer = "skip"
+            else:
+                got = imp.slot_bytes(fr.slot, len(want))
+                answer = "ok" if shape_ok and got == want else "bad"
+        print(answer, flush=True)
+    if ring is not None:
+        ring.close()
+    sys.exit(0)
+
+
 def ctypes_count(importer):
     import ctypes
 
@@ -616,13 +661,16 @@ def ctypes_count(importer):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda", "fakecuda", "stdin-cuda"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda", "fakecuda", "stdin-cuda",
+                                                 "stdin-rgb"):
         print(__doc__)
         sys.exit(2)
     if sys.argv[1] == "unit":
         unit()
     elif sys.argv[1] == "live":
         live(sys.argv[2])
+    elif sys.argv[1] == "stdin-rgb":
+        stdin_rgb(sys.argv[2:] == ["cuda"])
     elif sys.argv[1] == "stdin-cuda":
         stdin_cuda(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "fakecuda":
