@@ -16,6 +16,37 @@
 
 static cg_jni_singleton g_ring = CG_JNI_SINGLETON_INIT;
 
+static cg_status make(void *arg, void **ctx, uint8_t *tmpl, size_t *len, cg_err *why)
+{
+    cg_vk_ring *r = NULL;
+    CG_TRY(cg_vk_ring_create(arg, &r, why));
+    *ctx = r;
+    *len = CG_ZC_DESC_SIZE;
+    return cg_vk_ring_template(r, tmpl, CG_JNI_DESC_MAX);
+}
+
+typedef struct frame_args {
+    VkCommandBuffer cmd; /* VK_NULL_HANDLE: publish */
+    VkImage image;
+    VkImageLayout layout;
+    const cg_vk_ring_cursor *cursor;
+} frame_args;
+
+static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)
+{
+    const frame_args *a = arg;
+    cg_status st = a->cmd ? cg_vk_ring_record_cursor(ctx, a->cmd, a->image, a->layout, a->cursor, desc)
+                          : cg_vk_ring_publish_cursor(ctx, a->image, a->layout, a->cursor, desc);
+    *len = CG_ZC_DESC_SIZE;
+    if (st != CG_OK) cg_fail(why, st, "%s", cg_vk_ring_last_error(ctx));
+    return st;
+}
+
+static void destroy(void *ctx)
+{
+    cg_vk_ring_destroy(ctx);
+}
+
 /* The checks and the creation both init natives share; d carries the
  * slot format fields already. */
 static jobject init_ring(JNIEnv *env, const char *what, cg_vk_ring_desc *d, jlong instance,
@@ -52,23 +83,7 @@ static jobject init_ring(JNIEnv *env, const char *what, cg_vk_ring_desc *d, jlon
     d->wait_ns = (uint64_t)waitNanos;
     d->debug_utils = debugUtils ? 1 : 0;
 
-    cg_err why = {""};
-    uint8_t tmpl[CG_ZC_DESC_SIZE];
-    cg_jni_singleton_lock(&g_ring, NULL);
-    cg_status st;
-    if (g_ring.ctx) {
-        st = cg_fail(&why, CG_E_ALREADY_INITIALIZED, "a ring exists: call destroyImpl first");
-    } else {
-        cg_vk_ring *r = NULL;
-        st = cg_vk_ring_create(d, &r, &why);
-        if (st == CG_OK) {
-            g_ring.ctx = r;
-            st = cg_vk_ring_template(r, tmpl, sizeof tmpl);
-        }
-    }
-    cg_jni_singleton_unlock(&g_ring);
-    if (st != CG_OK) return cg_throw_status(env, st, what, why.text), NULL;
-    return cg_jni_bytestring_copy(env, tmpl, sizeof tmpl);
+    return cg_jni_ring_init(env, &g_ring, what, make, d, CG_OK);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initImpl(
@@ -122,24 +137,9 @@ static jobject frame(JNIEnv *env, const char *what, jlong cmd, jlong image, jint
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: %s is 0", what,
                         image ? "commandBuffer" : "image"),
                NULL;
-    uint8_t desc[CG_ZC_DESC_SIZE];
-    cg_err why = {""};
-    cg_jni_singleton_lock(&g_ring, NULL);
-    cg_vk_ring *r = g_ring.ctx;
-    cg_status st;
-    if (!r)
-        st = cg_fail(&why, CG_E_NOT_INITIALIZED, "call initImpl first");
-    else if (record)
-        st = cg_vk_ring_record_cursor(r, (VkCommandBuffer)(uintptr_t)cmd, (VkImage)(uintptr_t)image,
-                                      (VkImageLayout)layout, cursor, desc);
-    else
-        st = cg_vk_ring_publish_cursor(r, (VkImage)(uintptr_t)image, (VkImageLayout)layout, cursor,
-                                       desc);
-    if (r && st != CG_OK) cg_fail(&why, st, "%s", cg_vk_ring_last_error(r));
-    cg_jni_singleton_unlock(&g_ring);
-    if (st == CG_E_RING_FULL) return NULL; /* skipped: documented, not an error */
-    if (st != CG_OK) return cg_throw_status(env, st, what, why.text), NULL;
-    return cg_jni_bytestring_copy(env, desc, sizeof desc);
+    frame_args a = {record ? (VkCommandBuffer)(uintptr_t)cmd : VK_NULL_HANDLE,
+                    (VkImage)(uintptr_t)image, (VkImageLayout)layout, cursor};
+    return cg_jni_ring_frame(env, &g_ring, what, step, &a);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishImpl(
@@ -180,8 +180,5 @@ JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_des
 {
     (void)env;
     (void)thiz;
-    cg_jni_singleton_lock(&g_ring, NULL);
-    cg_vk_ring_destroy(g_ring.ctx);
-    g_ring.ctx = NULL;
-    cg_jni_singleton_unlock(&g_ring);
+    cg_jni_ring_destroy(&g_ring, destroy);
 }

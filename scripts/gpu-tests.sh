@@ -48,11 +48,12 @@ if [ "${1:-}" = "--prepare" ]; then
     -DCG_BUILD_DEMO=OFF -DCG_BUILD_BENCH=OFF >/dev/null
   cmake --build build-gpu-jvm-build -j"$(nproc)" --target native-lib zc_helper cg_stubs \
     jvm_cuda_zerocopy_jar jvm_cuda_gl_zerocopy_jar jvm_zerocopy_lifecycle_jar \
-    ring_helper jvm_vk_ring_jar
+    ring_helper jvm_vk_ring_jar gltest jvm_gl_ring_jar
   rm -rf build-gpu-jvm && mkdir -p build-gpu-jvm
   find build-gpu-jvm-build \( -name libnative-lib.so -o -name libzc_helper.so \
     -o -name libring_helper.so -o -name cg_stubs.jar -o -name 'jvm_*zerocopy*_jar.jar' \
-    -o -name jvm_vk_ring_jar.jar \) -exec cp {} build-gpu-jvm/ \;
+    -o -name jvm_vk_ring_jar.jar -o -name libgltest.so -o -name jvm_gl_ring_jar.jar \) \
+    -exec cp {} build-gpu-jvm/ \;
   cp -L /usr/share/java/protobuf.jar build-gpu-jvm/
   rm -rf .jre
   jlink --add-modules java.base --strip-debug --no-header-files --no-man-pages --compress=2 \
@@ -123,7 +124,8 @@ if [ "${CG_GPU_JVM:-1}" = 1 ] && [ -x .jre/bin/java ] && [ -f build-gpu-jvm/libn
   for t in "jvm_zerocopy_lifecycle cgtest.ZeroCopyLifecycleTest" \
            "jvm_cuda_zerocopy cgtest.ZeroCopyGpuTest $ROOT/tests/python/consumer.py" \
            "jvm_cuda_gl_zerocopy cgtest.GlZeroCopyGpuTest $ROOT/tests/python/consumer.py" \
-           "jvm_vk_ring cgtest.RingJniTest $ROOT/build-gpu/tests/vulkan/test_zc_ring python3 $ROOT/tests/python/test_ring.py"; do
+           "jvm_vk_ring cgtest.RingJniTest $ROOT/build-gpu/tests/vulkan/test_zc_ring python3 $ROOT/tests/python/test_ring.py" \
+           "jvm_gl_ring cgtest.GlRingJniTest $ROOT/build-gpu/tests/vulkan/test_zc_ring"; do
     set -- $t
     name=$1; shift
     .jre/bin/java -Xcheck:jni -Djava.library.path=$J -cp "$J/${name}_jar.jar:$CP" "$@" \
@@ -140,7 +142,7 @@ if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
   echo "== zero-copy benchmarks"
   # bench_gl (the GL readback benchmark) too: the same machine, same run.
   # CG_GPU_BENCHES="name ...": only these (default: all of them).
-  for b in ${CG_GPU_BENCHES:-bench_zerocopy_vk bench_zerocopy_gl bench_gl bench_zerocopy_v2 bench_vulkan_rgb}; do
+  for b in ${CG_GPU_BENCHES:-bench_zerocopy_vk bench_zerocopy_gl bench_gl bench_zerocopy_v2 bench_vulkan_rgb bench_zerocopy_gl_ring}; do
     b=build-gpu/bench/$b
     [ -x "$b" ] || continue
     echo "-- $b"

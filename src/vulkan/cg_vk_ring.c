@@ -299,6 +299,7 @@ static cg_status setup(cg_vk_ring *r)
     t->row_pitch = t->width * (rgb ? 3 : 4);
     t->slot_count = r->d.slots;
     t->mode = (uint32_t)r->d.mode;
+    t->flags = r->d.desc_flags;
     memcpy(t->device_uuid, idp.deviceUUID, CG_DEVICE_UUID_SIZE);
     t->ring_id = new_ring_id();
     uint64_t frame_bytes;
@@ -309,7 +310,8 @@ static cg_status setup(cg_vk_ring *r)
         CG_TRY(cg_image_size(r->d.width, r->d.height, 4, &n));
         frame_bytes = n;
     }
-    for (uint32_t i = 0; i < r->d.slots; i++) CG_TRY(create_slot(r, i, (VkDeviceSize)frame_bytes));
+    for (uint32_t i = 0; i < r->d.slots; i++)
+        CG_TRY(create_slot(r, i, (VkDeviceSize)frame_bytes + r->d.slot_slack));
     if (rgb) CG_TRY(create_rgb(r));
     t->slot_size = r->slot_size;
     if (r->d.mode == CG_ZC_MODE_SEMAPHORE) CG_TRY(create_semaphore(r));
@@ -725,8 +727,8 @@ cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout sr
                                     const cg_vk_ring_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE])
 {
-    uint32_t slot;
-    uint64_t frame;
+    uint32_t slot = 0;
+    uint64_t frame = 0;
     CG_TRY(frame_inputs(r, src, cursor));
     CG_TRY(begin_frame(r, src, desc_out, CG_ZC_MODE_SEMAPHORE, &slot, &frame));
     cg_status st = submit_copy(r, slot, src, src_layout, frame);
@@ -741,8 +743,8 @@ cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage s
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
     if (!cmd) return cg_fail(&r->err, CG_E_INVALID_ARG, "the game's command buffer is required");
-    uint32_t slot;
-    uint64_t frame;
+    uint32_t slot = 0;
+    uint64_t frame = 0;
     CG_TRY(frame_inputs(r, src, cursor));
     CG_TRY(begin_frame(r, src, desc_out, CG_ZC_MODE_FENCE, &slot, &frame));
     /* Same ordering as publish, within the game's own command buffer: the
@@ -750,4 +752,73 @@ cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage s
     record_copy(r, &r->slot[slot], slot, cmd, src, src_layout, frame);
     end_frame(r, slot, frame, desc_out);
     return CG_OK;
+}
+
+/* ---- an external writer ---------------------------------------------------- */
+
+int cg_vk_ring_slot_fd(const cg_vk_ring *r, uint32_t slot)
+{
+    return r && slot < r->d.slots ? r->slot[slot].memory_fd : -1;
+}
+
+cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
+{
+    CG_RETURN_IF(!r || !slot || !frame, CG_E_INVALID_ARG);
+    if (r->failed)
+        return cg_fail(&r->err, CG_E_BAD_STATE,
+                       "an earlier frame failed; destroy this ring and create a new one");
+    if (r->frame >= CG_ZC_MAX_FRAME) return cg_fail(&r->err, CG_E_OVERFLOW, "frame numbers exhausted");
+    cg_status st = claim_slot(r, r->frame + 1, slot);
+    if (st == CG_OK) *frame = r->frame + 1;
+    else if (st != CG_E_RING_FULL) r->failed = 1;
+    return st;
+}
+
+/* One submit without commands: wait for the writer's binary semaphore,
+ * signal the timeline to `frame`, and the slot's fence. */
+static cg_status submit_bridge(cg_vk_ring *r, ring_slot *s, VkSemaphore wait, uint64_t frame)
+{
+    CG_TRY(RING_CHECK(r, r->vkResetFences(r->d.device, 1, &s->fence)));
+    const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    const uint64_t ignored = 0; /* a binary wait's value is ignored */
+    VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    ts.waitSemaphoreValueCount = 1;
+    ts.pWaitSemaphoreValues = &ignored;
+    ts.signalSemaphoreValueCount = 1;
+    ts.pSignalSemaphoreValues = &frame;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.pNext = &ts;
+    si.waitSemaphoreCount = 1;
+    si.pWaitSemaphores = &wait;
+    si.pWaitDstStageMask = &stage;
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &r->semaphore;
+    CG_TRY(RING_CHECK(r, r->vkQueueSubmit(r->d.queue, 1, &si, s->fence)));
+    s->pending = 1;
+    return CG_OK;
+}
+
+cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSemaphore wait,
+                            uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    if (slot >= r->d.slots || !desc_out || frame != r->frame + 1 ||
+        cg_zc_lease_load(&r->control, slot) != CG_ZC_WORD(frame, CG_ZC_WRITING))
+        return cg_fail(&r->err, CG_E_INVALID_ARG,
+                       "slot %u frame %llu was not claimed (or no descriptor buffer)", slot,
+                       (unsigned long long)frame);
+    if (wait && r->d.mode != CG_ZC_MODE_SEMAPHORE)
+        return cg_fail(&r->err, CG_E_INVALID_ARG, "a fence-mode ring has no timeline to bridge to");
+    if (wait) {
+        cg_status st = submit_bridge(r, &r->slot[slot], wait, frame);
+        if (st != CG_OK) return fail_frame(r, slot, frame, st);
+    }
+    end_frame(r, slot, frame, desc_out);
+    return CG_OK;
+}
+
+void cg_vk_ring_abandon(cg_vk_ring *r, uint32_t slot, uint64_t frame)
+{
+    if (!r || slot >= r->d.slots) return;
+    cg_zc_lease_store(&r->control, slot, CG_ZC_WORD(frame, CG_ZC_RELEASED));
 }

@@ -98,6 +98,9 @@ typedef struct cg_vk_ring_desc {
     int flip; /* the RAW path's flip: nonzero when the image's row 0 is the top
                * (a Vulkan render target), 0 when it is the bottom; either way
                * the slot comes out upright */
+    uint32_t slot_slack;    /* bytes allocated past the frame in each slot, for an importer
+                               that needs them (cg_gl_ring: Mesa pads buffer objects); 0: none */
+    uint32_t desc_flags;    /* CG_ZC_FLAG_* of every descriptor (a GL writer: ROWS_BOTTOM_UP) */
 } cg_vk_ring_desc;
 
 /* What tests and C consumers may look at. Handles stay owned by the ring. */
@@ -163,6 +166,43 @@ cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout sr
 cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
                                    VkImageLayout src_layout, const cg_vk_ring_cursor *cursor,
                                    uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+/* ---- an external writer (the GL producer, cg_gl_ring.h) ------------------
+ * The slots are written by another API that imported their memory (each
+ * slot's fd from cg_vk_ring_slot_fd): claim a slot, write it there, commit.
+ * The ring's own queue (`queue` of the desc) then only carries, in
+ * semaphore mode, the bridge from the writer's binary semaphore to the
+ * timeline. Same thread rule as publish. */
+
+/* The slot's exported memory fd, still owned by the ring (dup it to import
+ * it elsewhere); -1 for a slot out of range. */
+int cg_vk_ring_slot_fd(const cg_vk_ring *r, uint32_t slot);
+
+/* Claim a slot for the next frame under the lease contract (as publish:
+ * EMPTY/RELEASED first, else the oldest PUBLISHED; never ACTIVE; never a
+ * slot whose last commit's bridge submit is still running), move it to
+ * WRITING and return it with the frame number. CG_E_RING_FULL as publish;
+ * CG_E_BAD_STATE on a failed ring. Every successful claim is followed by
+ * cg_vk_ring_commit or cg_vk_ring_abandon of the same slot and frame. */
+cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame);
+
+/* The writer's commands for the claimed frame are submitted: publish it.
+ * Semaphore mode: `wait` is a binary semaphore the writer signals after its
+ * writes; one submit on the ring's queue waits for it and signals the
+ * timeline to `frame` (its fence tells the next claim when the slot is
+ * free). VK_NULL_HANDLE there: the writer signals the timeline to `frame`
+ * itself. Fence mode: `wait` must be VK_NULL_HANDLE, and the writes must be
+ * complete (the writer waited for them) before the descriptor is sent.
+ * Writes the frame's descriptor to desc_out; the slot becomes PUBLISHED.
+ * A failed submit: the slot goes back to RELEASED, the ring fails. */
+cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSemaphore wait,
+                            uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+/* The writer gave up the claimed frame (its write failed, or its input was
+ * bad): the slot goes back to RELEASED, so no learner waits for it, and the
+ * frame number is used again by the next claim. Whether the writer's
+ * failure is fatal is the writer's call: the ring stays usable. */
+void cg_vk_ring_abandon(cg_vk_ring *r, uint32_t slot, uint64_t frame);
 
 #ifdef __cplusplus
 }
