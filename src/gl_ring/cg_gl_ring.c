@@ -455,13 +455,23 @@ cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *
     CG_RETURN_IF(!r, CG_E_NO_MEMORY);
     r->d = *d;
     r->frame_bytes = bytes;
+    /* The game's GL binding survives whatever the Vulkan driver does to it
+     * (cg_gl_binding_save: NVIDIA's vkDestroyInstance drops it). */
+    cg_gl_binding game;
+    cg_gl_binding_save(&game);
     st = setup(r);
     r->d.socket_dir = r->d.vulkan_library = NULL; /* the caller's strings are not kept */
     if (st != CG_OK) {
         cg_fail_from(err, st, &r->err);
         cg_gl_ring_destroy(r);
-        return st;
     }
+    if (cg_gl_binding_restore(&game) < 0 && st == CG_OK) {
+        cg_gl_ring_destroy(r);
+        (void)cg_gl_binding_restore(&game);
+        return cg_fail(err, CG_E_GL, "the Vulkan driver left the game's GL context not current, "
+                                     "and making it current again failed");
+    }
+    if (st != CG_OK) return st;
     *out = r;
     return CG_OK;
 }
@@ -469,6 +479,8 @@ cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *
 void cg_gl_ring_destroy(cg_gl_ring *r)
 {
     if (!r) return;
+    cg_gl_binding game; /* see cg_gl_ring_create */
+    cg_gl_binding_save(&game);
     if (r->gl_ctx && cg_gl_current_key() == r->gl_ctx) {
         /* Teardown is the one place that waits: GL's writes into the
          * imported memory end before it goes. */
@@ -492,6 +504,7 @@ void cg_gl_ring_destroy(cg_gl_ring *r)
     if (r->instance && r->vkDestroyInstance) r->vkDestroyInstance(r->instance, NULL);
     if (r->lib) dlclose(r->lib);
     free(r);
+    (void)cg_gl_binding_restore(&game);
 }
 
 const char *cg_gl_ring_last_error(const cg_gl_ring *r)

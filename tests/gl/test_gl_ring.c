@@ -27,6 +27,7 @@
  *                Mesa's MESA_EXTENSION_OVERRIDE): CG_E_UNSUPPORTED naming it
  */
 #define _GNU_SOURCE
+#include <epoxy/egl.h>
 #include <epoxy/gl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "cg_egl_headless.h"
+#include "cg_gl_check.h"
 #include "cg_gl_ring.h"
 #include "cg_zc_server.h"
 #include "gl_scene.h"
@@ -142,6 +144,17 @@ static int wait_frame(const cg_gl_ring_info *gi, const cg_vk_ring_info *vi, uint
     return wait && wait(gi->device, &wi, 5000000000ull) == VK_SUCCESS;
 }
 
+/* Destroy the ring; the game's context must still be current afterwards
+ * (NVIDIA's vkDestroyInstance drops it unless the ring restores it). */
+static void destroy_keeps_context(cg_gl_ring *r)
+{
+    void *before = cg_gl_current_key();
+    cg_gl_ring_destroy(r);
+    CHECK(before && cg_gl_current_key() == before,
+          "the game's GL context is still current after destroy");
+    if (cg_gl_current_key() != before) exit(1); /* no GL call can follow */
+}
+
 static int case_frames(void)
 {
     const int w = 37, h = 23;
@@ -243,7 +256,7 @@ static int case_frames(void)
     CHECK(memcmp(&after, &before, sizeof after) == 0, "GL state unchanged after every publish");
     CHECK(!zc_libcuda_mapped(), "no libcuda in the game process");
 
-    cg_gl_ring_destroy(r);
+    destroy_keeps_context(r);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
@@ -288,7 +301,7 @@ static int case_semaphore(cg_gl_ring_signal signal)
               cg_gl_ring_last_error(r));
     CHECK(wait_frame(&gi, &vi, 6), "timeline reached 6");
     CHECK(run_learner(3, descs + 3) == 0, "learner process: frames 4..6 byte-exact");
-    cg_gl_ring_destroy(r);
+    destroy_keeps_context(r);
     gl_scene_destroy(&sc);
     return failures ? 1 : 0;
 }
