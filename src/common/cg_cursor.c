@@ -25,6 +25,17 @@ const char *const cg_cursor_rows[CG_CURSOR_SIZE] = {
     ".....BBB........",
 };
 
+void cg_cursor_bits(uint32_t rows[CG_CURSOR_SIZE])
+{
+    for (int r = 0; r < CG_CURSOR_SIZE; r++) {
+        rows[r] = 0;
+        for (int c = 0; c < CG_CURSOR_SIZE; c++) {
+            char k = cg_cursor_rows[r][c];
+            rows[r] |= (uint32_t)(k == 'B' ? 1 : k == 'W' ? 2 : 0) << (2 * c);
+        }
+    }
+}
+
 int cg_cursor_runs(int w, int h, int cursor_x, int cursor_y,
                    cg_cursor_run out[CG_CURSOR_MAX_RUNS])
 {

@@ -19,6 +19,8 @@
 #ifndef CG_CURSOR_H
 #define CG_CURSOR_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,6 +31,11 @@ extern "C" {
 /* The bitmap, CG_CURSOR_SIZE rows top-down, each CG_CURSOR_SIZE chars:
  * 'B' black (0,0,0), 'W' white (255,255,255), '.' untouched. */
 extern const char *const cg_cursor_rows[CG_CURSOR_SIZE];
+
+/* The bitmap packed for a GPU drawer (the RGB slot's compute shader):
+ * word r is bitmap row r, bits 2c..2c+1 its column c: 0 untouched,
+ * 1 black, 2 white. */
+void cg_cursor_bits(uint32_t rows[CG_CURSOR_SIZE]);
 
 /* A horizontal run of one colour, in buffer coordinates. */
 typedef struct cg_cursor_run {

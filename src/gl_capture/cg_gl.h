@@ -197,6 +197,41 @@ cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_
 cg_status cg_gl_read_rgba_to_buffer(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
                                     unsigned buffer);
 
+/* One compute dispatch that reads a texture and writes buffer objects (the
+ * GL producer's RGB slot format, cg_gl_ring.c), with the caller's state
+ * saved and restored as by every read: the current program, the active
+ * texture unit, unit 0's GL_TEXTURE_2D and sampler bindings, each indexed
+ * binding in bind[] (buffer, offset and size) and the generic
+ * GL_UNIFORM_BUFFER / GL_SHADER_STORAGE_BUFFER bindings. Nothing waits for
+ * the GPU. */
+#define CG_GL_DISPATCH_BINDINGS 4
+
+typedef struct cg_gl_dispatch {
+    unsigned program;   /* a linked compute program */
+    unsigned texture;   /* GL_TEXTURE_2D read at unit 0; level 0 at least tex_w x tex_h */
+    int tex_w, tex_h;
+    unsigned sampler;   /* bound to unit 0 for the dispatch; 0: none */
+    struct {
+        unsigned target; /* GL_UNIFORM_BUFFER or GL_SHADER_STORAGE_BUFFER; 0: unused */
+        unsigned index, buffer;
+    } bind[CG_GL_DISPATCH_BINDINGS];
+    /* update_size nonzero: glBufferSubData(update, update_size) at offset 0
+     * of update_buffer (through GL_UNIFORM_BUFFER) before the dispatch. */
+    unsigned update_buffer;
+    const void *update;
+    size_t update_size;
+    unsigned groups_x, groups_y;
+    unsigned barriers; /* glMemoryBarrier bits after the dispatch; 0: none */
+} cg_gl_dispatch;
+
+/* Errors: CG_E_INVALID_ARG (NULL, no program, no groups); CG_E_UNSUPPORTED
+ * (GL below 4.3: no compute shaders); dims and CG_E_BAD_TEXTURE as
+ * cg_gl_read_color, and a texture whose level 0 is not 8-bit RGB(A)
+ * (GL_RGBA8, GL_RGB8; the sRGB forms only where GL_EXT_texture_sRGB_decode
+ * lets the caller's sampler skip the decode): the shader reads stored
+ * bytes; CG_E_GL (see cg_gl_reader_last_error; the reader is then failed). */
+cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d);
+
 /* How to linearise depth (cg_depth_linearize); NULL: raw window depth. */
 typedef struct cg_gl_depth_linear {
     float near_plane, far_plane; /* 0 < near < far, finite */

@@ -316,10 +316,10 @@ static void cg_gl_restore(const cg_gl_saved *s)
 
 /* The texture must be a GL_TEXTURE_2D at least w x h at level 0. Binds it to
  * GL_TEXTURE_2D of the active unit (restored by cg_gl_restore). */
-static cg_status cg_gl_check_texture(cg_gl_reader *r, GLuint tex, int w, int h)
+static cg_status cg_gl_check_texture(cg_gl_reader *r, GLuint tex, int w, int h, int *format)
 {
     int tw = 0, th = 0;
-    CG_TRY(cg_gl_texture_level0(tex, &tw, &th, NULL, &r->err));
+    CG_TRY(cg_gl_texture_level0(tex, &tw, &th, format, &r->err));
     glBindTexture(GL_TEXTURE_2D, tex);
     if (tw < w || th < h) {
         return cg_gl_fail(r, CG_E_BAD_TEXTURE, "texture %u is %dx%d, smaller than the %dx%d asked",
@@ -567,7 +567,7 @@ static cg_status cg_gl_pass_begin(cg_gl_reader *r, cg_gl_saved *saved, cg_gl_tar
 {
     cg_gl_drain_errors();
     cg_gl_save(saved, r->caps);
-    CG_TRY(cg_gl_check_texture(r, texture, w, h));
+    CG_TRY(cg_gl_check_texture(r, texture, w, h, NULL));
     CG_TRY(cg_gl_bind_target(r, saved, t, attachment, texture, w, h));
     cg_gl_set_pack(saved, align);
     return CG_OK;
@@ -699,4 +699,121 @@ cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex
         if (st != CG_OK) cg_gl_fail(r, st, "cg_depth_linearize: %s", cg_strerror(st));
     }
     return st;
+}
+
+/* ---- compute dispatch (cg_gl_dispatch_compute) ----------------------------- */
+
+/* The caller's state a dispatch changes (cg_gl.h lists it). */
+typedef struct cg_gl_saved_compute {
+    GLint program, active_unit, tex2d, sampler, generic_ubo, generic_ssbo;
+    GLint buffer[CG_GL_DISPATCH_BINDINGS];
+    GLint64 start[CG_GL_DISPATCH_BINDINGS], size[CG_GL_DISPATCH_BINDINGS];
+} cg_gl_saved_compute;
+
+/* GL_UNIFORM_BUFFER or GL_SHADER_STORAGE_BUFFER: the queries of its
+ * indexed bindings. */
+static void cg_gl_binding_queries(GLenum target, GLenum q[3])
+{
+    int ubo = target == GL_UNIFORM_BUFFER;
+    q[0] = ubo ? GL_UNIFORM_BUFFER_BINDING : GL_SHADER_STORAGE_BUFFER_BINDING;
+    q[1] = ubo ? GL_UNIFORM_BUFFER_START : GL_SHADER_STORAGE_BUFFER_START;
+    q[2] = ubo ? GL_UNIFORM_BUFFER_SIZE : GL_SHADER_STORAGE_BUFFER_SIZE;
+}
+
+/* Leaves unit 0 active. */
+static void cg_gl_save_compute(cg_gl_saved_compute *s, const cg_gl_dispatch *d)
+{
+    glGetIntegerv(GL_CURRENT_PROGRAM, &s->program);
+    glGetIntegerv(GL_ACTIVE_TEXTURE, &s->active_unit);
+    glGetIntegerv(GL_UNIFORM_BUFFER_BINDING, &s->generic_ubo);
+    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &s->generic_ssbo);
+    for (int i = 0; i < CG_GL_DISPATCH_BINDINGS; i++) {
+        if (!d->bind[i].target) continue;
+        GLenum q[3];
+        cg_gl_binding_queries(d->bind[i].target, q);
+        glGetIntegeri_v(q[0], d->bind[i].index, &s->buffer[i]);
+        glGetInteger64i_v(q[1], d->bind[i].index, &s->start[i]);
+        glGetInteger64i_v(q[2], d->bind[i].index, &s->size[i]);
+    }
+    glActiveTexture(GL_TEXTURE0);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->tex2d);
+    glGetIntegerv(GL_SAMPLER_BINDING, &s->sampler);
+}
+
+static void cg_gl_restore_compute(const cg_gl_saved_compute *s, const cg_gl_dispatch *d)
+{
+    glUseProgram((GLuint)s->program);
+    /* Indexed bindings first: binding one also sets the generic binding. */
+    for (int i = 0; i < CG_GL_DISPATCH_BINDINGS; i++) {
+        if (!d->bind[i].target) continue;
+        if (s->buffer[i] && s->size[i] > 0)
+            glBindBufferRange(d->bind[i].target, d->bind[i].index, (GLuint)s->buffer[i],
+                              (GLintptr)s->start[i], (GLsizeiptr)s->size[i]);
+        else
+            glBindBufferBase(d->bind[i].target, d->bind[i].index, (GLuint)s->buffer[i]);
+    }
+    glBindBuffer(GL_UNIFORM_BUFFER, (GLuint)s->generic_ubo);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, (GLuint)s->generic_ssbo);
+    glActiveTexture(GL_TEXTURE0);
+    glBindSampler(0, (GLuint)s->sampler);
+    glBindTexture(GL_TEXTURE_2D, (GLuint)s->tex2d);
+    glActiveTexture((GLenum)s->active_unit);
+    cg_gl_drain_errors();
+}
+
+/* Level 0 holds 8-bit RGB(A) texels that texelFetch returns as stored. */
+static cg_status cg_gl_check_rgba8(cg_gl_reader *r, unsigned tex, int format)
+{
+    switch (format) {
+    case GL_RGBA8: case GL_RGB8: case GL_RGBA: case GL_RGB: return CG_OK;
+    case GL_SRGB8_ALPHA8: case GL_SRGB8:
+        if (epoxy_has_gl_extension("GL_EXT_texture_sRGB_decode")) return CG_OK;
+        return cg_gl_fail(r, CG_E_BAD_TEXTURE,
+                          "texture %u is sRGB and this GL lacks GL_EXT_texture_sRGB_decode: a "
+                          "shader would read it decoded, not as stored",
+                          tex);
+    default:
+        return cg_gl_fail(r, CG_E_BAD_TEXTURE,
+                          "texture %u's internal format 0x%04x is not 8-bit RGB(A) "
+                          "(GL_RGBA8, GL_RGB8 or their sRGB forms)",
+                          tex, (unsigned)format);
+    }
+}
+
+static cg_status cg_gl_run_dispatch(cg_gl_reader *r, const cg_gl_dispatch *d)
+{
+    int format = 0;
+    CG_TRY(cg_gl_check_texture(r, d->texture, d->tex_w, d->tex_h, &format));
+    CG_TRY(cg_gl_check_rgba8(r, d->texture, format));
+    GLC(r, glUseProgram(d->program));
+    GLC(r, glBindSampler(0, d->sampler));
+    for (int i = 0; i < CG_GL_DISPATCH_BINDINGS; i++)
+        if (d->bind[i].target)
+            GLC(r, glBindBufferBase(d->bind[i].target, d->bind[i].index, d->bind[i].buffer));
+    if (d->update_size) {
+        glBindBuffer(GL_UNIFORM_BUFFER, d->update_buffer);
+        GLC(r, glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)d->update_size, d->update));
+    }
+    GLC(r, glDispatchCompute(d->groups_x, d->groups_y, 1));
+    if (d->barriers) GLC(r, glMemoryBarrier(d->barriers));
+    return CG_OK;
+}
+
+cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d)
+{
+    CG_RETURN_IF(!r || !d || !d->program || !d->groups_x || !d->groups_y, CG_E_INVALID_ARG);
+    CG_TRY(cg_gl_usable(r));
+    CG_TRY(cg_check_dims(d->tex_w, d->tex_h));
+    CG_TRY(cg_gl_enter(r));
+    if (epoxy_gl_version() < 43)
+        return cg_gl_fail(r, CG_E_UNSUPPORTED,
+                          "a compute dispatch needs GL 4.3 (compute shaders); this context is "
+                          "GL %d.%d",
+                          epoxy_gl_version() / 10, epoxy_gl_version() % 10);
+    cg_gl_drain_errors();
+    cg_gl_saved_compute saved;
+    cg_gl_save_compute(&saved, d);
+    cg_status st = cg_gl_run_dispatch(r, d);
+    cg_gl_restore_compute(&saved, d);
+    return cg_gl_mark(r, st);
 }

@@ -11,10 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cg_cursor.h"
 #include "cg_gl.h"
 #include "cg_gl_check.h"
+#include "cg_gl_rgb_source.h" /* cg_gl_rgb_source: src/vulkan/cg_vk_rgb.comp's text */
 #include "cg_size.h"
 #include "cg_vk_export.h" /* cg_vk_result_name */
+#include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size: the shader's slot size */
 
 /* GL_NV_timeline_semaphore, which Debian 12's libepoxy does not know (values
  * from the Khronos registry's glext.h). */
@@ -42,6 +45,13 @@ typedef void (*gr_semaphore_parameteriv_nv)(GLuint semaphore, GLenum pname, cons
     X(vkDeviceWaitIdle)                                                         \
     X(vkCreateSemaphore)                                                        \
     X(vkDestroySemaphore)
+
+/* The shader's Params block (std140: nine 4-byte members, padded to 48). */
+typedef struct gr_params {
+    uint32_t src_w, src_h, dst_w, dst_h, flip, bgra, cursor_on;
+    int32_t cursor_x, cursor_y;
+    uint32_t pad[3];
+} gr_params;
 
 struct cg_gl_ring {
     cg_gl_ring_desc d;
@@ -75,6 +85,12 @@ struct cg_gl_ring {
     gr_create_semaphores_nv glCreateSemaphoresNV;
     gr_semaphore_parameteriv_nv glSemaphoreParameterivNV;
     cg_gl_reader *reader;
+    /* RGB8 slot format: the compute program, its nearest sampler, the
+     * cursor bitmap and, per slot, the parameters of its last dispatch. */
+    GLuint program, sampler, cursor_ubo;
+    GLuint params_ubo[CG_ZC_MAX_SLOTS];
+    gr_params params[CG_ZC_MAX_SLOTS];
+    unsigned groups_x, groups_y;
     cg_err err;
     int failed;
 };
@@ -377,10 +393,153 @@ static cg_status import_timeline(cg_gl_ring *r, VkSemaphore timeline)
     return st;
 }
 
+/* ---- the RGB slot format -------------------------------------------------- */
+
+/* GL_COMPUTE_SHADER from the Vulkan ring's source (its GL form: no VULKAN
+ * define), linked into r->program. */
+static cg_status rgb_program(cg_gl_ring *r)
+{
+    GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
+    if (!sh) {
+        cg_gl_drain_errors();
+        return cg_fail(&r->err, CG_E_GL, "glCreateShader(GL_COMPUTE_SHADER) returned 0");
+    }
+    const GLchar *src = cg_gl_rgb_source;
+    glShaderSource(sh, 1, &src, NULL);
+    glCompileShader(sh);
+    GLint ok = 0;
+    char log[512] = "";
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        glGetShaderInfoLog(sh, sizeof log, NULL, log);
+        glDeleteShader(sh);
+        return cg_fail(&r->err, CG_E_GL, "the RGB compute shader did not compile: %s", log);
+    }
+    r->program = glCreateProgram();
+    glAttachShader(r->program, sh);
+    glLinkProgram(r->program);
+    glDeleteShader(sh); /* freed with the program */
+    glGetProgramiv(r->program, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        glGetProgramInfoLog(r->program, sizeof log, NULL, log);
+        return cg_fail(&r->err, CG_E_GL, "the RGB compute program did not link: %s", log);
+    }
+    return cg_gl_check_call(&r->err, "glLinkProgram(RGB compute)", __FILE__, __LINE__);
+}
+
+/* A uniform buffer with `bytes` of `data`, through the generic binding,
+ * restored at once. */
+static cg_status rgb_ubo(cg_gl_ring *r, GLuint *buf, const void *data, size_t bytes)
+{
+    GLint old = 0;
+    glGetIntegerv(GL_UNIFORM_BUFFER_BINDING, &old);
+    glGenBuffers(1, buf);
+    glBindBuffer(GL_UNIFORM_BUFFER, *buf);
+    glBufferData(GL_UNIFORM_BUFFER, (GLsizeiptr)bytes, data, GL_DYNAMIC_DRAW);
+    cg_status st = cg_gl_check_call(&r->err, "glBufferData(GL_UNIFORM_BUFFER)", __FILE__, __LINE__);
+    glBindBuffer(GL_UNIFORM_BUFFER, (GLuint)old);
+    return st;
+}
+
+/* The frame's parameters: the texture's size, the slot's, GL's rows
+ * (bottom first: the RAW path's flip is 0), the cursor by the wire
+ * format's rule (a hot spot outside the target draws nothing). */
+static gr_params rgb_params(const cg_gl_ring *r, const cg_vk_ring_cursor *cursor)
+{
+    gr_params p;
+    memset(&p, 0, sizeof p);
+    p.src_w = (uint32_t)r->d.width;
+    p.src_h = (uint32_t)r->d.height;
+    p.dst_w = (uint32_t)r->d.target_width;
+    p.dst_h = (uint32_t)r->d.target_height;
+    if (cursor && cursor->draw && cursor->x >= 0 && cursor->y >= 0 &&
+        cursor->x < r->d.target_width && cursor->y < r->d.target_height) {
+        p.cursor_on = 1;
+        p.cursor_x = cursor->x;
+        p.cursor_y = cursor->y;
+    }
+    return p;
+}
+
+static cg_status rgb_setup(cg_gl_ring *r)
+{
+    CG_TRY(rgb_program(r));
+    GR_GL(r, glGenSamplers(1, &r->sampler));
+    GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
+    GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST));
+    /* An sRGB texture is read as stored, as glReadPixels reads it. */
+    if (epoxy_has_gl_extension("GL_EXT_texture_sRGB_decode"))
+        GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_SRGB_DECODE_EXT, GL_SKIP_DECODE_EXT));
+    uint32_t rows[CG_CURSOR_SIZE]; /* std140 uvec4 rows[4]: the same 16 words */
+    cg_cursor_bits(rows);
+    CG_TRY(rgb_ubo(r, &r->cursor_ubo, rows, sizeof rows));
+    cg_vk_ring_info info;
+    cg_vk_ring_get_info(r->ring, &info);
+    for (uint32_t i = 0; i < info.slots; i++) {
+        r->params[i] = rgb_params(r, NULL);
+        CG_TRY(rgb_ubo(r, &r->params_ubo[i], &r->params[i], sizeof r->params[i]));
+    }
+    /* 4 pixels an invocation, 64 a group, in rows of at most 65535 groups
+     * (GL 4.3's guaranteed GL_MAX_COMPUTE_WORK_GROUP_COUNT), as cg_vk_rgb. */
+    uint64_t n = (uint64_t)r->d.target_width * (uint64_t)r->d.target_height;
+    uint64_t groups = ((n + 3) / 4 + 63) / 64;
+    r->groups_x = (unsigned)(groups < 65535 ? groups : 65535);
+    r->groups_y = (unsigned)((groups + r->groups_x - 1) / r->groups_x);
+    return CG_OK;
+}
+
+/* The slot's pixels by one dispatch, the state restored by the reader. */
+static cg_status rgb_dispatch(cg_gl_ring *r, unsigned texture, uint32_t slot,
+                              const cg_vk_ring_cursor *cursor)
+{
+    cg_gl_dispatch gd;
+    memset(&gd, 0, sizeof gd);
+    gd.program = r->program;
+    gd.texture = texture;
+    gd.tex_w = r->d.width;
+    gd.tex_h = r->d.height;
+    gd.sampler = r->sampler;
+    /* cg_vk_rgb.comp's GL bindings: Params at UBO 0, the slot at SSBO 2,
+     * the cursor at UBO 3; the texture at unit 0. */
+    gd.bind[0].target = GL_UNIFORM_BUFFER;
+    gd.bind[0].index = 0;
+    gd.bind[0].buffer = r->params_ubo[slot];
+    gd.bind[1].target = GL_SHADER_STORAGE_BUFFER;
+    gd.bind[1].index = 2;
+    gd.bind[1].buffer = r->buffer[slot];
+    gd.bind[2].target = GL_UNIFORM_BUFFER;
+    gd.bind[2].index = 3;
+    gd.bind[2].buffer = r->cursor_ubo;
+    /* A slot's parameters change only with the cursor: no upload otherwise. */
+    gr_params p = rgb_params(r, cursor);
+    if (memcmp(&p, &r->params[slot], sizeof p) != 0) {
+        gd.update_buffer = r->params_ubo[slot];
+        gd.update = &p;
+        gd.update_size = sizeof p;
+    }
+    gd.groups_x = r->groups_x;
+    gd.groups_y = r->groups_y;
+    /* The storage writes made visible to later GL reads of the buffer (the
+     * next frame's writes, glGetBufferSubData); the fence or semaphore that
+     * follows makes them visible outside GL. */
+    gd.barriers = GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
+                  GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT;
+    cg_status st = cg_gl_dispatch_compute(r->reader, &gd);
+    /* Whatever was uploaded is what the buffer now holds. */
+    if (gd.update_size && st != CG_E_GL) r->params[slot] = p;
+    return st;
+}
+
 static cg_status setup(cg_gl_ring *r)
 {
     CG_TRY(cg_gl_current_context(&r->gl_ctx));
     cg_gl_drain_errors();
+    if (r->d.slot_format == CG_VK_SLOT_RGB8 && epoxy_gl_version() < 43)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED,
+                       "the RGB slot format needs GL 4.3 (compute shaders); this context (%s) "
+                       "is GL %d.%d: use the plain copy",
+                       (const char *)glGetString(GL_RENDERER), epoxy_gl_version() / 10,
+                       epoxy_gl_version() % 10);
     const char *need[2] = {"GL_EXT_memory_object", "GL_EXT_memory_object_fd"};
     for (int i = 0; i < 2; i++)
         if (!epoxy_has_gl_extension(need[i]))
@@ -410,6 +569,12 @@ static cg_status setup(cg_gl_ring *r)
     vd.width = r->d.width;
     vd.height = r->d.height;
     vd.format = VK_FORMAT_R8G8B8A8_UNORM;
+    vd.external_writer = 1;
+    vd.slot_format = r->d.slot_format;
+    if (r->d.slot_format == CG_VK_SLOT_RGB8) {
+        vd.target_width = r->d.target_width;
+        vd.target_height = r->d.target_height;
+    }
     vd.slots = r->d.slots;
     vd.mode = r->mode;
     vd.wait_ns = r->d.wait_ns;
@@ -418,8 +583,9 @@ static cg_status setup(cg_gl_ring *r)
      * the memory is larger than the buffer by its padding (32 bytes in Mesa
      * 22.3; GL_OUT_OF_MEMORY otherwise). A little slack costs nothing. */
     vd.slot_slack = 256;
-    /* The slot keeps GL's row order: row 0 is the picture's bottom. */
-    vd.desc_flags = CG_ZC_FLAG_ROWS_BOTTOM_UP;
+    /* A copy keeps GL's row order (row 0 is the picture's bottom); the RGB
+     * slot is upright. */
+    vd.desc_flags = r->d.slot_format == CG_VK_SLOT_RGB8 ? 0u : CG_ZC_FLAG_ROWS_BOTTOM_UP;
     CG_TRY(cg_vk_ring_create(&vd, &r->ring, &r->err));
     cg_vk_ring_info info;
     cg_vk_ring_get_info(r->ring, &info);
@@ -429,6 +595,7 @@ static cg_status setup(cg_gl_ring *r)
     if (r->mode == CG_ZC_MODE_SEMAPHORE && r->d.signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
         CG_TRY(import_timeline(r, info.semaphore));
     CG_TRY(cg_gl_reader_create(NULL, &r->reader));
+    if (r->d.slot_format == CG_VK_SLOT_RGB8) CG_TRY(rgb_setup(r));
     return CG_OK;
 }
 
@@ -451,9 +618,32 @@ cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *
     cg_status st = cg_image_size(d->width, d->height, 4, &bytes);
     if (st != CG_OK)
         return cg_fail(err, st, "ring size %dx%d (1..%d per side)", d->width, d->height, CG_MAX_DIM);
+    if (d->slot_format != CG_VK_SLOT_COPY && d->slot_format != CG_VK_SLOT_RGB8)
+        return cg_fail(err, CG_E_INVALID_ARG, "slot format %d: 0 (copy) or 1 (RGB8)",
+                       (int)d->slot_format);
+    int tw = d->target_width, th = d->target_height;
+    if (d->slot_format == CG_VK_SLOT_COPY && (tw || th))
+        return cg_fail(err, CG_E_INVALID_ARG,
+                       "target size %dx%d: resizing needs the RGB8 slot format", tw, th);
+    if (!tw && !th) {
+        tw = d->width;
+        th = d->height;
+    }
+    if (d->slot_format == CG_VK_SLOT_RGB8) {
+        uint64_t rgb_bytes = 0;
+        st = cg_vk_rgb_slot_size(tw, th, &rgb_bytes);
+        if (st != CG_OK)
+            return cg_fail(err, st, "target size %dx%d (1..%d per side, or 0x0 for the texture's)",
+                           d->target_width, d->target_height, CG_MAX_DIM);
+        bytes = (size_t)rgb_bytes;
+    }
     cg_gl_ring *r = calloc(1, sizeof *r);
     CG_RETURN_IF(!r, CG_E_NO_MEMORY);
     r->d = *d;
+    if (d->slot_format == CG_VK_SLOT_RGB8) {
+        r->d.target_width = tw;
+        r->d.target_height = th;
+    }
     r->frame_bytes = bytes;
     /* The game's GL binding survives whatever the Vulkan driver does to it
      * (cg_gl_binding_save: NVIDIA's vkDestroyInstance drops it). */
@@ -491,6 +681,11 @@ void cg_gl_ring_destroy(cg_gl_ring *r)
             if (r->gl_sem[i]) glDeleteSemaphoresEXT(1, &r->gl_sem[i]);
         }
         if (r->gl_timeline) glDeleteSemaphoresEXT(1, &r->gl_timeline);
+        for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++)
+            if (r->params_ubo[i]) glDeleteBuffers(1, &r->params_ubo[i]);
+        if (r->cursor_ubo) glDeleteBuffers(1, &r->cursor_ubo);
+        if (r->sampler) glDeleteSamplers(1, &r->sampler);
+        if (r->program) glDeleteProgram(r->program);
         cg_gl_drain_errors();
     }
     cg_gl_reader_destroy(r->reader);
@@ -567,9 +762,27 @@ static cg_status complete(cg_gl_ring *r, uint32_t slot, uint64_t frame)
 
 cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[CG_ZC_DESC_SIZE])
 {
+    return cg_gl_ring_publish_cursor(r, texture, NULL, desc_out);
+}
+
+/* The frame into the claimed slot: the pack, or the RGB dispatch. */
+static cg_status write_slot(cg_gl_ring *r, unsigned texture, uint32_t slot,
+                            const cg_vk_ring_cursor *cursor)
+{
+    if (r->program) return rgb_dispatch(r, texture, slot, cursor);
+    return cg_gl_read_rgba_to_buffer(r->reader, texture, r->d.width, r->d.height, r->buffer[slot]);
+}
+
+cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
+                                    const cg_vk_ring_cursor *cursor,
+                                    uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
     cg_err_clear(&r->err);
     if (!desc_out) return cg_fail(&r->err, CG_E_INVALID_ARG, "no descriptor buffer");
+    if (cursor && cursor->draw && r->d.slot_format != CG_VK_SLOT_RGB8)
+        return cg_fail(&r->err, CG_E_INVALID_ARG,
+                       "a cursor is drawn only in the RGB slot format (this ring copies)");
     if (r->failed)
         return cg_fail(&r->err, CG_E_BAD_STATE,
                        "an earlier publish failed; destroy this ring and create a new one");
@@ -585,11 +798,11 @@ cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[C
         if (st != CG_E_RING_FULL) r->failed = 1;
         return cg_fail(&r->err, st, "%s", cg_vk_ring_last_error(r->ring));
     }
-    st = cg_gl_read_rgba_to_buffer(r->reader, texture, r->d.width, r->d.height, r->buffer[slot]);
+    st = write_slot(r, texture, slot, cursor);
     if (st != CG_OK) {
         cg_vk_ring_abandon(r->ring, slot, frame);
         if (st == CG_E_GL) r->failed = 1;
-        if (st == CG_E_GL || st == CG_E_BAD_TEXTURE)
+        if (st == CG_E_GL || st == CG_E_BAD_TEXTURE || st == CG_E_UNSUPPORTED)
             return cg_fail(&r->err, st, "%s", cg_gl_reader_last_error(r->reader));
         return cg_fail(&r->err, st, "texture %u: %s", texture, cg_strerror(st));
     }

@@ -32,6 +32,18 @@
  * The caller's GL state is saved and restored by the readback path
  * (cg_gl_read_rgba_to_buffer, cg_gl.h). No glFinish anywhere but destroy.
  *
+ * The RGB slot format (desc.slot_format = CG_VK_SLOT_RGB8; docs/zero-copy-v2.md,
+ * "The RGB slot format"): each slot holds the RAW observation upright, R, G,
+ * B bytes at the target size (nearest resize, the frame's cursor), equal to
+ * what the CPU converter gives for the same frame with its rows reversed;
+ * descriptor format 23, no ROWS_BOTTOM_UP. Made per frame by one GL compute
+ * dispatch in place of the pack: the Vulkan ring's shader source
+ * (cg_vk_rgb.comp), compiled by GL once at create (GL 4.3 needed), reads
+ * the texture with texelFetch (unit 0, the ring's nearest sampler) and
+ * writes the slot's buffer bound as a shader storage buffer; the cursor
+ * bitmap (cg_cursor_bits) is uploaded once. The state it touches is saved
+ * and restored (cg_gl_dispatch_compute, cg_gl.h). Then the same completion.
+ *
  * Threading and context: every call on the thread where the GL context
  * that create_ saw is current; publish refuses another context
  * (CG_E_BAD_STATE) or none (CG_E_NO_CONTEXT). States: usable after create;
@@ -79,6 +91,8 @@ typedef struct cg_gl_ring_desc {
     const char *socket_dir; /* NULL: the protocol's rule */
     const char *vulkan_library; /* NULL: "libvulkan.so.1" */
     cg_gl_ring_signal signal;   /* semaphore mode only; 0 = the bridge */
+    cg_vk_slot_format slot_format; /* CG_VK_SLOT_COPY (0) or CG_VK_SLOT_RGB8 */
+    int target_width, target_height; /* RGB8: the slot's size, 1..CG_MAX_DIM; 0, 0: the texture's */
 } cg_gl_ring_desc;
 
 typedef struct cg_gl_ring_info {
@@ -93,8 +107,9 @@ typedef struct cg_gl_ring_info {
 } cg_gl_ring_info;
 
 /* Errors (err says which extension, call or device): CG_E_INVALID_ARG and
- * dims (size, slots, mode); CG_E_NO_CONTEXT (no current GL context);
- * CG_E_UNSUPPORTED (GLES or GL < 3.0; GL_EXT_memory_object(_fd) missing;
+ * dims (size, target size, slots, mode, slot format); CG_E_NO_CONTEXT (no
+ * current GL context); CG_E_UNSUPPORTED (GLES or GL < 3.0; RGB8 on GL < 4.3;
+ * GL_EXT_memory_object(_fd) missing;
  * no Vulkan loader, Vulkan 1.1 or VK_KHR_external_memory_fd; semaphore mode
  * forced without its extensions); CG_E_NO_DEVICE (no Vulkan device has
  * GL's device UUID: err lists both sides); CG_E_GL, CG_E_VULKAN, and the
@@ -113,6 +128,14 @@ void cg_gl_ring_destroy(cg_gl_ring *r);
  * whole wait_ns; nothing was written, the ring stays usable. A texture
  * that is not usable: CG_E_BAD_TEXTURE, the ring stays usable. */
 cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+/* The same with this frame's cursor (NULL: none; the wire format's rule: a
+ * hot spot outside the target draws nothing). A cursor to draw needs the
+ * RGB8 slot format (CG_E_INVALID_ARG otherwise, nothing published). RGB8
+ * also needs the texture's level 0 to be 8-bit RGB(A) (CG_E_BAD_TEXTURE). */
+cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
+                                    const cg_vk_ring_cursor *cursor,
+                                    uint8_t desc_out[CG_ZC_DESC_SIZE]);
 
 /* The descriptor with frame 0 (cg_vk_ring_template). */
 cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap);

@@ -139,18 +139,12 @@ static cg_status make_buffer(cg_vk_rgb *g, VkDeviceSize size, VkBufferUsageFlags
     return RGB_CHECK(g, g->vkBindBufferMemory(dev, *buf, *mem, 0));
 }
 
-/* The bitmap of cg_cursor_rows, 2 bits a pixel (0 '.', 1 'B', 2 'W'), one
- * word a row, written once into the cursor uniform buffer. */
+/* The bitmap of cg_cursor_rows, 2 bits a pixel (cg_cursor_bits), written
+ * once into the cursor uniform buffer. */
 static cg_status upload_cursor(cg_vk_rgb *g)
 {
     uint32_t rows[CG_CURSOR_SIZE];
-    for (int r = 0; r < CG_CURSOR_SIZE; r++) {
-        rows[r] = 0;
-        for (int c = 0; c < CG_CURSOR_SIZE; c++) {
-            char k = cg_cursor_rows[r][c];
-            rows[r] |= (uint32_t)(k == 'B' ? 1 : k == 'W' ? 2 : 0) << (2 * c);
-        }
-    }
+    cg_cursor_bits(rows);
     CG_TRY(make_buffer(g, sizeof rows, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                        &g->cursor_buffer, &g->cursor_memory, "cursor bitmap"));

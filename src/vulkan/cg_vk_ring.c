@@ -312,7 +312,7 @@ static cg_status setup(cg_vk_ring *r)
     }
     for (uint32_t i = 0; i < r->d.slots; i++)
         CG_TRY(create_slot(r, i, (VkDeviceSize)frame_bytes + r->d.slot_slack));
-    if (rgb) CG_TRY(create_rgb(r));
+    if (rgb && !r->d.external_writer) CG_TRY(create_rgb(r));
     t->slot_size = r->slot_size;
     if (r->d.mode == CG_ZC_MODE_SEMAPHORE) CG_TRY(create_semaphore(r));
     CG_TRY(cg_zc_control_create(r->d.slots, t->ring_id, &r->control, &r->err));
@@ -698,6 +698,9 @@ static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayo
 static cg_status frame_inputs(cg_vk_ring *r, VkImage src, const cg_vk_ring_cursor *cursor)
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    if (r->d.external_writer)
+        return cg_fail(&r->err, CG_E_BAD_STATE,
+                       "this ring's slots are written by an external writer (claim/commit)");
     memset(&r->cursor, 0, sizeof r->cursor);
     if (cursor && cursor->draw) {
         if (!r->rgb)

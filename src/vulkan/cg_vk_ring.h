@@ -101,6 +101,12 @@ typedef struct cg_vk_ring_desc {
     uint32_t slot_slack;    /* bytes allocated past the frame in each slot, for an importer
                                that needs them (cg_gl_ring: Mesa pads buffer objects); 0: none */
     uint32_t desc_flags;    /* CG_ZC_FLAG_* of every descriptor (a GL writer: ROWS_BOTTOM_UP) */
+    /* Nonzero: only an external writer fills the slots (cg_vk_ring_claim /
+     * commit below). With RGB8 the format then sizes the slots (whole
+     * 12-byte groups, as the shader writes) and the descriptor, and no
+     * compute pipeline is made (the writer runs the shader in its own API);
+     * publish/record are refused (CG_E_BAD_STATE). */
+    int external_writer;
 } cg_vk_ring_desc;
 
 /* What tests and C consumers may look at. Handles stay owned by the ring. */

@@ -25,6 +25,17 @@
  *                CG_E_NO_DEVICE naming both sides
  *   no_memory_object  GL without GL_EXT_memory_object_fd (hidden with
  *                Mesa's MESA_EXTENSION_OVERRIDE): CG_E_UNSUPPORTED naming it
+ *   rgb          the RGB slot format (fence mode): for many texture and
+ *                target sizes and cursor positions every slot equals the
+ *                CPU converter's RAW output (cg_convert, scalar) with its
+ *                rows reversed, read back from the slot's GL buffer; three
+ *                frames also through the learner process (ZC_LEARNER_DUMP);
+ *                every GL state the dispatch touches unchanged
+ *   rgb_semaphore  the same in semaphore mode (GPU machine)
+ *   rgb_bad_input  bad target sizes and formats, a cursor on a copying
+ *                ring, a texture that is not 8-bit RGBA
+ *   rgb_no_compute  GL 4.2 (Mesa's MESA_GL_VERSION_OVERRIDE): CG_E_UNSUPPORTED
+ *                naming GL 4.3
  */
 #define _GNU_SOURCE
 #include <epoxy/egl.h>
@@ -38,10 +49,12 @@
 #include <unistd.h>
 
 #include "cg_egl_headless.h"
+#include "cg_frame.h"
 #include "cg_gl_check.h"
 #include "cg_gl_ring.h"
 #include "cg_zc_server.h"
 #include "gl_scene.h"
+#include "rgb_sweep.h"
 #include "zc_test.h"
 
 #define SKIP 77
@@ -398,6 +411,352 @@ static int case_uuid(void)
     return failures ? 1 : 0;
 }
 
+/* ---- the RGB slot format ---------------------------------------------------- */
+
+/* Deterministic bytes (xorshift), alpha included. */
+static void noise(uint8_t *p, size_t n, uint32_t seed)
+{
+    uint32_t x = seed * 2654435761u + 1u;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        p[i] = (uint8_t)(x >> 11);
+    }
+}
+
+/* The sweep of test_vk_rgb (rgb_sweep.h), then a target of 0x0 (the
+ * texture's size). */
+static const sweep_size SAME_SIZE = {37, 23, 0, 0};
+#define RGB_CONFIGS (sizeof SIZES / sizeof SIZES[0] + 1)
+#define STATE_CONFIG 8 /* 41x23 -> 19x29: under the game's state, and the learner's */
+
+static cg_gl_ring *open_rgb(gl_scene *sc, const sweep_size *z, int mode, cg_status *st, cg_err *e,
+                            cg_gl_ring_info *gi, cg_vk_ring_info *vi)
+{
+    CHECK(gl_scene_create(sc, z->sw, z->sh) == 0, "scene %dx%d", z->sw, z->sh);
+    cg_gl_ring_desc d = ring_desc(z->sw, z->sh, mode);
+    d.slot_format = CG_VK_SLOT_RGB8;
+    d.target_width = z->dw;
+    d.target_height = z->dh;
+    d.wait_ns = 100000000u;
+    cg_gl_ring *r = NULL;
+    *st = cg_gl_ring_create(&d, &r, e);
+    if (!r) return NULL;
+    cg_gl_ring_get_info(r, gi);
+    cg_vk_ring_get_info(gi->ring, vi);
+    return r;
+}
+
+/* Every state the dispatch touches, and the readback's, read back. */
+typedef struct rgb_state {
+    gl_state read;
+    GLint program, active, unit0_tex, unit0_sampler, unit3_tex, ubo, ssbo;
+    GLint bind[3];
+    GLint64 start[3], size[3];
+} rgb_state;
+
+static void read_rgb_state(rgb_state *s)
+{
+    memset(s, 0, sizeof *s);
+    read_state(&s->read);
+    glGetIntegerv(GL_CURRENT_PROGRAM, &s->program);
+    glGetIntegerv(GL_ACTIVE_TEXTURE, &s->active);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->unit3_tex);
+    glActiveTexture(GL_TEXTURE0);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->unit0_tex);
+    glGetIntegerv(GL_SAMPLER_BINDING, &s->unit0_sampler);
+    glActiveTexture((GLenum)s->active);
+    glGetIntegerv(GL_UNIFORM_BUFFER_BINDING, &s->ubo);
+    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &s->ssbo);
+    static const GLenum q[3][3] = {
+        {GL_UNIFORM_BUFFER_BINDING, GL_UNIFORM_BUFFER_START, GL_UNIFORM_BUFFER_SIZE},
+        {GL_SHADER_STORAGE_BUFFER_BINDING, GL_SHADER_STORAGE_BUFFER_START, GL_SHADER_STORAGE_BUFFER_SIZE},
+        {GL_UNIFORM_BUFFER_BINDING, GL_UNIFORM_BUFFER_START, GL_UNIFORM_BUFFER_SIZE}};
+    static const GLuint idx[3] = {0, 2, 3};
+    for (int i = 0; i < 3; i++) {
+        glGetIntegeri_v(q[i][0], idx[i], &s->bind[i]);
+        glGetInteger64i_v(q[i][1], idx[i], &s->start[i]);
+        glGetInteger64i_v(q[i][2], idx[i], &s->size[i]);
+    }
+}
+
+/* The game's objects and non-default state for the state check: its own
+ * program, unit 3 active, textures on units 0 and 3, a sampler on unit 0,
+ * ranges at the shader's UBO 0, SSBO 2 and a buffer at UBO 3, other
+ * buffers on the generic bindings. */
+typedef struct game_objs {
+    GLuint program, tex[2], sampler, buf[4];
+} game_objs;
+
+static void set_game_state(game_objs *g)
+{
+    static const char *src = "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}\n";
+    GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
+    glShaderSource(sh, 1, &src, NULL);
+    glCompileShader(sh);
+    g->program = glCreateProgram();
+    glAttachShader(g->program, sh);
+    glLinkProgram(g->program);
+    glDeleteShader(sh);
+    glGenTextures(2, g->tex);
+    glGenSamplers(1, &g->sampler);
+    glGenBuffers(4, g->buf);
+    for (int i = 0; i < 4; i++) {
+        glBindBuffer(GL_UNIFORM_BUFFER, g->buf[i]);
+        glBufferData(GL_UNIFORM_BUFFER, 1024, NULL, GL_STATIC_DRAW);
+    }
+    glUseProgram(g->program);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, g->tex[0]);
+    glBindSampler(0, g->sampler);
+    glBindBufferRange(GL_UNIFORM_BUFFER, 0, g->buf[0], 256, 512);
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 2, g->buf[1], 128, 64);
+    glBindBufferBase(GL_UNIFORM_BUFFER, 3, g->buf[2]);
+    glBindBuffer(GL_UNIFORM_BUFFER, g->buf[3]);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->buf[2]);
+    glActiveTexture(GL_TEXTURE3);
+    glBindTexture(GL_TEXTURE_2D, g->tex[1]);
+}
+
+static void clear_game_state(game_objs *g)
+{
+    glUseProgram(0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindSampler(0, 0);
+    glDeleteProgram(g->program);
+    glDeleteTextures(2, g->tex);
+    glDeleteSamplers(1, &g->sampler);
+    glDeleteBuffers(4, g->buf);
+}
+
+static int same_state(const rgb_state *a, const rgb_state *b)
+{
+    int ok = memcmp(&a->read, &b->read, sizeof a->read) == 0 && a->program == b->program &&
+             a->active == b->active && a->unit0_tex == b->unit0_tex &&
+             a->unit0_sampler == b->unit0_sampler && a->unit3_tex == b->unit3_tex &&
+             a->ubo == b->ubo && a->ssbo == b->ssbo;
+    for (int i = 0; i < 3; i++)
+        ok = ok && a->bind[i] == b->bind[i] && a->start[i] == b->start[i] && a->size[i] == b->size[i];
+    return ok;
+}
+
+/* The slot's bytes through GL (glGetNamedBufferSubData on its buffer:
+ * ordered after the dispatch by GL, its barrier included). */
+static int read_slot_gl(const cg_gl_ring_info *gi, uint32_t slot, uint8_t *out, size_t n)
+{
+    glGetNamedBufferSubData(gi->buffers[slot], 0, (GLsizeiptr)n, out);
+    return glGetError() == GL_NO_ERROR ? 0 : 1;
+}
+
+/* Publish with the cursor, read the slot back and compare; returns 1 when
+ * the frame matched. */
+static int rgb_frame(cg_gl_ring *r, const cg_gl_ring_info *gi, const cg_vk_ring_info *vi,
+                     gl_scene *sc, const sweep_size *z, const uint8_t *rgba, int dw, int dh,
+                     const cg_vk_ring_cursor *cur, uint8_t *desc, uint8_t *want, uint8_t *got)
+{
+    cg_status st = cg_gl_ring_publish_cursor(r, sc->color, cur, desc);
+    CHECK(st == CG_OK, "%dx%d -> %dx%d cursor (%d,%d,%d): %s %s", z->sw, z->sh, dw, dh, cur->draw,
+          cur->x, cur->y, cg_status_name(st), cg_gl_ring_last_error(r));
+    if (st != CG_OK) return 0;
+    cg_zc_desc dd;
+    cg_err e = {{0}};
+    CHECK(cg_zc_desc_decode(desc, CG_ZC_DESC_SIZE, &dd, &e) == CG_OK, "decode: %s", e.text);
+    CHECK(wait_frame(gi, vi, dd.frame), "frame %llu complete", (unsigned long long)dd.frame);
+    size_t n = (size_t)dw * (size_t)dh * 3;
+    CHECK(rgb_oracle(rgba, z->sw, z->sh, dw, dh, 0, cur, want) == 0, "oracle");
+    /* The shader writes whole 12-byte groups: the tail past the picture is 0. */
+    size_t groups = (n + 11) / 12 * 12;
+    CHECK(read_slot_gl(gi, dd.slot, got, groups) == 0, "read slot %u", dd.slot);
+    size_t bad = 0, first = n;
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i] && bad++ == 0) first = i;
+    for (size_t i = n; i < groups; i++) bad += got[i] != 0;
+    CHECK(bad == 0, "%dx%d -> %dx%d cursor (%d,%d,%d): %zu bytes differ (first at %zu: %u, want %u)",
+          z->sw, z->sh, dw, dh, cur->draw, cur->x, cur->y, bad, first,
+          first < n ? got[first] : 0u, first < n ? want[first] : 0u);
+    return bad == 0;
+}
+
+static int case_rgb(int mode)
+{
+    const char *name = mode == CG_ZC_MODE_SEMAPHORE ? "gl_ring_rgb_semaphore" : "gl_ring_rgb";
+    if (mode == CG_ZC_MODE_SEMAPHORE && !epoxy_has_gl_extension("GL_EXT_semaphore_fd")) {
+        printf("SKIP %s: this GL (%s) lacks GL_EXT_semaphore_fd; the GPU machine runs it\n", name,
+               (const char *)glGetString(GL_RENDERER));
+        return SKIP;
+    }
+    int rings = 0, frames = 0;
+    for (size_t si = 0; si < RGB_CONFIGS; si++) {
+        const sweep_size *z = si < RGB_CONFIGS - 1 ? &SIZES[si] : &SAME_SIZE;
+        int dw = z->dw ? z->dw : z->sw, dh = z->dh ? z->dh : z->sh;
+        gl_scene sc;
+        cg_err e = {{0}};
+        cg_status st;
+        cg_gl_ring_info gi;
+        cg_vk_ring_info vi;
+        cg_gl_ring *r = open_rgb(&sc, z, mode, &st, &e, &gi, &vi);
+        if (st == CG_E_UNSUPPORTED && mode == CG_ZC_MODE_SEMAPHORE) {
+            printf("SKIP %s: %s\n", name, e.text);
+            gl_scene_destroy(&sc);
+            return SKIP;
+        }
+        CHECK(st == CG_OK, "create %dx%d -> %dx%d: %s %s", z->sw, z->sh, dw, dh,
+              cg_status_name(st), e.text);
+        if (!r) {
+            gl_scene_destroy(&sc);
+            return 1;
+        }
+        rings++;
+        uint8_t tmpl[CG_ZC_DESC_SIZE];
+        cg_zc_desc dd;
+        CHECK(cg_gl_ring_template(r, tmpl, sizeof tmpl) == CG_OK &&
+                  cg_zc_desc_decode(tmpl, sizeof tmpl, &dd, &e) == CG_OK && dd.format == 23 &&
+                  tmpl[4] == 2 && dd.flags == 0 && dd.width == (uint32_t)dw &&
+                  dd.height == (uint32_t)dh && dd.row_pitch == (uint32_t)dw * 3 &&
+                  vi.slot_size >= ((uint64_t)dw * dh * 3 + 11) / 12 * 12,
+              "template: format 23, version 2, upright (no ROWS_BOTTOM_UP), %dx%d pitch %u", dw,
+              dh, dd.row_pitch);
+        size_t src_bytes = (size_t)z->sw * z->sh * 4, n = (size_t)dw * dh * 3;
+        uint8_t *rgba = malloc(src_bytes), *want = malloc(n), *got = malloc(n + 12);
+        cg_vk_ring_cursor cur[10];
+        int nc = cursors(dw, dh, cur);
+        if ((size_t)z->sw * z->sh > 100000) nc = 3; /* 1080p: inside, corner, corner */
+        int big = (size_t)z->sw * z->sh > 100000;
+        game_objs g;
+        rgb_state before, after;
+        if (si == STATE_CONFIG) { /* one ring under the game's non-default state */
+            set_game_state(&g);
+            read_rgb_state(&before);
+        }
+        uint8_t desc[CG_ZC_DESC_SIZE];
+        for (int c = 0; c < nc; c++) {
+            noise(rgba, src_bytes, (uint32_t)(si * 16 + c + 1));
+            CHECK(gl_scene_upload(sc.color, z->sw, z->sh, rgba) == 0, "upload");
+            frames += rgb_frame(r, &gi, &vi, &sc, z, rgba, dw, dh, &cur[c], desc, want, got);
+            if (si == STATE_CONFIG) {
+                read_rgb_state(&after);
+                CHECK(same_state(&before, &after), "cursor %d: every GL state the dispatch touches "
+                      "is the game's again", c);
+            }
+            CHECK(glGetError() == GL_NO_ERROR, "no GL error left behind");
+        }
+        if (si == STATE_CONFIG) clear_game_state(&g);
+        /* Three frames through the learner process: its own Vulkan device
+         * imports the slots from the socket and dumps what it reads. */
+        if (si == STATE_CONFIG && !big) {
+            uint8_t descs[3][CG_ZC_DESC_SIZE], *wants = malloc(3 * n);
+            for (int f = 0; f < 3; f++) {
+                noise(rgba, src_bytes, (uint32_t)(900 + f));
+                gl_scene_upload(sc.color, z->sw, z->sh, rgba);
+                cg_vk_ring_cursor c1 = {1, 2 + 3 * f, 5};
+                rgb_oracle(rgba, z->sw, z->sh, dw, dh, 0, &c1, wants + (size_t)f * n);
+                CHECK(cg_gl_ring_publish_cursor(r, sc.color, &c1, descs[f]) == CG_OK, "learner frame %d", f);
+            }
+            cg_zc_desc_decode(descs[2], CG_ZC_DESC_SIZE, &dd, &e);
+            CHECK(wait_frame(&gi, &vi, dd.frame), "last frame complete");
+            setenv("ZC_LEARNER_DUMP", test_dir, 1);
+            CHECK(run_learner(3, descs) == 0, "learner process read 3 RGB frames");
+            unsetenv("ZC_LEARNER_DUMP");
+            for (int f = 0; f < 3; f++) {
+                cg_zc_desc_decode(descs[f], CG_ZC_DESC_SIZE, &dd, &e);
+                char path[160];
+                snprintf(path, sizeof path, "%s/frame-%llu.bin", test_dir, (unsigned long long)dd.frame);
+                FILE *fp = fopen(path, "rb");
+                size_t got_n = fp ? fread(got, 1, n + 1, fp) : 0;
+                if (fp) fclose(fp);
+                unlink(path);
+                CHECK(got_n == n && memcmp(got, wants + (size_t)f * n, n) == 0,
+                      "learner's frame %llu equals the CPU converter's (%zu of %zu bytes read)",
+                      (unsigned long long)dd.frame, got_n, n);
+            }
+            free(wants);
+        }
+        free(rgba);
+        free(want);
+        free(got);
+        destroy_keeps_context(r);
+        gl_scene_destroy(&sc);
+    }
+    printf("%d rings, %d frames byte-exact against cg_convert (RAW), %s mode\n", rings, frames,
+           mode == CG_ZC_MODE_SEMAPHORE ? "semaphore" : "fence");
+    return failures ? 1 : 0;
+}
+
+static int case_rgb_bad_input(void)
+{
+    cg_err e = {{0}};
+    cg_gl_ring *r = NULL;
+    cg_gl_ring_desc d = ring_desc(32, 16, CG_ZC_MODE_FENCE);
+    d.slot_format = (cg_vk_slot_format)7;
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_INVALID_ARG && strstr(e.text, "slot format 7"),
+          "slot format 7: %s", e.text);
+    d.slot_format = CG_VK_SLOT_COPY;
+    d.target_width = 8;
+    d.target_height = 8;
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_INVALID_ARG && strstr(e.text, "RGB8"),
+          "a copy does not resize: %s", e.text);
+    d.slot_format = CG_VK_SLOT_RGB8;
+    d.target_width = 0;
+    d.target_height = 5;
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_INVALID_ARG, "target 0x5: %s", e.text);
+    d.target_width = 16385;
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_TOO_LARGE, "target 16385 wide: %s", e.text);
+    d.target_width = -2;
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_INVALID_ARG, "target -2: %s", e.text);
+    CHECK(!r, "nothing made");
+
+    /* A copying ring refuses a cursor; frame 1 still follows. */
+    gl_scene sc, odd;
+    CHECK(gl_scene_create(&sc, 32, 16) == 0, "scene");
+    d = ring_desc(32, 16, CG_ZC_MODE_FENCE);
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_OK, "copy ring: %s", e.text);
+    uint8_t desc[CG_ZC_DESC_SIZE];
+    cg_vk_ring_cursor cur = {1, 3, 3}, off = {0, 3, 3};
+    cg_zc_desc dd;
+    if (r) {
+        CHECK(cg_gl_ring_publish_cursor(r, sc.color, &cur, desc) == CG_E_INVALID_ARG &&
+                  strstr(cg_gl_ring_last_error(r), "RGB"),
+              "cursor on a copy: %s", cg_gl_ring_last_error(r));
+        CHECK(cg_gl_ring_publish_cursor(r, sc.color, &off, desc) == CG_OK &&
+                  cg_zc_desc_decode(desc, sizeof desc, &dd, &e) == CG_OK && dd.frame == 1,
+              "cursor off on a copy: frame 1");
+        cg_gl_ring_destroy(r);
+        r = NULL;
+    }
+    /* An RGB ring: a texture that is not 8-bit RGBA is refused, the ring
+     * stays usable. */
+    d.slot_format = CG_VK_SLOT_RGB8;
+    d.target_width = 10;
+    d.target_height = 7;
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_OK, "RGB ring: %s", e.text);
+    if (!r) return 1;
+    GLuint f16 = 0;
+    glGenTextures(1, &f16);
+    glBindTexture(GL_TEXTURE_2D, f16);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA16F, 32, 16);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    CHECK(cg_gl_ring_publish_cursor(r, f16, &cur, desc) == CG_E_BAD_TEXTURE &&
+              strstr(cg_gl_ring_last_error(r), "8-bit"),
+          "RGBA16F texture: %s", cg_gl_ring_last_error(r));
+    CHECK(cg_gl_ring_publish_cursor(r, 0, &cur, desc) == CG_E_BAD_TEXTURE, "texture 0");
+    CHECK(gl_scene_create(&odd, 31, 16) == 0, "small scene");
+    CHECK(cg_gl_ring_publish_cursor(r, odd.color, &cur, desc) == CG_E_BAD_TEXTURE &&
+              strstr(cg_gl_ring_last_error(r), "smaller"),
+          "texture smaller than the ring: %s", cg_gl_ring_last_error(r));
+    CHECK(cg_gl_ring_publish_cursor(r, sc.color, &cur, NULL) == CG_E_INVALID_ARG, "no descriptor");
+    CHECK(cg_gl_ring_publish_cursor(r, sc.color, &cur, desc) == CG_OK &&
+              cg_zc_desc_decode(desc, sizeof desc, &dd, &e) == CG_OK && dd.frame == 1 &&
+              dd.format == 23,
+          "usable after bad input: %s", cg_gl_ring_last_error(r));
+    CHECK(glGetError() == GL_NO_ERROR, "no GL error left behind");
+    glDeleteTextures(1, &f16);
+    cg_gl_ring_destroy(r);
+    gl_scene_destroy(&sc);
+    gl_scene_destroy(&odd);
+    return failures ? 1 : 0;
+}
+
 /* A GL producer for the Python learner's tests (tests/python/test_ring.py,
  * the same command line as test_zc_ring's):
  *   serve fence|semaphore W H N STEP
@@ -477,6 +836,7 @@ int main(int argc, char **argv)
     if (strcmp(c, "uuid") == 0) return case_uuid();
     if (strcmp(c, "no_memory_object") == 0)
         setenv("MESA_EXTENSION_OVERRIDE", "-GL_EXT_memory_object_fd", 1);
+    if (strcmp(c, "rgb_no_compute") == 0) setenv("MESA_GL_VERSION_OVERRIDE", "4.2", 1);
     cg_egl_headless *egl = NULL;
     char why[256];
     if (cg_egl_headless_open(&egl, why, sizeof why) != 0) {
@@ -501,6 +861,22 @@ int main(int argc, char **argv)
                   "%s: %s", cg_status_name(st), e.text);
             rc = failures ? 1 : 0;
         }
+    } else if (strcmp(c, "rgb_no_compute") == 0) {
+        if (epoxy_gl_version() >= 43) {
+            printf("SKIP gl_ring_rgb_no_compute: this driver (%s) ignores "
+                   "MESA_GL_VERSION_OVERRIDE (GL %d)\n",
+                   (const char *)glGetString(GL_RENDERER), epoxy_gl_version());
+            rc = SKIP;
+        } else {
+            cg_err e = {{0}};
+            cg_gl_ring *r = NULL;
+            cg_gl_ring_desc d = ring_desc(32, 16, CG_ZC_MODE_FENCE);
+            d.slot_format = CG_VK_SLOT_RGB8;
+            cg_status st = cg_gl_ring_create(&d, &r, &e);
+            CHECK(st == CG_E_UNSUPPORTED && !r && strstr(e.text, "GL 4.3"), "%s: %s",
+                  cg_status_name(st), e.text);
+            rc = failures ? 1 : 0;
+        }
     } else if (!epoxy_has_gl_extension("GL_EXT_memory_object_fd")) {
         printf("SKIP gl_ring_%s: this GL (%s) lacks GL_EXT_memory_object_fd\n", c,
                (const char *)glGetString(GL_RENDERER));
@@ -513,6 +889,12 @@ int main(int argc, char **argv)
         rc = case_semaphore(CG_GL_RING_SIGNAL_GL_TIMELINE);
     } else if (strcmp(c, "bad_input") == 0) {
         rc = case_bad_input(egl);
+    } else if (strcmp(c, "rgb") == 0) {
+        rc = case_rgb(CG_ZC_MODE_FENCE);
+    } else if (strcmp(c, "rgb_semaphore") == 0) {
+        rc = case_rgb(CG_ZC_MODE_SEMAPHORE);
+    } else if (strcmp(c, "rgb_bad_input") == 0) {
+        rc = case_rgb_bad_input();
     } else {
         fprintf(stderr, "unknown case %s\n", c);
         rc = 2;

@@ -26,6 +26,7 @@
 #include "cg_frame.h"
 #include "cg_vk_ring.h"
 #include "cg_zc_proto.h"
+#include "rgb_sweep.h"
 #include "vkt.h"
 #include "zc_test.h"
 
@@ -63,8 +64,7 @@ static int expected_slot(const uint8_t *stored, VkFormat fmt, int sw, int sh, in
 {
     size_t n = (size_t)sw * (size_t)sh * 4;
     uint8_t *rgba = malloc(n);
-    uint8_t *raw = malloc((size_t)dw * (size_t)dh * 3);
-    if (!rgba || !raw) return 1;
+    if (!rgba) return 1;
     memcpy(rgba, stored, n);
     if (is_bgra(fmt))
         for (size_t i = 0; i < n; i += 4) {
@@ -72,25 +72,9 @@ static int expected_slot(const uint8_t *stored, VkFormat fmt, int sw, int sh, in
             rgba[i] = rgba[i + 2];
             rgba[i + 2] = t;
         }
-    cg_convert_params p;
-    memset(&p, 0, sizeof p);
-    p.src = rgba;
-    p.src_stride = (size_t)sw * 4;
-    p.src_w = sw;
-    p.src_h = sh;
-    p.dst_w = dw;
-    p.dst_h = dh;
-    p.flip = flip;
-    p.filter = CG_FILTER_NEAREST;
-    p.draw_cursor = cur && cur->draw;
-    p.cursor_x = cur ? cur->x : 0;
-    p.cursor_y = cur ? cur->y : 0;
-    cg_status st = cg_convert_with(&p, raw, (size_t)dw * (size_t)dh * 3, CG_SIMD_SCALAR);
-    size_t row = (size_t)dw * 3;
-    for (int y = 0; y < dh; y++) memcpy(out + (size_t)y * row, raw + (size_t)(dh - 1 - y) * row, row);
+    int rc = rgb_oracle(rgba, sw, sh, dw, dh, flip, cur, out);
     free(rgba);
-    free(raw);
-    return st != CG_OK;
+    return rc;
 }
 
 static cg_vk_ring_desc ring_desc(VkFormat fmt, int sw, int sh, int dw, int dh, int flip,
@@ -151,31 +135,6 @@ static int run_frame(cg_vk_ring *r, cg_zc_mode mode, VkImage img, VkImageLayout 
     CHECK(cg_zc_acquire(info.control, d.slot, d.frame, &e) == CG_OK, "acquire: %s", e.text);
     CHECK(cg_zc_release(info.control, d.slot, d.frame, &e) == CG_OK, "release: %s", e.text);
     return (int)d.slot;
-}
-
-typedef struct sweep_size {
-    int sw, sh, dw, dh;
-} sweep_size;
-
-static const sweep_size SIZES[] = {
-    {1, 1, 1, 1},       {7, 5, 7, 5},        {5, 3, 13, 11},     {64, 48, 21, 17},
-    {33, 20, 1, 1},     {17, 9, 6, 4},       {3, 2, 2, 1},       {1, 37, 5, 1},
-    {41, 23, 19, 29},   {640, 360, 640, 360}, {1920, 1080, 640, 360},
-    {1920, 1080, 1920, 1080},
-};
-
-/* Cursor positions for a dw x dh target: inside, at the corners and
- * edges, partly outside right/bottom, hot spot outside (nothing drawn), and
- * draw off with the position inside. */
-static int cursors(int dw, int dh, cg_vk_ring_cursor out[10])
-{
-    cg_vk_ring_cursor c[10] = {
-        {1, dw / 3, dh / 3}, {1, 0, 0},        {1, dw - 1, dh - 1}, {1, dw - 5, 2},
-        {1, 1, dh - 4},      {1, -1, 0},       {1, dw, 0},          {1, 3, dh},
-        {0, dw / 2, dh / 2}, {1, -100000, 7},
-    };
-    memcpy(out, c, sizeof c);
-    return 10;
 }
 
 /* One ring per (size, format, flip); every cursor through it. The source

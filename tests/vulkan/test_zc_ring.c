@@ -803,8 +803,21 @@ static int child_vk_learner(int argc, char **argv)
         CHECK(cg_zc_acquire(&ctl, d.slot, d.frame, &e) == CG_OK, "acquire frame %llu: %s",
               (unsigned long long)d.frame, e.text);
         uint8_t *got = malloc(bytes), *want = malloc(bytes);
-        zc_pattern(want, (int)d.width, (int)d.height, (int)d.frame);
         CHECK(read_buffer(&T, bufs[d.slot], bytes, got) == 0, "read slot");
+        /* ZC_LEARNER_DUMP=DIR: the frame's bytes go to DIR/frame-N.bin for
+         * the producer's test to compare (an RGB slot is not the pattern). */
+        const char *dump = getenv("ZC_LEARNER_DUMP");
+        if (dump) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/frame-%llu.bin", dump, (unsigned long long)d.frame);
+            FILE *f = fopen(path, "wb");
+            int ok = f && fwrite(got, 1, bytes, f) == bytes;
+            if (f && fclose(f) != 0) ok = 0;
+            CHECK(ok, "write %s", path);
+            memcpy(want, got, bytes);
+        } else {
+            zc_pattern(want, (int)d.width, (int)d.height, (int)d.frame);
+        }
         size_t bad = 0;
         for (size_t i = 0; i < bytes; i++) bad += got[i] != want[i];
         CHECK(bad == 0, "frame %llu in slot %u: %zu bytes differ", (unsigned long long)d.frame,
