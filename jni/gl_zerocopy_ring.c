@@ -1,7 +1,8 @@
 /*
  * gl_zerocopy_ring.c - com.kyhsgeekcode.minecraftenv.GlZerocopyRing:
  * zero-copy v2 from the GL backend (docs/zero-copy-v2.md) through
- * cg_gl_ring. One ring per process behind the object's lock (cg_jni.h's
+ * cg_gl_ring: RGBA copies (initImpl) or the RGB slot format (initRgbImpl,
+ * with the cursor per frame through publishCursorImpl). One ring per process behind the object's lock (cg_jni.h's
  * ring shapes); statuses become exceptions by cg_jexc_for_status, except
  * CG_E_RING_FULL (a skipped frame: publish returns null) and CG_E_NO_DEVICE
  * at init (no Vulkan device renders GL's GPU: zero-copy v2 is unavailable
@@ -25,9 +26,16 @@ static cg_status make(void *arg, void **ctx, uint8_t *tmpl, size_t *len, cg_err 
     return cg_gl_ring_template(r, tmpl, CG_JNI_DESC_MAX);
 }
 
+/* One frame: the texture and its cursor. */
+typedef struct gl_frame {
+    unsigned texture;
+    cg_vk_ring_cursor cursor;
+} gl_frame;
+
 static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)
 {
-    cg_status st = cg_gl_ring_publish(ctx, *(const unsigned *)arg, desc);
+    const gl_frame *f = arg;
+    cg_status st = cg_gl_ring_publish_cursor(ctx, f->texture, &f->cursor, desc);
     *len = CG_ZC_DESC_SIZE;
     if (st != CG_OK) cg_fail(why, st, "%s", cg_gl_ring_last_error(ctx));
     return st;
@@ -38,11 +46,10 @@ static void destroy(void *ctx)
     cg_gl_ring_destroy(ctx);
 }
 
-JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_initImpl(
-    JNIEnv *env, jobject thiz, jint width, jint height, jint slots, jint mode, jlong waitNanos)
+/* Both inits: check, describe, make. target_* < 0: the copy format. */
+static jobject init(JNIEnv *env, const char *what, jint width, jint height, jint target_width,
+                    jint target_height, jint slots, jint mode, jlong waitNanos)
 {
-    (void)thiz;
-    static const char what[] = "GlZerocopyRing.initImpl";
     if (slots < 0 || slots > CG_ZC_MAX_SLOTS || waitNanos < 0 ||
         (mode != CG_GL_RING_MODE_AUTO && mode != CG_ZC_MODE_SEMAPHORE && mode != CG_ZC_MODE_FENCE))
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
@@ -51,14 +58,45 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_init
                         what, (int)slots, CG_ZC_MAX_SLOTS, (int)mode, (long long)waitNanos),
                NULL;
     if (cg_jni_check_dims(env, what, width, height)) return NULL;
+    int rgb = target_width >= 0 && target_height >= 0;
+    /* 0 x 0: the texture's size; otherwise both in 1..CG_MAX_DIM. */
+    if (rgb && (target_width || target_height) &&
+        cg_jni_check_dims(env, what, target_width, target_height))
+        return NULL;
     cg_gl_ring_desc d;
     memset(&d, 0, sizeof d);
     d.width = width;
     d.height = height;
+    if (rgb) {
+        d.slot_format = CG_VK_SLOT_RGB8;
+        d.target_width = target_width;
+        d.target_height = target_height;
+    }
     d.slots = (uint32_t)slots;
     d.mode = mode;
     d.wait_ns = (uint64_t)waitNanos;
     return cg_jni_ring_init(env, &g_ring, what, make, &d, CG_E_NO_DEVICE);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_initImpl(
+    JNIEnv *env, jobject thiz, jint width, jint height, jint slots, jint mode, jlong waitNanos)
+{
+    (void)thiz;
+    return init(env, "GlZerocopyRing.initImpl", width, height, -1, -1, slots, mode, waitNanos);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_initRgbImpl(
+    JNIEnv *env, jobject thiz, jint width, jint height, jint targetWidth, jint targetHeight,
+    jint slots, jint mode, jlong waitNanos)
+{
+    (void)thiz;
+    static const char what[] = "GlZerocopyRing.initRgbImpl";
+    if (targetWidth < 0 || targetHeight < 0)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s: target %dx%d (1..%d per side, or 0x0 for the texture's size)", what,
+                        (int)targetWidth, (int)targetHeight, CG_MAX_DIM),
+               NULL;
+    return init(env, what, width, height, targetWidth, targetHeight, slots, mode, waitNanos);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publishImpl(
@@ -70,8 +108,18 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publ
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: texture %d is not a texture name",
                         what, (int)texture),
                NULL;
-    unsigned tex = (unsigned)texture;
-    return cg_jni_ring_frame(env, &g_ring, what, step, &tex);
+    gl_frame f = {(unsigned)texture, {0, 0, 0}};
+    return cg_jni_ring_frame(env, &g_ring, what, step, &f);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publishCursorImpl(
+    JNIEnv *env, jobject thiz, jint texture, jboolean drawCursor, jint cursorX, jint cursorY)
+{
+    (void)thiz;
+    static const char what[] = "GlZerocopyRing.publishCursorImpl";
+    if (cg_jni_check_texture(env, what, "texture", texture)) return NULL;
+    gl_frame f = {(unsigned)texture, {drawCursor ? 1 : 0, cursorX, cursorY}};
+    return cg_jni_ring_frame(env, &g_ring, what, step, &f);
 }
 
 JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_destroyImpl(JNIEnv *env,

@@ -26,6 +26,25 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publ
            NULL;
 }
 
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_initRgbImpl(
+    JNIEnv *env, jobject thiz, jint width, jint height, jint targetWidth, jint targetHeight,
+    jint slots, jint mode, jlong waitNanos)
+{
+    (void)thiz, (void)width, (void)height, (void)targetWidth, (void)targetHeight, (void)slots,
+        (void)mode, (void)waitNanos;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "GlZerocopyRing.initRgbImpl: %s", k_unsupported),
+           NULL;
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publishCursorImpl(
+    JNIEnv *env, jobject thiz, jint texture, jboolean drawCursor, jint cursorX, jint cursorY)
+{
+    (void)thiz, (void)texture, (void)drawCursor, (void)cursorX, (void)cursorY;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "GlZerocopyRing.publishCursorImpl: %s",
+                    k_unsupported),
+           NULL;
+}
+
 JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_destroyImpl(JNIEnv *env,
                                                                                 jobject thiz)
 {

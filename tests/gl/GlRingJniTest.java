@@ -1,7 +1,10 @@
 package cgtest;
 
 import com.google.protobuf.ByteString;
+import com.kyhsgeekcode.minecraftenv.FramebufferCapturer;
 import com.kyhsgeekcode.minecraftenv.GlZerocopyRing;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -32,6 +35,56 @@ public final class GlRingJniTest {
         int v = 0;
         for (int i = 3; i >= 0; i--) v = (v << 8) | (b.byteAt(off + i) & 0xff);
         return v;
+    }
+
+    /**
+     * The RGB slot format: the slot, read by the learner process (which dumps it), equals the
+     * RAW observation of the same frame (captureFramebufferImpl: GL's readback and the CPU
+     * converter, rows bottom-up) with its rows reversed, cursor included.
+     */
+    static void rgbRound(GlZerocopyRing ring, String learner, int texture, int w, int h)
+            throws Exception {
+        final int tw = 17, th = 11, cx = 4, cy = 3;
+        expect(IllegalArgumentException.class, () -> ring.initRgbImpl(w, h, -1, 5, 2, 2, 0),
+                "target -1x5");
+        expect(IllegalArgumentException.class, () -> ring.initRgbImpl(w, h, 16385, 5, 2, 2, 0),
+                "target 16385x5");
+        expect(IllegalArgumentException.class, () -> ring.initRgbImpl(w, h, 0, 5, 2, 2, 0),
+                "target 0x5");
+        ByteString t = ring.initRgbImpl(w, h, tw, th, 2, GlZerocopyRing.MODE_FENCE, 0);
+        check(le32(t, 8) == 23 && le32(t, 12) == tw && le32(t, 16) == th && le32(t, 20) == tw * 3
+                && t.byteAt(4) == 2 && le32(t, 68) == 0,
+                "RGB template: format 23, version 2, " + tw + "x" + th + ", rows upright");
+        expect(IllegalArgumentException.class, () -> ring.publishCursorImpl(0, true, 1, 1),
+                "publishCursorImpl texture 0");
+        check(GlHelper.uploadPattern(texture, w, h, 5), "upload");
+        ByteString d = ring.publishCursorImpl(texture, true, cx, cy);
+        check(d != null && le32(d, 72) == 1, "RGB frame 1");
+        byte[] raw = FramebufferCapturer.INSTANCE.captureFramebufferImpl(texture, w, h, tw, th,
+                FramebufferCapturer.RAW, false, true, cx, cy).toByteArray();
+        Path dir = Files.createTempDirectory("cg-gl-rgb");
+        ProcessBuilder pb = new ProcessBuilder(learner, "child-vk-learner",
+                d == null ? "" : RingJniTest.hex(d)).inheritIO();
+        pb.environment().put("ZC_LEARNER_DUMP", dir.toString());
+        check(pb.start().waitFor() == 0, "learner process read the RGB frame");
+        Path f = dir.resolve("frame-1.bin");
+        byte[] slot = Files.exists(f) ? Files.readAllBytes(f) : new byte[0];
+        int row = tw * 3, bad = slot.length == raw.length ? 0 : -1;
+        for (int y = 0; bad >= 0 && y < th; y++)
+            for (int i = 0; i < row; i++)
+                if (slot[y * row + i] != raw[(th - 1 - y) * row + i]) bad++;
+        check(bad == 0 && raw.length == row * th, "RGB slot == RAW observation upright ("
+                + slot.length + " bytes, " + bad + " differ)");
+        Files.deleteIfExists(f);
+        Files.deleteIfExists(dir);
+        ring.destroyImpl();
+        // A copying ring draws no cursor.
+        ring.initImpl(w, h, 2, GlZerocopyRing.MODE_FENCE, 0);
+        expect(IllegalArgumentException.class, () -> ring.publishCursorImpl(texture, true, 1, 1),
+                "cursor on a copying ring");
+        ByteString c = ring.publishCursorImpl(texture, false, 1, 1);
+        check(c != null && le32(c, 72) == 1 && le32(c, 8) == 37, "no cursor on a copying ring: frame 1");
+        ring.destroyImpl();
     }
 
     public static void main(String[] args) throws Exception {
@@ -110,6 +163,7 @@ public final class GlRingJniTest {
         if (d2 != null) one.add(RingJniTest.hex(d2));
         check(RingJniTest.learner(args[0], one) == 0, "learner read frame 2 of the new ring byte-exact");
         ring.destroyImpl();
+        rgbRound(ring, args[0], scene[1], w, h);
         System.out.println(RingJniTest.failures == 0 ? "PASS" : RingJniTest.failures + " failures");
         System.exit(RingJniTest.failures == 0 ? 0 : 1);
     }

@@ -46,6 +46,27 @@ public final class GlZerocopyRing {
      */
     public native ByteString publishImpl(int texture);
 
+    /**
+     * Create the ring in the RGB slot format (docs/zero-copy-v2.md, "The RGB slot format"): each
+     * slot holds what the learner trains on, {@code (targetHeight, targetWidth, 3)} uint8, rows
+     * upright, nearest resize and the cursor exactly as the RAW observation of the same frame
+     * ({@code convertCapturedFrameImpl} of GL's readback, its rows reversed), made by one GL
+     * compute dispatch instead of the pack. Needs GL 4.3 (UnsupportedOperationException
+     * otherwise) and an 8-bit RGBA texture. targetWidth x targetHeight: the slot's size (0 x 0 =
+     * the texture's). The other arguments as {@link #initImpl}. Returns the template descriptor
+     * (version 2, format 23, rows upright: no ROWS_BOTTOM_UP flag).
+     */
+    public native ByteString initRgbImpl(int width, int height, int targetWidth, int targetHeight,
+            int slots, int mode, long waitNanos);
+
+    /**
+     * {@link #publishImpl} with this frame's cursor (hot spot in target pixels from the top-left,
+     * any value; drawn as the RAW observation draws it). A cursor to draw needs a ring made by
+     * {@link #initRgbImpl} (IllegalArgumentException otherwise).
+     */
+    public native ByteString publishCursorImpl(int texture, boolean drawCursor, int cursorX,
+            int cursorY);
+
     /** Destroy the ring (with its GL context current); init may be called again. No-op without one. */
     public native void destroyImpl();
 }
