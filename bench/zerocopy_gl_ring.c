@@ -9,6 +9,12 @@
  *   v2 GL timeline: semaphore mode with GL signalling the ring's timeline
  *                 itself (GL_NV_timeline_semaphore; n/a without it)
  *   v2 fence:     the fallback, forced
+ *   v2 RGB auto / fence: the RGB slot format (one compute dispatch of the
+ *                 RAW observation, same size, a cursor drawn) in place of
+ *                 the pack
+ * GPU time (GL_TIME_ELAPSED around each publish, auto mode, a second pass
+ * so the queries cost no host figure): the RGB dispatch against the plain
+ * pack of the same frame, the pack being the limit (target <= 1.5x).
  *   GL floor:     glReadPixels into a pack buffer + glFlush, nothing else
  *                 (the least any GPU-side copy can issue; no state saved)
  *   v1 GL->CUDA:  cg_gl_cuda_capture (map + copy + unmap + sync), measured
@@ -97,12 +103,43 @@ static int floor_frame(void *p, GLuint tex)
     return 0;
 }
 
+/* A ring being timed: RGB rings draw a cursor each frame; with q, each
+ * publish is inside a GL_TIME_ELAPSED query. */
+typedef struct ring_ctx {
+    cg_gl_ring *r;
+    int cursor;
+    GLuint *q;
+    int nq, i;
+} ring_ctx;
+
 static int ring_frame(void *p, GLuint tex)
 {
+    ring_ctx *c = p;
     uint8_t desc[CG_ZC_DESC_SIZE];
-    cg_status st = cg_gl_ring_publish(p, tex, desc);
-    if (st != CG_OK) printf("  publish: %s\n", cg_gl_ring_last_error(p));
+    cg_vk_ring_cursor cur = {c->cursor, 100, 50};
+    int timed = c->q && c->i < c->nq;
+    if (timed) glBeginQuery(GL_TIME_ELAPSED, c->q[c->i]);
+    cg_status st = cg_gl_ring_publish_cursor(c->r, tex, &cur, desc);
+    if (timed) {
+        glEndQuery(GL_TIME_ELAPSED);
+        c->i++;
+    }
+    if (st != CG_OK) printf("  publish: %s\n", cg_gl_ring_last_error(c->r));
     return st != CG_OK;
+}
+
+/* Median GPU time of the last n of c->nq queries, us; -1 on error. */
+static double gpu_median(ring_ctx *c, int n)
+{
+    double *t = malloc(sizeof(double) * (size_t)n);
+    for (int k = 0; k < n; k++) {
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(c->q[c->nq - n + k], GL_QUERY_RESULT, &ns);
+        t[k] = (double)ns / 1000.0;
+    }
+    double m = glGetError() == GL_NO_ERROR ? bench_median(t, n) : -1;
+    free(t);
+    return m;
 }
 
 static int cuda_frame(void *p, GLuint tex)
@@ -111,8 +148,9 @@ static int cuda_frame(void *p, GLuint tex)
     return cg_gl_cuda_capture(p, &fr) != CG_OK;
 }
 
-static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal signal, int n,
-                      const char **mode_name)
+/* Host time per publish; gpu_us (may be NULL): GPU time, a second pass. */
+static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal signal,
+                      cg_vk_slot_format fmt, int n, const char **mode_name, double *gpu_us)
 {
     cg_gl_ring_desc d;
     memset(&d, 0, sizeof d);
@@ -120,6 +158,7 @@ static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal sign
     d.height = h;
     d.mode = mode;
     d.signal = signal;
+    d.slot_format = fmt;
     d.wait_ns = 1000000000u; /* a slot whose copy still runs: wait, do not skip */
     cg_gl_ring *r = NULL;
     cg_err e = {{0}};
@@ -130,7 +169,16 @@ static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal sign
     cg_gl_ring_info gi;
     cg_gl_ring_get_info(r, &gi);
     *mode_name = gi.mode == CG_ZC_MODE_SEMAPHORE ? "semaphore" : "fence";
-    double m = time_frames(ring_frame, r, tex, n);
+    ring_ctx c = {r, fmt == CG_VK_SLOT_RGB8, NULL, 0, 0};
+    double m = time_frames(ring_frame, &c, tex, n);
+    if (gpu_us && m >= 0) {
+        c.nq = n + 10;
+        c.q = calloc((size_t)c.nq, sizeof *c.q);
+        glGenQueries(c.nq, c.q);
+        *gpu_us = time_frames(ring_frame, &c, tex, n) < 0 ? -1 : gpu_median(&c, n);
+        glDeleteQueries(c.nq, c.q);
+        free(c.q);
+    }
     cg_gl_ring_destroy(r);
     return m;
 }
@@ -184,12 +232,17 @@ int main(int argc, char **argv)
         double fl = time_frames(floor_frame, &f, texs[s], n);
         glDeleteBuffers(1, &f.pbo);
         const char *auto_mode = "?", *other_mode = "?";
-        double v2 = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_BRIDGE, n,
-                            &auto_mode);
-        double v2t = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_GL_TIMELINE, n,
-                             &other_mode);
-        double v2f = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE, n,
-                             &other_mode);
+        double gpu_copy = -1, gpu_rgb = -1;
+        double v2 = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_BRIDGE,
+                            CG_VK_SLOT_COPY, n, &auto_mode, &gpu_copy);
+        double v2t = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_GL_TIMELINE,
+                             CG_VK_SLOT_COPY, n, &other_mode, NULL);
+        double v2f = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE,
+                             CG_VK_SLOT_COPY, n, &other_mode, NULL);
+        double rgb = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_BRIDGE,
+                             CG_VK_SLOT_RGB8, n, &other_mode, &gpu_rgb);
+        double rgbf = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE,
+                              CG_VK_SLOT_RGB8, n, &other_mode, NULL);
         char what[80];
         printf(" %dx%d: limit (CPU readback) %.1f us\n", w, h, limits[s]);
         line("GL floor: glReadPixels into a PBO + glFlush", fl, limits[s]);
@@ -197,7 +250,13 @@ int main(int argc, char **argv)
         line(what, v2, limits[s]);
         line("v2 publish, semaphore, GL signals the timeline (NV)", v2t, limits[s]);
         line("v2 publish, fence mode (CPU waits for the pack)", v2f, limits[s]);
+        snprintf(what, sizeof what, "v2 RGB publish, auto (%s mode), cursor", auto_mode);
+        line(what, rgb, limits[s]);
+        line("v2 RGB publish, fence mode", rgbf, limits[s]);
         if (v2 > 0 && fl > 0) printf("  v2 auto / GL floor: %.2fx\n", v2 / fl);
+        printf("  GPU time (GL_TIME_ELAPSED per publish, auto mode): limit = the plain pack\n");
+        line("plain pack (RGBA copy)", gpu_copy, gpu_copy);
+        line("RGB dispatch (target <= 1.5x)", gpu_rgb, gpu_copy);
     }
     /* v1 last: it brings a CUDA context into this process. */
     for (int s = 0; s < 2; s++) {
