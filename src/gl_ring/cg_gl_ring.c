@@ -463,6 +463,15 @@ static gr_params rgb_params(const cg_gl_ring *r, const cg_vk_ring_cursor *cursor
 
 static cg_status rgb_setup(cg_gl_ring *r)
 {
+    /* The slot is one shader storage block (GL 4.3 promises 16 MiB). */
+    GLint64 max_block = 0;
+    GR_GL(r, glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block));
+    if ((uint64_t)max_block < (uint64_t)r->frame_bytes)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED,
+                       "an RGB slot of %dx%d is %zu bytes; this GL's shader storage blocks hold "
+                       "at most %lld (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)",
+                       r->d.target_width, r->d.target_height, r->frame_bytes,
+                       (long long)max_block);
     CG_TRY(rgb_program(r));
     GR_GL(r, glGenSamplers(1, &r->sampler));
     GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
@@ -525,8 +534,9 @@ static cg_status rgb_dispatch(cg_gl_ring *r, unsigned texture, uint32_t slot,
     gd.barriers = GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
                   GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT;
     cg_status st = cg_gl_dispatch_compute(r->reader, &gd);
-    /* Whatever was uploaded is what the buffer now holds. */
-    if (gd.update_size && st != CG_E_GL) r->params[slot] = p;
+    /* Uploaded (a failed GL call fails the ring, and a refused texture is
+     * refused before the upload). */
+    if (gd.update_size && st == CG_OK) r->params[slot] = p;
     return st;
 }
 

@@ -750,6 +750,12 @@ static int case_rgb_bad_input(void)
               dd.format == 23,
           "usable after bad input: %s", cg_gl_ring_last_error(r));
     CHECK(glGetError() == GL_NO_ERROR, "no GL error left behind");
+    /* The Vulkan ring under it only sizes the slots: its own publish is refused. */
+    cg_gl_ring_info gi;
+    cg_gl_ring_get_info(r, &gi);
+    CHECK(cg_vk_ring_publish((cg_vk_ring *)gi.ring, VK_NULL_HANDLE, VK_IMAGE_LAYOUT_GENERAL, desc) ==
+              CG_E_BAD_STATE,
+          "the external writer's Vulkan ring refuses its own publish");
     glDeleteTextures(1, &f16);
     cg_gl_ring_destroy(r);
     gl_scene_destroy(&sc);
