@@ -129,7 +129,9 @@ static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal sign
     }
     cg_gl_ring_info gi;
     cg_gl_ring_get_info(r, &gi);
-    *mode_name = gi.mode == CG_ZC_MODE_SEMAPHORE ? "semaphore" : "fence";
+    *mode_name = gi.mode != CG_ZC_MODE_SEMAPHORE        ? "fence"
+                 : gi.signal == CG_GL_RING_SIGNAL_GL_TIMELINE ? "semaphore, GL timeline"
+                                                              : "semaphore, bridge";
     double m = time_frames(ring_frame, r, tex, n);
     cg_gl_ring_destroy(r);
     return m;
@@ -184,8 +186,10 @@ int main(int argc, char **argv)
         double fl = time_frames(floor_frame, &f, texs[s], n);
         glDeleteBuffers(1, &f.pbo);
         const char *auto_mode = "?", *other_mode = "?";
-        double v2 = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_BRIDGE, n,
+        double v2 = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_AUTO, n,
                             &auto_mode);
+        double v2b = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_BRIDGE, n,
+                             &other_mode);
         double v2t = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_GL_TIMELINE, n,
                              &other_mode);
         double v2f = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE, n,
@@ -195,6 +199,7 @@ int main(int argc, char **argv)
         line("GL floor: glReadPixels into a PBO + glFlush", fl, limits[s]);
         snprintf(what, sizeof what, "v2 publish, auto (%s mode)", auto_mode);
         line(what, v2, limits[s]);
+        line("v2 publish, semaphore, Vulkan bridge submit", v2b, limits[s]);
         line("v2 publish, semaphore, GL signals the timeline (NV)", v2t, limits[s]);
         line("v2 publish, fence mode (CPU waits for the pack)", v2f, limits[s]);
         if (v2 > 0 && fl > 0) printf("  v2 auto / GL floor: %.2fx\n", v2 / fl);
