@@ -21,6 +21,7 @@
 
 #include "cg_vk_ring.h"
 #include "vkt.h"
+#include "vkt_ring.h"
 #include "zc_test.h"
 
 static vkt T;
@@ -71,19 +72,9 @@ static double gpu_us(cg_vk_ring *r, VkImage img, VkImageLayout layout, int iters
 
 static cg_vk_ring *make_ring(VkFormat fmt, int w, int h, int rgb, int tw, int th)
 {
-    cg_vk_ring_desc d;
-    memset(&d, 0, sizeof d);
-    d.instance = T.inst;
-    d.physical_device = T.phys;
-    d.device = T.dev;
-    d.get_instance_proc_addr = T.gipa;
-    d.queue_family = T.qfam;
-    d.queue = T.queue;
-    d.width = w;
-    d.height = h;
+    cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, CG_ZC_MODE_FENCE);
     d.format = fmt;
     d.slots = 3;
-    d.mode = CG_ZC_MODE_FENCE;
     d.socket_dir = socket_dir;
     if (rgb) {
         d.slot_format = CG_VK_SLOT_RGB8;

@@ -168,7 +168,9 @@ static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal sign
     }
     cg_gl_ring_info gi;
     cg_gl_ring_get_info(r, &gi);
-    *mode_name = gi.mode == CG_ZC_MODE_SEMAPHORE ? "semaphore" : "fence";
+    *mode_name = gi.mode != CG_ZC_MODE_SEMAPHORE        ? "fence"
+                 : gi.signal == CG_GL_RING_SIGNAL_GL_TIMELINE ? "semaphore, GL timeline"
+                                                              : "semaphore, bridge";
     ring_ctx c = {r, fmt == CG_VK_SLOT_RGB8, NULL, 0, 0};
     double m = time_frames(ring_frame, &c, tex, n);
     if (gpu_us && m >= 0) {
@@ -233,13 +235,15 @@ int main(int argc, char **argv)
         glDeleteBuffers(1, &f.pbo);
         const char *auto_mode = "?", *other_mode = "?";
         double gpu_copy = -1, gpu_rgb = -1;
-        double v2 = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_BRIDGE,
+        double v2 = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_AUTO,
                             CG_VK_SLOT_COPY, n, &auto_mode, &gpu_copy);
+        double v2b = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_BRIDGE,
+                             CG_VK_SLOT_COPY, n, &other_mode, NULL);
         double v2t = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_GL_TIMELINE,
                              CG_VK_SLOT_COPY, n, &other_mode, NULL);
         double v2f = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE,
                              CG_VK_SLOT_COPY, n, &other_mode, NULL);
-        double rgb = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_BRIDGE,
+        double rgb = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_AUTO,
                              CG_VK_SLOT_RGB8, n, &other_mode, &gpu_rgb);
         double rgbf = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE,
                               CG_VK_SLOT_RGB8, n, &other_mode, NULL);
@@ -248,6 +252,7 @@ int main(int argc, char **argv)
         line("GL floor: glReadPixels into a PBO + glFlush", fl, limits[s]);
         snprintf(what, sizeof what, "v2 publish, auto (%s mode)", auto_mode);
         line(what, v2, limits[s]);
+        line("v2 publish, semaphore, Vulkan bridge submit", v2b, limits[s]);
         line("v2 publish, semaphore, GL signals the timeline (NV)", v2t, limits[s]);
         line("v2 publish, fence mode (CPU waits for the pack)", v2f, limits[s]);
         snprintf(what, sizeof what, "v2 RGB publish, auto (%s mode), cursor", auto_mode);

@@ -53,6 +53,7 @@
 #include "cg_zc_server.h"
 #include "vkt.h"
 #include "vkt_export.h"
+#include "vkt_ring.h"
 #include "zerocopy_game.h"
 #include "zerocopy_util.h"
 #include "zc_test.h"
@@ -119,17 +120,7 @@ static int producer(int v2, int w, int h, int reuse)
     cg_cuda_import *ci = NULL;
     uint8_t msg[CG_ZC_DESC_SIZE];
     if (v2) {
-        cg_vk_ring_desc d;
-        memset(&d, 0, sizeof d);
-        d.instance = T.inst;
-        d.physical_device = T.phys;
-        d.device = T.dev;
-        d.get_instance_proc_addr = T.gipa;
-        d.queue_family = T.qfam;
-        d.queue = T.queue;
-        d.width = w;
-        d.height = h;
-        d.mode = CG_ZC_MODE_SEMAPHORE;
+        cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, CG_ZC_MODE_SEMAPHORE);
         d.wait_ns = 1000000000;
         d.reuse_recordings = reuse;
         if (cg_vk_ring_create(&d, &ring, &err) != CG_OK ||

@@ -77,6 +77,7 @@ struct cg_gl_ring {
     cg_vk_ring *ring;
     /* per slot */
     VkSemaphore vk_sem[CG_ZC_MAX_SLOTS]; /* semaphore mode: GL signals, the bridge waits */
+    cg_gl_ring_signal signal;            /* what pick_mode chose (never AUTO) */
     GLuint gl_sem[CG_ZC_MAX_SLOTS];
     GLuint memobj[CG_ZC_MAX_SLOTS];
     GLuint buffer[CG_ZC_MAX_SLOTS];
@@ -322,8 +323,11 @@ static cg_status pick_mode(cg_gl_ring *r)
                        !gl_sem ? "GL_EXT_semaphore_fd in GL"
                                : "VK_KHR_external_semaphore_fd and timeline semaphores in Vulkan");
     r->mode = r->d.mode == CG_ZC_MODE_FENCE || !can ? CG_ZC_MODE_FENCE : CG_ZC_MODE_SEMAPHORE;
-    if (r->mode == CG_ZC_MODE_SEMAPHORE && r->d.signal == CG_GL_RING_SIGNAL_GL_TIMELINE &&
-        !gl_timeline_available(r))
+    r->signal = r->d.signal;
+    if (r->mode != CG_ZC_MODE_SEMAPHORE) return CG_OK;
+    if (r->signal == CG_GL_RING_SIGNAL_AUTO)
+        r->signal = gl_timeline_available(r) ? CG_GL_RING_SIGNAL_GL_TIMELINE : CG_GL_RING_SIGNAL_BRIDGE;
+    if (r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE && !gl_timeline_available(r))
         return cg_fail(&r->err, CG_E_UNSUPPORTED,
                        "GL signalling the timeline needs GL_NV_timeline_semaphore: use the bridge");
     return CG_OK;
@@ -356,7 +360,7 @@ static cg_status import_slot(cg_gl_ring *r, uint32_t i, uint64_t slot_size, int 
         glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)old);
         CG_TRY(st);
     }
-    if (r->mode != CG_ZC_MODE_SEMAPHORE || r->d.signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
+    if (r->mode != CG_ZC_MODE_SEMAPHORE || r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
         return CG_OK;
     VkExportSemaphoreCreateInfo es = {.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
     es.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
@@ -602,7 +606,7 @@ static cg_status setup(cg_gl_ring *r)
 
     int dsa = epoxy_gl_version() >= 45 || epoxy_has_gl_extension("GL_ARB_direct_state_access");
     for (uint32_t i = 0; i < info.slots; i++) CG_TRY(import_slot(r, i, info.slot_size, dsa));
-    if (r->mode == CG_ZC_MODE_SEMAPHORE && r->d.signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
+    if (r->mode == CG_ZC_MODE_SEMAPHORE && r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
         CG_TRY(import_timeline(r, info.semaphore));
     CG_TRY(cg_gl_reader_create(NULL, &r->reader));
     if (r->d.slot_format == CG_VK_SLOT_RGB8) CG_TRY(rgb_setup(r));
@@ -619,8 +623,9 @@ cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *
         d->mode != CG_ZC_MODE_FENCE)
         return cg_fail(err, CG_E_INVALID_ARG, "mode %d: 0 (auto), 1 (semaphore) or 2 (fence)",
                        d->mode);
-    if (d->signal != CG_GL_RING_SIGNAL_BRIDGE && d->signal != CG_GL_RING_SIGNAL_GL_TIMELINE)
-        return cg_fail(err, CG_E_INVALID_ARG, "signal %d: 0 (bridge) or 1 (GL timeline)",
+    if (d->signal != CG_GL_RING_SIGNAL_AUTO && d->signal != CG_GL_RING_SIGNAL_BRIDGE &&
+        d->signal != CG_GL_RING_SIGNAL_GL_TIMELINE)
+        return cg_fail(err, CG_E_INVALID_ARG, "signal %d: 0 (auto), 1 (bridge) or 2 (GL timeline)",
                        (int)d->signal);
     if (d->slots > CG_ZC_MAX_SLOTS)
         return cg_fail(err, CG_E_INVALID_ARG, "%u slots: at most %d", d->slots, CG_ZC_MAX_SLOTS);
@@ -722,7 +727,7 @@ void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info)
     if (!r || !info) return;
     memset(info, 0, sizeof *info);
     info->mode = r->mode;
-    info->signal = r->d.signal;
+    info->signal = r->signal;
     info->ring = r->ring;
     snprintf(info->device_name, sizeof info->device_name, "%s", r->device_name);
     memcpy(info->device_uuid, r->uuid, CG_DEVICE_UUID_SIZE);

@@ -73,14 +73,20 @@ typedef struct cg_gl_ring cg_gl_ring;
 
 /* desc.signal, semaphore mode: how GL's completion reaches the timeline. */
 typedef enum cg_gl_ring_signal {
+    /* GL_TIMELINE where GL has GL_NV_timeline_semaphore, else BRIDGE. On
+     * the H200 (bench_zerocopy_gl_ring) the bridge's submit costs the game
+     * 20 us a frame at 640x360 and 400 us at 1920x1080 (the driver holds
+     * it until GL's signal is submitted); GL signalling the timeline costs
+     * 15 and 22 us. */
+    CG_GL_RING_SIGNAL_AUTO = 0,
     /* GL signals the slot's binary semaphore; a command-less submit on the
      * library's queue waits for it and signals the timeline (any driver
      * with GL_EXT_semaphore_fd). */
-    CG_GL_RING_SIGNAL_BRIDGE = 0,
+    CG_GL_RING_SIGNAL_BRIDGE = 1,
     /* GL signals the ring's timeline semaphore itself, imported once
      * (GL_NV_timeline_semaphore): no Vulkan call per frame. CG_E_UNSUPPORTED
      * where GL lacks it. */
-    CG_GL_RING_SIGNAL_GL_TIMELINE = 1
+    CG_GL_RING_SIGNAL_GL_TIMELINE = 2
 } cg_gl_ring_signal;
 
 typedef struct cg_gl_ring_desc {
@@ -90,14 +96,14 @@ typedef struct cg_gl_ring_desc {
     uint64_t wait_ns;      /* every slot held: poll this long, then skip (cg_vk_ring_desc) */
     const char *socket_dir; /* NULL: the protocol's rule */
     const char *vulkan_library; /* NULL: "libvulkan.so.1" */
-    cg_gl_ring_signal signal;   /* semaphore mode only; 0 = the bridge */
+    cg_gl_ring_signal signal;   /* semaphore mode only; 0 = CG_GL_RING_SIGNAL_AUTO */
     cg_vk_slot_format slot_format; /* CG_VK_SLOT_COPY (0) or CG_VK_SLOT_RGB8 */
     int target_width, target_height; /* RGB8: the slot's size, 1..CG_MAX_DIM; 0, 0: the texture's */
 } cg_gl_ring_desc;
 
 typedef struct cg_gl_ring_info {
     cg_zc_mode mode;               /* the mode chosen */
-    cg_gl_ring_signal signal;      /* semaphore mode: how GL signals */
+    cg_gl_ring_signal signal;      /* semaphore mode: how GL signals (never AUTO) */
     const cg_vk_ring *ring;        /* for cg_vk_ring_get_info (control block, socket) */
     char device_name[256];         /* the Vulkan device matched to GL's */
     uint8_t device_uuid[CG_DEVICE_UUID_SIZE];

@@ -28,6 +28,7 @@
 #include "cg_zc_proto.h"
 #include "rgb_sweep.h"
 #include "vkt.h"
+#include "vkt_ring.h"
 #include "zc_test.h"
 
 static int failures;
@@ -80,19 +81,9 @@ static int expected_slot(const uint8_t *stored, VkFormat fmt, int sw, int sh, in
 static cg_vk_ring_desc ring_desc(VkFormat fmt, int sw, int sh, int dw, int dh, int flip,
                                  cg_zc_mode mode)
 {
-    cg_vk_ring_desc d;
-    memset(&d, 0, sizeof d);
-    d.instance = T.inst;
-    d.physical_device = T.phys;
-    d.device = T.dev;
-    d.get_instance_proc_addr = T.gipa;
-    d.queue_family = T.qfam;
-    d.queue = T.queue;
-    d.width = sw;
-    d.height = sh;
+    cg_vk_ring_desc d = vkt_ring_desc(&T, sw, sh, mode);
     d.format = fmt;
     d.slots = 2;
-    d.mode = mode;
     d.debug_utils = T.has_debug_utils;
     d.socket_dir = socket_dir;
     d.slot_format = CG_VK_SLOT_RGB8;

@@ -32,6 +32,7 @@
 #include "cg_zc_proto.h"
 #include "cg_zc_server.h"
 #include "vkt.h"
+#include "vkt_ring.h"
 #include "zc_test.h"
 
 extern char **environ;
@@ -871,17 +872,8 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL spy_gipa(VkInstance inst, const 
 
 static cg_vk_ring_desc ring_desc(int w, int h, cg_zc_mode mode)
 {
-    cg_vk_ring_desc d;
-    memset(&d, 0, sizeof d);
-    d.instance = T.inst;
-    d.physical_device = T.phys;
-    d.device = T.dev;
+    cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, mode);
     d.get_instance_proc_addr = spy_gipa;
-    d.queue_family = T.qfam;
-    d.queue = T.queue;
-    d.width = w;
-    d.height = h;
-    d.mode = mode;
     d.debug_utils = T.has_debug_utils;
     d.socket_dir = test_dir;
     return d;
