@@ -227,9 +227,8 @@ typedef struct cg_gl_dispatch {
 /* Errors: CG_E_INVALID_ARG (NULL, no program, no groups); CG_E_UNSUPPORTED
  * (GL below 4.3: no compute shaders); dims and CG_E_BAD_TEXTURE as
  * cg_gl_read_color, and a texture whose level 0 is not 8-bit RGB(A)
- * (GL_RGBA8, GL_RGB8; the sRGB forms only where GL_EXT_texture_sRGB_decode
- * lets the caller's sampler skip the decode): the shader reads stored
- * bytes; CG_E_GL (see cg_gl_reader_last_error; the reader is then failed). */
+ * (GL_RGBA8 or GL_RGB8; not sRGB, which texelFetch would decode): the
+ * shader reads stored bytes, as glReadPixels does; CG_E_GL (see cg_gl_reader_last_error; the reader is then failed). */
 cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d);
 
 /* How to linearise depth (cg_depth_linearize); NULL: raw window depth. */

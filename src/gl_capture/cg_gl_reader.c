@@ -761,16 +761,18 @@ static void cg_gl_restore_compute(const cg_gl_saved_compute *s, const cg_gl_disp
     cg_gl_drain_errors();
 }
 
-/* Level 0 holds 8-bit RGB(A) texels that texelFetch returns as stored. */
+/* Level 0 holds 8-bit RGB(A) texels that texelFetch returns as stored. An
+ * sRGB texture is not one: texelFetch decoded it to linear even with
+ * GL_SKIP_DECODE_EXT set on the texture (Mesa 22.3), while glReadPixels
+ * gives its stored bytes. */
 static cg_status cg_gl_check_rgba8(cg_gl_reader *r, unsigned tex, int format)
 {
     switch (format) {
     case GL_RGBA8: case GL_RGB8: case GL_RGBA: case GL_RGB: return CG_OK;
     case GL_SRGB8_ALPHA8: case GL_SRGB8:
-        if (epoxy_has_gl_extension("GL_EXT_texture_sRGB_decode")) return CG_OK;
         return cg_gl_fail(r, CG_E_BAD_TEXTURE,
-                          "texture %u is sRGB and this GL lacks GL_EXT_texture_sRGB_decode: a "
-                          "shader would read it decoded, not as stored",
+                          "texture %u is sRGB: a compute shader reads it decoded to linear, not "
+                          "as stored (use the plain copy for sRGB targets)",
                           tex);
     default:
         return cg_gl_fail(r, CG_E_BAD_TEXTURE,

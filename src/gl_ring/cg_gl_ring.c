@@ -480,9 +480,6 @@ static cg_status rgb_setup(cg_gl_ring *r)
     GR_GL(r, glGenSamplers(1, &r->sampler));
     GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
     GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST));
-    /* An sRGB texture is read as stored, as glReadPixels reads it. */
-    if (epoxy_has_gl_extension("GL_EXT_texture_sRGB_decode"))
-        GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_SRGB_DECODE_EXT, GL_SKIP_DECODE_EXT));
     uint32_t rows[CG_CURSOR_SIZE]; /* std140 uvec4 rows[4]: the same 16 words */
     cg_cursor_bits(rows);
     CG_TRY(rgb_ubo(r, &r->cursor_ubo, rows, sizeof rows));

@@ -138,7 +138,8 @@ cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[C
 /* The same with this frame's cursor (NULL: none; the wire format's rule: a
  * hot spot outside the target draws nothing). A cursor to draw needs the
  * RGB8 slot format (CG_E_INVALID_ARG otherwise, nothing published). RGB8
- * also needs the texture's level 0 to be 8-bit RGB(A) (CG_E_BAD_TEXTURE). */
+ * also needs the texture's level 0 to be GL_RGBA8 or GL_RGB8, not sRGB
+ * (CG_E_BAD_TEXTURE). */
 cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
                                     const cg_vk_ring_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE]);

@@ -50,6 +50,7 @@
 
 #include "cg_egl_headless.h"
 #include "cg_frame.h"
+#include "cg_gl.h"
 #include "cg_gl_check.h"
 #include "cg_gl_ring.h"
 #include "cg_zc_server.h"
@@ -739,6 +740,16 @@ static int case_rgb_bad_input(void)
     CHECK(cg_gl_ring_publish_cursor(r, f16, &cur, desc) == CG_E_BAD_TEXTURE &&
               strstr(cg_gl_ring_last_error(r), "8-bit"),
           "RGBA16F texture: %s", cg_gl_ring_last_error(r));
+    /* sRGB: a compute shader would read it decoded, RAW reads it as stored. */
+    GLuint srgb = 0;
+    glGenTextures(1, &srgb);
+    glBindTexture(GL_TEXTURE_2D, srgb);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_SRGB8_ALPHA8, 32, 16);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    CHECK(cg_gl_ring_publish_cursor(r, srgb, &cur, desc) == CG_E_BAD_TEXTURE &&
+              strstr(cg_gl_ring_last_error(r), "sRGB"),
+          "SRGB8_ALPHA8 texture: %s", cg_gl_ring_last_error(r));
+    glDeleteTextures(1, &srgb);
     CHECK(cg_gl_ring_publish_cursor(r, 0, &cur, desc) == CG_E_BAD_TEXTURE, "texture 0");
     CHECK(gl_scene_create(&odd, 31, 16) == 0, "small scene");
     CHECK(cg_gl_ring_publish_cursor(r, odd.color, &cur, desc) == CG_E_BAD_TEXTURE &&

@@ -52,7 +52,7 @@ public final class GlZerocopyRing {
      * upright, nearest resize and the cursor exactly as the RAW observation of the same frame
      * ({@code convertCapturedFrameImpl} of GL's readback, its rows reversed), made by one GL
      * compute dispatch instead of the pack. Needs GL 4.3 (UnsupportedOperationException
-     * otherwise) and an 8-bit RGBA texture. targetWidth x targetHeight: the slot's size (0 x 0 =
+     * otherwise) and a GL_RGBA8 or GL_RGB8 texture (not sRGB). targetWidth x targetHeight: the slot's size (0 x 0 =
      * the texture's). The other arguments as {@link #initImpl}. Returns the template descriptor
      * (version 2, format 23, rows upright: no ROWS_BOTTOM_UP flag).
      */
