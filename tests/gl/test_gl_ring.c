@@ -732,24 +732,21 @@ static int case_rgb_bad_input(void)
     d.target_height = 7;
     CHECK(cg_gl_ring_create(&d, &r, &e) == CG_OK, "RGB ring: %s", e.text);
     if (!r) return 1;
-    GLuint f16 = 0;
-    glGenTextures(1, &f16);
-    glBindTexture(GL_TEXTURE_2D, f16);
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA16F, 32, 16);
-    glBindTexture(GL_TEXTURE_2D, 0);
-    CHECK(cg_gl_ring_publish_cursor(r, f16, &cur, desc) == CG_E_BAD_TEXTURE &&
-              strstr(cg_gl_ring_last_error(r), "8-bit"),
-          "RGBA16F texture: %s", cg_gl_ring_last_error(r));
-    /* sRGB: a compute shader would read it decoded, RAW reads it as stored. */
-    GLuint srgb = 0;
-    glGenTextures(1, &srgb);
-    glBindTexture(GL_TEXTURE_2D, srgb);
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_SRGB8_ALPHA8, 32, 16);
-    glBindTexture(GL_TEXTURE_2D, 0);
-    CHECK(cg_gl_ring_publish_cursor(r, srgb, &cur, desc) == CG_E_BAD_TEXTURE &&
-              strstr(cg_gl_ring_last_error(r), "sRGB"),
-          "SRGB8_ALPHA8 texture: %s", cg_gl_ring_last_error(r));
-    glDeleteTextures(1, &srgb);
+    /* RGBA16F is not 8-bit; sRGB would be read decoded (RAW reads it as
+     * stored). */
+    static const GLenum bad_formats[2] = {GL_RGBA16F, GL_SRGB8_ALPHA8};
+    static const char *const why[2] = {"8-bit", "sRGB"};
+    GLuint bad_tex[2] = {0, 0};
+    glGenTextures(2, bad_tex);
+    for (int i = 0; i < 2; i++) {
+        glBindTexture(GL_TEXTURE_2D, bad_tex[i]);
+        glTexStorage2D(GL_TEXTURE_2D, 1, bad_formats[i], 32, 16);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        CHECK(cg_gl_ring_publish_cursor(r, bad_tex[i], &cur, desc) == CG_E_BAD_TEXTURE &&
+                  strstr(cg_gl_ring_last_error(r), why[i]),
+              "texture format 0x%04x: %s", bad_formats[i], cg_gl_ring_last_error(r));
+    }
+    glDeleteTextures(2, bad_tex);
     CHECK(cg_gl_ring_publish_cursor(r, 0, &cur, desc) == CG_E_BAD_TEXTURE, "texture 0");
     CHECK(gl_scene_create(&odd, 31, 16) == 0, "small scene");
     CHECK(cg_gl_ring_publish_cursor(r, odd.color, &cur, desc) == CG_E_BAD_TEXTURE &&
@@ -767,7 +764,6 @@ static int case_rgb_bad_input(void)
     CHECK(cg_vk_ring_publish((cg_vk_ring *)gi.ring, VK_NULL_HANDLE, VK_IMAGE_LAYOUT_GENERAL, desc) ==
               CG_E_BAD_STATE,
           "the external writer's Vulkan ring refuses its own publish");
-    glDeleteTextures(1, &f16);
     cg_gl_ring_destroy(r);
     gl_scene_destroy(&sc);
     gl_scene_destroy(&odd);
