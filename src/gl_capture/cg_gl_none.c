@@ -67,6 +67,12 @@ cg_status cg_gl_read_rgba_to_buffer(cg_gl_reader *r, unsigned texture, int tex_w
     return CG_E_UNSUPPORTED;
 }
 
+cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d)
+{
+    (void)r, (void)d;
+    return CG_E_UNSUPPORTED;
+}
+
 cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
                            const cg_gl_depth_linear *lin, float *dst, size_t dst_count)
 {
