@@ -52,6 +52,7 @@ enum {
     CG_GL_CAP_PACK_INVERT = 1u << 0,  /* GL_MESA_pack_invert */
     CG_GL_CAP_REVERSE_ROWS = 1u << 1, /* GL_ANGLE_pack_reverse_row_order */
     CG_GL_CAP_COMPAT = 1u << 2,       /* compatibility profile: pixel transfer state */
+    CG_GL_CAP_COMPUTE = 1u << 3,      /* GL 4.3: compute shaders (cg_gl_dispatch_compute) */
 };
 
 /* The caller's state that a read changes, saved before and restored after.
@@ -201,6 +202,7 @@ static unsigned cg_gl_caps(void)
     if (epoxy_gl_version() < 31 || (mask & GL_CONTEXT_COMPATIBILITY_PROFILE_BIT) ||
         (epoxy_gl_version() == 31 && epoxy_has_gl_extension("GL_ARB_compatibility")))
         caps |= CG_GL_CAP_COMPAT;
+    if (epoxy_gl_version() >= 43) caps |= CG_GL_CAP_COMPUTE;
     cg_gl_drain_errors();
     return caps;
 }
@@ -787,18 +789,23 @@ static cg_status cg_gl_run_dispatch(cg_gl_reader *r, const cg_gl_dispatch *d)
     int format = 0;
     CG_TRY(cg_gl_check_texture(r, d->texture, d->tex_w, d->tex_h, &format));
     CG_TRY(cg_gl_check_rgba8(r, d->texture, format));
-    GLC(r, glUseProgram(d->program));
-    GLC(r, glBindSampler(0, d->sampler));
+    /* One error check for the lot: a glGetError per call would be a round
+     * trip to a threaded driver each. */
+    glUseProgram(d->program);
+    glBindSampler(0, d->sampler);
     for (int i = 0; i < CG_GL_DISPATCH_BINDINGS; i++)
         if (d->bind[i].target)
-            GLC(r, glBindBufferBase(d->bind[i].target, d->bind[i].index, d->bind[i].buffer));
+            glBindBufferBase(d->bind[i].target, d->bind[i].index, d->bind[i].buffer);
     if (d->update_size) {
         glBindBuffer(GL_UNIFORM_BUFFER, d->update_buffer);
-        GLC(r, glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)d->update_size, d->update));
+        glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)d->update_size, d->update);
     }
-    GLC(r, glDispatchCompute(d->groups_x, d->groups_y, 1));
-    if (d->barriers) GLC(r, glMemoryBarrier(d->barriers));
-    return CG_OK;
+    glDispatchCompute(d->groups_x, d->groups_y, 1);
+    if (d->barriers) glMemoryBarrier(d->barriers);
+    return cg_gl_check_call(&r->err,
+                            "glUseProgram, glBindSampler, glBindBufferBase, glBufferSubData, "
+                            "glDispatchCompute, glMemoryBarrier",
+                            __FILE__, __LINE__);
 }
 
 cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d)
@@ -807,7 +814,7 @@ cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d)
     CG_TRY(cg_gl_usable(r));
     CG_TRY(cg_check_dims(d->tex_w, d->tex_h));
     CG_TRY(cg_gl_enter(r));
-    if (epoxy_gl_version() < 43)
+    if (!(r->caps & CG_GL_CAP_COMPUTE))
         return cg_gl_fail(r, CG_E_UNSUPPORTED,
                           "a compute dispatch needs GL 4.3 (compute shaders); this context is "
                           "GL %d.%d",
