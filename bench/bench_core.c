@@ -483,10 +483,11 @@ static const char *filter_name(int f)
     return s;
 }
 
-static const char *strategy_name(int s)
+static const char *deflate_name(cg_png_options o)
 {
     static const char *const names[] = {"zlib", "zlib-filt", "zlib-huff", "zlib-rle", "zlib-fix"};
-    return s >= 0 && s <= 4 ? names[s] : cg_png_deflate_name();
+    if (o.deflate == CG_PNG_DEFLATE_OWN) return "own";
+    return o.strategy >= 0 && o.strategy <= 4 ? names[o.strategy] : cg_png_deflate_name();
 }
 
 static int reps_for(const png_frame *f, int level, int scale)
@@ -508,7 +509,7 @@ static void png_frame_table(const char *title, const png_frame *fr, int n, cg_pn
 {
     printf("\n%s: level %d, filters %s, deflate %s (each frame: convert + encode, "
            "interleaved with libpng's defaults; thread CPU time)\n",
-           title, o.level, filter_name(o.filters), strategy_name(o.strategy));
+           title, o.level, filter_name(o.filters), deflate_name(o));
     printf("%-22s %10s %8s %9s %9s %9s %8s\n", "frame", "time us", "Mpix/s", "bytes", "libpng",
            "size/lib", "t/lib");
     double *sr = malloc(sizeof(double) * (size_t)n * 3), *tr = sr + n, *mp = sr + 2 * n;
@@ -542,13 +543,20 @@ static void png_frame_table(const char *title, const png_frame *fr, int n, cg_pn
 static void png_sweep(const png_frame *fr, int n, int scale)
 {
     enum { SUB = CG_PNG_FILTER_SUB, UP = CG_PNG_FILTER_UP, PAETH = CG_PNG_FILTER_PAETH };
+    enum { LIB = CG_PNG_DEFLATE_LIBRARY, OWN = CG_PNG_DEFLATE_OWN };
+    enum { AVG = CG_PNG_FILTER_AVG, NONE = CG_PNG_FILTER_NONE, ALL = CG_PNG_FILTER_ALL };
     static const cg_png_options opts[] = {
-        {0, CG_PNG_FILTER_NONE, -1}, {1, CG_PNG_FILTER_NONE, -1}, {1, SUB, -1}, {1, UP, -1},
-        {1, PAETH, -1}, {1, SUB | UP, -1}, {1, CG_PNG_FILTER_ALL, -1},
-        {2, SUB, -1}, {3, SUB, -1}, {4, SUB, -1}, {4, SUB | UP, -1},
-        {5, SUB, -1}, {5, SUB | UP, -1}, {5, CG_PNG_FILTER_ALL, -1},
-        {6, SUB, -1}, {6, CG_PNG_FILTER_ALL, -1}, {9, CG_PNG_FILTER_ALL, -1},
-        {1, SUB, 0}, {1, SUB, 3}, {1, UP, 3}, {1, SUB, 2}, {5, SUB, 0}, {6, CG_PNG_FILTER_ALL, 0},
+        {1, NONE, -1, OWN}, {1, SUB, -1, OWN}, {1, UP, -1, OWN}, {1, PAETH, -1, OWN},
+        {2, SUB, -1, OWN}, {2, UP, -1, OWN}, {2, AVG, -1, OWN}, {2, PAETH, -1, OWN},
+        {2, SUB | UP, -1, OWN}, {2, ALL, -1, OWN},
+        {3, SUB, -1, OWN}, {3, PAETH, -1, OWN}, {3, ALL, -1, OWN},
+        {0, NONE, -1, LIB}, {1, NONE, -1, LIB}, {1, SUB, -1, LIB}, {1, UP, -1, LIB},
+        {1, PAETH, -1, LIB}, {1, SUB | UP, -1, LIB}, {1, ALL, -1, LIB},
+        {2, SUB, -1, LIB}, {3, SUB, -1, LIB}, {4, SUB, -1, LIB}, {4, SUB | UP, -1, LIB},
+        {5, SUB, -1, LIB}, {5, SUB | UP, -1, LIB}, {5, ALL, -1, LIB},
+        {6, SUB, -1, LIB}, {6, ALL, -1, LIB}, {9, ALL, -1, LIB},
+        {1, SUB, 0, LIB}, {1, SUB, 3, LIB}, {1, UP, 3, LIB}, {1, SUB, 2, LIB}, {5, SUB, 0, LIB},
+        {6, ALL, 0, LIB},
     };
     double lib_t[64];
     for (int i = 0; i < n && i < 64; i++) {
@@ -574,11 +582,12 @@ static void png_sweep(const png_frame *fr, int n, int scale)
             if (fr[i].w == 640) m360[n360++] = mpix_s(&fr[i], m.t);
             if (fr[i].w == 1920) m1080[n1080++] = mpix_s(&fr[i], m.t);
         }
-        const int is_d = o.level == d.level && o.filters == d.filters && o.strategy == d.strategy;
-        const int is_f =
-            o.level == fast.level && o.filters == fast.filters && o.strategy == fast.strategy;
+        const int is_d = o.level == d.level && o.filters == d.filters &&
+                         o.strategy == d.strategy && o.deflate == d.deflate;
+        const int is_f = o.level == fast.level && o.filters == fast.filters &&
+                         o.strategy == fast.strategy && o.deflate == fast.deflate;
         printf("%-6d %-16s %-11s %10.1f %10.1f %9.3f %9.3f %8.3f%s\n", o.level,
-               filter_name(o.filters), strategy_name(o.strategy),
+               filter_name(o.filters), deflate_name(o),
                n360 ? bench_median(m360, n360) : 0.0, n1080 ? bench_median(m1080, n1080) : 0.0,
                bench_median(sr, nn), worst, bench_median(tr, nn),
                is_d ? "   <- default" : is_f ? "   <- fast" : "");
