@@ -119,16 +119,18 @@ void cg_buf_free(cg_buf *b);
 #define CG_PNG_DEFLATE_LIBRARY 0 /* libdeflate, else zlib, loaded at first use */
 #define CG_PNG_DEFLATE_OWN 1     /* the library's own, made for PNG rows */
 
-/* Levels of the own encoder (each match whole pixels, greedy):
- * 1: runs (pixel to the left) and the pixel above only; 2: also one probe
- * of a 16K-entry hash table of pixels; 3: a 64K-entry table. */
+/* Levels of the own encoder (matches of whole pixels): 1: the pixel to
+ * the left (runs) and the pixel above only; 2: also one probe of a
+ * 4K-entry hash table; 3: two probes of 16K buckets, and lazy matching.
+ * -1 means CG_PNG_OWN_LEVEL_DEFAULT. */
 #define CG_PNG_OWN_LEVEL_MIN 1
 #define CG_PNG_OWN_LEVEL_MAX 3
+#define CG_PNG_OWN_LEVEL_DEFAULT 3
 
 typedef struct cg_png_options {
     int level;    /* CG_PNG_DEFLATE_LIBRARY: deflate level 0..9 (libdeflate's,
                    * else zlib's), -1: 6 as libpng. CG_PNG_DEFLATE_OWN: 1..3
-                   * (CG_PNG_OWN_LEVEL_*), -1: the default's level */
+                   * (CG_PNG_OWN_LEVEL_*), -1: CG_PNG_OWN_LEVEL_DEFAULT */
     int filters;  /* CG_PNG_FILTER_* mask, or -1 for all five (libpng's default) */
     int strategy; /* -1: the deflate library's own; 0..4: zlib's strategy
                    * (Z_DEFAULT_STRATEGY ... Z_FIXED), which also asks for zlib

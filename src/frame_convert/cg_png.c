@@ -128,14 +128,15 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
     const int own = opt->deflate == CG_PNG_DEFLATE_OWN;
     CG_RETURN_IF(!own && lib == NULL, CG_E_UNSUPPORTED);
 
-    const int level = own ? (opt->level < 0 ? cg_png_default_options().level : opt->level)
+    const int level = own ? (opt->level < 0 ? CG_PNG_OWN_LEVEL_DEFAULT : opt->level)
                           : (opt->level < 0 ? 6 : opt->level); /* zlib's and libpng's */
     const int mask = opt->filters < 0 ? CG_PNG_FILTER_ALL : opt->filters;
     const size_t row = (size_t)w * 3;
     size_t filtered_len, scratch_len;
     CG_TRY(cg_mul_size(row + 1, (size_t)h, &filtered_len));
-    CG_RETURN_IF(filtered_len > SIZE_MAX - row, CG_E_OVERFLOW);
-    scratch_len = filtered_len + row; /* + the zero row above the first */
+    CG_RETURN_IF(filtered_len > SIZE_MAX - row - CG_ZD_SLACK, CG_E_OVERFLOW);
+    /* + the zero row above the first, + what the own deflate may read past */
+    scratch_len = filtered_len + row + CG_ZD_SLACK;
 
     /* Header, IDAT's header, the stream's bound, IDAT's CRC and IEND. */
     const size_t head = 8 + 25 + 8;

@@ -91,8 +91,13 @@ void cg_zd_huff_lengths(const uint32_t *freq, int n, int max_bits, uint8_t *len)
 /* The most bytes cg_zd_compress writes for n input bytes. */
 size_t cg_zd_bound(size_t n);
 
+/* Bytes past the input cg_zd_compress may read (never uses): the caller
+ * keeps them readable. */
+enum { CG_ZD_SLACK = 8 };
+
 /* One zlib stream of n bytes of filtered PNG rows of `row` bytes each
- * (filter byte + 3-byte pixels; n a multiple of row) at level 1..3
+ * (filter byte + 3-byte pixels; n a multiple of row; n + CG_ZD_SLACK bytes
+ * readable at in) at level 1..3
  * (CG_PNG_OWN_LEVEL_*). cap >= cg_zd_bound(n). Sets *out_len.
  * CG_E_INVALID_ARG, CG_E_BUFFER_TOO_SMALL, CG_E_NO_MEMORY. */
 cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uint8_t *out,

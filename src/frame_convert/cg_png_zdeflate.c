@@ -2,20 +2,24 @@
  * The project's own deflate encoder (RFC 1951 in a zlib stream, RFC 1950),
  * made for filtered PNG rows of 3-byte pixels and nothing else.
  *
- * Pass 1 turns the rows into tokens, one whole pixel at a time: a match is
- * looked for at pixel starts only and has a length of whole pixels. The
- * candidates, cheapest first: the pixel to the left (distance 3: runs), the
- * pixel above (distance of one filtered row), then one probe of a hash table
- * of the pixel's 3 bytes. The longest wins (greedy, no lazy matching); the
- * bytes a match covers are skipped without hashing. The filter byte at the
- * start of each row is a literal. Symbol counts are kept as tokens are made.
+ * Pass 1 turns the rows into tokens one whole pixel at a time: a match
+ * starts at a pixel and covers whole pixels (at least two). Candidates, the
+ * cheapest first: the pixel to the left (distance 3: runs), the pixel above
+ * (distance of one filtered row), then the hash table of the pixel and the
+ * next (one or two entries, by level). The longest wins; level 3 also looks
+ * one pixel on for a longer match (lazy matching). The bytes a match covers
+ * are skipped without hashing. The filter byte starting each row is a
+ * literal. Symbol counts are kept as tokens are made (one literal table per
+ * byte of the pixel, summed per block, so repeated residuals do not chain
+ * increments of one counter).
  *
  * Pass 2, per block of tokens (whole rows, up to BLOCK_TOKENS): Huffman code
  * lengths limited to 15 bits from the counts, the block's exact size in bits,
  * and either a dynamic-Huffman block or, when that would not be smaller,
  * stored blocks of the same bytes, so the stream never grows beyond the
- * stored size (cg_zd_bound). Bits go out through a 64-bit buffer with 8-byte
- * stores.
+ * stored size (cg_zd_bound), and every write is checked against the room
+ * left. A pixel's three literal codes or a match's length and distance go
+ * out as one write into a 64-bit bit buffer, flushed with an 8-byte store.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -238,47 +242,59 @@ static inline void store64(uint8_t *p, uint64_t v)
 #endif
 }
 
-/* v has at most 32 bits; n <= 32. */
+/* Append the n low bits of v (n <= 56; v has no bits above them). Whole
+ * bytes go out at once with one 8-byte store, so at most 7 bits stay
+ * pending and nothing branches. */
 static inline void put(bitw *w, uint64_t v, unsigned n)
 {
     w->bits |= v << w->n;
     w->n += n;
-    if (w->n >= 32) {
-        store64(w->p, w->bits);
-        w->p += w->n >> 3;
-        w->bits >>= w->n & ~7u;
-        w->n &= 7;
-    }
+    store64(w->p, w->bits);
+    w->p += w->n >> 3;
+    w->bits >>= w->n & ~7u; /* n <= 63 */
+    w->n &= 7;
 }
 
 /* Out to a byte boundary (zero bits), all bytes written. */
 static inline void align(bitw *w)
 {
     put(w, 0, (8 - (w->n & 7)) & 7);
-    while (w->n > 0) {
-        *w->p++ = (uint8_t)w->bits;
-        w->bits >>= 8;
-        w->n = w->n >= 8 ? w->n - 8 : 0;
-    }
 }
 
 /* ---- pass 1: tokens --------------------------------------------------------- */
 
-/* A token: a literal byte (< 256), or length << 16 | distance. */
+/* A token: a pixel's 3 literal bytes (b0 | b1 << 8 | b2 << 16), a single
+ * literal byte (TOK_BYTE | b: the filter type), or a match
+ * (TOK_MATCH | length << 16 | distance). */
+enum { TOK_BYTE = 1u << 30, TOK_MATCH = 1u << 31 };
+
 typedef struct tokens {
     len_info len_tab[MAX_MATCH + 1];
     uint32_t *t;
     size_t n;
-    uint32_t lit[LITLEN_SYMS];
+    /* one literal count per byte of the pixel: no chain of increments of
+     * one counter through memory when neighbours repeat */
+    uint32_t lit[3][256];
+    uint32_t len[LITLEN_SYMS];
     uint32_t dist[DIST_SYMS];
 } tokens;
 
+static inline uint32_t load32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
 
-/* Bytes equal at a and b, from 0 up to max (a multiple of 3), in whole pixels. */
+/* Whole pixels equal at a and b, up to max bytes (a multiple of 3). Reads
+ * up to 7 bytes past max: the caller's slack (CG_ZD_SLACK). */
 static inline size_t match_len(const uint8_t *a, const uint8_t *b, size_t max)
 {
     size_t i = 0;
-    while (i + 8 <= max) {
+    for (; i < max; i += 8) {
         uint64_t x, y;
         memcpy(&x, a + i, 8);
         memcpy(&y, b + i, 8);
@@ -288,80 +304,132 @@ static inline size_t match_len(const uint8_t *a, const uint8_t *b, size_t max)
 #else
             while (a[i] == b[i]) i++;
 #endif
-            return i / BPP * BPP;
+            break;
         }
-        i += 8;
     }
-    while (i < max && a[i] == b[i]) i++;
+    if (i > max) i = max;
     return i / BPP * BPP;
 }
 
-static inline int same_px(const uint8_t *a, const uint8_t *b)
-{
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
-}
+/* What a level does. Matches are at least MIN_MATCH long (2 pixels: one
+ * pixel as a match costs more bits than as literals). The hash key is the
+ * pixel and the next one (6 bytes): a one-pixel key finds the last place of
+ * common residuals such as 0 0 0, rarely a long match. */
+enum { MIN_MATCH = 6 };
 
 typedef struct zd_params {
-    int hash_bits; /* 0: no hash table, runs and rows only */
-    unsigned min_len;
+    int hash_bits; /* 0: no hash table, the left and upper pixels only */
+    int ways;      /* entries per hash bucket, newest first: 1 or 2 */
+    int lazy;      /* look one pixel on for a longer match before taking one */
 } zd_params;
 
-static zd_params params_for(int level)
+/* Chosen from bench_core's sweep on the corpus (README.md). */
+static const zd_params level_params[CG_PNG_OWN_LEVEL_MAX + 1] = {
+    {0, 1, 0},  /* (unused) */
+    {0, 1, 0},  /* 1: runs and rows */
+    {12, 1, 0}, /* 2: + a 4K-entry table (16 KiB, stays in L1) */
+    {14, 2, 1}, /* 3: + 16K buckets of two, lazy */
+};
+
+/* A match candidate search at p: the longest of the pixel to the left,
+ * the pixel above and the hash table's entries (which p then joins). */
+typedef struct match {
+    size_t len, dist;
+} match;
+
+typedef struct row_ctx {
+    const uint8_t *in;
+    size_t s, end, row;
+    uint32_t *hash;
+} row_ctx;
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* The candidate at c, when longer than m (ties: the one found first, the
+ * nearer). */
+static inline void try_cand(const uint8_t *x, const uint8_t *c, uint32_t px, size_t max,
+                            size_t dist, match *m)
 {
-    zd_params p = {0, 6};
-    if (level >= 2) p.hash_bits = 14;
-    if (level >= 3) p.hash_bits = 16;
-    return p;
+    if (px == (load32(c) & 0xffffff)) {
+        size_t l = BPP + match_len(x + BPP, c + BPP, max - BPP);
+        if (l > m->len) m->len = l, m->dist = dist;
+    }
+}
+
+static ALWAYS_INLINE match find(const row_ctx *r, size_t p, uint32_t px, const zd_params prm_v)
+{
+    const uint8_t *const x = r->in + p;
+    const size_t max = r->end - p < MAX_MATCH ? r->end - p : MAX_MATCH;
+    match m = {0, 0};
+    if (p >= r->s + 1 + BPP) try_cand(x, x - BPP, px, max, BPP, &m);
+    if (m.len < max && r->row <= MAX_DIST && p >= r->row)
+        try_cand(x, x - r->row, px, max, r->row, &m);
+    const zd_params *prm = &prm_v;
+    if (prm->hash_bits && m.len < max) {
+        uint64_t k8;
+        memcpy(&k8, x, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        k8 = __builtin_bswap64(k8);
+#endif
+        const uint32_t h =
+            (uint32_t)(((k8 << 16) * 0x9E3779B97F4A7C15ull) >> (64 - prm->hash_bits));
+        uint32_t *b = r->hash + (size_t)prm->ways * h;
+        const size_t c0 = b[0], c1 = prm->ways == 2 ? b[1] : 0;
+        if (prm->ways == 2) b[1] = (uint32_t)c0;
+        b[0] = (uint32_t)p;
+        if (c0 < p && p - c0 <= MAX_DIST) try_cand(x, r->in + c0, px, max, p - c0, &m);
+        if (prm->ways == 2 && m.len < max && c1 < p && p - c1 <= MAX_DIST)
+            try_cand(x, r->in + c1, px, max, p - c1, &m);
+    }
+    return m;
+}
+
+static inline uint32_t *put_lit(uint32_t *t, tokens *tk, const uint8_t *x, uint32_t px)
+{
+    tk->lit[0][x[0]]++;
+    tk->lit[1][x[1]]++;
+    tk->lit[2][x[2]]++;
+    *t = px;
+    return t + 1;
 }
 
 /* One filtered row [s, s + row) of in: filter byte, then pixels. */
-static void tokenize_row(const uint8_t *in, size_t s, size_t row, const zd_params *prm,
-                         uint32_t *hash, tokens *tk)
+static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row,
+                                       const zd_params prm_v, uint32_t *hash, tokens *tk)
 {
+    const zd_params *prm = &prm_v;
     uint32_t *t = tk->t + tk->n;
     const uint32_t *const t0 = t;
-    *t++ = in[s];
-    tk->lit[in[s]]++;
+    *t++ = TOK_BYTE | in[s];
+    tk->lit[0][in[s]]++;
+    const row_ctx r = {in, s, s + row, row, hash};
     size_t p = s + 1;
-    const size_t end = s + row;
-    const int up_ok = row <= MAX_DIST;
-    const unsigned hshift = 32u - (unsigned)prm->hash_bits;
-    while (p < end) {
-        const uint8_t *x = in + p;
-        size_t max = end - p < MAX_MATCH ? end - p : MAX_MATCH, best = 0, bd = 0;
-        if (p >= s + 1 + BPP && same_px(x, x - BPP)) {
-            best = BPP + match_len(x + BPP, x, max - BPP);
-            bd = BPP;
-        }
-        if (best < max && up_ok && p >= row && same_px(x, x - row)) {
-            size_t l = BPP + match_len(x + BPP, x - row + BPP, max - BPP);
-            if (l > best) best = l, bd = row;
-        }
-        if (prm->hash_bits && best < max) {
-            uint32_t key = (uint32_t)x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16;
-            uint32_t h = (key * 2654435761u) >> hshift;
-            size_t c = hash[h];
-            hash[h] = (uint32_t)p;
-            if (c < p && p - c <= MAX_DIST && same_px(x, in + c)) {
-                size_t l = BPP + match_len(x + BPP, in + c + BPP, max - BPP);
-                if (l > best) best = l, bd = p - c;
-            }
-        }
-        if (best >= prm->min_len) {
-            *t++ = (uint32_t)best << 16 | (uint32_t)bd;
-            tk->lit[tk->len_tab[best].sym]++;
-            tk->dist[dist_code((unsigned)bd)]++;
-            p += best;
-        } else {
-            t[0] = x[0];
-            t[1] = x[1];
-            t[2] = x[2];
-            t += 3;
-            tk->lit[x[0]]++;
-            tk->lit[x[1]]++;
-            tk->lit[x[2]]++;
+    while (p < r.end) {
+        uint32_t px = load32(in + p) & 0xffffff;
+        match m = find(&r, p, px, prm_v);
+        if (m.len < MIN_MATCH) {
+            t = put_lit(t, tk, in + p, px);
             p += BPP;
+            continue;
         }
+        /* lazy: a longer match one pixel on wins over this one */
+        while (prm->lazy && m.len < MAX_MATCH && p + BPP < r.end) {
+            const uint32_t px2 = load32(in + p + BPP) & 0xffffff;
+            match m2 = find(&r, p + BPP, px2, prm_v);
+            if (m2.len <= m.len) break;
+            t = put_lit(t, tk, in + p, px);
+            p += BPP;
+            px = px2;
+            m = m2;
+        }
+        *t++ = TOK_MATCH | (uint32_t)m.len << 16 | (uint32_t)m.dist;
+        tk->len[tk->len_tab[m.len].sym]++;
+        tk->dist[dist_code((unsigned)m.dist)]++;
+        p += m.len;
     }
     tk->n += (size_t)(t - t0);
 }
@@ -443,10 +511,11 @@ static size_t stored_size(size_t n)
 static cg_status put_block(bitw *w, const uint8_t *in, size_t n, tokens *tk, int final,
                            const uint8_t *out_end)
 {
-    tk->lit[256] = 1; /* end of block */
+    for (int b = 0; b < 256; b++) tk->len[b] = tk->lit[0][b] + tk->lit[1][b] + tk->lit[2][b];
+    tk->len[256] = 1; /* end of block */
     uint8_t llen[LITLEN_SYMS], dlen[DIST_SYMS], cllen[CL_SYMS];
     uint16_t lcode[LITLEN_SYMS] = {0}, dcode[DIST_SYMS] = {0}, clcode[CL_SYMS] = {0};
-    cg_zd_huff_lengths(tk->lit, LITLEN_SYMS, MAX_BITS, llen);
+    cg_zd_huff_lengths(tk->len, LITLEN_SYMS, MAX_BITS, llen);
     cg_zd_huff_lengths(tk->dist, DIST_SYMS, MAX_BITS, dlen);
     int hlit = LITLEN_SYMS, hdist = DIST_SYMS;
     while (hlit > 257 && llen[hlit - 1] == 0) hlit--;
@@ -466,7 +535,7 @@ static cg_status put_block(bitw *w, const uint8_t *in, size_t n, tokens *tk, int
     for (int s = 0; s < CL_SYMS; s++) bits += (uint64_t)cl_freq[s] * (cllen[s] + cl_extra[s]);
     for (int s = 0; s < LITLEN_SYMS; s++) {
         unsigned eb = s >= 265 && s < 285 ? (unsigned)(s - 261) / 4 : 0;
-        bits += (uint64_t)tk->lit[s] * (llen[s] + eb);
+        bits += (uint64_t)tk->len[s] * (llen[s] + eb);
     }
     for (int s = 0; s < DIST_SYMS; s++)
         bits += (uint64_t)tk->dist[s] * (dlen[s] + (s >= 4 ? (unsigned)s / 2 - 1 : 0));
@@ -501,16 +570,23 @@ static cg_status put_block(bitw *w, const uint8_t *in, size_t n, tokens *tk, int
         lfull[l] = lcode[li.sym] | (uint32_t)li.extra << llen[li.sym];
         lbits[l] = (uint8_t)(llen[li.sym] + li.extra_bits);
     }
+    uint64_t dfull[DIST_SYMS];
+    for (int c = 0; c < DIST_SYMS; c++) dfull[c] = dcode[c];
     const uint32_t *t = tk->t, *const te = tk->t + tk->n;
     for (; t < te; t++) {
-        uint32_t v = *t;
-        if (v < 256) {
-            put(w, lcode[v], llen[v]);
-        } else {
-            unsigned l = v >> 16, d = v & 0xffff;
-            unsigned dc = dist_code(d), eb = dc >= 4 ? dc / 2 - 1 : 0;
-            put(w, lfull[l], lbits[l]);
-            put(w, dcode[dc] | (uint64_t)((d - 1) & ((1u << eb) - 1)) << dlen[dc], dlen[dc] + eb);
+        const uint32_t v = *t;
+        if (v < TOK_BYTE) { /* a pixel: three codes of at most 15 bits */
+            const unsigned b0 = v & 0xff, b1 = (v >> 8) & 0xff, b2 = v >> 16;
+            const unsigned l0 = llen[b0], l01 = l0 + llen[b1];
+            put(w, lcode[b0] | (uint64_t)lcode[b1] << l0 | (uint64_t)lcode[b2] << l01,
+                l01 + llen[b2]);
+        } else if (v < TOK_MATCH) {
+            put(w, lcode[v & 0xff], llen[v & 0xff]);
+        } else { /* length (<= 20 bits) and distance (<= 28 bits) together */
+            const unsigned l = (v >> 16) & 0x1ff, d = v & 0xffff;
+            const unsigned dc = dist_code(d), eb = dc >= 4 ? dc / 2 - 1 : 0;
+            const uint64_t dist = dfull[dc] | (uint64_t)((d - 1) & ((1u << eb) - 1)) << dlen[dc];
+            put(w, lfull[l] | dist << lbits[l], lbits[l] + dlen[dc] + eb);
         }
     }
     put(w, lcode[256], llen[256]);
@@ -533,12 +609,13 @@ cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uin
     CG_RETURN_IF(in == NULL || out == NULL || out_len == NULL, CG_E_INVALID_ARG);
     CG_RETURN_IF(row < 1 + BPP || (row - 1) % BPP != 0 || n % row != 0, CG_E_INVALID_ARG);
     CG_RETURN_IF(cap < cg_zd_bound(n), CG_E_BUFFER_TOO_SMALL);
-    const zd_params prm = params_for(level);
+    CG_RETURN_IF(level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX, CG_E_INVALID_ARG);
+    const zd_params prm = level_params[level];
     /* A block: rows while the tokens of one more row still fit. */
     const size_t tcap = BLOCK_TOKENS + row;
     tokens *tk = malloc(sizeof *tk);
     uint32_t *t = malloc(tcap * sizeof *t);
-    uint32_t *hash = prm.hash_bits ? calloc((size_t)1 << prm.hash_bits, sizeof *hash) : NULL;
+    uint32_t *hash = prm.hash_bits ? calloc((size_t)prm.ways << prm.hash_bits, sizeof *hash) : NULL;
     if (tk == NULL || t == NULL || (prm.hash_bits && hash == NULL)) {
         free(tk);
         free(t);
@@ -558,9 +635,14 @@ cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uin
         size_t b0 = s;
         tk->n = 0;
         memset(tk->lit, 0, sizeof tk->lit);
+        memset(tk->len, 0, sizeof tk->len);
         memset(tk->dist, 0, sizeof tk->dist);
         do {
-            tokenize_row(in, s, row, &prm, hash, tk);
+            switch (level) { /* each level's constants folded into its own loop */
+            case 1: tokenize_row(in, s, row, level_params[1], hash, tk); break;
+            case 2: tokenize_row(in, s, row, level_params[2], hash, tk); break;
+            default: tokenize_row(in, s, row, level_params[3], hash, tk); break;
+            }
             s += row;
         } while (s < n && tk->n + row <= BLOCK_TOKENS);
         st = put_block(&w, in + b0, s - b0, tk, s == n, out_end);

@@ -2,8 +2,10 @@
  * PNG encoder, checked by decoding with libpng's own reader (an independent
  * oracle; the encoder does not use libpng) and comparing pixel for pixel:
  * synthetic edge cases and every frame of bench/corpus (real game frames),
- * through libdeflate and through the zlib fallback. The filter choice is
- * read back with zlib's inflate, the CRC checked against published values.
+ * through the own deflate encoder, libdeflate and the zlib fallback. The
+ * filter choice is read back with zlib's inflate, the CRC checked against
+ * published values, Adler-32 against zlib's, the Huffman code builder
+ * against hand-worked codes and Huffman's textbook cost.
  */
 #include <dirent.h>
 #include <png.h>
@@ -195,15 +197,26 @@ END_TEST
 
 static const int own_levels[] = {-1, 1, 2, 3};
 
-/* kind 0: test_image (half smooth, half noise); 1: every byte equal; 2: noise. */
+/* kind 0: test_image (half smooth, half noise); 1: every byte equal; 2: noise;
+ * 3: runs of 1..5 pixels of a few colours (matches of every length and
+ * distance, lazy steps in a row). */
 static uint8_t *edge_image(int kind, int w, int h, size_t stride, uint32_t seed)
 {
     uint8_t *img = test_image(w, h, stride, seed);
     uint32_t s = seed | 1;
-    for (size_t i = 0; kind != 0 && i < stride * (size_t)h; i++) {
+    for (size_t i = 0; kind == 1 || kind == 2 ? i < stride * (size_t)h : 0; i++) {
         s ^= s << 13, s ^= s >> 17, s ^= s << 5;
         img[i] = kind == 1 ? 0x5a : (uint8_t)(s >> 7);
     }
+    for (int y = 0; kind == 3 && y < h; y++)
+        for (int x = 0, left = 0, c = 0; x < w; x++, left--) {
+            if (left <= 0) {
+                s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+                left = 1 + (int)(s % 5);
+                c = (int)(s >> 8) % 3;
+            }
+            for (int k = 0; k < 3; k++) img[(size_t)y * stride + (size_t)x * 3 + (size_t)k] = (uint8_t)(c * 70 + k);
+        }
     return img;
 }
 
@@ -231,7 +244,7 @@ END_TEST
 START_TEST(own_stream)
 {
     enum { ROW = 1 + 3 * 700, ROWS = 120, N = ROW * ROWS };
-    uint8_t *in = malloc(N), *back = malloc(N);
+    uint8_t *in = calloc(1, N + CG_ZD_SLACK), *back = malloc(N);
     const size_t cap = cg_zd_bound(N);
     uint8_t *z = malloc(cap);
     ck_assert(in && back && z);
@@ -447,7 +460,7 @@ static const cg_png_options corpus_opts[] = {
 enum { N_CORPUS_OPTS = (int)(sizeof corpus_opts / sizeof corpus_opts[0]) };
 
 /* Loop index: frame. Each frame: the default, the fast setting and
- * corpus_opts, then the default and fast through the zlib fallback. */
+ * corpus_opts, then levels 5 and 1 through the zlib fallback. */
 START_TEST(corpus_frames)
 {
     int w, h;
@@ -462,8 +475,10 @@ START_TEST(corpus_frames)
         ck_assert_int_eq(cg_png_encode_rgb(rgb, w, h, stride, &opts[k], &b), CG_OK);
         check_roundtrip(&b, rgb, w, h, stride);
     }
+    static const cg_png_options via_zlib[2] = {{5, CG_PNG_FILTER_SUB, -1, 0},
+                                               {1, CG_PNG_FILTER_SUB, -1, 0}};
     for (int k = 0; k < 2; k++) {
-        ck_assert_int_eq(encode_by(1, rgb, w, h, stride, &opts[k], &b), CG_OK);
+        ck_assert_int_eq(encode_by(1, rgb, w, h, stride, &via_zlib[k], &b), CG_OK);
         check_roundtrip(&b, rgb, w, h, stride);
     }
     cg_buf_free(&b);
@@ -611,8 +626,12 @@ START_TEST(deflate_loading)
     ck_assert_int_eq(cg_deflate_open("libm.so.6", "libm.so.6", &lib), CG_E_UNSUPPORTED);
     uint8_t px[3] = {1, 2, 3};
     cg_buf b = {0};
-    ck_assert_int_eq(cg_png_encode_rgb_with(NULL, px, 1, 1, 3, NULL, &b), CG_E_UNSUPPORTED);
+    const cg_png_options via_lib = cg_png_libpng_defaults();
+    ck_assert_int_eq(cg_png_encode_rgb_with(NULL, px, 1, 1, 3, &via_lib, &b), CG_E_UNSUPPORTED);
     ck_assert_uint_eq(b.len, 0);
+    /* the own encoder needs no library */
+    ck_assert_int_eq(cg_png_encode_rgb_with(NULL, px, 1, 1, 3, NULL, &b), CG_OK);
+    check_roundtrip(&b, px, 1, 1, 3);
     /* bad arguments come first, with or without a library */
     ck_assert_int_eq(cg_png_encode_rgb_with(NULL, NULL, 1, 1, 3, NULL, &b), CG_E_INVALID_ARG);
     cg_deflate_close(NULL);
@@ -645,7 +664,7 @@ Suite *make_suite(void)
     tcase_add_loop_test(core, roundtrip, 0,
                         n_rt * (int)(sizeof levels / sizeof levels[0]) + n_rt);
     tcase_add_loop_test(core, roundtrip_own, 0,
-                        3 * (int)(sizeof sizes / sizeof sizes[0] * sizeof filters /
+                        4 * (int)(sizeof sizes / sizeof sizes[0] * sizeof filters /
                                   sizeof filters[0] * sizeof own_levels / sizeof own_levels[0]));
     tcase_add_test(core, strategies_and_defaults);
     tcase_add_test(core, buffer_reused);
