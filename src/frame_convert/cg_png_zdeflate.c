@@ -100,9 +100,9 @@ static AVX2 uint32_t adler32_avx2(uint32_t adler, const uint8_t *p, size_t n)
 
 uint32_t cg_adler32(uint32_t adler, const uint8_t *p, size_t n)
 {
-    static int avx2 = -1;
-    if (avx2 < 0) avx2 = cg_simd_available(CG_SIMD_AVX2); /* same answer in every thread */
-    return avx2 ? adler32_avx2(adler, p, n) : cg_adler32_scalar(adler, p, n);
+    /* cg_simd_available reads CPUID once (an atomic cache) */
+    return cg_simd_available(CG_SIMD_AVX2) ? adler32_avx2(adler, p, n)
+                                           : cg_adler32_scalar(adler, p, n);
 }
 #else
 uint32_t cg_adler32(uint32_t adler, const uint8_t *p, size_t n)
