@@ -1,14 +1,17 @@
 /*
  * zerocopy_game.h - the "game" of the Vulkan zero-copy benchmarks: each
- * frame clears its image to a new colour on the harness's queue (submitted
- * and fenced, outside the timed part), leaving it in COLOR_ATTACHMENT_OPTIMAL.
+ * frame clears its image to a new colour on the harness's queue (outside
+ * the timed part), leaving it in COLOR_ATTACHMENT_OPTIMAL. zc_game_clear
+ * waits for the clear; zc_game_render_in_flight does not (a game does not
+ * wait for a frame it just submitted before handing it on).
  */
 #ifndef ZEROCOPY_GAME_H
 #define ZEROCOPY_GAME_H
 
 #include "vkt.h"
 
-static inline void zc_game_clear(vkt *t, VkImage img, int f, int first)
+/* Record and submit frame f's clear; returns without waiting for it. */
+static inline void zc_game_clear_submit(vkt *t, VkImage img, int f, int first)
 {
     VKT_FN(t, vkResetCommandBuffer)(t->cmd, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -43,7 +46,21 @@ static inline void zc_game_clear(vkt *t, VkImage img, int f, int first)
     si.pCommandBuffers = &t->cmd;
     VKT_FN(t, vkResetFences)(t->dev, 1, &t->fence);
     VKT_FN(t, vkQueueSubmit)(t->queue, 1, &si, t->fence);
+}
+
+static inline void zc_game_clear(vkt *t, VkImage img, int f, int first)
+{
+    zc_game_clear_submit(t, img, f, first);
     VKT_FN(t, vkWaitForFences)(t->dev, 1, &t->fence, VK_TRUE, UINT64_MAX);
+}
+
+/* As a game with a frame in flight renders: wait for the previous frame's
+ * fence (long signalled in a lockstep env: the learner read that frame),
+ * then submit this frame's clear without waiting for it. */
+static inline void zc_game_render_in_flight(vkt *t, VkImage img, int f)
+{
+    if (f > 0) VKT_FN(t, vkWaitForFences)(t->dev, 1, &t->fence, VK_TRUE, UINT64_MAX);
+    zc_game_clear_submit(t, img, f, f == 0);
 }
 
 #endif /* ZEROCOPY_GAME_H */

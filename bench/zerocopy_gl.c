@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench_gl_game.h"
 #include "cg_egl_headless.h"
 #include "cg_frame.h"
 #include "cg_gl_cuda.h"
@@ -26,10 +27,7 @@ static GLuint g_fbo;
 
 static void game_clear(int f)
 {
-    glBindFramebuffer(GL_FRAMEBUFFER, g_fbo);
-    glClearColor((float)(f % 7) / 7.0f, (float)(f % 11) / 11.0f, (float)(f % 13) / 13.0f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    bench_gl_game_frame(g_fbo, f);
 }
 
 static double zerocopy(GLuint tex, int w, int h, int every_frame, int n)

@@ -3,9 +3,10 @@
  * path, on the GPU machine: N game processes + 1 learner process, stepped
  * in lockstep as a vector env steps them.
  *
- * Each producer is this executable run again ("producer v1|v2 W H"), with
- * its own Vulkan device; per step it "renders" (clears its image, fenced,
- * untimed), then, timed as the producer's host time per frame:
+ * Each producer is this executable run again ("producer v1|v2 W H vk|reuse|gl"),
+ * with its own Vulkan device; per step it "renders" (submits a clear of its
+ * image, untimed, and does not wait for it: a game keeps its frame in
+ * flight), then, timed as the producer's host time per frame:
  *   v2: cg_vk_ring_publish (copy into a ring slot + timeline signal, no
  *       wait; the process never loads libcuda),
  *   v1: cg_vk_export_copy + cg_cuda_import_copy (its own CUDA context
@@ -22,6 +23,8 @@
  * same N and size. Also: aggregate frames/s, whether libcuda was mapped in
  * the producers, and the GPU memory nvidia-smi reports for v1 producers'
  * CUDA contexts (v2 producers have none).
+ * Then the same with GL games (an FBO texture on a headless EGL context):
+ * v1 = GL->CUDA registered once (cg_gl_cuda), v2 = the ring's GL producer.
  * Usage: bench_zerocopy_v2 [steps] [max N]
  */
 #define _GNU_SOURCE
@@ -35,6 +38,13 @@
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
+#include <epoxy/gl.h>
+
+#include "cg_egl_headless.h"
+#include "cg_gl_cuda.h"
+#ifdef CG_BENCH_GL_RING
+#include "cg_gl_ring.h"
+#endif
 
 #include "cg_cuda_import.h"
 #include "cg_vk_export.h"
@@ -43,6 +53,7 @@
 #include "cg_zc_server.h"
 #include "vkt.h"
 #include "vkt_export.h"
+#include "vkt_ring.h"
 #include "zerocopy_game.h"
 #include "zerocopy_util.h"
 #include "zc_test.h"
@@ -84,7 +95,7 @@ static int write_full(int fd, const void *buf, size_t n)
  * 'q' it writes {median host us (double), libcuda mapped (int)} and exits. */
 static int out_fd = 1;
 
-static int producer(int v2, int w, int h)
+static int producer(int v2, int w, int h, int reuse)
 {
     /* The protocol gets a private copy of stdout; anything a driver prints
      * goes to stderr instead of into the learner's pipe. */
@@ -109,18 +120,9 @@ static int producer(int v2, int w, int h)
     cg_cuda_import *ci = NULL;
     uint8_t msg[CG_ZC_DESC_SIZE];
     if (v2) {
-        cg_vk_ring_desc d;
-        memset(&d, 0, sizeof d);
-        d.instance = T.inst;
-        d.physical_device = T.phys;
-        d.device = T.dev;
-        d.get_instance_proc_addr = T.gipa;
-        d.queue_family = T.qfam;
-        d.queue = T.queue;
-        d.width = w;
-        d.height = h;
-        d.mode = CG_ZC_MODE_SEMAPHORE;
+        cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, CG_ZC_MODE_SEMAPHORE);
         d.wait_ns = 1000000000;
+        d.reuse_recordings = reuse;
         if (cg_vk_ring_create(&d, &ring, &err) != CG_OK ||
             cg_vk_ring_template(ring, msg, sizeof msg) != CG_OK) {
             fprintf(stderr, "producer: ring: %s\n", err.text);
@@ -150,7 +152,7 @@ static int producer(int v2, int w, int h)
     int n = 0;
     char c;
     for (int f = 0; read_full(0, &c, 1) == 0 && c == 'g'; f++) {
-        zc_game_clear(&T, game, f, f == 0);
+        zc_game_render_in_flight(&T, game, f);
         double a = bench_now_us();
         cg_status st;
         if (v2) {
@@ -172,6 +174,7 @@ static int producer(int v2, int w, int h)
     /* The first 10 frames are warm-up. */
     double med = n > 10 ? bench_median(t + 10, n - 10) : (n ? bench_median(t, n) : 0);
     int mapped = zc_libcuda_mapped();
+    VKT_FN(&T, vkQueueWaitIdle)(T.queue); /* the last clear, before its image goes */
     write_full(out_fd, &med, sizeof med);
     write_full(out_fd, &mapped, sizeof mapped);
     free(t);
@@ -181,6 +184,119 @@ static int producer(int v2, int w, int h)
     vkt_image_free(&T, game, gm);
     vkt_fini(&T);
     return 0;
+}
+
+/* The GL game: an RGBA8 texture on an FBO, cleared to a new colour per
+ * frame (glClear, no wait), on a headless EGL context of the GPU. */
+static GLuint gl_fbo;
+
+static void gl_game_clear(int f)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, gl_fbo);
+    glClearColor((float)(f % 7) / 7.0f, (float)(f % 11) / 11.0f, (float)(f % 13) / 13.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+#ifndef CG_BENCH_GL_RING
+typedef struct cg_gl_ring cg_gl_ring;
+#endif
+
+/* The GL producers' frame loop; exactly one of g (v1) and ring (v2). */
+static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
+                     cg_egl_headless *ctx)
+{
+    double *t = malloc(sizeof(double) * 100000);
+    int n = 0;
+    char c;
+    cg_gl_cuda_frame fr = {tex, 0, 0, 0};
+    for (int f = 0; read_full(0, &c, 1) == 0 && c == 'g'; f++) {
+        gl_game_clear(f);
+        double a = bench_now_us();
+        cg_status st = CG_E_UNSUPPORTED;
+        if (g) st = cg_gl_cuda_capture(g, &fr);
+#ifdef CG_BENCH_GL_RING
+        if (ring) st = cg_gl_ring_publish(ring, tex, msg);
+#endif
+        double b = bench_now_us();
+        if (st != CG_OK) {
+#ifdef CG_BENCH_GL_RING
+            if (ring) fprintf(stderr, "producer: frame %d: %s\n", f, cg_gl_ring_last_error(ring));
+#endif
+            if (g) fprintf(stderr, "producer: frame %d: %s\n", f, cg_gl_cuda_last_error(g));
+            return 1;
+        }
+        if (n < 100000) t[n++] = b - a;
+        write_full(out_fd, msg, ring ? CG_ZC_DESC_SIZE : 1);
+    }
+    double med = n > 10 ? bench_median(t + 10, n - 10) : (n ? bench_median(t, n) : 0);
+    int mapped = zc_libcuda_mapped();
+    write_full(out_fd, &med, sizeof med);
+    write_full(out_fd, &mapped, sizeof mapped);
+    free(t);
+    cg_gl_cuda_destroy(g);
+#ifdef CG_BENCH_GL_RING
+    cg_gl_ring_destroy(ring);
+#endif
+    glDeleteFramebuffers(1, &gl_fbo);
+    glDeleteTextures(1, &tex);
+    cg_egl_headless_close(ctx);
+    return 0;
+}
+
+/* Same protocol as producer(), GL games:
+ *   v1: cg_gl_cuda (the texture registered once in the game's own CUDA
+ *       context; map + copy into the IPC buffer + unmap, complete on return),
+ *   v2: the GL producer of the ring (no CUDA in the process). */
+static int producer_gl(int v2, int w, int h)
+{
+    out_fd = dup(1);
+    dup2(2, 1);
+    cg_egl_headless *ctx = NULL;
+    char why[256];
+    if (cg_egl_headless_open(&ctx, why, sizeof why) != 0) {
+        fprintf(stderr, "producer: %s\n", why);
+        return 1;
+    }
+    GLuint tex;
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glGenFramebuffers(1, &gl_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, gl_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    uint8_t msg[CG_ZC_DESC_SIZE];
+    cg_gl_cuda *g = NULL;
+    if (v2) {
+#ifdef CG_BENCH_GL_RING
+        cg_gl_ring_desc d;
+        memset(&d, 0, sizeof d);
+        d.width = w;
+        d.height = h;
+        d.mode = CG_ZC_MODE_SEMAPHORE; /* the learner waits on the timeline */
+        d.wait_ns = 1000000000;
+        cg_gl_ring *ring = NULL;
+        cg_err err = {""};
+        if (cg_gl_ring_create(&d, &ring, &err) != CG_OK ||
+            cg_gl_ring_template(ring, msg, sizeof msg) != CG_OK) {
+            fprintf(stderr, "producer: GL ring: %s\n", err.text);
+            return 1;
+        }
+        write_full(out_fd, msg, CG_ZC_DESC_SIZE);
+        return gl_frames(NULL, ring, tex, msg, ctx);
+#else
+        fprintf(stderr, "producer: the GL ring is not in this build\n");
+        return 1;
+#endif
+    }
+    if (cg_gl_cuda_create(&g) != CG_OK || cg_gl_cuda_init(g, w, h, msg) != CG_OK) {
+        fprintf(stderr, "producer: GL->CUDA init: %s\n", cg_gl_cuda_last_error(g));
+        return 1;
+    }
+    write_full(out_fd, msg, CG_CUDA_IPC_HANDLE_SIZE);
+    return gl_frames(g, NULL, tex, msg, ctx);
 }
 
 /* ---- the learner ------------------------------------------------------------ */
@@ -203,7 +319,7 @@ typedef struct peer {
 
 static const char *self_exe;
 
-static int spawn_producer(peer *p, int v2, int w, int h)
+static int spawn_producer(peer *p, int v2, int w, int h, const char *variant)
 {
     int in[2], out[2];
     if (pipe(in) || pipe(out)) return -1;
@@ -216,7 +332,7 @@ static int spawn_producer(peer *p, int v2, int w, int h)
     char ws[16], hs[16];
     snprintf(ws, sizeof ws, "%d", w);
     snprintf(hs, sizeof hs, "%d", h);
-    char *argv[] = {(char *)self_exe, "producer", v2 ? "v2" : "v1", ws, hs, NULL};
+    char *argv[] = {(char *)self_exe, "producer", v2 ? "v2" : "v1", ws, hs, (char *)variant, NULL};
     int rc = posix_spawn(&p->pid, self_exe, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(in[0]);
@@ -339,7 +455,7 @@ typedef struct run_result {
     long gpu_mib;
 } run_result;
 
-static run_result run(int v2, int n, int w, int h, int steps)
+static run_result run(int v2, const char *variant, int n, int w, int h, int steps)
 {
     run_result r;
     memset(&r, 0, sizeof r);
@@ -349,7 +465,7 @@ static run_result run(int v2, int n, int w, int h, int steps)
     for (int i = 0; i < n; i++) {
         p[i].conn = -1;
         p[i].ctl.fd = -1;
-        if (spawn_producer(&p[i], v2, w, h) != 0) return r;
+        if (spawn_producer(&p[i], v2, w, h, variant) != 0) return r;
     }
     int failed = 0;
     for (int i = 0; i < n && !failed; i++) {
@@ -426,14 +542,40 @@ static run_result run(int v2, int n, int w, int h, int steps)
     return r;
 }
 
+/* One N's figures, v1 against v2; 0 when either run failed. */
+static int print_pair(int n, double limit, const run_result *v1, const run_result *v2)
+{
+    if (!v1->ok || !v2->ok) {
+        printf("  N=%-2d %s failed (see stderr)\n", n, !v1->ok ? "v1" : "v2");
+        return 0;
+    }
+    printf("  N=%-2d producer host/frame: v1 %8.1f us (%6.2fx limit)  v2 %7.1f us "
+           "(%5.2fx limit)  v2/v1 %.3f\n",
+           n, v1->host_us, v1->host_us / limit, v2->host_us, v2->host_us / limit,
+           v2->host_us / v1->host_us);
+    printf("       step:                v1 %8.1f us (%6.2fx limit)  v2 %7.1f us "
+           "(%5.2fx limit)  v2/v1 %.3f\n",
+           v1->step_us, v1->step_us / limit, v2->step_us, v2->step_us / limit,
+           v2->step_us / v1->step_us);
+    printf("       aggregate frames/s:  v1 %8.0f            v2 %8.0f            v2/v1 %.3f\n",
+           v1->fps, v2->fps, v2->fps / v1->fps);
+    printf("       libcuda in producers: v1 %s, v2 %s; CUDA-context GPU memory of the "
+           "producers: v1 %ld MiB, v2 %ld MiB\n",
+           v1->libcuda ? "yes" : "no", v2->libcuda ? "yes" : "no", v1->gpu_mib, v2->gpu_mib);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
     static char exe[4096];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     self_exe = len > 0 ? (exe[len] = 0, exe) : argv[0];
-    if (argc >= 5 && strcmp(argv[1], "producer") == 0)
-        return producer(strcmp(argv[2], "v2") == 0, atoi(argv[3]), atoi(argv[4]));
+    if (argc >= 6 && strcmp(argv[1], "producer") == 0) {
+        int v2 = strcmp(argv[2], "v2") == 0, w = atoi(argv[3]), h = atoi(argv[4]);
+        if (strcmp(argv[5], "gl") == 0) return producer_gl(v2, w, h);
+        return producer(v2, w, h, strcmp(argv[5], "reuse") == 0);
+    }
     int steps = argc > 1 ? atoi(argv[1]) : 300;
     int max_n = argc > 2 ? atoi(argv[2]) : MAX_N;
     if (steps < 20) steps = 20;
@@ -450,24 +592,31 @@ int main(int argc, char **argv)
         printf(" %dx%d: limit %.1f us\n", w, h, limit);
         for (int k = 0; k < 4 && ns[k] <= max_n; k++) {
             int n = ns[k];
-            run_result v1 = run(0, n, w, h, steps), v2 = run(1, n, w, h, steps);
-            if (!v1.ok || !v2.ok) {
-                printf("  N=%-2d %s failed (see stderr)\n", n, !v1.ok ? "v1" : "v2");
+            run_result v1 = run(0, "vk", n, w, h, steps), v2 = run(1, "vk", n, w, h, steps),
+                       v2r = run(1, "reuse", n, w, h, steps);
+            if (!print_pair(n, limit, &v1, &v2)) continue;
+            if (!v2r.ok) {
+                printf("       v2 reusing recordings failed (see stderr)\n");
                 continue;
             }
-            printf("  N=%-2d producer host/frame: v1 %8.1f us (%6.2fx limit)  v2 %7.1f us "
-                   "(%5.2fx limit)  v2/v1 %.3f\n",
-                   n, v1.host_us, v1.host_us / limit, v2.host_us, v2.host_us / limit,
-                   v2.host_us / v1.host_us);
-            printf("       step:                v1 %8.1f us (%6.2fx limit)  v2 %7.1f us "
-                   "(%5.2fx limit)  v2/v1 %.3f\n",
-                   v1.step_us, v1.step_us / limit, v2.step_us, v2.step_us / limit,
-                   v2.step_us / v1.step_us);
-            printf("       aggregate frames/s:  v1 %8.0f            v2 %8.0f            v2/v1 %.3f\n",
-                   v1.fps, v2.fps, v2.fps / v1.fps);
-            printf("       libcuda in producers: v1 %s, v2 %s; CUDA-context GPU memory of the "
-                   "producers: v1 %ld MiB, v2 %ld MiB\n",
-                   v1.libcuda ? "yes" : "no", v2.libcuda ? "yes" : "no", v1.gpu_mib, v2.gpu_mib);
+            printf("       v2 reusing recordings: host %.1f us (%.2fx limit, %.3f of v2's), step %.1f "
+                   "us, aggregate %.0f frames/s (%.3f of v1's)\n",
+                   v2r.host_us, v2r.host_us / limit, v2r.host_us / v2.host_us, v2r.step_us, v2r.fps,
+                   v2r.fps / v1.fps);
+        }
+    }
+    /* GL games: today's GL path (v1, the game's own CUDA context) against
+     * the ring's GL producer (v2). */
+    printf("GL games (headless EGL on the GPU): v1 = GL->CUDA registered once, v2 = the GL "
+           "producer of the ring\n");
+    for (int z = 0; z < 2; z++) {
+        int w = sizes[z][0], h = sizes[z][1];
+        double limit = zc_limit_d2d_us((size_t)w * (size_t)h * 4, 200);
+        printf(" GL %dx%d: limit %.1f us\n", w, h, limit);
+        for (int k = 0; k < 4 && ns[k] <= max_n; k++) {
+            int n = ns[k];
+            run_result v1 = run(0, "gl", n, w, h, steps), v2 = run(1, "gl", n, w, h, steps);
+            print_pair(n, limit, &v1, &v2);
         }
     }
     return 0;

@@ -9,5 +9,11 @@ if(NOT CG_HAVE_CUDA OR NOT CG_HAVE_VK_RING OR NOT TARGET vkt)
   return()
 endif()
 add_executable(bench_zerocopy_v2 ${CMAKE_CURRENT_LIST_DIR}/zerocopy_v2.c)
-target_link_libraries(bench_zerocopy_v2 PRIVATE cg_vulkan cg_cuda vkt CUDA::cudart_static)
+target_link_libraries(bench_zerocopy_v2 PRIVATE cg_vulkan cg_cuda cg_egl_headless vkt
+                      CUDA::cudart_static)
 cg_target_warnings(bench_zerocopy_v2)
+# The GL producer of the ring (src/gl_ring), where it is built.
+if(TARGET cg_gl_ring)
+  target_link_libraries(bench_zerocopy_v2 PRIVATE cg_gl_ring)
+  target_compile_definitions(bench_zerocopy_v2 PRIVATE CG_BENCH_GL_RING=1)
+endif()

@@ -381,3 +381,51 @@ jobject cg_jni_publish_handle(JNIEnv *env, const uint8_t *handle, size_t len,
     if (result == NULL && undo) undo(ctx);
     return result;
 }
+
+/* ---- zero-copy v2 rings ---------------------------------------------------- */
+
+jobject cg_jni_ring_init(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                         cg_jni_ring_make_fn make, void *arg, cg_status unsupported_status)
+{
+    cg_err why = {""};
+    uint8_t tmpl[CG_JNI_DESC_MAX];
+    size_t len = 0;
+    cg_jni_singleton_lock(s, NULL);
+    cg_status st;
+    if (s->ctx) {
+        st = cg_fail(&why, CG_E_ALREADY_INITIALIZED, "a ring exists: call destroyImpl first");
+    } else {
+        void *ctx = NULL;
+        st = make(arg, &ctx, tmpl, &len, &why);
+        if (ctx) s->ctx = ctx;
+    }
+    cg_jni_singleton_unlock(s);
+    if (st != CG_OK && st == unsupported_status)
+        return cg_throw(env, CG_JEXC_UNSUPPORTED, "%s: %s: %s", what, cg_status_name(st), why.text),
+               NULL;
+    if (st != CG_OK) return cg_throw_status(env, st, what, why.text), NULL;
+    return cg_jni_bytestring_copy(env, tmpl, len);
+}
+
+jobject cg_jni_ring_frame(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                          cg_jni_ring_step_fn step, void *arg)
+{
+    uint8_t desc[CG_JNI_DESC_MAX];
+    size_t len = 0;
+    cg_err why = {""};
+    cg_jni_singleton_lock(s, NULL);
+    cg_status st = s->ctx ? step(s->ctx, arg, desc, &len, &why)
+                          : cg_fail(&why, CG_E_NOT_INITIALIZED, "call initImpl first");
+    cg_jni_singleton_unlock(s);
+    if (st == CG_E_RING_FULL) return NULL; /* skipped: documented, not an error */
+    if (st != CG_OK) return cg_throw_status(env, st, what, why.text), NULL;
+    return cg_jni_bytestring_copy(env, desc, len);
+}
+
+void cg_jni_ring_destroy(cg_jni_singleton *s, void (*destroy)(void *))
+{
+    cg_jni_singleton_lock(s, NULL);
+    if (s->ctx) destroy(s->ctx);
+    s->ctx = NULL;
+    cg_jni_singleton_unlock(s);
+}

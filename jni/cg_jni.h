@@ -125,4 +125,35 @@ void cg_jni_singleton_unlock(cg_jni_singleton *s);
 jobject cg_jni_publish_handle(JNIEnv *env, const uint8_t *handle, size_t len,
                               void (*undo)(void *), void *ctx);
 
+/* ---- zero-copy v2 rings ----------------------------------------------------
+ * The two shapes every ring object's natives share (VulkanZerocopyRing,
+ * GlZerocopyRing): one ring per process in a singleton, a descriptor of at
+ * most CG_JNI_DESC_MAX bytes per call. */
+
+#define CG_JNI_DESC_MAX 256
+
+/* make: create the ring into *ctx and write its template descriptor to
+ * desc (*len bytes). step: one frame of ctx into desc; CG_E_RING_FULL is a
+ * skipped frame. Both record why they failed in why. */
+typedef cg_status (*cg_jni_ring_make_fn)(void *arg, void **ctx, uint8_t *desc, size_t *len,
+                                         cg_err *why);
+typedef cg_status (*cg_jni_ring_step_fn)(void *ctx, void *arg, uint8_t *desc, size_t *len,
+                                         cg_err *why);
+
+/* Under s's lock: refuse a second ring (IllegalStateException), make one,
+ * keep it. Returns the template as a ByteString, or NULL with the status's
+ * exception pending (unsupported_status, when not CG_OK, is thrown as
+ * UnsupportedOperationException whatever cg_jexc_for_status says). */
+jobject cg_jni_ring_init(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                         cg_jni_ring_make_fn make, void *arg, cg_status unsupported_status);
+
+/* Under s's lock: IllegalStateException without a ring; else step. Returns
+ * the frame's descriptor, NULL for a skipped frame (CG_E_RING_FULL), or NULL
+ * with the status's exception pending. */
+jobject cg_jni_ring_frame(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                          cg_jni_ring_step_fn step, void *arg);
+
+/* Under s's lock: destroy(ctx) when there is a ring, and forget it. */
+void cg_jni_ring_destroy(cg_jni_singleton *s, void (*destroy)(void *));
+
 #endif /* CG_JNI_H */

@@ -1,6 +1,8 @@
 /*
  * vulkan_zerocopy_ring.c - com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing:
- * zero-copy v2 (docs/zero-copy-v2.md) through cg_vk_ring. One ring per
+ * zero-copy v2 (docs/zero-copy-v2.md) through cg_vk_ring, as a plain copy
+ * (initImpl) or in the RGB slot format (initRgbImpl, with the cursor per
+ * frame through publishCursorImpl / recordCursorImpl). One ring per
  * process behind the object's lock; every status becomes the exception of
  * cg_jexc_for_status, except CG_E_RING_FULL, which is a skipped frame: the
  * per-frame calls then return null.
@@ -14,13 +16,44 @@
 
 static cg_jni_singleton g_ring = CG_JNI_SINGLETON_INIT;
 
-JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initImpl(
-    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
-    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint slots, jint mode,
-    jlong waitNanos, jboolean debugUtils)
+static cg_status make(void *arg, void **ctx, uint8_t *tmpl, size_t *len, cg_err *why)
 {
-    (void)thiz;
-    static const char what[] = "VulkanZerocopyRing.initImpl";
+    cg_vk_ring *r = NULL;
+    CG_TRY(cg_vk_ring_create(arg, &r, why));
+    *ctx = r;
+    *len = CG_ZC_DESC_SIZE;
+    return cg_vk_ring_template(r, tmpl, CG_JNI_DESC_MAX);
+}
+
+typedef struct frame_args {
+    VkCommandBuffer cmd; /* VK_NULL_HANDLE: publish */
+    VkImage image;
+    VkImageLayout layout;
+    const cg_vk_ring_cursor *cursor;
+} frame_args;
+
+static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)
+{
+    const frame_args *a = arg;
+    cg_status st = a->cmd ? cg_vk_ring_record_cursor(ctx, a->cmd, a->image, a->layout, a->cursor, desc)
+                          : cg_vk_ring_publish_cursor(ctx, a->image, a->layout, a->cursor, desc);
+    *len = CG_ZC_DESC_SIZE;
+    if (st != CG_OK) cg_fail(why, st, "%s", cg_vk_ring_last_error(ctx));
+    return st;
+}
+
+static void destroy(void *ctx)
+{
+    cg_vk_ring_destroy(ctx);
+}
+
+/* The checks and the creation both init natives share; d carries the
+ * slot format fields already. */
+static jobject init_ring(JNIEnv *env, const char *what, cg_vk_ring_desc *d, jlong instance,
+                         jlong physicalDevice, jlong device, jint queueFamily, jlong queue,
+                         jlong getInstanceProcAddr, jint width, jint height, jint slots, jint mode,
+                         jlong waitNanos, jboolean debugUtils)
+{
     if (!instance || !physicalDevice || !device || !queue || !getInstanceProcAddr)
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
                         "%s: instance, physicalDevice, device, queue and getInstanceProcAddr "
@@ -37,78 +70,109 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
                NULL;
     if (cg_jni_check_dims(env, what, width, height)) return NULL;
 
+    d->instance = (VkInstance)(uintptr_t)instance;
+    d->physical_device = (VkPhysicalDevice)(uintptr_t)physicalDevice;
+    d->device = (VkDevice)(uintptr_t)device;
+    d->queue = (VkQueue)(uintptr_t)queue;
+    d->get_instance_proc_addr = (PFN_vkGetInstanceProcAddr)(uintptr_t)getInstanceProcAddr;
+    d->queue_family = (uint32_t)queueFamily;
+    d->width = width;
+    d->height = height;
+    d->slots = (uint32_t)slots;
+    d->mode = (cg_zc_mode)mode;
+    d->wait_ns = (uint64_t)waitNanos;
+    d->debug_utils = debugUtils ? 1 : 0;
+
+    return cg_jni_ring_init(env, &g_ring, what, make, d, CG_OK);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initImpl(
+    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint slots, jint mode,
+    jlong waitNanos, jboolean debugUtils)
+{
+    (void)thiz;
     cg_vk_ring_desc d;
     memset(&d, 0, sizeof d);
-    d.instance = (VkInstance)(uintptr_t)instance;
-    d.physical_device = (VkPhysicalDevice)(uintptr_t)physicalDevice;
-    d.device = (VkDevice)(uintptr_t)device;
-    d.queue = (VkQueue)(uintptr_t)queue;
-    d.get_instance_proc_addr = (PFN_vkGetInstanceProcAddr)(uintptr_t)getInstanceProcAddr;
-    d.queue_family = (uint32_t)queueFamily;
-    d.width = width;
-    d.height = height;
-    d.slots = (uint32_t)slots;
-    d.mode = (cg_zc_mode)mode;
-    d.wait_ns = (uint64_t)waitNanos;
-    d.debug_utils = debugUtils ? 1 : 0;
+    return init_ring(env, "VulkanZerocopyRing.initImpl", &d, instance, physicalDevice, device,
+                     queueFamily, queue, getInstanceProcAddr, width, height, slots, mode, waitNanos,
+                     debugUtils);
+}
 
-    cg_err why = {""};
-    uint8_t tmpl[CG_ZC_DESC_SIZE];
-    cg_jni_singleton_lock(&g_ring, NULL);
-    cg_status st;
-    if (g_ring.ctx) {
-        st = cg_fail(&why, CG_E_ALREADY_INITIALIZED, "a ring exists: call destroyImpl first");
-    } else {
-        cg_vk_ring *r = NULL;
-        st = cg_vk_ring_create(&d, &r, &why);
-        if (st == CG_OK) {
-            g_ring.ctx = r;
-            st = cg_vk_ring_template(r, tmpl, sizeof tmpl);
-        }
-    }
-    cg_jni_singleton_unlock(&g_ring);
-    if (st != CG_OK) return cg_throw_status(env, st, what, why.text), NULL;
-    return cg_jni_bytestring_copy(env, tmpl, sizeof tmpl);
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initRgbImpl(
+    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat,
+    jint targetWidth, jint targetHeight, jboolean flipVertically, jint slots, jint mode,
+    jlong waitNanos, jboolean debugUtils)
+{
+    (void)thiz;
+    static const char what[] = "VulkanZerocopyRing.initRgbImpl";
+    if (imageFormat != 0 && imageFormat != VK_FORMAT_R8G8B8A8_UNORM &&
+        imageFormat != VK_FORMAT_R8G8B8A8_SRGB && imageFormat != VK_FORMAT_B8G8R8A8_UNORM &&
+        imageFormat != VK_FORMAT_B8G8R8A8_SRGB)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s: imageFormat %d: 37 R8G8B8A8_UNORM, 43 R8G8B8A8_SRGB, 44 "
+                        "B8G8R8A8_UNORM, 50 B8G8R8A8_SRGB (0 = 37)",
+                        what, (int)imageFormat),
+               NULL;
+    /* 0 x 0 is the image's size; anything else a valid target. */
+    if ((targetWidth || targetHeight) && cg_jni_check_dims(env, what, targetWidth, targetHeight))
+        return NULL;
+    cg_vk_ring_desc d;
+    memset(&d, 0, sizeof d);
+    d.format = (VkFormat)imageFormat;
+    d.slot_format = CG_VK_SLOT_RGB8;
+    d.target_width = targetWidth;
+    d.target_height = targetHeight;
+    d.flip = flipVertically ? 1 : 0;
+    return init_ring(env, what, &d, instance, physicalDevice, device, queueFamily, queue,
+                     getInstanceProcAddr, width, height, slots, mode, waitNanos, debugUtils);
 }
 
 /* publish (cmd == 0) or record: the descriptor, null when the ring was full. */
-static jobject frame(JNIEnv *env, const char *what, jlong cmd, jlong image, jint layout, int record)
+static jobject frame(JNIEnv *env, const char *what, jlong cmd, jlong image, jint layout, int record,
+                     const cg_vk_ring_cursor *cursor)
 {
     if (!image || (record && !cmd))
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: %s is 0", what,
                         image ? "commandBuffer" : "image"),
                NULL;
-    uint8_t desc[CG_ZC_DESC_SIZE];
-    cg_err why = {""};
-    cg_jni_singleton_lock(&g_ring, NULL);
-    cg_vk_ring *r = g_ring.ctx;
-    cg_status st;
-    if (!r)
-        st = cg_fail(&why, CG_E_NOT_INITIALIZED, "call initImpl first");
-    else if (record)
-        st = cg_vk_ring_record(r, (VkCommandBuffer)(uintptr_t)cmd, (VkImage)(uintptr_t)image,
-                               (VkImageLayout)layout, desc);
-    else
-        st = cg_vk_ring_publish(r, (VkImage)(uintptr_t)image, (VkImageLayout)layout, desc);
-    if (r && st != CG_OK) cg_fail(&why, st, "%s", cg_vk_ring_last_error(r));
-    cg_jni_singleton_unlock(&g_ring);
-    if (st == CG_E_RING_FULL) return NULL; /* skipped: documented, not an error */
-    if (st != CG_OK) return cg_throw_status(env, st, what, why.text), NULL;
-    return cg_jni_bytestring_copy(env, desc, sizeof desc);
+    frame_args a = {record ? (VkCommandBuffer)(uintptr_t)cmd : VK_NULL_HANDLE,
+                    (VkImage)(uintptr_t)image, (VkImageLayout)layout, cursor};
+    return cg_jni_ring_frame(env, &g_ring, what, step, &a);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishImpl(
     JNIEnv *env, jobject thiz, jlong image, jint imageLayout)
 {
     (void)thiz;
-    return frame(env, "VulkanZerocopyRing.publishImpl", 0, image, imageLayout, 0);
+    return frame(env, "VulkanZerocopyRing.publishImpl", 0, image, imageLayout, 0, NULL);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_recordImpl(
     JNIEnv *env, jobject thiz, jlong commandBuffer, jlong image, jint imageLayout)
 {
     (void)thiz;
-    return frame(env, "VulkanZerocopyRing.recordImpl", commandBuffer, image, imageLayout, 1);
+    return frame(env, "VulkanZerocopyRing.recordImpl", commandBuffer, image, imageLayout, 1, NULL);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishCursorImpl(
+    JNIEnv *env, jobject thiz, jlong image, jint imageLayout, jboolean drawCursor, jint cursorX,
+    jint cursorY)
+{
+    (void)thiz;
+    cg_vk_ring_cursor c = {drawCursor ? 1 : 0, cursorX, cursorY};
+    return frame(env, "VulkanZerocopyRing.publishCursorImpl", 0, image, imageLayout, 0, &c);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_recordCursorImpl(
+    JNIEnv *env, jobject thiz, jlong commandBuffer, jlong image, jint imageLayout,
+    jboolean drawCursor, jint cursorX, jint cursorY)
+{
+    (void)thiz;
+    cg_vk_ring_cursor c = {drawCursor ? 1 : 0, cursorX, cursorY};
+    return frame(env, "VulkanZerocopyRing.recordCursorImpl", commandBuffer, image, imageLayout, 1,
+                 &c);
 }
 
 JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_destroyImpl(JNIEnv *env,
@@ -116,8 +180,5 @@ JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_des
 {
     (void)env;
     (void)thiz;
-    cg_jni_singleton_lock(&g_ring, NULL);
-    cg_vk_ring_destroy(g_ring.ctx);
-    g_ring.ctx = NULL;
-    cg_jni_singleton_unlock(&g_ring);
+    cg_jni_ring_destroy(&g_ring, destroy);
 }

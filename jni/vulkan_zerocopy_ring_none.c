@@ -39,6 +39,41 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
            NULL;
 }
 
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initRgbImpl(
+    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat,
+    jint targetWidth, jint targetHeight, jboolean flipVertically, jint slots, jint mode,
+    jlong waitNanos, jboolean debugUtils)
+{
+    (void)thiz, (void)instance, (void)physicalDevice, (void)device, (void)queueFamily;
+    (void)queue, (void)getInstanceProcAddr, (void)width, (void)height, (void)imageFormat;
+    (void)targetWidth, (void)targetHeight, (void)flipVertically, (void)slots, (void)mode;
+    (void)waitNanos, (void)debugUtils;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "VulkanZerocopyRing.initRgbImpl: %s", k_unsupported),
+           NULL;
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishCursorImpl(
+    JNIEnv *env, jobject thiz, jlong image, jint imageLayout, jboolean drawCursor, jint cursorX,
+    jint cursorY)
+{
+    (void)thiz, (void)image, (void)imageLayout, (void)drawCursor, (void)cursorX, (void)cursorY;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "VulkanZerocopyRing.publishCursorImpl: %s",
+                    k_unsupported),
+           NULL;
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_recordCursorImpl(
+    JNIEnv *env, jobject thiz, jlong commandBuffer, jlong image, jint imageLayout,
+    jboolean drawCursor, jint cursorX, jint cursorY)
+{
+    (void)thiz, (void)commandBuffer, (void)image, (void)imageLayout, (void)drawCursor;
+    (void)cursorX, (void)cursorY;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "VulkanZerocopyRing.recordCursorImpl: %s",
+                    k_unsupported),
+           NULL;
+}
+
 JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_destroyImpl(JNIEnv *env,
                                                                                     jobject thiz)
 {

@@ -10,6 +10,9 @@
 #   bash scripts/gpu-tests.sh             # on the GPU machine, from the repo root
 #                                         # (carry .gl and build-deps)
 #
+# While iterating: CG_GPU_TESTS=<ctest -R regex>, CG_GPU_JVM=0 (skip the JVM
+# tests), CG_GPU_BENCH=0 or CG_GPU_BENCHES="bench_zerocopy_v2 ..." narrow it.
+#
 # The .debs are unpacked into / only on the GPU machine (a fresh machine per
 # run); never run the second form on the dev machine. Logs go to $OUT (the
 # device tool's output folder) or ./out.
@@ -23,7 +26,8 @@ if [ "${1:-}" = "--prepare" ]; then
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update -qq
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 \
-     libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0 libdeflate0)
+     libgles2 libepoxy0 libepoxy-dev check libsubunit-dev libsubunit0 libdeflate0 \
+     glslang-tools)  # glslangValidator: the ring's RGB compute shader at build time
   # libX11 for the GLX test: unpacked apart from / there (its deps are older
   # than that machine's own), reached through an rpath.
   mkdir -p .gl/x11
@@ -44,11 +48,12 @@ if [ "${1:-}" = "--prepare" ]; then
     -DCG_BUILD_DEMO=OFF -DCG_BUILD_BENCH=OFF >/dev/null
   cmake --build build-gpu-jvm-build -j"$(nproc)" --target native-lib zc_helper cg_stubs \
     jvm_cuda_zerocopy_jar jvm_cuda_gl_zerocopy_jar jvm_zerocopy_lifecycle_jar \
-    ring_helper jvm_vk_ring_jar
+    ring_helper jvm_vk_ring_jar gltest jvm_gl_ring_jar
   rm -rf build-gpu-jvm && mkdir -p build-gpu-jvm
   find build-gpu-jvm-build \( -name libnative-lib.so -o -name libzc_helper.so \
     -o -name libring_helper.so -o -name cg_stubs.jar -o -name 'jvm_*zerocopy*_jar.jar' \
-    -o -name jvm_vk_ring_jar.jar \) -exec cp {} build-gpu-jvm/ \;
+    -o -name jvm_vk_ring_jar.jar -o -name libgltest.so -o -name jvm_gl_ring_jar.jar \) \
+    -exec cp {} build-gpu-jvm/ \;
   cp -L /usr/share/java/protobuf.jar build-gpu-jvm/
   rm -rf .jre
   jlink --add-modules java.base --strip-debug --no-header-files --no-man-pages --compress=2 \
@@ -103,20 +108,24 @@ status=0
 cmake --build build-gpu -j"$JOBS" -- -k 0 >"$OUT/build.log" 2>&1 ||
   { status=1; echo "build had errors:"; grep -E "error|FAILED" "$OUT/build.log" | head -20; }
 
-echo "== ctest -L 'cuda|vulkan|gl'"
+# CG_GPU_TESTS=<regex>: only the GPU-labelled tests whose name matches
+# (a quick run while iterating); the default runs them all.
+echo "== ctest -L 'cuda|vulkan|gl' ${CG_GPU_TESTS:+-R '$CG_GPU_TESTS'}"
 # Full output of every test in the log; the summary on stdout.
-(cd build-gpu && ctest -L 'cuda|vulkan|gl' -V -j1) >"$OUT/ctest.log" 2>&1 || status=1
+(cd build-gpu && ctest -L 'cuda|vulkan|gl' ${CG_GPU_TESTS:+-R "$CG_GPU_TESTS"} -V -j1) \
+  >"$OUT/ctest.log" 2>&1 || status=1
 grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|^[a-z]+ += " "$OUT/ctest.log"
 [ $status -eq 0 ] || grep -E "FAIL" "$OUT/ctest.log" | head -40
 
-if [ -x .jre/bin/java ] && [ -f build-gpu-jvm/libnative-lib.so ]; then
+if [ "${CG_GPU_JVM:-1}" = 1 ] && [ -x .jre/bin/java ] && [ -f build-gpu-jvm/libnative-lib.so ]; then
   echo "== JVM zero-copy tests (jlink'd JRE, natives built on the dev machine)"
   J=build-gpu-jvm
   CP=$J/cg_stubs.jar:$J/protobuf.jar
   for t in "jvm_zerocopy_lifecycle cgtest.ZeroCopyLifecycleTest" \
            "jvm_cuda_zerocopy cgtest.ZeroCopyGpuTest $ROOT/tests/python/consumer.py" \
            "jvm_cuda_gl_zerocopy cgtest.GlZeroCopyGpuTest $ROOT/tests/python/consumer.py" \
-           "jvm_vk_ring cgtest.RingJniTest $ROOT/build-gpu/tests/vulkan/test_zc_ring python3 $ROOT/tests/python/test_ring.py"; do
+           "jvm_vk_ring cgtest.RingJniTest $ROOT/build-gpu/tests/vulkan/test_zc_ring python3 $ROOT/tests/python/test_ring.py" \
+           "jvm_gl_ring cgtest.GlRingJniTest $ROOT/build-gpu/tests/vulkan/test_zc_ring"; do
     set -- $t
     name=$1; shift
     .jre/bin/java -Xcheck:jni -Djava.library.path=$J -cp "$J/${name}_jar.jar:$CP" "$@" \
@@ -132,8 +141,9 @@ fi
 if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
   echo "== zero-copy benchmarks"
   # bench_gl (the GL readback benchmark) too: the same machine, same run.
-  for b in build-gpu/bench/bench_zerocopy_vk build-gpu/bench/bench_zerocopy_gl \
-           build-gpu/bench/bench_gl build-gpu/bench/bench_zerocopy_v2; do
+  # CG_GPU_BENCHES="name ...": only these (default: all of them).
+  for b in ${CG_GPU_BENCHES:-bench_zerocopy_vk bench_zerocopy_gl bench_gl bench_zerocopy_v2 bench_vulkan_rgb bench_zerocopy_gl_ring}; do
+    b=build-gpu/bench/$b
     [ -x "$b" ] || continue
     echo "-- $b"
     "$b" 2>&1 | tee -a "$OUT/bench.log"

@@ -13,6 +13,8 @@ PACKAGES=(
   check libsubunit-dev             # Check unit tests
   libepoxy-dev libegl-dev libgles-dev libgl-dev libegl-mesa0 libgl1-mesa-dri   # GL through EGL, Mesa llvmpipe
   libvulkan-dev mesa-vulkan-drivers        # Vulkan headers + loader for tests, lavapipe
+  glslang-tools                            # glslangValidator: the ring's RGB compute shader -> SPIR-V at build time
+  vulkan-validationlayers                  # the RGB slot test again under synchronization validation
   python3 python3-numpy python3-pil        # the Python consumer check
   python3-venv python3-pip python3-setuptools python3-wheel   # pip install ./python (the reader package)
   libatomic1 passwd                      # zero-copy v2: the Python learner's CAS; a test user (useradd)

@@ -6,9 +6,16 @@ CUDA stream, with no copy and no CUDA context in the game:
 
     ring = RingLearner(obs.ipc_handle)           # connect, receive fds, import once
     with ring.acquire(obs.ipc_handle, stream) as frame:
-        t = torch.from_dlpack(frame)             # (H, W, 4) uint8, stream-ordered
+        t = torch.from_dlpack(frame)             # (H, W, 4) or (H, W, 3) uint8, stream-ordered
         ...                                      # use t, then leave the block
     ring.close()
+
+A ring made with the RGB slot format (descriptor version 2, format 23) hands
+out (H, W, 3) uint8 frames, upright, at the target size, cursor drawn: what
+the learner trains on, with no flip or slice of its own. Descriptors of RGBA
+rings say in `flags` whether row 0 is the picture's bottom (ROWS_BOTTOM_UP,
+a GL producer's plain copy); nothing here flips rows: frame.rows_bottom_up
+tells the user to (t.flip(0)).
 
 acquire() makes `stream` wait on the GPU for the frame (semaphore mode) and
 returns a RingFrame with __cuda_array_interface__ (version 3, with its stream)
@@ -34,9 +41,14 @@ HELLO_SIZE = 64
 CONTROL_SIZE = 4096
 SLOT_STRIDE = 64
 MAX_SLOTS = 16
-VERSION = 1
+VERSION = 1  # of the hello and the control block
+DESC_VERSIONS = (1, 2)  # descriptor versions this reader knows
 MODE_SEMAPHORE, MODE_FENCE = 1, 2
-FORMATS = {37: "R8G8B8A8_UNORM", 43: "R8G8B8A8_SRGB", 44: "B8G8R8A8_UNORM", 50: "B8G8R8A8_SRGB"}
+FORMAT_RGB8 = 23  # version 2: R, G, B bytes, tightly packed, rows upright
+FORMATS = {37: "R8G8B8A8_UNORM", 43: "R8G8B8A8_SRGB", 44: "B8G8R8A8_UNORM", 50: "B8G8R8A8_SRGB",
+           FORMAT_RGB8: "R8G8B8_UNORM"}
+FLAG_ROWS_BOTTOM_UP = 0x1  # version 2: row 0 of the slot is the picture's bottom
+FLAGS_KNOWN = FLAG_ROWS_BOTTOM_UP
 EMPTY, WRITING, PUBLISHED, ACTIVE, RELEASED, CLOSED = range(6)
 STATE_NAMES = ("EMPTY", "WRITING", "PUBLISHED", "ACTIVE", "RELEASED", "CLOSED")
 HELLO_OK, HELLO_BUSY, HELLO_WRONG_UID = 0, 1, 2
@@ -65,8 +77,17 @@ assert _DESC.size == DESC_SIZE
 class Descriptor:
     """The 192 bytes of one frame's descriptor, parsed and checked."""
 
-    __slots__ = ("format", "width", "height", "row_pitch", "slot_count", "mode", "device_uuid",
-                 "ring_id", "slot_size", "slot", "frame", "socket_path")
+    __slots__ = ("version", "format", "width", "height", "row_pitch", "slot_count", "mode",
+                 "device_uuid", "ring_id", "slot_size", "slot", "flags", "frame", "socket_path")
+
+    @property
+    def channels(self):
+        """Bytes per pixel: 3 for the RGB format, 4 for the RGBA/BGRA ones."""
+        return 3 if self.format == FORMAT_RGB8 else 4
+
+    @property
+    def rows_bottom_up(self):
+        return bool(self.flags & FLAG_ROWS_BOTTOM_UP)
 
     def __repr__(self):
         return (f"Descriptor(ring={self.ring_id:#x}, slot={self.slot}, frame={self.frame}, "
@@ -94,24 +115,32 @@ def parse_descriptor(data):
         hint = ": a v1 CUDA IPC handle" if len(data) == CUDA_IPC_HANDLE_SIZE else ""
         raise ValueError(f"zero-copy descriptor: magic {data[:4].hex()} is not CGZ2{hint}")
     version, length = struct.unpack_from("<HH", data, 4)
-    if version != VERSION:
-        raise ValueError(f"zero-copy descriptor version {version}: this reader knows {VERSION}")
+    if version not in DESC_VERSIONS:
+        raise ValueError(f"zero-copy descriptor version {version}: this reader knows versions "
+                         f"{DESC_VERSIONS[0]} to {DESC_VERSIONS[-1]}")
     if length < DESC_SIZE:
         raise ValueError(f"zero-copy descriptor: length field {length} < {DESC_SIZE}")
     if len(data) < length:
         raise ValueError(f"zero-copy descriptor truncated: {len(data)} bytes of {length}")
     f = _DESC.unpack_from(data)
     d = Descriptor()
-    (_, _, _, d.format, d.width, d.height, d.row_pitch, d.slot_count, d.mode, d.device_uuid,
-     d.ring_id, d.slot_size, d.slot, _, d.frame, path, _) = f
+    (_, d.version, _, d.format, d.width, d.height, d.row_pitch, d.slot_count, d.mode,
+     d.device_uuid, d.ring_id, d.slot_size, d.slot, flags, d.frame, path, _) = f
+    d.flags = flags if version >= 2 else 0  # offset 68 was reserved in version 1
     if b"\0" not in path or path[0] == 0:
         raise ValueError("zero-copy descriptor: socket path empty or unterminated")
     d.socket_path = path.split(b"\0", 1)[0].decode()
-    if d.format not in FORMATS:
-        raise ValueError(f"zero-copy descriptor: format {d.format} unknown")
+    if d.format not in FORMATS or (d.format == FORMAT_RGB8 and version < 2):
+        raise ValueError(f"zero-copy descriptor: format {d.format} unknown in version {version}")
+    if d.flags & ~FLAGS_KNOWN:
+        raise ValueError(f"zero-copy descriptor: flags {d.flags:#x} has unknown bits")
+    if d.format == FORMAT_RGB8 and d.flags & FLAG_ROWS_BOTTOM_UP:
+        raise ValueError("zero-copy descriptor: format 23 is upright; ROWS_BOTTOM_UP is not allowed")
     if not (1 <= d.width <= 16384 and 1 <= d.height <= 16384):
         raise ValueError(f"zero-copy descriptor: size {d.width}x{d.height} out of range")
-    if d.row_pitch < d.width * 4 or d.row_pitch * d.height > d.slot_size:
+    bpp = d.channels
+    if (d.row_pitch < d.width * bpp or (bpp == 3 and d.row_pitch != d.width * 3)
+            or d.row_pitch * d.height > d.slot_size):
         raise ValueError(f"zero-copy descriptor: row pitch {d.row_pitch} for width {d.width} "
                          f"and slot size {d.slot_size}")
     if not (1 <= d.slot_count <= MAX_SLOTS) or d.slot >= d.slot_count:
@@ -475,20 +504,26 @@ def _norm_stream(stream):
 # --- the learner ---------------------------------------------------------------------------
 
 class RingFrame(DeviceBuffer):
-    """One acquired frame: (height, width, 4) uint8 in the source's row order,
-    readable on `stream` (already made to wait for it). release() returns the
-    slot; do not use tensors made from it afterwards."""
+    """One acquired frame: (height, width, 4) uint8 in the row order `flags`
+    gives (RGBA/BGRA formats), or (height, width, 3) uint8 upright (format
+    23), readable on `stream` (already made to wait for it). Nothing is
+    flipped here: when rows_bottom_up is True, row 0 is the picture's bottom.
+    release() returns the slot; do not use tensors made from it afterwards."""
 
     def __init__(self, ring, desc, ptr, stream):
-        super().__init__(ptr, (desc.height, desc.width, 4), KDL_CUDA, ring.device, owner=ring)
+        ch = desc.channels
+        super().__init__(ptr, (desc.height, desc.width, ch), KDL_CUDA, ring.device, owner=ring)
         self._ring = ring
         self.slot, self.frame, self.stream = desc.slot, desc.frame, stream
         self.row_pitch = desc.row_pitch
+        self.format, self.flags = desc.format, desc.flags
+        self.rows_bottom_up = desc.rows_bottom_up
 
     @property
     def __cuda_array_interface__(self):
         self._check_open()
-        strides = None if self.row_pitch == self.shape[1] * 4 else (self.row_pitch, 4, 1)
+        ch = self.shape[2]
+        strides = None if self.row_pitch == self.shape[1] * ch else (self.row_pitch, ch, 1)
         return {"shape": self.shape, "typestr": "|u1", "data": (self.ptr, False),
                 "strides": strides, "version": 3, "stream": self.stream}
 

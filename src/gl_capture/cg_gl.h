@@ -186,6 +186,17 @@ const char *cg_gl_pack_name(cg_gl_pack pack);
 cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
                           const uint8_t **rgba);
 
+/* GPU-only RGBA8 readback into a buffer object of the caller's (a
+ * zero-copy ring slot imported from Vulkan): the texture's [0,tex_w) x
+ * [0,tex_h) region, tightly packed (stride tex_w*4), bottom row first, at
+ * offset 0 of `buffer` bound as the pixel-pack buffer. Nothing waits for
+ * the GPU; the caller orders later users of the buffer (a fence or a
+ * semaphore). The caller's state is saved and restored as by every read.
+ * Errors as cg_gl_read_color (CG_E_INVALID_ARG for buffer 0; CG_E_GL when
+ * the buffer is too small or not a buffer). */
+cg_status cg_gl_read_rgba_to_buffer(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
+                                    unsigned buffer);
+
 /* How to linearise depth (cg_depth_linearize); NULL: raw window depth. */
 typedef struct cg_gl_depth_linear {
     float near_plane, far_plane; /* 0 < near < far, finite */

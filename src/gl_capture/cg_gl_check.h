@@ -36,6 +36,28 @@ cg_status cg_gl_texture_level0(unsigned tex, int *w, int *h, int *internal_forma
  * version checks, or NULL when none is current. Calls no GL function. */
 void *cg_gl_current_key(void);
 
+/* The thread's current EGL or GLX binding (display, draw and read surfaces,
+ * context; for EGL also the bound client API), as the game left it. Some
+ * drivers drop it from under the game: NVIDIA's (580) vkDestroyInstance
+ * leaves no EGL context current on the calling thread. Code that tears down
+ * another API on the game's GL thread saves the binding first and restores
+ * it after. Calls no GL function; finds EGL/GLX only where the process has
+ * loaded them (RTLD_NOLOAD). Not for per-frame use (a dlopen per call). */
+typedef struct cg_gl_binding {
+    int api; /* 0: nothing current, 1: EGL, 2: GLX */
+    void *display, *draw, *read, *context;
+    unsigned long glx_draw, glx_read; /* GLX drawables are XIDs */
+    unsigned egl_client_api;
+} cg_gl_binding;
+
+void cg_gl_binding_save(cg_gl_binding *b);
+
+/* Make b current again if it no longer is. Returns 0 when it still was (or
+ * nothing was current at save), 1 when it was made current again, -1 when
+ * that failed (the game's context is then not current: nothing more can be
+ * done from here). */
+int cg_gl_binding_restore(const cg_gl_binding *b);
+
 /* Run a GL call and return CG_E_GL (text in buf) when it raised an error. */
 #define CG_GL_CALL(err, expr) CG_GL_CALL_AS(err, expr, #expr)
 

@@ -60,6 +60,13 @@ cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_
     return CG_E_UNSUPPORTED;
 }
 
+cg_status cg_gl_read_rgba_to_buffer(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
+                                    unsigned buffer)
+{
+    (void)r, (void)texture, (void)tex_w, (void)tex_h, (void)buffer;
+    return CG_E_UNSUPPORTED;
+}
+
 cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
                            const cg_gl_depth_linear *lin, float *dst, size_t dst_count)
 {

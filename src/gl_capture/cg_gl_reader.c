@@ -643,6 +643,26 @@ cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_
     }
 }
 
+cg_status cg_gl_read_rgba_to_buffer(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
+                                    unsigned buffer)
+{
+    CG_RETURN_IF(!r || !buffer, CG_E_INVALID_ARG);
+    CG_TRY(cg_gl_usable(r));
+    CG_TRY(cg_check_dims(tex_w, tex_h));
+    CG_TRY(cg_gl_enter(r));
+    cg_gl_saved saved;
+    cg_status st = cg_gl_pass_begin(r, &saved, &r->color, GL_COLOR_ATTACHMENT0, texture, tex_w,
+                                    tex_h, 4);
+    if (st == CG_OK) {
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer);
+        glReadPixels(0, 0, tex_w, tex_h, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        st = cg_gl_check_call(&r->err, "glReadPixels(GL_RGBA) into the pack buffer", __FILE__,
+                              __LINE__);
+    }
+    cg_gl_pass_end(&saved);
+    return cg_gl_mark(r, st);
+}
+
 static cg_status cg_gl_check_depth_args(int w, int h, const cg_gl_depth_linear *lin,
                                         const float *dst, size_t dst_count)
 {

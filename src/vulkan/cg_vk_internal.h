@@ -1,6 +1,6 @@
 /*
  * cg_vk_internal.h - internal to src/vulkan: what the exporter (v1) and the
- * ring (v2) share: the VkResult checker and the image barrier they record.
+ * ring (v2) share: the VkResult checker and the barriers they record.
  */
 #ifndef CG_VK_INTERNAL_H
 #define CG_VK_INTERNAL_H
@@ -34,6 +34,22 @@ static inline VkImageMemoryBarrier cg_vk_image_barrier(VkImage img, VkImageLayou
     b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
     b.subresourceRange.levelCount = 1;
     b.subresourceRange.layerCount = 1;
+    return b;
+}
+
+/* A whole-buffer barrier, with a queue family transfer when the families
+ * differ (VK_QUEUE_FAMILY_IGNORED twice: none). */
+static inline VkBufferMemoryBarrier cg_vk_buffer_barrier(VkBuffer buf, VkAccessFlags src,
+                                                         VkAccessFlags dst, uint32_t from_family,
+                                                         uint32_t to_family)
+{
+    VkBufferMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+    b.srcAccessMask = src;
+    b.dstAccessMask = dst;
+    b.srcQueueFamilyIndex = from_family;
+    b.dstQueueFamilyIndex = to_family;
+    b.buffer = buf;
+    b.size = VK_WHOLE_SIZE;
     return b;
 }
 

@@ -15,6 +15,7 @@
 
 #include "cg_size.h"
 #include "cg_vk_internal.h"
+#include "cg_vk_rgb.h"
 #include "cg_zc_server.h"
 
 #define CG_RING_DEVICE_FUNCS(X)                                                 \
@@ -51,6 +52,12 @@ typedef struct ring_slot {
     VkFence fence;
     int pending;  /* a submitted copy whose fence was not seen signalled */
     int released; /* released to VK_QUEUE_FAMILY_EXTERNAL by an earlier copy */
+    /* What `cmd` holds, recorded (semaphore mode): a game alternates between
+     * a few images, so the same copy is submitted again without recording. */
+    VkImage rec_src;
+    VkImageLayout rec_layout;
+    int rec_acquire; /* recorded with the acquire from the external family */
+    cg_vk_ring_cursor rec_cursor; /* RGB8: the cursor recorded */
 } ring_slot;
 
 struct cg_vk_ring {
@@ -81,6 +88,9 @@ struct cg_vk_ring {
     uint64_t slot_size;
     cg_err err;
     int failed;
+    VkBufferUsageFlags usage; /* of the slot buffers */
+    cg_vk_rgb *rgb;           /* RGB8 slot format: the compute pass (cg_vk_rgb.c) */
+    cg_vk_ring_cursor cursor; /* the frame being recorded's */
 };
 
 #define RING_CHECK(r, expr) cg_vk_check_result(&(r)->err, (expr), #expr, __FILE__, __LINE__)
@@ -155,7 +165,7 @@ static uint32_t device_local_type(cg_vk_ring *r, uint32_t bits)
 static cg_status check_exportable(cg_vk_ring *r)
 {
     VkPhysicalDeviceExternalBufferInfo bi = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
-    bi.usage = RING_BUFFER_USAGE;
+    bi.usage = r->usage;
     bi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkExternalBufferProperties ep = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
     r->vkGetPhysicalDeviceExternalBufferProperties(r->d.physical_device, &bi, &ep);
@@ -178,7 +188,7 @@ static cg_status create_slot(cg_vk_ring *r, uint32_t i, VkDeviceSize size)
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bci.pNext = &eb;
     bci.size = size;
-    bci.usage = RING_BUFFER_USAGE;
+    bci.usage = r->usage;
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     CG_TRY(RING_CHECK(r, r->vkCreateBuffer(dev, &bci, NULL, &s->buffer)));
     RING_NAME(r, VK_OBJECT_TYPE_BUFFER, s->buffer, "buffer", (int)i);
@@ -249,6 +259,29 @@ static uint64_t new_ring_id(void)
     return id ? id : 1;
 }
 
+static cg_status create_rgb(cg_vk_ring *r)
+{
+    cg_vk_rgb_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.device = r->d.device;
+    gd.physical_device = r->d.physical_device;
+    gd.get_device_proc_addr = r->vkGetDeviceProcAddr;
+    gd.get_memory_properties = r->vkGetPhysicalDeviceMemoryProperties;
+    gd.set_object_name = r->d.debug_utils ? r->vkSetDebugUtilsObjectNameEXT : NULL;
+    gd.queue_family = r->d.queue_family;
+    gd.format = r->d.format;
+    gd.src_w = r->d.width;
+    gd.src_h = r->d.height;
+    gd.dst_w = r->d.target_width;
+    gd.dst_h = r->d.target_height;
+    gd.flip = r->d.flip;
+    gd.slots = r->d.slots;
+    VkBuffer bufs[CG_ZC_MAX_SLOTS];
+    for (uint32_t i = 0; i < r->d.slots; i++) bufs[i] = r->slot[i].buffer;
+    gd.slot_buffers = bufs;
+    return cg_vk_rgb_create(&gd, &r->rgb, &r->err);
+}
+
 static cg_status setup(cg_vk_ring *r)
 {
     CG_TRY(load_functions(r));
@@ -259,17 +292,27 @@ static cg_status setup(cg_vk_ring *r)
     r->vkGetPhysicalDeviceProperties2(r->d.physical_device, &p2);
 
     cg_zc_desc *t = &r->tmpl;
-    t->format = (uint32_t)r->d.format;
-    t->width = (uint32_t)r->d.width;
-    t->height = (uint32_t)r->d.height;
-    t->row_pitch = t->width * 4;
+    int rgb = r->d.slot_format == CG_VK_SLOT_RGB8;
+    t->format = rgb ? CG_ZC_FORMAT_R8G8B8_UNORM : (uint32_t)r->d.format;
+    t->width = (uint32_t)(rgb ? r->d.target_width : r->d.width);
+    t->height = (uint32_t)(rgb ? r->d.target_height : r->d.height);
+    t->row_pitch = t->width * (rgb ? 3 : 4);
     t->slot_count = r->d.slots;
     t->mode = (uint32_t)r->d.mode;
+    t->flags = r->d.desc_flags;
     memcpy(t->device_uuid, idp.deviceUUID, CG_DEVICE_UUID_SIZE);
     t->ring_id = new_ring_id();
-    size_t frame_bytes;
-    CG_TRY(cg_image_size(r->d.width, r->d.height, 4, &frame_bytes));
-    for (uint32_t i = 0; i < r->d.slots; i++) CG_TRY(create_slot(r, i, (VkDeviceSize)frame_bytes));
+    uint64_t frame_bytes;
+    if (rgb) {
+        CG_TRY(cg_vk_rgb_slot_size(r->d.target_width, r->d.target_height, &frame_bytes));
+    } else {
+        size_t n;
+        CG_TRY(cg_image_size(r->d.width, r->d.height, 4, &n));
+        frame_bytes = n;
+    }
+    for (uint32_t i = 0; i < r->d.slots; i++)
+        CG_TRY(create_slot(r, i, (VkDeviceSize)frame_bytes + r->d.slot_slack));
+    if (rgb) CG_TRY(create_rgb(r));
     t->slot_size = r->slot_size;
     if (r->d.mode == CG_ZC_MODE_SEMAPHORE) CG_TRY(create_semaphore(r));
     CG_TRY(cg_zc_control_create(r->d.slots, t->ring_id, &r->control, &r->err));
@@ -318,12 +361,32 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
         fmt != VK_FORMAT_B8G8R8A8_UNORM && fmt != VK_FORMAT_B8G8R8A8_SRGB)
         return cg_fail(err, CG_E_INVALID_ARG, "format %d: an 8-bit RGBA/BGRA format is needed",
                        (int)fmt);
+    if (d->slot_format != CG_VK_SLOT_COPY && d->slot_format != CG_VK_SLOT_RGB8)
+        return cg_fail(err, CG_E_INVALID_ARG, "slot format %d: 0 (copy) or 1 (RGB8)",
+                       (int)d->slot_format);
+    if (d->slot_format == CG_VK_SLOT_COPY && (d->target_width || d->target_height || d->flip))
+        return cg_fail(err, CG_E_INVALID_ARG,
+                       "target size %dx%d, flip %d: resizing and flipping need the RGB8 slot "
+                       "format (a copy keeps the image's size and row order)",
+                       d->target_width, d->target_height, d->flip);
+    if (d->slot_format == CG_VK_SLOT_RGB8 && (d->target_width || d->target_height) &&
+        (st = cg_check_dims(d->target_width, d->target_height)) != CG_OK)
+        return cg_fail(err, st, "target size %dx%d (1..%d per side, or 0x0 for the image's)",
+                       d->target_width, d->target_height, CG_MAX_DIM);
 
     cg_vk_ring *r = calloc(1, sizeof *r);
     CG_RETURN_IF(!r, CG_E_NO_MEMORY);
     r->d = *d;
     r->d.format = fmt;
     r->d.slots = slots;
+    r->usage = RING_BUFFER_USAGE;
+    if (d->slot_format == CG_VK_SLOT_RGB8) {
+        r->usage |= CG_VK_RGB_SLOT_USAGE;
+        if (!d->target_width && !d->target_height) {
+            r->d.target_width = d->width;
+            r->d.target_height = d->height;
+        }
+    }
     r->semaphore_fd = -1;
     r->control.fd = -1;
     for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) r->slot[i].memory_fd = -1;
@@ -356,6 +419,7 @@ void cg_vk_ring_destroy(cg_vk_ring *r)
         if (s->memory && r->vkFreeMemory) r->vkFreeMemory(dev, s->memory, NULL);
         if (s->memory_fd >= 0) close(s->memory_fd);
     }
+    cg_vk_rgb_destroy(r->rgb); /* every fence waited above */
     if (r->semaphore && r->vkDestroySemaphore) r->vkDestroySemaphore(dev, r->semaphore, NULL);
     if (r->semaphore_fd >= 0) close(r->semaphore_fd);
     cg_zc_control_free(&r->control);
@@ -375,6 +439,9 @@ void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info)
     info->slot_size = r->slot_size;
     info->slots = r->d.slots;
     info->row_pitch = r->tmpl.row_pitch;
+    info->format = r->tmpl.format;
+    info->width = r->tmpl.width;
+    info->height = r->tmpl.height;
     memcpy(info->device_uuid, r->tmpl.device_uuid, CG_DEVICE_UUID_SIZE);
     info->socket_path = r->tmpl.socket_path;
     for (uint32_t i = 0; i < r->d.slots; i++) info->buffers[i] = r->slot[i].buffer;
@@ -461,19 +528,6 @@ static cg_status claim_slot(cg_vk_ring *r, uint64_t frame, uint32_t *out)
     }
 }
 
-static VkBufferMemoryBarrier buffer_barrier(VkBuffer buf, VkAccessFlags src, VkAccessFlags dst,
-                                            uint32_t from_family, uint32_t to_family)
-{
-    VkBufferMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
-    b.srcAccessMask = src;
-    b.dstAccessMask = dst;
-    b.srcQueueFamilyIndex = from_family;
-    b.dstQueueFamilyIndex = to_family;
-    b.buffer = buf;
-    b.size = VK_WHOLE_SIZE;
-    return b;
-}
-
 /* Record barrier + copy + release into cmd. The first barrier's first
  * synchronization scope is every command earlier in submission order
  * (ALL_COMMANDS, MEMORY_WRITE): that is what orders the copy after the
@@ -483,10 +537,19 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
 {
     if (r->vkCmdBeginDebugUtilsLabelEXT) {
         char name[80];
-        snprintf(name, sizeof name, "cg ring: frame %llu -> slot %u", (unsigned long long)frame, slot);
+        if (frame)
+            snprintf(name, sizeof name, "cg ring: frame %llu -> slot %u", (unsigned long long)frame, slot);
+        else /* a recording reused by later frames names no frame */
+            snprintf(name, sizeof name, "cg ring: copy -> slot %u", slot);
         VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
         l.pLabelName = name;
         r->vkCmdBeginDebugUtilsLabelEXT(cmd, &l);
+    }
+    if (r->rgb) { /* the RGB slot format: one dispatch in place of the copy */
+        cg_vk_rgb_record(r->rgb, cmd, slot, src, src_layout, &r->cursor, s->released);
+        s->released = 1;
+        if (r->vkCmdEndDebugUtilsLabelEXT) r->vkCmdEndDebugUtilsLabelEXT(cmd);
+        return;
     }
     int move = src_layout != VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
     VkImageMemoryBarrier ib = cg_vk_image_barrier(src, src_layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
@@ -494,9 +557,9 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
     /* The slot's old contents are dropped (fully overwritten); after an
      * earlier release to the external consumer the buffer is acquired back. */
     VkBufferMemoryBarrier bb =
-        s->released ? buffer_barrier(s->buffer, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
+        s->released ? cg_vk_buffer_barrier(s->buffer, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
                                      VK_QUEUE_FAMILY_EXTERNAL, r->d.queue_family)
-                    : buffer_barrier(s->buffer, VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
+                    : cg_vk_buffer_barrier(s->buffer, VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
                                      VK_ACCESS_TRANSFER_WRITE_BIT, VK_QUEUE_FAMILY_IGNORED,
                                      VK_QUEUE_FAMILY_IGNORED);
     /* A global barrier too when the image stays in its layout: the game's
@@ -516,7 +579,7 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
     reg.imageExtent.depth = 1;
     r->vkCmdCopyImageToBuffer(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s->buffer, 1, &reg);
     /* Release to the external consumer (the learner's CUDA context). */
-    VkBufferMemoryBarrier rel = buffer_barrier(s->buffer, VK_ACCESS_TRANSFER_WRITE_BIT, 0,
+    VkBufferMemoryBarrier rel = cg_vk_buffer_barrier(s->buffer, VK_ACCESS_TRANSFER_WRITE_BIT, 0,
                                                r->d.queue_family, VK_QUEUE_FAMILY_EXTERNAL);
     /* The game's later commands on its image (any stage, reads or writes)
      * wait for this read and the layout change back: its own barriers need
@@ -574,13 +637,29 @@ static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayo
     ring_slot *s = &r->slot[i];
     VkDevice dev = r->d.device;
     /* The slot's fence was seen signalled in claim_slot: its command
-     * buffer is not in use and may be reset with its pool. */
-    CG_TRY(RING_CHECK(r, r->vkResetCommandPool(dev, s->pool, 0)));
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    CG_TRY(RING_CHECK(r, r->vkBeginCommandBuffer(s->cmd, &bi)));
-    record_copy(r, s, i, s->cmd, src, layout, frame);
-    CG_TRY(RING_CHECK(r, r->vkEndCommandBuffer(s->cmd)));
+     * buffer is not in use, so it may be submitted again as recorded, or
+     * reset with its pool and recorded anew. The recording depends only on
+     * the source image, its layout and whether the buffer comes back from
+     * the external family (every copy after the first). The frame number
+     * lives in the submit (timeline value), not in the commands. Reuse is
+     * opt-in (reuse_recordings): a destroyed image whose handle value comes
+     * back for a new image would otherwise be submitted from a stale
+     * recording. */
+    if (!r->d.reuse_recordings || s->rec_src != src || s->rec_layout != layout ||
+        s->rec_acquire != s->released ||
+        memcmp(&s->rec_cursor, &r->cursor, sizeof r->cursor) != 0) {
+        s->rec_src = VK_NULL_HANDLE; /* nothing valid recorded until End succeeds */
+        CG_TRY(RING_CHECK(r, r->vkResetCommandPool(dev, s->pool, 0)));
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        CG_TRY(RING_CHECK(r, r->vkBeginCommandBuffer(s->cmd, &bi)));
+        int acquire = s->released;
+        record_copy(r, s, i, s->cmd, src, layout, 0);
+        CG_TRY(RING_CHECK(r, r->vkEndCommandBuffer(s->cmd)));
+        s->rec_src = src;
+        s->rec_layout = layout;
+        s->rec_acquire = acquire;
+        s->rec_cursor = r->cursor;
+    }
     CG_TRY(RING_CHECK(r, r->vkResetFences(dev, 1, &s->fence)));
 
     /* Ordering after the game's rendering (Vulkan spec, "Synchronization
@@ -614,11 +693,43 @@ static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayo
     return CG_OK;
 }
 
+/* Per-frame cursor (RGB8 only) and the source's view (RGB8), before a
+ * slot is claimed: neither failure consumes a frame or fails the ring. */
+static cg_status frame_inputs(cg_vk_ring *r, VkImage src, const cg_vk_ring_cursor *cursor)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    memset(&r->cursor, 0, sizeof r->cursor);
+    if (cursor && cursor->draw) {
+        if (!r->rgb)
+            return cg_fail(&r->err, CG_E_INVALID_ARG,
+                           "a cursor is drawn only in the RGB slot format (this ring copies)");
+        r->cursor.draw = 1;
+        r->cursor.x = cursor->x;
+        r->cursor.y = cursor->y;
+    }
+    if (r->rgb && src && !r->failed) return cg_vk_rgb_prepare(r->rgb, src, &r->err);
+    return CG_OK;
+}
+
 cg_status cg_vk_ring_publish(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
                              uint8_t desc_out[CG_ZC_DESC_SIZE])
 {
-    uint32_t slot;
-    uint64_t frame;
+    return cg_vk_ring_publish_cursor(r, src, src_layout, NULL, desc_out);
+}
+
+cg_status cg_vk_ring_record(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
+                            VkImageLayout src_layout, uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
+    return cg_vk_ring_record_cursor(r, cmd, src, src_layout, NULL, desc_out);
+}
+
+cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
+                                    const cg_vk_ring_cursor *cursor,
+                                    uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
+    uint32_t slot = 0;
+    uint64_t frame = 0;
+    CG_TRY(frame_inputs(r, src, cursor));
     CG_TRY(begin_frame(r, src, desc_out, CG_ZC_MODE_SEMAPHORE, &slot, &frame));
     cg_status st = submit_copy(r, slot, src, src_layout, frame);
     if (st != CG_OK) return fail_frame(r, slot, frame, st);
@@ -626,17 +737,88 @@ cg_status cg_vk_ring_publish(cg_vk_ring *r, VkImage src, VkImageLayout src_layou
     return CG_OK;
 }
 
-cg_status cg_vk_ring_record(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
-                            VkImageLayout src_layout, uint8_t desc_out[CG_ZC_DESC_SIZE])
+cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
+                                   VkImageLayout src_layout, const cg_vk_ring_cursor *cursor,
+                                   uint8_t desc_out[CG_ZC_DESC_SIZE])
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
     if (!cmd) return cg_fail(&r->err, CG_E_INVALID_ARG, "the game's command buffer is required");
-    uint32_t slot;
-    uint64_t frame;
+    uint32_t slot = 0;
+    uint64_t frame = 0;
+    CG_TRY(frame_inputs(r, src, cursor));
     CG_TRY(begin_frame(r, src, desc_out, CG_ZC_MODE_FENCE, &slot, &frame));
     /* Same ordering as publish, within the game's own command buffer: the
      * barrier's first scope holds the game's earlier commands. */
     record_copy(r, &r->slot[slot], slot, cmd, src, src_layout, frame);
     end_frame(r, slot, frame, desc_out);
     return CG_OK;
+}
+
+/* ---- an external writer ---------------------------------------------------- */
+
+int cg_vk_ring_slot_fd(const cg_vk_ring *r, uint32_t slot)
+{
+    return r && slot < r->d.slots ? r->slot[slot].memory_fd : -1;
+}
+
+cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
+{
+    CG_RETURN_IF(!r || !slot || !frame, CG_E_INVALID_ARG);
+    if (r->failed)
+        return cg_fail(&r->err, CG_E_BAD_STATE,
+                       "an earlier frame failed; destroy this ring and create a new one");
+    if (r->frame >= CG_ZC_MAX_FRAME) return cg_fail(&r->err, CG_E_OVERFLOW, "frame numbers exhausted");
+    cg_status st = claim_slot(r, r->frame + 1, slot);
+    if (st == CG_OK) *frame = r->frame + 1;
+    else if (st != CG_E_RING_FULL) r->failed = 1;
+    return st;
+}
+
+/* One submit without commands: wait for the writer's binary semaphore,
+ * signal the timeline to `frame`, and the slot's fence. */
+static cg_status submit_bridge(cg_vk_ring *r, ring_slot *s, VkSemaphore wait, uint64_t frame)
+{
+    CG_TRY(RING_CHECK(r, r->vkResetFences(r->d.device, 1, &s->fence)));
+    const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    const uint64_t ignored = 0; /* a binary wait's value is ignored */
+    VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    ts.waitSemaphoreValueCount = 1;
+    ts.pWaitSemaphoreValues = &ignored;
+    ts.signalSemaphoreValueCount = 1;
+    ts.pSignalSemaphoreValues = &frame;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.pNext = &ts;
+    si.waitSemaphoreCount = 1;
+    si.pWaitSemaphores = &wait;
+    si.pWaitDstStageMask = &stage;
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &r->semaphore;
+    CG_TRY(RING_CHECK(r, r->vkQueueSubmit(r->d.queue, 1, &si, s->fence)));
+    s->pending = 1;
+    return CG_OK;
+}
+
+cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSemaphore wait,
+                            uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    if (slot >= r->d.slots || !desc_out || frame != r->frame + 1 ||
+        cg_zc_lease_load(&r->control, slot) != CG_ZC_WORD(frame, CG_ZC_WRITING))
+        return cg_fail(&r->err, CG_E_INVALID_ARG,
+                       "slot %u frame %llu was not claimed (or no descriptor buffer)", slot,
+                       (unsigned long long)frame);
+    if (wait && r->d.mode != CG_ZC_MODE_SEMAPHORE)
+        return cg_fail(&r->err, CG_E_INVALID_ARG, "a fence-mode ring has no timeline to bridge to");
+    if (wait) {
+        cg_status st = submit_bridge(r, &r->slot[slot], wait, frame);
+        if (st != CG_OK) return fail_frame(r, slot, frame, st);
+    }
+    end_frame(r, slot, frame, desc_out);
+    return CG_OK;
+}
+
+void cg_vk_ring_abandon(cg_vk_ring *r, uint32_t slot, uint64_t frame)
+{
+    if (!r || slot >= r->d.slots) return;
+    cg_zc_lease_store(&r->control, slot, CG_ZC_WORD(frame, CG_ZC_RELEASED));
 }

@@ -45,6 +45,31 @@ extern "C" {
 
 typedef struct cg_vk_ring cg_vk_ring;
 
+/* What a slot holds (docs/zero-copy-v2.md). */
+typedef enum cg_vk_slot_format {
+    /* The game image copied as it is: 4-byte texels of `format`, the
+     * image's size and row order (descriptor format 37/43/44/50). */
+    CG_VK_SLOT_COPY = 0,
+    /* The RAW observation upright: R, G, B bytes, tightly packed, at the
+     * target size, nearest resize and cursor as the wire format defines
+     * them, made by one compute dispatch (descriptor format 23; "The RGB
+     * slot format"). The image needs VK_IMAGE_USAGE_SAMPLED_BIT when its
+     * format is UNORM (it is read through a view of its own format; the
+     * ring keeps a view of each image it is given, at most 8: keep them
+     * alive while the ring lives) and TRANSFER_SRC when SRGB (copied as
+     * stored into a staging buffer first: a second pass, so it costs
+     * more). */
+    CG_VK_SLOT_RGB8 = 1
+} cg_vk_slot_format;
+
+/* The cursor of one frame, as the RAW path takes it (wire format,
+ * "Cursor"): drawn when draw is nonzero and the hot spot (x, y), in target
+ * pixels from the top-left, lies inside the target; any int is valid. */
+typedef struct cg_vk_ring_cursor {
+    int draw;
+    int x, y;
+} cg_vk_ring_cursor;
+
 #define CG_VK_RING_DEFAULT_SLOTS 3
 
 typedef struct cg_vk_ring_desc {
@@ -60,7 +85,22 @@ typedef struct cg_vk_ring_desc {
     cg_zc_mode mode;       /* CG_ZC_MODE_SEMAPHORE or CG_ZC_MODE_FENCE */
     uint64_t wait_ns;      /* when every slot is held: poll this long, then skip (0: skip at once) */
     int debug_utils;       /* nonzero: name objects, label copies (VK_EXT_debug_utils) */
+    /* Semaphore mode, nonzero: a slot whose last copy came from the same
+     * image in the same layout submits its recorded commands again instead
+     * of recording them (a game alternates between a few images). The
+     * caller then keeps every image it published alive while the ring
+     * lives: destroy the ring before destroying or recreating its images. */
+    int reuse_recordings;
     const char *socket_dir; /* NULL: the protocol's rule; tests give their own */
+    /* CG_VK_SLOT_COPY (0, the default) or CG_VK_SLOT_RGB8. RGB8 only: */
+    cg_vk_slot_format slot_format;
+    int target_width, target_height; /* the slot's size, 1..CG_MAX_DIM; 0, 0: the image's */
+    int flip; /* the RAW path's flip: nonzero when the image's row 0 is the top
+               * (a Vulkan render target), 0 when it is the bottom; either way
+               * the slot comes out upright */
+    uint32_t slot_slack;    /* bytes allocated past the frame in each slot, for an importer
+                               that needs them (cg_gl_ring: Mesa pads buffer objects); 0: none */
+    uint32_t desc_flags;    /* CG_ZC_FLAG_* of every descriptor (a GL writer: ROWS_BOTTOM_UP) */
 } cg_vk_ring_desc;
 
 /* What tests and C consumers may look at. Handles stay owned by the ring. */
@@ -68,6 +108,8 @@ typedef struct cg_vk_ring_info {
     uint64_t ring_id;
     uint64_t slot_size; /* bytes of each slot's allocation */
     uint32_t slots, row_pitch;
+    uint32_t format; /* the descriptor's: a VkFormat number (23 for RGB8) */
+    uint32_t width, height; /* the slot's picture */
     uint8_t device_uuid[CG_DEVICE_UUID_SIZE];
     const char *socket_path;
     VkBuffer buffers[CG_ZC_MAX_SLOTS];
@@ -111,6 +153,56 @@ cg_status cg_vk_ring_publish(cg_vk_ring *r, VkImage src, VkImageLayout src_layou
  * after that fence wait. Same CG_E_RING_FULL rule. */
 cg_status cg_vk_ring_record(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
                             VkImageLayout src_layout, uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+/* The same two, with this frame's cursor (NULL: none). A cursor to draw
+ * needs the RGB8 slot format (CG_E_INVALID_ARG otherwise). In fence mode
+ * with RGB8, `cmd`'s compute pipeline, descriptor sets and push constants
+ * are the ring's afterwards (the game rebinds its own); record outside a
+ * render pass. CG_E_INVALID_ARG when an RGB8 ring is given a ninth
+ * distinct image (the frame is not recorded; the ring stays usable). */
+cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
+                                    const cg_vk_ring_cursor *cursor,
+                                    uint8_t desc_out[CG_ZC_DESC_SIZE]);
+cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
+                                   VkImageLayout src_layout, const cg_vk_ring_cursor *cursor,
+                                   uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+/* ---- an external writer (the GL producer, cg_gl_ring.h) ------------------
+ * The slots are written by another API that imported their memory (each
+ * slot's fd from cg_vk_ring_slot_fd): claim a slot, write it there, commit.
+ * The ring's own queue (`queue` of the desc) then only carries, in
+ * semaphore mode, the bridge from the writer's binary semaphore to the
+ * timeline. Same thread rule as publish. */
+
+/* The slot's exported memory fd, still owned by the ring (dup it to import
+ * it elsewhere); -1 for a slot out of range. */
+int cg_vk_ring_slot_fd(const cg_vk_ring *r, uint32_t slot);
+
+/* Claim a slot for the next frame under the lease contract (as publish:
+ * EMPTY/RELEASED first, else the oldest PUBLISHED; never ACTIVE; never a
+ * slot whose last commit's bridge submit is still running), move it to
+ * WRITING and return it with the frame number. CG_E_RING_FULL as publish;
+ * CG_E_BAD_STATE on a failed ring. Every successful claim is followed by
+ * cg_vk_ring_commit or cg_vk_ring_abandon of the same slot and frame. */
+cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame);
+
+/* The writer's commands for the claimed frame are submitted: publish it.
+ * Semaphore mode: `wait` is a binary semaphore the writer signals after its
+ * writes; one submit on the ring's queue waits for it and signals the
+ * timeline to `frame` (its fence tells the next claim when the slot is
+ * free). VK_NULL_HANDLE there: the writer signals the timeline to `frame`
+ * itself. Fence mode: `wait` must be VK_NULL_HANDLE, and the writes must be
+ * complete (the writer waited for them) before the descriptor is sent.
+ * Writes the frame's descriptor to desc_out; the slot becomes PUBLISHED.
+ * A failed submit: the slot goes back to RELEASED, the ring fails. */
+cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSemaphore wait,
+                            uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+/* The writer gave up the claimed frame (its write failed, or its input was
+ * bad): the slot goes back to RELEASED, so no learner waits for it, and the
+ * frame number is used again by the next claim. Whether the writer's
+ * failure is fatal is the writer's call: the ring stays usable. */
+void cg_vk_ring_abandon(cg_vk_ring *r, uint32_t slot, uint64_t frame);
 
 #ifdef __cplusplus
 }

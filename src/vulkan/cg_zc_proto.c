@@ -54,7 +54,8 @@ cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap)
     CG_RETURN_IF(cap < CG_ZC_DESC_SIZE, CG_E_BUFFER_TOO_SMALL);
     memset(out, 0, CG_ZC_DESC_SIZE);
     memcpy(out, DESC_MAGIC, 4);
-    put16(out + 4, CG_ZC_VERSION);
+    int v1 = d->format != CG_ZC_FORMAT_R8G8B8_UNORM && d->flags == 0;
+    put16(out + 4, v1 ? 1 : CG_ZC_DESC_VERSION);
     put16(out + 6, CG_ZC_DESC_SIZE);
     put32(out + 8, d->format);
     put32(out + 12, d->width);
@@ -66,15 +67,21 @@ cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap)
     put64(out + 48, d->ring_id);
     put64(out + 56, d->slot_size);
     put32(out + 64, d->slot);
+    put32(out + 68, d->flags);
     put64(out + 72, d->frame);
     size_t n = strnlen(d->socket_path, CG_ZC_PATH_SIZE - 1);
     memcpy(out + 80, d->socket_path, n); /* the rest stays NUL */
     return CG_OK;
 }
 
-static int known_format(uint32_t f)
+/* Bytes per pixel of a format this version knows; 0 for any other. */
+static uint32_t format_bpp(uint32_t f, uint16_t version)
 {
-    return f == 37 || f == 43 || f == 44 || f == 50;
+    if (f == CG_ZC_FORMAT_R8G8B8A8_UNORM || f == CG_ZC_FORMAT_R8G8B8A8_SRGB ||
+        f == CG_ZC_FORMAT_B8G8R8A8_UNORM || f == CG_ZC_FORMAT_B8G8R8A8_SRGB)
+        return 4;
+    if (f == CG_ZC_FORMAT_R8G8B8_UNORM && version >= 2) return 3;
+    return 0;
 }
 
 cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err *err)
@@ -91,10 +98,10 @@ cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err
                        in[0], in[1], in[2], in[3], len,
                        len == 68 ? ": a v1 CUDA IPC handle" : "");
     uint16_t version = get16(in + 4), length = get16(in + 6);
-    if (version != CG_ZC_VERSION)
+    if (version < CG_ZC_DESC_VERSION_MIN || version > CG_ZC_DESC_VERSION)
         return cg_fail(err, CG_E_UNSUPPORTED,
-                       "zero-copy descriptor version %u: this library reads version %d",
-                       version, CG_ZC_VERSION);
+                       "zero-copy descriptor version %u: this library reads versions %d to %d",
+                       version, CG_ZC_DESC_VERSION_MIN, CG_ZC_DESC_VERSION);
     if (length < CG_ZC_DESC_SIZE)
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: length field %u < %d", length,
                        CG_ZC_DESC_SIZE);
@@ -111,19 +118,29 @@ cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err
     d->ring_id = get64(in + 48);
     d->slot_size = get64(in + 56);
     d->slot = get32(in + 64);
+    d->flags = version >= 2 ? get32(in + 68) : 0; /* reserved in version 1 */
     d->frame = get64(in + 72);
     const uint8_t *path = in + 80;
     if (!memchr(path, 0, CG_ZC_PATH_SIZE) || path[0] == 0)
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: socket path empty or unterminated");
     memcpy(d->socket_path, path, CG_ZC_PATH_SIZE);
 
-    if (!known_format(d->format))
-        return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: format %u unknown", d->format);
+    uint32_t bpp = format_bpp(d->format, version);
+    if (!bpp)
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: format %u unknown in version %u",
+                       d->format, version);
+    if (d->flags & ~CG_ZC_FLAGS_KNOWN)
+        return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: flags 0x%x has unknown bits",
+                       d->flags);
+    if (bpp == 3 && (d->flags & CG_ZC_FLAG_ROWS_BOTTOM_UP))
+        return cg_fail(err, CG_E_PROTOCOL,
+                       "zero-copy descriptor: format 23 is upright; ROWS_BOTTOM_UP is not allowed");
     if (d->width < 1 || d->height < 1 || d->width > CG_MAX_DIM || d->height > CG_MAX_DIM)
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: size %ux%u out of range",
                        d->width, d->height);
-    uint64_t pitch_min = (uint64_t)d->width * 4;
-    if (d->row_pitch < pitch_min || (uint64_t)d->row_pitch * d->height > d->slot_size)
+    uint64_t pitch_min = (uint64_t)d->width * bpp;
+    if (d->row_pitch < pitch_min || (bpp == 3 && d->row_pitch != pitch_min) ||
+        (uint64_t)d->row_pitch * d->height > d->slot_size)
         return cg_fail(err, CG_E_PROTOCOL,
                        "zero-copy descriptor: row pitch %u for width %u and slot size %llu",
                        d->row_pitch, d->width, (unsigned long long)d->slot_size);

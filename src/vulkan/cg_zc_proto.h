@@ -21,7 +21,13 @@
 extern "C" {
 #endif
 
+/* Version of the hello and the control block (unchanged since 1). */
 #define CG_ZC_VERSION 1
+/* Descriptor versions: 2 added the RGB format and the flags field. The
+ * encoder writes 1 when a descriptor uses neither, so learners that know
+ * only version 1 keep reading RGBA rings; the decoder reads both. */
+#define CG_ZC_DESC_VERSION 2
+#define CG_ZC_DESC_VERSION_MIN 1
 #define CG_ZC_DESC_SIZE 192
 #define CG_ZC_HELLO_SIZE 64
 #define CG_ZC_CONTROL_SIZE 4096
@@ -30,6 +36,19 @@ extern "C" {
 #define CG_ZC_PATH_SIZE 108 /* sun_path: at most 107 bytes and the NUL */
 /* fds of one hello: control block, every slot, the semaphore. */
 #define CG_ZC_MAX_FDS (CG_ZC_MAX_SLOTS + 2)
+
+/* Formats (VkFormat numbers). 4 bytes per pixel: version 1 and later. */
+#define CG_ZC_FORMAT_R8G8B8A8_UNORM 37u
+#define CG_ZC_FORMAT_R8G8B8A8_SRGB 43u
+#define CG_ZC_FORMAT_B8G8R8A8_UNORM 44u
+#define CG_ZC_FORMAT_B8G8R8A8_SRGB 50u
+/* Version 2: VK_FORMAT_R8G8B8_UNORM, 3 bytes R, G, B per pixel, tightly
+ * packed (row_pitch == width * 3), rows upright: the learner's (H, W, 3). */
+#define CG_ZC_FORMAT_R8G8B8_UNORM 23u
+
+/* Descriptor flags (offset 68, version 2). Bits not defined here are 0. */
+#define CG_ZC_FLAG_ROWS_BOTTOM_UP 0x1u /* row 0 of the slot is the picture's bottom */
+#define CG_ZC_FLAGS_KNOWN CG_ZC_FLAG_ROWS_BOTTOM_UP
 
 typedef enum cg_zc_mode { CG_ZC_MODE_SEMAPHORE = 1, CG_ZC_MODE_FENCE = 2 } cg_zc_mode;
 
@@ -56,8 +75,9 @@ typedef enum cg_zc_hello_status {
 
 /* The descriptor's fields (docs/zero-copy-v2.md, "The descriptor"). */
 typedef struct cg_zc_desc {
-    uint32_t format; /* VkFormat number: 37, 43, 44 or 50 */
+    uint32_t format; /* VkFormat number: 37, 43, 44, 50, or 23 (version 2) */
     uint32_t width, height, row_pitch, slot_count, mode;
+    uint32_t flags; /* CG_ZC_FLAG_*; 0 in a version 1 descriptor */
     uint8_t device_uuid[CG_DEVICE_UUID_SIZE];
     uint64_t ring_id;
     uint64_t slot_size;
@@ -76,14 +96,19 @@ typedef struct cg_zc_hello {
 } cg_zc_hello;
 
 /* Write the CG_ZC_DESC_SIZE bytes of d into out (cap >= CG_ZC_DESC_SIZE,
- * else CG_E_BUFFER_TOO_SMALL). The fields are not validated here. */
+ * else CG_E_BUFFER_TOO_SMALL). The version written is 1 when the format
+ * is a 4-byte one and flags is 0, else 2. The fields are not validated
+ * here. */
 cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap);
 
-/* Parse and validate len bytes. Errors (err gets the field and value):
- * CG_E_BUFFER_TOO_SMALL (shorter than 192 or than its length field),
- * CG_E_PROTOCOL (bad magic, length, mode, format, pitch, slot count, a
- * slot or frame out of range, a path without NUL), CG_E_UNSUPPORTED (a
- * version this library does not know). */
+/* Parse and validate len bytes of a version 1 or 2 descriptor. Errors
+ * (err gets the field and value): CG_E_BUFFER_TOO_SMALL (shorter than 192
+ * or than its length field), CG_E_PROTOCOL (bad magic, length, mode,
+ * format (23 in version 1), pitch (format 23: not width*3), slot count, a
+ * slot or frame out of range, a path without NUL, unknown flag bits, or
+ * ROWS_BOTTOM_UP with format 23), CG_E_UNSUPPORTED (a version this library
+ * does not know). A version 1 descriptor decodes with flags 0 (offset 68
+ * was reserved there). */
 cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err *err);
 
 /* The hello's CG_ZC_HELLO_SIZE bytes, and back. decode: CG_E_BUFFER_TOO_SMALL

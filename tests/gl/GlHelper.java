@@ -26,4 +26,7 @@ final class GlHelper {
 
     /** A texture name with no storage. */
     static native int emptyTexture();
+
+    /** Frame f of the zero-copy test pattern (tests/vulkan/zc_test.h) into texture's w x h. */
+    static native boolean uploadPattern(int texture, int w, int h, int frame);
 }

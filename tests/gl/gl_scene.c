@@ -178,3 +178,16 @@ int gl_scene_has_clip_control(void)
 {
     return epoxy_gl_version() >= 45 || epoxy_has_gl_extension("GL_ARB_clip_control");
 }
+
+int gl_scene_upload(unsigned tex, int w, int h, const uint8_t *rgba)
+{
+    GLint old_tex = 0, old_align = 0;
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &old_tex);
+    glGetIntegerv(GL_UNPACK_ALIGNMENT, &old_align);
+    glBindTexture(GL_TEXTURE_2D, (GLuint)tex);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, old_align);
+    glBindTexture(GL_TEXTURE_2D, (GLuint)old_tex);
+    return (int)glGetError();
+}

@@ -53,6 +53,11 @@ double gl_scene_expect_eye_z(const gl_quad *q, int n, double far_plane, int x, i
  * from the projection, for both clip conventions. */
 double gl_scene_window_depth(double z, double near_plane, double far_plane, int zero_to_one);
 
+/* Upload w x h RGBA8 pixels (data row 0 = GL's row 0, the bottom) into
+ * level 0 of GL_TEXTURE_2D `tex`; the texture binding and unpack alignment
+ * are restored. 0 = ok, else the GL error. */
+int gl_scene_upload(unsigned tex, int w, int h, const uint8_t *rgba);
+
 /* Nonzero when the current context has glClipControl (GL 4.5 or
  * GL_ARB_clip_control), which the [0,1] depth scenes need. */
 int gl_scene_has_clip_control(void);

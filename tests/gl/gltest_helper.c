@@ -11,6 +11,7 @@
 
 #include "cg_egl_headless.h"
 #include "gl_scene.h"
+#include "zc_test.h"
 
 #define CLS(name) Java_cgtest_GlHelper_##name
 
@@ -23,6 +24,8 @@ JNIEXPORT jboolean JNICALL CLS(drawColor)(JNIEnv *env, jclass cls, jint id, jint
 JNIEXPORT jint JNICALL CLS(drawDepth)(JNIEnv *env, jclass cls, jint id, jdoubleArray quads,
                                       jdouble near_plane, jdouble far_plane, jboolean z01);
 JNIEXPORT jint JNICALL CLS(emptyTexture)(JNIEnv *env, jclass cls);
+JNIEXPORT jboolean JNICALL CLS(uploadPattern)(JNIEnv *env, jclass cls, jint tex, jint w, jint h,
+                                              jint frame);
 
 enum { MAX_SCENES = 16, MAX_QUADS = 32 };
 static cg_egl_headless *g_ctx;
@@ -113,4 +116,19 @@ JNIEXPORT jint JNICALL CLS(emptyTexture)(JNIEnv *env, jclass cls)
     glBindTexture(GL_TEXTURE_2D, t);
     glBindTexture(GL_TEXTURE_2D, 0);
     return (jint)t;
+}
+
+/* Frame `frame` of the zero-copy test pattern (zc_test.h) into the texture's
+ * [0,w) x [0,h) (gl_scene_upload). */
+JNIEXPORT jboolean JNICALL CLS(uploadPattern)(JNIEnv *env, jclass cls, jint tex, jint w, jint h,
+                                              jint frame)
+{
+    (void)env;
+    (void)cls;
+    uint8_t *px = malloc((size_t)w * (size_t)h * 4);
+    if (!px) return JNI_FALSE;
+    zc_pattern(px, w, h, frame);
+    int rc = gl_scene_upload((unsigned)tex, w, h, px);
+    free(px);
+    return rc == 0 ? JNI_TRUE : JNI_FALSE;
 }

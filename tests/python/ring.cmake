@@ -38,3 +38,21 @@ if(CG_PYTHON3 AND TARGET test_zc_ring AND CG_CUDA_H)
     TIMEOUT 60 ENVIRONMENT
     "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
 endif()
+
+# The same learner reading the GL producer (tests/gl: test_gl_ring serve, the
+# same command line): through the stand-in libcuda on llvmpipe/lavapipe
+# (labels gl, vulkan too), and through the real CUDA driver in semaphore mode
+# on the GPU machine (77 here).
+if(CG_PYTHON3 AND TARGET test_gl_ring)
+  if(TARGET fake_cuda_ext)
+    add_test(NAME python_gl_ring_fakecuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_ring.py
+             fakecuda $<TARGET_FILE:test_gl_ring>)
+    set_tests_properties(python_gl_ring_fakecuda PROPERTIES LABELS "python;gl;vulkan"
+      SKIP_RETURN_CODE 77 TIMEOUT 60 ENVIRONMENT
+      "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
+  endif()
+  add_test(NAME python_gl_ring_cuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_ring.py cuda
+           $<TARGET_FILE:test_gl_ring>)
+  set_tests_properties(python_gl_ring_cuda PROPERTIES LABELS "cuda;python;gl" SKIP_RETURN_CODE 77
+                       TIMEOUT 300 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+endif()

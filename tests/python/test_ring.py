@@ -15,6 +15,11 @@ Usage: test_ring.py unit              descriptor golden bytes, hello and fd
        test_ring.py stdin-cuda W H N  the CUDA learner for RingJniTest: one
                                       descriptor a line on stdin (frame f
                                       of the pattern), "ok"/"bad" a line
+       test_ring.py stdin-rgb [cuda]  the RGB-format learner for RingJniTest:
+                                      "DESC WANT" a line, the frame must be
+                                      WANT (through llvmpipe's memfd, or
+                                      with cuda the real CUDA learner);
+                                      "ok"/"bad"/"skip" a line
        test_ring.py cuda PRODUCER     the GPU machine: the real CUDA
                                       learner (libcuda) against the producer
                                       in semaphore mode, lockstep, every
@@ -116,9 +121,28 @@ GOLDEN_DESC = bytes.fromhex(
 ) + b"/run/x.sock".ljust(108, b"\0") + b"\0" * 4
 
 
-def descriptor(ring_id, slot, frame, path, mode=R.MODE_FENCE, slots=3, w=4, h=2, size=64):
+# Version 2, by hand from the same table: format 23 (RGB8), 640x360, pitch
+# 1920, slot size 691200, flags 0; and an RGBA one with ROWS_BOTTOM_UP.
+GOLDEN_DESC_RGB = bytes.fromhex(
+    "43475a32" "0200" "c000"                          # magic, version 2, length 192
+    "17000000" "80020000" "68010000" "80070000"       # format 23, 640, 360, pitch 1920
+    "03000000" "01000000"                             # 3 slots, mode 1
+    "000102030405060708090a0b0c0d0e0f"                # device UUID
+    "8877665544332211" "008c0a0000000000"             # ring id, slot size 691200
+    "02000000" "00000000" "0504030201000000"          # slot 2, flags 0, frame
+) + b"/run/x.sock".ljust(108, b"\0") + b"\0" * 4
+GOLDEN_DESC_BOTTOM_UP = GOLDEN_DESC[:4] + b"\x02\x00" + GOLDEN_DESC[6:68] + b"\x01\0\0\0" + \
+    GOLDEN_DESC[72:]
+
+
+def descriptor(ring_id, slot, frame, path, mode=R.MODE_FENCE, slots=3, w=4, h=2, size=64, fmt=37,
+               flags=0):
     b = bytearray(GOLDEN_DESC)
-    struct.pack_into("<IIII", b, 12, w, h, w * 4, slots)
+    bpp = 3 if fmt == R.FORMAT_RGB8 else 4
+    if fmt == R.FORMAT_RGB8 or flags:
+        struct.pack_into("<H", b, 4, 2)
+    struct.pack_into("<IIIII", b, 8, fmt, w, h, w * bpp, slots)
+    struct.pack_into("<I", b, 68, flags)
     struct.pack_into("<I", b, 28, mode)
     struct.pack_into("<QQI", b, 48, ring_id, size, slot)
     struct.pack_into("<Q", b, 72, frame)
@@ -195,7 +219,38 @@ def unit():
         return bytes(b)
 
     raises(ValueError, lambda: R.parse_descriptor(GOLDEN_DESC[:100]), "truncated", "truncated")
-    raises(ValueError, lambda: R.parse_descriptor(patched(4, 2)), "unknown version", "version 2")
+    raises(ValueError, lambda: R.parse_descriptor(patched(4, 3)), "unknown version", "version 3")
+    raises(ValueError, lambda: R.parse_descriptor(patched(4, 0)), "version 0", "version 0")
+    raises(ValueError, lambda: R.parse_descriptor(patched(8, 23)), "format 23 in version 1",
+           "format 23 unknown in version 1")
+    check(R.parse_descriptor(patched(68, 0xFF)).flags == 0, "version 1: offset 68 ignored")
+    check(d.version == 1 and d.channels == 4 and not d.rows_bottom_up, "v1: 4 channels, flags 0")
+
+    # Version 2.
+    v = R.parse_descriptor(GOLDEN_DESC_RGB)
+    check((v.version, v.format, v.width, v.height, v.row_pitch, v.slot_size, v.flags, v.channels)
+          == (2, 23, 640, 360, 1920, 691200, 0, 3), "golden v2 RGB descriptor")
+    bu = R.parse_descriptor(GOLDEN_DESC_BOTTOM_UP)
+    check(bu.format == 37 and bu.flags == 1 and bu.rows_bottom_up and bu.channels == 4,
+          "golden v2 RGBA descriptor with ROWS_BOTTOM_UP")
+
+    def patched2(base, off, val):
+        b = bytearray(base)
+        b[off] = val
+        return bytes(b)
+
+    for what, raw, text in [
+            ("flag bit 1", patched2(GOLDEN_DESC_BOTTOM_UP, 68, 3), "unknown bits"),
+            ("flag bit 31", patched2(GOLDEN_DESC_BOTTOM_UP, 71, 0x80), "unknown bits"),
+            ("RGB with ROWS_BOTTOM_UP", patched2(GOLDEN_DESC_RGB, 68, 1), "upright"),
+            ("RGB pitch wider than width*3", patched2(GOLDEN_DESC_RGB, 21, 0x0A), "row pitch"),
+            ("RGB pitch width*3 + 1", patched2(GOLDEN_DESC_RGB, 20, 0x81), "row pitch"),
+            ("RGB pitch width*3 - 1", patched2(GOLDEN_DESC_RGB, 20, 0x7F), "row pitch"),
+            ("RGB slot size below pitch*height", patched2(GOLDEN_DESC_RGB, 57, 0x8B), "slot size"),
+            ("format 22 in version 2", patched2(GOLDEN_DESC_RGB, 8, 22), "format 22"),
+            ("format 24 in version 2", patched2(GOLDEN_DESC_RGB, 8, 24), "format 24"),
+            ("RGB version 3", patched2(GOLDEN_DESC_RGB, 4, 3), "version 3")]:
+        raises(ValueError, lambda raw=raw: R.parse_descriptor(raw), what, text)
     raises(ValueError, lambda: R.parse_descriptor(patched(3, 0x31)), "bad magic", "CGZ2")
     raises(ValueError, lambda: R.parse_descriptor(b"\xab" * 68), "v1 handle", "v1 CUDA")
     raises(ValueError, lambda: R.parse_descriptor(patched(64, 3)), "slot 3 of 3", "slot 3")
@@ -267,6 +322,23 @@ def unit():
            "descriptor of another ring", "re-initialised")
     raises(ValueError, lambda: ring.acquire(descriptor(rid, 0, 0, path, R.MODE_SEMAPHORE)),
            "frame 0 (the template)", "template")
+    # The RGB slot format (version 2, format 23): (H, W, 3), upright, nothing flipped here.
+    drgb = descriptor(rid, 2, 11, path, R.MODE_SEMAPHORE, fmt=R.FORMAT_RGB8)
+    set_word(cmap, 2, 11, R.PUBLISHED)
+    with ring.acquire(drgb, 5) as fr:
+        cai = fr.__cuda_array_interface__
+        check(cai["shape"] == (2, 4, 3) and cai["strides"] is None and cai["typestr"] == "|u1"
+              and cai["data"][0] == ring._memories[2][1] and fr.nbytes == 24,
+              f"RGB frame: (H, W, 3), packed: {cai}")
+        check(fr.format == 23 and fr.flags == 0 and not fr.rows_bottom_up, "RGB frame is upright")
+        check(imp.calls[-1] == ("wait", 0x5E3A, 11, 5), "RGB frame: stream waits for its value")
+    check(get_word(cmap, 2) == (R.RELEASED, 11), "RGB frame released")
+    # A version 2 RGBA frame whose rows are bottom up: reported, not flipped.
+    dbu = descriptor(rid, 2, 12, path, R.MODE_SEMAPHORE, flags=R.FLAG_ROWS_BOTTOM_UP)
+    set_word(cmap, 2, 12, R.PUBLISHED)
+    with ring.acquire(dbu, 5) as fb:
+        check(fb.shape == (2, 4, 4) and fb.rows_bottom_up and fb.flags == 1 and
+              fb.__cuda_array_interface__["strides"] is None, "bottom-up RGBA frame: flags reported")
     # Close releases every held frame.
     set_word(cmap, 0, 10, R.PUBLISHED)
     ring.acquire(descriptor(rid, 0, 10, path, R.MODE_SEMAPHORE))
@@ -515,13 +587,7 @@ def fakecuda(producer):
 def stdin_cuda(w, h, n):
     import numpy as np
 
-    try:
-        importer = R.CudaImporter()
-        if ctypes_count(importer) == 0:
-            raise R.RingError("no CUDA device")
-    except (OSError, R.RingError) as e:
-        print(f"SKIP stdin-cuda: {e}", file=sys.stderr)
-        sys.exit(77)
+    importer = cuda_importer_or_skip("stdin-cuda")
     print("ready", flush=True)
     ring, good = None, 0
     for f in range(1, n + 1):
@@ -540,6 +606,52 @@ def stdin_cuda(w, h, n):
     sys.exit(0 if good == n else 1)
 
 
+def cuda_importer_or_skip(what):
+    try:
+        importer = R.CudaImporter()
+        if ctypes_count(importer) == 0:
+            raise R.RingError("no CUDA device")
+    except (OSError, R.RingError) as e:
+        print(f"SKIP {what}: {e}", file=sys.stderr)
+        sys.exit(77)
+    return importer
+
+
+def stdin_rgb(use_cuda):
+    """RingJniTest's RGB rounds: one line "DESC WANT" a frame (hex): the
+    frame the descriptor names must be (H, W, 3), upright, and equal WANT
+    (the Java side's RAW bytes of the same frame from
+    convertCapturedFrameImpl, rows reversed). Read through llvmpipe's memfd
+    (lavapipe, fence mode), or with use_cuda by the real CUDA learner
+    (to_numpy on its stream, semaphore mode). Answers "ok", "bad" or "skip"
+    (an fd that is not an llvmpipe memfd)."""
+    imp = cuda_importer_or_skip("stdin-rgb cuda") if use_cuda else FakeImporter()
+    print("ready", flush=True)
+    ring = None
+    for line in sys.stdin:
+        parts = line.split()
+        if len(parts) != 2:
+            break
+        raw, want = bytes.fromhex(parts[0]), bytes.fromhex(parts[1])
+        d = R.parse_descriptor(raw)
+        if ring is None:
+            ring = R.RingLearner(raw, imp)
+        with ring.acquire(raw) as fr:
+            shape_ok = (fr.shape == (d.height, d.width, 3) and fr.format == R.FORMAT_RGB8 and
+                        not fr.rows_bottom_up)
+            if use_cuda:
+                answer = "ok" if shape_ok and fr.to_numpy().tobytes() == want else "bad"
+            elif imp.maps[fr.slot] is None:
+                answer = "skip"
+            else:
+                got = imp.slot_bytes(fr.slot, len(want))
+                answer = "ok" if shape_ok and got == want else "bad"
+        print(answer, flush=True)
+    if ring is not None:
+        ring.close()
+    sys.exit(0)
+
+
 def ctypes_count(importer):
     import ctypes
 
@@ -549,13 +661,16 @@ def ctypes_count(importer):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda", "fakecuda", "stdin-cuda"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "live", "cuda", "fakecuda", "stdin-cuda",
+                                                 "stdin-rgb"):
         print(__doc__)
         sys.exit(2)
     if sys.argv[1] == "unit":
         unit()
     elif sys.argv[1] == "live":
         live(sys.argv[2])
+    elif sys.argv[1] == "stdin-rgb":
+        stdin_rgb(sys.argv[2:] == ["cuda"])
     elif sys.argv[1] == "stdin-cuda":
         stdin_cuda(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "fakecuda":

@@ -1,7 +1,9 @@
 package cgtest;
 
 import com.google.protobuf.ByteString;
+import com.kyhsgeekcode.minecraftenv.FramebufferCapturer;
 import com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,7 +15,10 @@ import java.util.List;
  * the architecture names. Usage: RingJniTest PATH_OF_test_zc_ring [PYTHON test_ring.py].
  * With the Python arguments, and a device with exportable timeline semaphores (the GPU
  * machine), also semaphore mode: publishImpl after the game's submit, each descriptor read in
- * lockstep by the real CUDA learner (test_ring.py stdin-cuda), byte-exact.
+ * lockstep by the real CUDA learner (test_ring.py stdin-cuda), byte-exact. And the RGB slot
+ * format (initRgbImpl, recordCursorImpl) read by the Python learner (test_ring.py stdin-rgb):
+ * every slot equals the RAW bytes convertCapturedFrameImpl gives for the same frame, flip,
+ * resize and cursor, rows reversed.
  * Exit 77: no Vulkan device.
  */
 public final class RingJniTest {
@@ -86,6 +91,21 @@ public final class RingJniTest {
         ring.destroyImpl();
     }
 
+    /** test_ring.py MODE ARGS..., with the repository's python/ package on its path. */
+    static Process startLearner(String python, String script, String... modeAndArgs)
+            throws Exception {
+        java.io.File pkg = new java.io.File(script).getAbsoluteFile().getParentFile()
+                .getParentFile().getParentFile();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(python);
+        cmd.add(script);
+        for (String a : modeAndArgs) cmd.add(a);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("PYTHONPATH", new java.io.File(pkg, "python").getPath());
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        return pb.start();
+    }
+
     /** Semaphore mode through publishImpl, read by the Python CUDA learner. */
     static void semaphoreRound(String python, String script, int w, int h, int n) throws Exception {
         VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
@@ -98,12 +118,7 @@ public final class RingJniTest {
                 VulkanZerocopyRing.MODE_SEMAPHORE, 1_000_000_000L, v[7] != 0);
         expect(IllegalStateException.class, () -> ring.recordImpl(1, v[6], 2),
                 "recordImpl on a semaphore-mode ring");
-        java.io.File pkg = new java.io.File(script).getAbsoluteFile().getParentFile()
-                .getParentFile().getParentFile();
-        ProcessBuilder pb = new ProcessBuilder(python, script, "stdin-cuda", "" + w, "" + h, "" + n);
-        pb.environment().put("PYTHONPATH", new java.io.File(pkg, "python").getPath());
-        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-        Process p = pb.start();
+        Process p = startLearner(python, script, "stdin-cuda", "" + w, "" + h, "" + n);
         java.io.BufferedReader in = new java.io.BufferedReader(
                 new java.io.InputStreamReader(p.getInputStream()));
         java.io.Writer out = new java.io.OutputStreamWriter(p.getOutputStream());
@@ -133,6 +148,108 @@ public final class RingJniTest {
         ring.destroyImpl();
     }
 
+    /** The frame-f pattern ring_jni_helper uploads (zc_test.h), as a direct buffer. */
+    static ByteBuffer pattern(int w, int h, int f) {
+        ByteBuffer b = ByteBuffer.allocateDirect(w * h * 4);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                b.put((byte) (x * 7 + f * 13)).put((byte) (y * 5 + f * 29));
+                b.put((byte) ((x ^ y) + f * 3)).put((byte) (255 - f));
+            }
+        b.flip();
+        return b;
+    }
+
+    /**
+     * The RGB slot format, the cursor moving, w x h -> tw x th. Fence mode (recordCursorImpl,
+     * read through llvmpipe's memfd) or semaphore mode (publishCursorImpl after the game's submit,
+     * read by the real CUDA learner: the GPU machine). Every frame must equal the RAW bytes
+     * convertCapturedFrameImpl gives for it, rows reversed.
+     */
+    static void rgbRound(String python, String script, boolean semaphore, int w, int h, int tw,
+            int th) throws Exception {
+        VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
+        String name = "RGB " + (semaphore ? "semaphore" : "fence") + " " + w + "x" + h + " -> "
+                + tw + "x" + th;
+        long[] v = vkSetup(w, h);
+        if (semaphore && v[8] == 0) {
+            System.out.println("SKIP " + name + ": no exportable timeline semaphores here");
+            return;
+        }
+        int mode = semaphore ? VulkanZerocopyRing.MODE_SEMAPHORE : VulkanZerocopyRing.MODE_FENCE;
+        expect(IllegalArgumentException.class, () -> ring.initRgbImpl(v[0], v[1], v[2], (int) v[3],
+                v[4], v[5], w, h, 99, tw, th, true, 2, mode, 0, false), "initRgbImpl imageFormat 99");
+        expect(IllegalArgumentException.class, () -> ring.initRgbImpl(v[0], v[1], v[2], (int) v[3],
+                v[4], v[5], w, h, 0, -1, th, true, 2, mode, 0, false), "initRgbImpl target -1 x th");
+        ByteString t = ring.initRgbImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 0, tw, th,
+                true, 2, mode, semaphore ? 1_000_000_000L : 0, v[7] != 0);
+        check(t.byteAt(4) == 2 && t.byteAt(8) == 23 && (int) (le64(t, 12) & 0xffffffffL) == tw
+                && (int) (le64(t, 16) & 0xffffffffL) == th
+                && (int) (le64(t, 20) & 0xffffffffL) == tw * 3,
+                name + ": template version 2, format 23, target size, pitch");
+        Process p = semaphore ? startLearner(python, script, "stdin-rgb", "cuda")
+                              : startLearner(python, script, "stdin-rgb");
+        java.io.BufferedReader in = new java.io.BufferedReader(
+                new java.io.InputStreamReader(p.getInputStream()));
+        java.io.Writer out = new java.io.OutputStreamWriter(p.getOutputStream());
+        if (!"ready".equals(in.readLine())) {
+            int rc = p.waitFor();
+            if (rc == 77) System.out.println("SKIP " + name + ": the learner has no CUDA here");
+            else check(false, name + ": learner did not start (exit " + rc + ")");
+            ring.destroyImpl();
+            return;
+        }
+        // {draw, x, y}: inside, the corner, partly outside, off, hot spot outside, the last pixel.
+        int[][] cursors = {{1, 3, 2}, {1, 0, 0}, {1, tw - 2, th - 1}, {0, 5, 5}, {1, -1, 4},
+                {1, tw - 1, th - 1}};
+        int good = 0, skipped = 0;
+        for (int f = 1; f <= cursors.length; f++) {
+            int[] c = cursors[f - 1];
+            long cmd = vkBegin(f);
+            ByteString d;
+            if (semaphore) {
+                check(vkSubmit(), "game submit " + f); // the frame, then publish on the same queue
+                d = ring.publishCursorImpl(v[6], COLOR_ATTACHMENT_OPTIMAL, c[0] == 1, c[1], c[2]);
+            } else {
+                d = ring.recordCursorImpl(cmd, v[6], COLOR_ATTACHMENT_OPTIMAL, c[0] == 1, c[1],
+                        c[2]);
+                check(vkSubmit(), "game submit " + f);
+            }
+            check(d != null && le64(d, 72) == f, name + ": frame " + f + " published");
+            if (d == null) break;
+            ByteString raw = FramebufferCapturer.INSTANCE.convertCapturedFrameImpl(pattern(w, h, f),
+                    w, h, tw, th, 0, true, c[0] == 1, c[1], c[2]);
+            byte[] r = raw.toByteArray(), up = new byte[r.length];
+            for (int y = 0; y < th; y++)
+                System.arraycopy(r, (th - 1 - y) * tw * 3, up, y * tw * 3, tw * 3);
+            out.write(hex(d) + " " + hex(ByteString.copyFrom(up)) + "\n");
+            out.flush();
+            String a = in.readLine();
+            if ("ok".equals(a)) good++;
+            if ("skip".equals(a)) skipped++;
+        }
+        out.close();
+        int rc = p.waitFor();
+        if (skipped > 0)
+            System.out.println("note: the slot fds are not llvmpipe memfds: " + name
+                    + " bytes unchecked here");
+        else
+            check(good == cursors.length && rc == 0, name + ": " + good + "/" + cursors.length
+                    + " frames equal convertCapturedFrameImpl's RAW, upright");
+        ring.destroyImpl();
+        if (semaphore) return;
+        // A cursor to draw on a copy ring is refused.
+        ring.initImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 2,
+                VulkanZerocopyRing.MODE_FENCE, 0, false);
+        long cmd = vkBegin(1);
+        expect(IllegalArgumentException.class, () -> ring.recordCursorImpl(cmd, v[6],
+                COLOR_ATTACHMENT_OPTIMAL, true, 1, 1), "a cursor on a copy ring");
+        check(ring.recordCursorImpl(cmd, v[6], COLOR_ATTACHMENT_OPTIMAL, false, 1, 1) != null,
+                "recordCursorImpl without a cursor on a copy ring");
+        vkSubmit();
+        ring.destroyImpl();
+    }
+
     public static void main(String[] args) throws Exception {
         System.loadLibrary("ring_helper");
         VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
@@ -158,6 +275,9 @@ public final class RingJniTest {
         round(args[0], 64, 5, 2, 2);
         expect(IllegalStateException.class, () -> ring.publishImpl(1, 2), "publish after destroy");
         if (args.length >= 3) {
+            rgbRound(args[1], args[2], false, 37, 23, 16, 11);
+            rgbRound(args[1], args[2], true, 640, 360, 640, 360);
+            rgbRound(args[1], args[2], true, 1920, 1080, 640, 360);
             semaphoreRound(args[1], args[2], 640, 360, 200);
             semaphoreRound(args[1], args[2], 1920, 1080, 60);
         }

@@ -47,7 +47,9 @@ JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetup(JNIEnv *env, jclass
         t_open = 1;
     }
     free_image();
-    if (vkt_image(&T, w, h, -1, 0, &G, &GM)) return NULL;
+    /* SAMPLED too: the RGB slot format reads a UNORM image through a view. */
+    if (vkt_image_ex(&T, w, h, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT, -1, 0, &G, &GM))
+        return NULL;
     W = w;
     H = h;
     jlong v[9] = {(jlong)(uintptr_t)T.inst, (jlong)(uintptr_t)T.phys, (jlong)(uintptr_t)T.dev,

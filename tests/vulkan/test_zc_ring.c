@@ -32,6 +32,7 @@
 #include "cg_zc_proto.h"
 #include "cg_zc_server.h"
 #include "vkt.h"
+#include "vkt_ring.h"
 #include "zc_test.h"
 
 extern char **environ;
@@ -77,6 +78,80 @@ static cg_zc_desc golden_desc(void)
     return d;
 }
 
+/* Version 2 (the RGB format and the flags), from the v1 golden bytes g
+ * patched by hand as the document's table says. */
+static int case_descriptor_v2(const uint8_t g[CG_ZC_DESC_SIZE])
+{
+    cg_zc_desc o;
+    cg_err e = {{0}};
+    /* Version 1 reserved offset 68: junk there is ignored and reads as flags 0. */
+    uint8_t b[CG_ZC_DESC_SIZE];
+    memcpy(b, g, sizeof b);
+    b[68] = 0xff;
+    b[71] = 0x80;
+    CHECK(cg_zc_desc_decode(b, sizeof b, &o, &e) == CG_OK && o.flags == 0,
+          "v1 with junk at 68: %s, flags %u", e.text, o.flags);
+
+    /* 640x360 RGB: version 2, format 23, pitch 1920 (0x780), slot size 691200 (0x0A8C00). */
+    uint8_t rgb[CG_ZC_DESC_SIZE];
+    memcpy(rgb, g, sizeof rgb);
+    rgb[4] = 2;
+    rgb[8] = 23;
+    rgb[20] = 0x80, rgb[21] = 0x07;
+    rgb[56] = 0x00, rgb[57] = 0x8C, rgb[58] = 0x0A;
+    CHECK(cg_zc_desc_decode(rgb, sizeof rgb, &o, &e) == CG_OK, "v2 RGB: %s", e.text);
+    CHECK(o.format == 23 && o.row_pitch == 1920 && o.flags == 0 && o.slot_size == 691200,
+          "v2 RGB fields");
+    /* The encoder writes exactly those bytes (version 2 because of format 23). */
+    uint8_t enc[CG_ZC_DESC_SIZE];
+    CHECK(cg_zc_desc_encode(&o, enc, sizeof enc) == CG_OK && memcmp(enc, rgb, sizeof enc) == 0,
+          "v2 RGB encodes to the hand-patched bytes");
+
+    /* RGBA rows bottom up (what a GL producer sends): version 2, flags 1. */
+    uint8_t bu[CG_ZC_DESC_SIZE];
+    memcpy(bu, g, sizeof bu);
+    bu[4] = 2;
+    bu[68] = 1;
+    CHECK(cg_zc_desc_decode(bu, sizeof bu, &o, &e) == CG_OK && o.flags == CG_ZC_FLAG_ROWS_BOTTOM_UP &&
+              o.format == 37,
+          "v2 bottom-up RGBA: %s", e.text);
+    CHECK(cg_zc_desc_encode(&o, enc, sizeof enc) == CG_OK && memcmp(enc, bu, sizeof enc) == 0,
+          "flags 1 encodes as version 2");
+    /* Version 2 with nothing new still decodes (a producer may always write 2). */
+    memcpy(b, g, sizeof b);
+    b[4] = 2;
+    CHECK(cg_zc_desc_decode(b, sizeof b, &o, &e) == CG_OK && o.flags == 0, "v2 plain RGBA: %s",
+          e.text);
+
+    struct {
+        const char *what;
+        const uint8_t *base;
+        int off, val;
+        cg_status want;
+    } bad[] = {
+        {"flag bit 1", bu, 68, 3, CG_E_PROTOCOL},
+        {"flag bit 31", bu, 71, 0x80, CG_E_PROTOCOL},
+        {"RGB with ROWS_BOTTOM_UP", rgb, 68, 1, CG_E_PROTOCOL},
+        {"RGB pitch wider than width*3", rgb, 21, 0x0A, CG_E_PROTOCOL},
+        {"RGB pitch width*3 + 1", rgb, 20, 0x81, CG_E_PROTOCOL},
+        {"RGB pitch width*3 - 1", rgb, 20, 0x7f, CG_E_PROTOCOL},
+        {"RGB slot size below pitch*height", rgb, 57, 0x8B, CG_E_PROTOCOL},
+        {"format 22 in version 2", rgb, 8, 22, CG_E_PROTOCOL},
+        {"format 24 in version 2", rgb, 8, 24, CG_E_PROTOCOL},
+        {"RGBA pitch below width*4 in version 2", bu, 21, 0x07, CG_E_PROTOCOL},
+        {"RGB version 3", rgb, 4, 3, CG_E_UNSUPPORTED},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memcpy(b, bad[i].base, sizeof b);
+        b[bad[i].off] = (uint8_t)bad[i].val;
+        cg_err be = {{0}};
+        cg_status st = cg_zc_desc_decode(b, sizeof b, &o, &be);
+        CHECK(st == bad[i].want && be.text[0], "%s: got %s (%s)", bad[i].what, cg_status_name(st),
+              be.text);
+    }
+    return failures ? 1 : 0;
+}
+
 static int case_descriptor(void)
 {
     cg_zc_desc d = golden_desc();
@@ -112,7 +187,9 @@ static int case_descriptor(void)
     } bad[] = {
         {"truncated to 100 bytes", -1, 0, 100, CG_E_BUFFER_TOO_SMALL},
         {"4 bytes (a mach port)", -1, 0, 4, CG_E_BUFFER_TOO_SMALL},
-        {"unknown version 2", 4, 2, CG_ZC_DESC_SIZE, CG_E_UNSUPPORTED},
+        {"unknown version 3", 4, 3, CG_ZC_DESC_SIZE, CG_E_UNSUPPORTED},
+        {"version 0", 4, 0, CG_ZC_DESC_SIZE, CG_E_UNSUPPORTED},
+        {"format 23 in version 1", 8, 23, CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
         {"bad magic", 3, '1', CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
         {"length field 100", 6, 100, CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
         {"length field 200 > 192 given", 6, 200, CG_ZC_DESC_SIZE, CG_E_BUFFER_TOO_SMALL},
@@ -154,7 +231,7 @@ static int case_descriptor(void)
     CHECK(cg_zc_hello_decode(hb, 63, &ho, &e) == CG_E_BUFFER_TOO_SMALL, "hello truncated");
     hb[4] = 9;
     CHECK(cg_zc_hello_decode(hb, 64, &ho, &e) == CG_E_UNSUPPORTED, "hello version 9");
-    return failures ? 1 : 0;
+    return case_descriptor_v2(g) || failures ? 1 : 0;
 }
 
 /* ---- control block ------------------------------------------------------------ */
@@ -782,17 +859,8 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL spy_gipa(VkInstance inst, const 
 
 static cg_vk_ring_desc ring_desc(int w, int h, cg_zc_mode mode)
 {
-    cg_vk_ring_desc d;
-    memset(&d, 0, sizeof d);
-    d.instance = T.inst;
-    d.physical_device = T.phys;
-    d.device = T.dev;
+    cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, mode);
     d.get_instance_proc_addr = spy_gipa;
-    d.queue_family = T.qfam;
-    d.queue = T.queue;
-    d.width = w;
-    d.height = h;
-    d.mode = mode;
     d.debug_utils = T.has_debug_utils;
     d.socket_dir = test_dir;
     return d;
@@ -1004,10 +1072,48 @@ static int ring_case(const char *which)
             CHECK(read_buffer(&T, info.buffers[dd.slot], bytes, got) == 0 && memcmp(got, px, bytes) == 0,
                   "frame %d byte-exact in slot %u", f, dd.slot);
         }
-        free(px);
-        free(got);
         VKT_FN(&T, vkQueueWaitIdle)(T.queue);
         CHECK(run_learner(3, descs) == 0, "learner process");
+        cg_vk_ring_destroy(r);
+        r = NULL;
+
+        /* reuse_recordings: two slots, the game alternating between two
+         * images, so every slot sees image A then B then A...: recordings
+         * are reused (same image again in a slot) and replaced (the other
+         * image), and every frame must still carry its own pixels. */
+        d = ring_desc(w, h, CG_ZC_MODE_SEMAPHORE);
+        d.slots = 2;
+        d.reuse_recordings = 1;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create with reuse: %s", e.text);
+        if (!r) goto out;
+        cg_vk_ring_get_info(r, &info);
+        VkImage img2;
+        VkDeviceMemory mem2;
+        CHECK(vkt_image(&T, w, h, -1, 0, &img2, &mem2) == 0, "second game image");
+        /* Frames 1..12: images A B A B... for slots 0 1 0 1... (reused),
+         * then frames 13..20 switch images every two frames (recorded anew). */
+        for (int f = 1; f <= 20; f++) {
+            VkImage cur = (f <= 12 ? (f % 2) : ((f / 2) % 2)) ? img : img2;
+            zc_pattern(px, w, h, 100 + f);
+            CHECK(vkt_upload(&T, cur, w, h, px, VK_IMAGE_LAYOUT_GENERAL) == 0, "upload");
+            uint8_t one[CG_ZC_DESC_SIZE];
+            CHECK(cg_vk_ring_publish(r, cur, VK_IMAGE_LAYOUT_GENERAL, one) == CG_OK,
+                  "reuse: publish %d: %s", f, cg_vk_ring_last_error(r));
+            uint64_t v = (uint64_t)f;
+            VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+            wi.semaphoreCount = 1;
+            wi.pSemaphores = &info.semaphore;
+            wi.pValues = &v;
+            CHECK(VKT_FN(&T, vkWaitSemaphores)(T.dev, &wi, UINT64_MAX) == VK_SUCCESS, "wait %d", f);
+            cg_zc_desc dd;
+            cg_zc_desc_decode(one, CG_ZC_DESC_SIZE, &dd, &e);
+            CHECK(read_buffer(&T, info.buffers[dd.slot], bytes, got) == 0 && memcmp(got, px, bytes) == 0,
+                  "reuse: frame %d byte-exact in slot %u", f, dd.slot);
+        }
+        VKT_FN(&T, vkQueueWaitIdle)(T.queue);
+        free(px);
+        free(got);
+        vkt_image_free(&T, img2, mem2);
         vkt_image_free(&T, img, mem);
     } else {
         fprintf(stderr, "unknown case %s\n", which);

@@ -168,13 +168,19 @@ static uint32_t mem_type(vkt *t, uint32_t bits, VkMemoryPropertyFlags want)
 int vkt_image(vkt *t, int w, int h, int import_fd, uint64_t import_size, VkImage *img,
               VkDeviceMemory *mem)
 {
+    return vkt_image_ex(t, w, h, VK_FORMAT_R8G8B8A8_UNORM, 0, import_fd, import_size, img, mem);
+}
+
+int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
+                 int import_fd, uint64_t import_size, VkImage *img, VkDeviceMemory *mem)
+{
     VkExternalMemoryImageCreateInfo ext = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
     ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkImageCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     ci.pNext = import_fd >= 0 ? &ext : NULL;
     ci.imageType = VK_IMAGE_TYPE_2D;
-    ci.format = VK_FORMAT_R8G8B8A8_UNORM;
+    ci.format = format;
     ci.extent.width = (uint32_t)w;
     ci.extent.height = (uint32_t)h;
     ci.extent.depth = 1;
@@ -183,7 +189,7 @@ int vkt_image(vkt *t, int w, int h, int import_fd, uint64_t import_size, VkImage
     ci.samples = VK_SAMPLE_COUNT_1_BIT;
     ci.tiling = VK_IMAGE_TILING_OPTIMAL;
     ci.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | extra_usage;
     ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
     if (VKT_FN(t, vkCreateImage)(t->dev, &ci, NULL, img) != VK_SUCCESS) return 1;
     VkMemoryRequirements req;
@@ -269,6 +275,11 @@ static int run_copy(vkt *t, VkImage img, VkImageLayout before, VkImageLayout aft
     else
         VKT_FN(t, vkCmdCopyImageToBuffer)(t->cmd, img, xfer, buf, 1, &reg);
     layout(t, img, xfer, after);
+    return vkt_submit_wait(t);
+}
+
+int vkt_submit_wait(vkt *t)
+{
     VKT_FN(t, vkEndCommandBuffer)(t->cmd);
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
@@ -311,4 +322,37 @@ int vkt_upload(vkt *t, VkImage img, int w, int h, const uint8_t *rgba, VkImageLa
 int vkt_download(vkt *t, VkImage img, VkImageLayout cur, int w, int h, uint8_t *out)
 {
     return transfer(t, img, cur, cur, w, h, out, 0);
+}
+
+int vkt_read_buffer(vkt *t, VkBuffer buf, size_t size, uint8_t *out, int external)
+{
+    if (size > t->stage_size) {
+        staging_free(t);
+        if (staging(t, size, &t->stage, &t->stage_mem, &t->stage_map)) return 1;
+        t->stage_size = size;
+    }
+    VKT_FN(t, vkResetCommandBuffer)(t->cmd, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VKT_FN(t, vkBeginCommandBuffer)(t->cmd, &bi);
+    VkBufferMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+    b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    b.srcQueueFamilyIndex = external ? VK_QUEUE_FAMILY_EXTERNAL : VK_QUEUE_FAMILY_IGNORED;
+    b.dstQueueFamilyIndex = external ? t->qfam : VK_QUEUE_FAMILY_IGNORED;
+    b.buffer = buf;
+    b.size = VK_WHOLE_SIZE;
+    VKT_FN(t, vkCmdPipelineBarrier)(t->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                                    VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 1, &b, 0, NULL);
+    VkBufferCopy reg = {0, 0, size};
+    VKT_FN(t, vkCmdCopyBuffer)(t->cmd, buf, t->stage, 1, &reg);
+    /* Back to the external owner, as it was handed over. */
+    b.srcAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+    b.dstAccessMask = 0;
+    b.srcQueueFamilyIndex = external ? t->qfam : VK_QUEUE_FAMILY_IGNORED;
+    b.dstQueueFamilyIndex = external ? VK_QUEUE_FAMILY_EXTERNAL : VK_QUEUE_FAMILY_IGNORED;
+    VKT_FN(t, vkCmdPipelineBarrier)(t->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                    VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 1, &b, 0, NULL);
+    if (vkt_submit_wait(t)) return 1;
+    memcpy(out, t->stage_map, size);
+    return 0;
 }

@@ -52,6 +52,17 @@ PFN_vkVoidFunction vkt_dfn(vkt *t, const char *name);
 int vkt_image(vkt *t, int w, int h, int import_fd, uint64_t import_size, VkImage *img,
               VkDeviceMemory *mem);
 void vkt_image_free(vkt *t, VkImage img, VkDeviceMemory mem);
+/* The same with a format and usage bits added to those three. */
+int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
+                 int import_fd, uint64_t import_size, VkImage *img, VkDeviceMemory *mem);
+
+/* End t->cmd (recording), submit it with t->fence, wait. 0 on success. */
+int vkt_submit_wait(vkt *t);
+
+/* Copy the first `size` bytes of buf into out through the staging buffer
+ * and wait. external: buf was released to VK_QUEUE_FAMILY_EXTERNAL (a ring
+ * slot): it is acquired for the copy and released back. */
+int vkt_read_buffer(vkt *t, VkBuffer buf, size_t size, uint8_t *out, int external);
 
 /* Upload w*h*4 bytes (row 0 first) into img; the image ends in `final`. */
 int vkt_upload(vkt *t, VkImage img, int w, int h, const uint8_t *rgba, VkImageLayout final);

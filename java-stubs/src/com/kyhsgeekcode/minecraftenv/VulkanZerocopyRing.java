@@ -49,6 +49,38 @@ public final class VulkanZerocopyRing {
      */
     public native ByteString recordImpl(long commandBuffer, long image, int imageLayout);
 
+    /**
+     * Create the ring in the RGB slot format (docs/zero-copy-v2.md, "The RGB slot format"):
+     * each slot holds what the learner trains on, {@code (targetHeight, targetWidth, 3)} uint8,
+     * rows upright, nearest resize and the cursor exactly as the RAW observation
+     * ({@code convertCapturedFrameImpl} with the same {@code flipVertically}: true for a Vulkan
+     * image, whose row 0 is the top), made by one compute dispatch on the game's queue instead of
+     * the copy. imageFormat: the game image's VkFormat (37, 43, 44 or 50; 0 = 37); a UNORM image
+     * needs VK_IMAGE_USAGE_SAMPLED_BIT (its view is kept while the ring lives: at most 8 distinct
+     * images), an SRGB one TRANSFER_SRC. targetWidth x targetHeight: the slot's size (0 x 0 = the
+     * image's). The other arguments as {@link #initImpl}. Returns the template descriptor
+     * (version 2, format 23).
+     */
+    public native ByteString initRgbImpl(long instance, long physicalDevice, long device,
+            int queueFamily, long queue, long getInstanceProcAddr, int width, int height,
+            int imageFormat, int targetWidth, int targetHeight, boolean flipVertically, int slots,
+            int mode, long waitNanos, boolean debugUtils);
+
+    /**
+     * {@link #publishImpl} with this frame's cursor (hot spot in target pixels from the top-left,
+     * any value; drawn as the RAW observation draws it). A cursor to draw needs a ring made by
+     * {@link #initRgbImpl} (IllegalArgumentException otherwise).
+     */
+    public native ByteString publishCursorImpl(long image, int imageLayout, boolean drawCursor,
+            int cursorX, int cursorY);
+
+    /**
+     * {@link #recordImpl} with this frame's cursor. In the RGB slot format the ring's compute
+     * pipeline, descriptor sets and push constants are left bound in {@code commandBuffer}.
+     */
+    public native ByteString recordCursorImpl(long commandBuffer, long image, int imageLayout,
+            boolean drawCursor, int cursorX, int cursorY);
+
     /** Destroy the ring; init may be called again (any size). No-op without a ring. */
     public native void destroyImpl();
 }

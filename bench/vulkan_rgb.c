@@ -1,0 +1,175 @@
+/*
+ * vulkan_rgb.c - GPU cost of the zero-copy ring's RGB slot format
+ * (docs/zero-copy-v2.md, "The RGB slot format") against the plain copy,
+ * measured with GPU timestamps (vkCmdWriteTimestamp) around exactly what
+ * the ring records for one frame (fence mode: into this process's command
+ * buffer, as a game's), same image, same run.
+ *
+ * Per size: the copy ring's GPU time (the limit), then the RGB ring's
+ * (UNORM image: one dispatch; SRGB image: the staging copy + dispatch;
+ * a downscale to 640x360 too), each a median over `iters` frames and
+ * printed as a ratio to the copy's; the target is RGB/copy <= 1.5. The
+ * cursor is drawn in every RGB frame. Runs on any Vulkan device with
+ * external memory (lavapipe: the code path, not the figures).
+ * Usage: bench_vulkan_rgb [iters]   (exit 77 without a Vulkan device)
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cg_vk_ring.h"
+#include "vkt.h"
+#include "vkt_ring.h"
+#include "zc_test.h"
+
+static vkt T;
+static char socket_dir[] = "/tmp/cg-rgb-bench-XXXXXX";
+static VkQueryPool pool;
+static double tick_ns;
+static uint64_t ts_mask;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median GPU microseconds of what the ring records for one frame. */
+static double gpu_us(cg_vk_ring *r, VkImage img, VkImageLayout layout, int iters, int rgb)
+{
+    double *t = calloc((size_t)iters, sizeof *t);
+    if (!t) return -1;
+    int n = 0;
+    for (int i = 0; i < iters; i++) {
+        VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
+        VKT_FN(&T, vkCmdResetQueryPool)(T.cmd, pool, 0, 2);
+        VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 0);
+        uint8_t desc[192];
+        /* A cursor that moves, as a player's does. */
+        cg_vk_ring_cursor c = {rgb, 10 + i % 100, 20 + i % 50};
+        cg_status st = cg_vk_ring_record_cursor(r, T.cmd, img, layout, rgb ? &c : NULL, desc);
+        VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 1);
+        if (st != CG_OK || vkt_submit_wait(&T)) {
+            fprintf(stderr, "frame %d: %s %s\n", i, cg_status_name(st), cg_vk_ring_last_error(r));
+            break;
+        }
+        uint64_t q[2];
+        if (VKT_FN(&T, vkGetQueryPoolResults)(T.dev, pool, 0, 2, sizeof q, q, sizeof q[0],
+                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) !=
+            VK_SUCCESS)
+            break;
+        t[n++] = (double)((q[1] - q[0]) & ts_mask) * tick_ns / 1000.0;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    double m = n ? t[n / 2] : -1;
+    free(t);
+    return m;
+}
+
+static cg_vk_ring *make_ring(VkFormat fmt, int w, int h, int rgb, int tw, int th)
+{
+    cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, CG_ZC_MODE_FENCE);
+    d.format = fmt;
+    d.slots = 3;
+    d.socket_dir = socket_dir;
+    if (rgb) {
+        d.slot_format = CG_VK_SLOT_RGB8;
+        d.target_width = tw;
+        d.target_height = th;
+        d.flip = 1;
+    }
+    cg_vk_ring *r = NULL;
+    cg_err e = {""};
+    if (cg_vk_ring_create(&d, &r, &e) != CG_OK) fprintf(stderr, "ring: %s\n", e.text);
+    return r;
+}
+
+static int run_size(int w, int h, int iters)
+{
+    static const VkFormat fmts[2] = {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_SRGB};
+    static const char *names[2] = {"UNORM", "SRGB"};
+    const VkImageLayout lay = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    uint8_t *px = malloc((size_t)w * (size_t)h * 4);
+    if (!px) return 1;
+    zc_pattern(px, w, h, 1);
+    int rc = 0;
+    for (int f = 0; f < 2; f++) {
+        VkImage img;
+        VkDeviceMemory mem;
+        if (vkt_image_ex(&T, w, h, fmts[f], VK_IMAGE_USAGE_SAMPLED_BIT, -1, 0, &img, &mem) ||
+            vkt_upload(&T, img, w, h, px, lay)) {
+            rc = 1;
+            break;
+        }
+        cg_vk_ring *copy = make_ring(fmts[f], w, h, 0, 0, 0);
+        cg_vk_ring *same = make_ring(fmts[f], w, h, 1, w, h);
+        cg_vk_ring *down = make_ring(fmts[f], w, h, 1, 640, 360);
+        if (!copy || !same || !down) rc = 1;
+        else {
+            /* Warm-up (pipeline, views, caches), then measure. */
+            gpu_us(copy, img, lay, 3, 0);
+            gpu_us(same, img, lay, 3, 1);
+            gpu_us(down, img, lay, 3, 1);
+            double c = gpu_us(copy, img, lay, iters, 0);
+            double s = gpu_us(same, img, lay, iters, 1);
+            double d = gpu_us(down, img, lay, iters, 1);
+            printf("%4dx%-4d %-5s copy (limit) %8.1f us | RGB %dx%d %8.1f us = %.2fx copy (target "
+                   "<= 1.5: %s) | RGB 640x360 %8.1f us = %.2fx copy\n",
+                   w, h, names[f], c, w, h, s, s / c, s / c <= 1.5 ? "met" : "NOT met", d, d / c);
+            if (c <= 0 || s <= 0 || d <= 0) rc = 1;
+        }
+        cg_vk_ring_destroy(copy);
+        cg_vk_ring_destroy(same);
+        cg_vk_ring_destroy(down);
+        vkt_image_free(&T, img, mem);
+    }
+    free(px);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int iters = argc > 1 ? atoi(argv[1]) : 200;
+    if (iters < 1) iters = 1;
+    char why[256] = "";
+    int rc = vkt_init(&T, why, sizeof why);
+    if (rc == VKT_SKIP) {
+        printf("skipped: %s\n", why);
+        return 77;
+    }
+    if (rc || !mkdtemp(socket_dir)) return 1;
+    PFN_vkGetPhysicalDeviceProperties props =
+        (PFN_vkGetPhysicalDeviceProperties)T.gipa(T.inst, "vkGetPhysicalDeviceProperties");
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties qprops =
+        (PFN_vkGetPhysicalDeviceQueueFamilyProperties)T.gipa(
+            T.inst, "vkGetPhysicalDeviceQueueFamilyProperties");
+    VkPhysicalDeviceProperties p;
+    props(T.phys, &p);
+    VkQueueFamilyProperties qf[16];
+    uint32_t nq = 16;
+    qprops(T.phys, &nq, qf);
+    uint32_t bits = T.qfam < nq ? qf[T.qfam].timestampValidBits : 0;
+    if (!bits || p.limits.timestampPeriod <= 0) {
+        printf("skipped: %s has no timestamps on queue family %u\n", T.device_name, T.qfam);
+        vkt_fini(&T);
+        rmdir(socket_dir);
+        return 77;
+    }
+    tick_ns = p.limits.timestampPeriod;
+    ts_mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+    VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = 2;
+    if (VKT_FN(&T, vkCreateQueryPool)(T.dev, &qi, NULL, &pool) != VK_SUCCESS) return 1;
+    printf("RGB slot format vs plain copy, GPU timestamps, median of %d frames, %s\n", iters,
+           T.device_name);
+    rc = run_size(640, 360, iters) | run_size(1920, 1080, iters);
+    VKT_FN(&T, vkDestroyQueryPool)(T.dev, pool, NULL);
+    vkt_fini(&T);
+    rmdir(socket_dir);
+    return rc;
+}

@@ -1,0 +1,33 @@
+/*
+ * gl_zerocopy_ring_none.c - GlZerocopyRing's natives in a build without the
+ * GL producer of zero-copy v2 (not Linux, no Vulkan headers, or no GL
+ * capture): each throws UnsupportedOperationException saying what is
+ * missing; destroyImpl, with nothing to destroy, does nothing.
+ */
+#include "cg_jni.h"
+#include "com_kyhsgeekcode_minecraftenv_GlZerocopyRing.h" /* javac -h */
+
+static const char k_unsupported[] =
+    "zero-copy v2 for GL needs Linux, GL capture (libepoxy) and a build with the Vulkan headers; "
+    "this build lacks them: use the GL readback or the v1 zero-copy path";
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_initImpl(
+    JNIEnv *env, jobject thiz, jint width, jint height, jint slots, jint mode, jlong waitNanos)
+{
+    (void)thiz, (void)width, (void)height, (void)slots, (void)mode, (void)waitNanos;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "GlZerocopyRing.initImpl: %s", k_unsupported), NULL;
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publishImpl(
+    JNIEnv *env, jobject thiz, jint texture)
+{
+    (void)thiz, (void)texture;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "GlZerocopyRing.publishImpl: %s", k_unsupported),
+           NULL;
+}
+
+JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_destroyImpl(JNIEnv *env,
+                                                                                jobject thiz)
+{
+    (void)env, (void)thiz;
+}

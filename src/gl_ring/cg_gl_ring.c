@@ -1,0 +1,610 @@
+/*
+ * cg_gl_ring.c - the GL producer of zero-copy v2 (cg_gl_ring.h): the
+ * library's own Vulkan device on GL's GPU makes the ring; GL writes it.
+ */
+#include "cg_gl_ring.h"
+
+#include <dlfcn.h>
+#include <epoxy/gl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cg_gl.h"
+#include "cg_gl_check.h"
+#include "cg_size.h"
+#include "cg_vk_export.h" /* cg_vk_result_name */
+
+/* GL_NV_timeline_semaphore, which Debian 12's libepoxy does not know (values
+ * from the Khronos registry's glext.h). */
+#ifndef GL_SEMAPHORE_TYPE_NV
+#define GL_TIMELINE_SEMAPHORE_VALUE_NV 0x9595
+#define GL_SEMAPHORE_TYPE_NV 0x95B3
+#define GL_SEMAPHORE_TYPE_TIMELINE_NV 0x95B5
+#endif
+typedef void (*gr_create_semaphores_nv)(GLsizei n, GLuint *semaphores);
+typedef void (*gr_semaphore_parameteriv_nv)(GLuint semaphore, GLenum pname, const GLint *params);
+
+#define GR_INSTANCE_FUNCS(X)                                                    \
+    X(vkDestroyInstance)                                                        \
+    X(vkEnumeratePhysicalDevices)                                               \
+    X(vkGetPhysicalDeviceProperties2)                                           \
+    X(vkGetPhysicalDeviceFeatures2)                                             \
+    X(vkGetPhysicalDeviceQueueFamilyProperties)                                 \
+    X(vkEnumerateDeviceExtensionProperties)                                     \
+    X(vkCreateDevice)                                                           \
+    X(vkGetDeviceProcAddr)
+
+#define GR_DEVICE_FUNCS(X)                                                      \
+    X(vkDestroyDevice)                                                          \
+    X(vkGetDeviceQueue)                                                         \
+    X(vkDeviceWaitIdle)                                                         \
+    X(vkCreateSemaphore)                                                        \
+    X(vkDestroySemaphore)
+
+struct cg_gl_ring {
+    cg_gl_ring_desc d;
+    void *gl_ctx; /* key of the context the GL objects live in */
+    cg_zc_mode mode;
+    size_t frame_bytes;
+    /* Vulkan: the library's own */
+    void *lib;
+    PFN_vkGetInstanceProcAddr gipa;
+#define GR_MEMBER_(fn) PFN_##fn fn;
+    GR_INSTANCE_FUNCS(GR_MEMBER_)
+    GR_DEVICE_FUNCS(GR_MEMBER_)
+#undef GR_MEMBER_
+    PFN_vkGetSemaphoreFdKHR vkGetSemaphoreFdKHR;
+    VkInstance instance;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    int vk_sem_fd, vk_timeline; /* the device has them (enabled) */
+    char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+    uint8_t uuid[CG_DEVICE_UUID_SIZE];
+    cg_vk_ring *ring;
+    /* per slot */
+    VkSemaphore vk_sem[CG_ZC_MAX_SLOTS]; /* semaphore mode: GL signals, the bridge waits */
+    cg_gl_ring_signal signal;            /* what pick_mode chose (never AUTO) */
+    GLuint gl_sem[CG_ZC_MAX_SLOTS];
+    GLuint memobj[CG_ZC_MAX_SLOTS];
+    GLuint buffer[CG_ZC_MAX_SLOTS];
+    /* GL_NV_timeline_semaphore: the ring's timeline imported into GL */
+    GLuint gl_timeline;
+    gr_create_semaphores_nv glCreateSemaphoresNV;
+    gr_semaphore_parameteriv_nv glSemaphoreParameterivNV;
+    cg_gl_reader *reader;
+    cg_err err;
+    int failed;
+};
+
+#define GR_VK(r, expr)                                                          \
+    do {                                                                        \
+        VkResult gr_res_ = (expr);                                              \
+        if (gr_res_ != VK_SUCCESS)                                              \
+            return cg_fail_call(&(r)->err, CG_E_VULKAN, #expr,                  \
+                                cg_vk_result_name(gr_res_), (long long)gr_res_, \
+                                __FILE__, __LINE__);                            \
+    } while (0)
+#define GR_GL(r, expr) CG_GL_CALL_AS(&(r)->err, expr, #expr)
+
+/* ---- the device rule ------------------------------------------------------ */
+
+static void hex16(const uint8_t *u, char out[33])
+{
+    for (int i = 0; i < 16; i++) snprintf(out + 2 * i, 3, "%02x", u[i]);
+}
+
+cg_status cg_gl_ring_match_device(const uint8_t gl_uuid[CG_DEVICE_UUID_SIZE],
+                                  const uint8_t (*vk_uuids)[CG_DEVICE_UUID_SIZE],
+                                  const char *const *names, uint32_t n, uint32_t *index,
+                                  cg_err *err)
+{
+    CG_RETURN_IF(!gl_uuid || (n && !vk_uuids) || !index, CG_E_INVALID_ARG);
+    for (uint32_t i = 0; i < n; i++)
+        if (memcmp(gl_uuid, vk_uuids[i], CG_DEVICE_UUID_SIZE) == 0) {
+            *index = i;
+            return CG_OK;
+        }
+    char want[33], have[33], list[CG_ERR_SIZE / 2] = "";
+    size_t used = 0;
+    hex16(gl_uuid, want);
+    for (uint32_t i = 0; i < n && used < sizeof list; i++) {
+        hex16(vk_uuids[i], have);
+        int k = snprintf(list + used, sizeof list - used, "%s%s %s", i ? ", " : "",
+                         names && names[i] ? names[i] : "?", have);
+        if (k < 0) break;
+        used += (size_t)k;
+    }
+    return cg_fail(err, CG_E_NO_DEVICE,
+                   "no Vulkan device renders GL's GPU (GL_DEVICE_UUID_EXT %s); Vulkan has %u: "
+                   "%s (zero-copy v2 never falls back to another GPU)",
+                   want, n, n ? list : "none");
+}
+
+/* ---- Vulkan: the library's own instance and device ------------------------ */
+
+static int has_ext(const VkExtensionProperties *e, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(e[i].extensionName, name) == 0) return 1;
+    return 0;
+}
+
+static cg_status vk_load(cg_gl_ring *r)
+{
+    const char *name = r->d.vulkan_library ? r->d.vulkan_library : "libvulkan.so.1";
+    r->lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!r->lib) return cg_fail(&r->err, CG_E_UNSUPPORTED, "no Vulkan loader: %s", dlerror());
+    r->gipa = (PFN_vkGetInstanceProcAddr)(uintptr_t)dlsym(r->lib, "vkGetInstanceProcAddr");
+    if (!r->gipa)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED, "%s has no vkGetInstanceProcAddr", name);
+    PFN_vkEnumerateInstanceVersion eiv =
+        (PFN_vkEnumerateInstanceVersion)r->gipa(NULL, "vkEnumerateInstanceVersion");
+    uint32_t version = VK_API_VERSION_1_0;
+    if (eiv) (void)eiv(&version);
+    if (version < VK_API_VERSION_1_1)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED, "the Vulkan loader is 1.0; 1.1 is needed");
+    PFN_vkCreateInstance ci = (PFN_vkCreateInstance)r->gipa(NULL, "vkCreateInstance");
+    if (!ci) return cg_fail(&r->err, CG_E_UNSUPPORTED, "the Vulkan loader has no vkCreateInstance");
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "craftground gl ring";
+    app.apiVersion = VK_API_VERSION_1_2;
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ici.pApplicationInfo = &app;
+    GR_VK(r, ci(&ici, NULL, &r->instance));
+#define GR_LOAD_I_(fn)                                                          \
+    r->fn = (PFN_##fn)r->gipa(r->instance, #fn);                                \
+    if (!r->fn) return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan: %s is missing", #fn);
+    GR_INSTANCE_FUNCS(GR_LOAD_I_)
+#undef GR_LOAD_I_
+    return CG_OK;
+}
+
+/* The physical device whose deviceUUID is GL's. */
+static cg_status vk_pick(cg_gl_ring *r, const uint8_t gl_uuid[CG_DEVICE_UUID_SIZE])
+{
+    uint32_t n = 0;
+    GR_VK(r, r->vkEnumeratePhysicalDevices(r->instance, &n, NULL));
+    if (n > 16) n = 16;
+    VkPhysicalDevice pd[16];
+    uint8_t uuids[16][CG_DEVICE_UUID_SIZE];
+    char names[16][VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+    const char *name_ptr[16];
+    if (n) {
+        VkResult res = r->vkEnumeratePhysicalDevices(r->instance, &n, pd);
+        if (res != VK_SUCCESS && res != VK_INCOMPLETE)
+            GR_VK(r, res);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        VkPhysicalDeviceIDProperties idp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+        p2.pNext = &idp;
+        r->vkGetPhysicalDeviceProperties2(pd[i], &p2);
+        memcpy(uuids[i], idp.deviceUUID, CG_DEVICE_UUID_SIZE);
+        snprintf(names[i], sizeof names[i], "%s", p2.properties.deviceName);
+        name_ptr[i] = names[i];
+    }
+    uint32_t k = 0;
+    CG_TRY(cg_gl_ring_match_device(gl_uuid, (const uint8_t(*)[CG_DEVICE_UUID_SIZE])uuids, name_ptr,
+                                   n, &k, &r->err));
+    r->phys = pd[k];
+    memcpy(r->uuid, uuids[k], CG_DEVICE_UUID_SIZE);
+    memcpy(r->device_name, names[k], sizeof r->device_name); /* both NUL-terminated, 256 */
+    return CG_OK;
+}
+
+static cg_status vk_device(cg_gl_ring *r)
+{
+    uint32_t ne = 0;
+    GR_VK(r, r->vkEnumerateDeviceExtensionProperties(r->phys, NULL, &ne, NULL));
+    VkExtensionProperties *ext = calloc(ne + 1, sizeof *ext);
+    if (!ext) return cg_fail(&r->err, CG_E_NO_MEMORY, "device extension list");
+    VkResult res = r->vkEnumerateDeviceExtensionProperties(r->phys, NULL, &ne, ext);
+    int mem_fd = res == VK_SUCCESS && has_ext(ext, ne, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    r->vk_sem_fd = res == VK_SUCCESS && has_ext(ext, ne, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    free(ext);
+    if (!mem_fd)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan device %s lacks %s", r->device_name,
+                       VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    VkPhysicalDeviceTimelineSemaphoreFeatures tf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    f2.pNext = &tf;
+    r->vkGetPhysicalDeviceFeatures2(r->phys, &f2);
+    r->vk_timeline = r->vk_sem_fd && tf.timelineSemaphore;
+
+    /* Any queue serves: the ring's submits carry no commands. */
+    uint32_t nq = 0;
+    r->vkGetPhysicalDeviceQueueFamilyProperties(r->phys, &nq, NULL);
+    VkQueueFamilyProperties qp[16];
+    if (nq > 16) nq = 16;
+    r->vkGetPhysicalDeviceQueueFamilyProperties(r->phys, &nq, qp);
+    r->queue_family = UINT32_MAX;
+    for (uint32_t i = 0; i < nq && r->queue_family == UINT32_MAX; i++)
+        if (qp[i].queueCount > 0) r->queue_family = i;
+    if (r->queue_family == UINT32_MAX)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan device %s has no queue", r->device_name);
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    qci.queueFamilyIndex = r->queue_family;
+    qci.queueCount = 1;
+    qci.pQueuePriorities = &prio;
+    const char *names[2] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                            VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
+    VkPhysicalDeviceTimelineSemaphoreFeatures on = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
+    on.timelineSemaphore = r->vk_timeline ? VK_TRUE : VK_FALSE;
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    dci.pNext = r->vk_timeline ? &on : NULL;
+    dci.queueCreateInfoCount = 1;
+    dci.pQueueCreateInfos = &qci;
+    dci.enabledExtensionCount = r->vk_sem_fd ? 2 : 1;
+    dci.ppEnabledExtensionNames = names;
+    GR_VK(r, r->vkCreateDevice(r->phys, &dci, NULL, &r->device));
+#define GR_LOAD_D_(fn)                                                          \
+    r->fn = (PFN_##fn)r->vkGetDeviceProcAddr(r->device, #fn);                   \
+    if (!r->fn) return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan: %s is missing", #fn);
+    GR_DEVICE_FUNCS(GR_LOAD_D_)
+#undef GR_LOAD_D_
+    if (r->vk_sem_fd)
+        r->vkGetSemaphoreFdKHR =
+            (PFN_vkGetSemaphoreFdKHR)r->vkGetDeviceProcAddr(r->device, "vkGetSemaphoreFdKHR");
+    r->vkGetDeviceQueue(r->device, r->queue_family, 0, &r->queue);
+    return CG_OK;
+}
+
+/* ---- GL --------------------------------------------------------------------- */
+
+/* A GL entry point libepoxy does not know (GL_NV_timeline_semaphore in
+ * Debian 12's), from the window-system library the process already loaded:
+ * EGL's eglGetProcAddress, else GLX's glXGetProcAddressARB. */
+typedef void (*gr_gl_fn)(void);
+typedef gr_gl_fn (*gr_get_proc)(const char *);
+
+static gr_gl_fn gl_proc(const char *name)
+{
+    static const char *const from[3][2] = {{"libEGL.so.1", "eglGetProcAddress"},
+                                           {"libGLX.so.0", "glXGetProcAddressARB"},
+                                           {"libGL.so.1", "glXGetProcAddressARB"}};
+    for (int i = 0; i < 3; i++) {
+        void *h = dlopen(from[i][0], RTLD_LAZY | RTLD_NOLOAD);
+        if (!h) continue;
+        void *sym = dlsym(h, from[i][1]);
+        gr_gl_fn fn = NULL;
+        if (sym) {
+            gr_get_proc get;
+            memcpy(&get, &sym, sizeof get); /* object -> function pointer, C11-clean */
+            fn = get(name);
+        }
+        dlclose(h); /* NOLOAD: the process keeps it loaded */
+        if (fn) return fn;
+    }
+    return NULL;
+}
+
+static int gl_timeline_available(cg_gl_ring *r)
+{
+    if (!epoxy_has_gl_extension("GL_NV_timeline_semaphore")) return 0;
+    gr_gl_fn c = gl_proc("glCreateSemaphoresNV"), p = gl_proc("glSemaphoreParameterivNV");
+    if (!c || !p) return 0;
+    memcpy(&r->glCreateSemaphoresNV, &c, sizeof c);
+    memcpy(&r->glSemaphoreParameterivNV, &p, sizeof p);
+    return 1;
+}
+
+/* Which mode: what GL and Vulkan offer, and what the caller asked. */
+static cg_status pick_mode(cg_gl_ring *r)
+{
+    int gl_sem = epoxy_has_gl_extension("GL_EXT_semaphore") &&
+                 epoxy_has_gl_extension("GL_EXT_semaphore_fd");
+    int can = gl_sem && r->vk_timeline && r->vkGetSemaphoreFdKHR;
+    if (r->d.mode == CG_ZC_MODE_SEMAPHORE && !can)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED,
+                       "semaphore mode needs %s: use fence mode",
+                       !gl_sem ? "GL_EXT_semaphore_fd in GL"
+                               : "VK_KHR_external_semaphore_fd and timeline semaphores in Vulkan");
+    r->mode = r->d.mode == CG_ZC_MODE_FENCE || !can ? CG_ZC_MODE_FENCE : CG_ZC_MODE_SEMAPHORE;
+    r->signal = r->d.signal;
+    if (r->mode != CG_ZC_MODE_SEMAPHORE) return CG_OK;
+    if (r->signal == CG_GL_RING_SIGNAL_AUTO)
+        r->signal = gl_timeline_available(r) ? CG_GL_RING_SIGNAL_GL_TIMELINE : CG_GL_RING_SIGNAL_BRIDGE;
+    if (r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE && !gl_timeline_available(r))
+        return cg_fail(&r->err, CG_E_UNSUPPORTED,
+                       "GL signalling the timeline needs GL_NV_timeline_semaphore: use the bridge");
+    return CG_OK;
+}
+
+/* Slot i's memory as a GL buffer object (and, semaphore mode, its binary
+ * semaphore made in Vulkan and imported into GL). */
+static cg_status import_slot(cg_gl_ring *r, uint32_t i, uint64_t slot_size, int dsa)
+{
+    int fd = dup(cg_vk_ring_slot_fd(r->ring, i));
+    if (fd < 0) return cg_fail(&r->err, CG_E_PLATFORM, "dup of slot %u's memory fd failed", i);
+    GR_GL(r, glCreateMemoryObjectsEXT(1, &r->memobj[i]));
+    glImportMemoryFdEXT(r->memobj[i], slot_size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+    cg_status st = cg_gl_check_call(&r->err, "glImportMemoryFdEXT", __FILE__, __LINE__);
+    if (st != CG_OK) {
+        close(fd); /* a failed import does not take the fd */
+        return st;
+    }
+    if (dsa) {
+        GR_GL(r, glCreateBuffers(1, &r->buffer[i]));
+        GR_GL(r, glNamedBufferStorageMemEXT(r->buffer[i], (GLsizeiptr)r->frame_bytes, r->memobj[i], 0));
+    } else {
+        /* Through the pack binding, restored at once. */
+        GLint old = 0;
+        glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &old);
+        glGenBuffers(1, &r->buffer[i]);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, r->buffer[i]);
+        glBufferStorageMemEXT(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)r->frame_bytes, r->memobj[i], 0);
+        st = cg_gl_check_call(&r->err, "glBufferStorageMemEXT", __FILE__, __LINE__);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)old);
+        CG_TRY(st);
+    }
+    if (r->mode != CG_ZC_MODE_SEMAPHORE || r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
+        return CG_OK;
+    VkExportSemaphoreCreateInfo es = {.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+    es.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    si.pNext = &es;
+    GR_VK(r, r->vkCreateSemaphore(r->device, &si, NULL, &r->vk_sem[i]));
+    VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+    gi.semaphore = r->vk_sem[i];
+    gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    int sfd = -1;
+    GR_VK(r, r->vkGetSemaphoreFdKHR(r->device, &gi, &sfd));
+    GR_GL(r, glGenSemaphoresEXT(1, &r->gl_sem[i]));
+    glImportSemaphoreFdEXT(r->gl_sem[i], GL_HANDLE_TYPE_OPAQUE_FD_EXT, sfd);
+    st = cg_gl_check_call(&r->err, "glImportSemaphoreFdEXT", __FILE__, __LINE__);
+    if (st != CG_OK) close(sfd);
+    return st;
+}
+
+/* GL_NV_timeline_semaphore: the ring's timeline semaphore, exported again
+ * and imported into GL as a timeline. */
+static cg_status import_timeline(cg_gl_ring *r, VkSemaphore timeline)
+{
+    VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+    gi.semaphore = timeline;
+    gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    int fd = -1;
+    GR_VK(r, r->vkGetSemaphoreFdKHR(r->device, &gi, &fd));
+    const GLint type = GL_SEMAPHORE_TYPE_TIMELINE_NV;
+    r->glCreateSemaphoresNV(1, &r->gl_timeline);
+    r->glSemaphoreParameterivNV(r->gl_timeline, GL_SEMAPHORE_TYPE_NV, &type);
+    glImportSemaphoreFdEXT(r->gl_timeline, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+    cg_status st = cg_gl_check_call(&r->err, "glImportSemaphoreFdEXT(timeline)", __FILE__, __LINE__);
+    if (st != CG_OK) close(fd);
+    return st;
+}
+
+static cg_status setup(cg_gl_ring *r)
+{
+    CG_TRY(cg_gl_current_context(&r->gl_ctx));
+    cg_gl_drain_errors();
+    const char *need[2] = {"GL_EXT_memory_object", "GL_EXT_memory_object_fd"};
+    for (int i = 0; i < 2; i++)
+        if (!epoxy_has_gl_extension(need[i]))
+            return cg_fail(&r->err, CG_E_UNSUPPORTED,
+                           "this GL driver (%s) lacks %s: zero-copy v2 for GL is not available; "
+                           "the readback and the v1 paths still are",
+                           (const char *)glGetString(GL_RENDERER), need[i]);
+    GLint ndev = 0;
+    GR_GL(r, glGetIntegerv(GL_NUM_DEVICE_UUIDS_EXT, &ndev));
+    if (ndev < 1) return cg_fail(&r->err, CG_E_NO_DEVICE, "GL reports %d device UUIDs", ndev);
+    uint8_t gl_uuid[GL_UUID_SIZE_EXT];
+    GR_GL(r, glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_uuid));
+
+    CG_TRY(vk_load(r));
+    CG_TRY(vk_pick(r, gl_uuid));
+    CG_TRY(vk_device(r));
+    CG_TRY(pick_mode(r));
+
+    cg_vk_ring_desc vd;
+    memset(&vd, 0, sizeof vd);
+    vd.instance = r->instance;
+    vd.physical_device = r->phys;
+    vd.device = r->device;
+    vd.get_instance_proc_addr = r->gipa;
+    vd.queue_family = r->queue_family;
+    vd.queue = r->queue;
+    vd.width = r->d.width;
+    vd.height = r->d.height;
+    vd.format = VK_FORMAT_R8G8B8A8_UNORM;
+    vd.slots = r->d.slots;
+    vd.mode = r->mode;
+    vd.wait_ns = r->d.wait_ns;
+    vd.socket_dir = r->d.socket_dir;
+    /* Mesa's llvmpipe places a buffer object in imported memory only when
+     * the memory is larger than the buffer by its padding (32 bytes in Mesa
+     * 22.3; GL_OUT_OF_MEMORY otherwise). A little slack costs nothing. */
+    vd.slot_slack = 256;
+    /* The slot keeps GL's row order: row 0 is the picture's bottom. */
+    vd.desc_flags = CG_ZC_FLAG_ROWS_BOTTOM_UP;
+    CG_TRY(cg_vk_ring_create(&vd, &r->ring, &r->err));
+    cg_vk_ring_info info;
+    cg_vk_ring_get_info(r->ring, &info);
+
+    int dsa = epoxy_gl_version() >= 45 || epoxy_has_gl_extension("GL_ARB_direct_state_access");
+    for (uint32_t i = 0; i < info.slots; i++) CG_TRY(import_slot(r, i, info.slot_size, dsa));
+    if (r->mode == CG_ZC_MODE_SEMAPHORE && r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
+        CG_TRY(import_timeline(r, info.semaphore));
+    CG_TRY(cg_gl_reader_create(NULL, &r->reader));
+    return CG_OK;
+}
+
+cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *err)
+{
+    CG_RETURN_IF(!out, CG_E_INVALID_ARG);
+    *out = NULL;
+    cg_err_clear(err);
+    if (!d) return cg_fail(err, CG_E_INVALID_ARG, "no description");
+    if (d->mode != CG_GL_RING_MODE_AUTO && d->mode != CG_ZC_MODE_SEMAPHORE &&
+        d->mode != CG_ZC_MODE_FENCE)
+        return cg_fail(err, CG_E_INVALID_ARG, "mode %d: 0 (auto), 1 (semaphore) or 2 (fence)",
+                       d->mode);
+    if (d->signal != CG_GL_RING_SIGNAL_AUTO && d->signal != CG_GL_RING_SIGNAL_BRIDGE &&
+        d->signal != CG_GL_RING_SIGNAL_GL_TIMELINE)
+        return cg_fail(err, CG_E_INVALID_ARG, "signal %d: 0 (auto), 1 (bridge) or 2 (GL timeline)",
+                       (int)d->signal);
+    if (d->slots > CG_ZC_MAX_SLOTS)
+        return cg_fail(err, CG_E_INVALID_ARG, "%u slots: at most %d", d->slots, CG_ZC_MAX_SLOTS);
+    size_t bytes;
+    cg_status st = cg_image_size(d->width, d->height, 4, &bytes);
+    if (st != CG_OK)
+        return cg_fail(err, st, "ring size %dx%d (1..%d per side)", d->width, d->height, CG_MAX_DIM);
+    cg_gl_ring *r = calloc(1, sizeof *r);
+    CG_RETURN_IF(!r, CG_E_NO_MEMORY);
+    r->d = *d;
+    r->frame_bytes = bytes;
+    /* The game's GL binding survives whatever the Vulkan driver does to it
+     * (cg_gl_binding_save: NVIDIA's vkDestroyInstance drops it). */
+    cg_gl_binding game;
+    cg_gl_binding_save(&game);
+    st = setup(r);
+    r->d.socket_dir = r->d.vulkan_library = NULL; /* the caller's strings are not kept */
+    if (st != CG_OK) {
+        cg_fail_from(err, st, &r->err);
+        cg_gl_ring_destroy(r);
+    }
+    if (cg_gl_binding_restore(&game) < 0 && st == CG_OK) {
+        cg_gl_ring_destroy(r);
+        (void)cg_gl_binding_restore(&game);
+        return cg_fail(err, CG_E_GL, "the Vulkan driver left the game's GL context not current, "
+                                     "and making it current again failed");
+    }
+    if (st != CG_OK) return st;
+    *out = r;
+    return CG_OK;
+}
+
+void cg_gl_ring_destroy(cg_gl_ring *r)
+{
+    if (!r) return;
+    cg_gl_binding game; /* see cg_gl_ring_create */
+    cg_gl_binding_save(&game);
+    if (r->gl_ctx && cg_gl_current_key() == r->gl_ctx) {
+        /* Teardown is the one place that waits: GL's writes into the
+         * imported memory end before it goes. */
+        glFinish();
+        for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) {
+            if (r->buffer[i]) glDeleteBuffers(1, &r->buffer[i]);
+            if (r->memobj[i]) glDeleteMemoryObjectsEXT(1, &r->memobj[i]);
+            if (r->gl_sem[i]) glDeleteSemaphoresEXT(1, &r->gl_sem[i]);
+        }
+        if (r->gl_timeline) glDeleteSemaphoresEXT(1, &r->gl_timeline);
+        cg_gl_drain_errors();
+    }
+    cg_gl_reader_destroy(r->reader);
+    cg_vk_ring_destroy(r->ring); /* waits for its bridge submits */
+    if (r->device) {
+        (void)r->vkDeviceWaitIdle(r->device);
+        for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++)
+            if (r->vk_sem[i]) r->vkDestroySemaphore(r->device, r->vk_sem[i], NULL);
+        r->vkDestroyDevice(r->device, NULL);
+    }
+    if (r->instance && r->vkDestroyInstance) r->vkDestroyInstance(r->instance, NULL);
+    if (r->lib) dlclose(r->lib);
+    free(r);
+    (void)cg_gl_binding_restore(&game);
+}
+
+const char *cg_gl_ring_last_error(const cg_gl_ring *r)
+{
+    return r ? cg_err_text(&r->err) : "";
+}
+
+void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info)
+{
+    if (!r || !info) return;
+    memset(info, 0, sizeof *info);
+    info->mode = r->mode;
+    info->signal = r->signal;
+    info->ring = r->ring;
+    snprintf(info->device_name, sizeof info->device_name, "%s", r->device_name);
+    memcpy(info->device_uuid, r->uuid, CG_DEVICE_UUID_SIZE);
+    for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) info->buffers[i] = r->buffer[i];
+    info->device = r->device;
+    info->get_device_proc_addr = r->vkGetDeviceProcAddr;
+}
+
+cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    return cg_vk_ring_template(r->ring, out, cap);
+}
+
+/* ---- per frame ---------------------------------------------------------------- */
+
+/* GL's writes of the frame reach the learner: semaphore mode signals the
+ * slot's semaphore (the buffer listed, so its writes are made available
+ * to the other API) and flushes, so that the signal is submitted before
+ * the bridge's wait; fence mode waits on the CPU. */
+static cg_status complete(cg_gl_ring *r, uint32_t slot, uint64_t frame)
+{
+    if (r->mode == CG_ZC_MODE_SEMAPHORE && r->gl_timeline) {
+        const GLuint64 value = frame;
+        GR_GL(r, glSemaphoreParameterui64vEXT(r->gl_timeline, GL_TIMELINE_SEMAPHORE_VALUE_NV, &value));
+        GR_GL(r, glSignalSemaphoreEXT(r->gl_timeline, 1, &r->buffer[slot], 0, NULL, NULL));
+        GR_GL(r, glFlush());
+        return CG_OK;
+    }
+    if (r->mode == CG_ZC_MODE_SEMAPHORE) {
+        GR_GL(r, glSignalSemaphoreEXT(r->gl_sem[slot], 1, &r->buffer[slot], 0, NULL, NULL));
+        GR_GL(r, glFlush());
+        return CG_OK;
+    }
+    GLsync sync = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    CG_TRY(cg_gl_check_call(&r->err, "glFenceSync", __FILE__, __LINE__));
+    if (!sync) return cg_fail(&r->err, CG_E_GL, "glFenceSync returned 0");
+    GLenum w;
+    do {
+        w = glClientWaitSync(sync, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000u);
+    } while (w == GL_TIMEOUT_EXPIRED);
+    glDeleteSync(sync);
+    CG_TRY(cg_gl_check_call(&r->err, "glClientWaitSync", __FILE__, __LINE__));
+    if (w == GL_WAIT_FAILED) return cg_fail(&r->err, CG_E_GL, "glClientWaitSync failed");
+    return CG_OK;
+}
+
+cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    cg_err_clear(&r->err);
+    if (!desc_out) return cg_fail(&r->err, CG_E_INVALID_ARG, "no descriptor buffer");
+    if (r->failed)
+        return cg_fail(&r->err, CG_E_BAD_STATE,
+                       "an earlier publish failed; destroy this ring and create a new one");
+    void *key = cg_gl_current_key();
+    if (!key) return cg_fail(&r->err, CG_E_NO_CONTEXT, "no GL context is current on this thread");
+    if (key != r->gl_ctx)
+        return cg_fail(&r->err, CG_E_BAD_STATE,
+                       "another GL context is current than the one the ring was made in");
+    uint32_t slot;
+    uint64_t frame;
+    cg_status st = cg_vk_ring_claim(r->ring, &slot, &frame);
+    if (st != CG_OK) {
+        if (st != CG_E_RING_FULL) r->failed = 1;
+        return cg_fail(&r->err, st, "%s", cg_vk_ring_last_error(r->ring));
+    }
+    st = cg_gl_read_rgba_to_buffer(r->reader, texture, r->d.width, r->d.height, r->buffer[slot]);
+    if (st != CG_OK) {
+        cg_vk_ring_abandon(r->ring, slot, frame);
+        if (st == CG_E_GL) r->failed = 1;
+        if (st == CG_E_GL || st == CG_E_BAD_TEXTURE)
+            return cg_fail(&r->err, st, "%s", cg_gl_reader_last_error(r->reader));
+        return cg_fail(&r->err, st, "texture %u: %s", texture, cg_strerror(st));
+    }
+    st = complete(r, slot, frame);
+    if (st == CG_OK) /* vk_sem[slot]: the bridge's; none in fence mode or with the GL timeline */
+        st = cg_vk_ring_commit(r->ring, slot, frame, r->vk_sem[slot], desc_out);
+    if (st != CG_OK) {
+        r->failed = 1;
+        if (!r->err.text[0]) cg_fail(&r->err, st, "%s", cg_vk_ring_last_error(r->ring));
+        cg_vk_ring_abandon(r->ring, slot, frame);
+    }
+    return st;
+}

@@ -1,0 +1,141 @@
+/*
+ * cg_gl_ring.h - the zero-copy v2 producer for the GL backend
+ * (docs/zero-copy-v2.md, "The GL producer"): the game's GL texture goes,
+ * with GPU commands only, into a ring of buffers that a learner process
+ * imports once. No CUDA in the game process.
+ *
+ * create_, on the thread whose GL context is current (the game's):
+ * checks GL_EXT_memory_object and GL_EXT_memory_object_fd, reads the GL
+ * device's GL_DEVICE_UUID_EXT, dlopens libvulkan.so.1 and makes the
+ * library's own Vulkan instance and device on the physical device whose
+ * deviceUUID equals it (no match: CG_E_NO_DEVICE, never another GPU), makes
+ * the ring there (cg_vk_ring.h: exported device-local buffers, control
+ * block, hand-off socket) and imports every slot's memory into GL once
+ * (glImportMemoryFdEXT + a buffer object on it).
+ *
+ * Per frame (publish): a pack of the texture into the claimed slot's
+ * buffer (glReadPixels into it bound as GL_PIXEL_PACK_BUFFER, RGBA8, tight
+ * rows, GL's row order: bottom row first), then the completion:
+ * - semaphore mode (GL_EXT_semaphore_fd, and a Vulkan device with
+ *   VK_KHR_external_semaphore_fd and timeline semaphores): GL signals the
+ *   slot's binary semaphore (made in Vulkan, imported into GL once), glFlush,
+ *   and one submit without commands on the library's own queue waits for it
+ *   and signals the ring's timeline to the frame number, with the slot's
+ *   fence. The host never waits; the fence tells a later claim that GL's
+ *   write of that slot is over. Or (desc.signal, GL_NV_timeline_semaphore)
+ *   GL signals the ring's timeline to the frame number itself: no Vulkan
+ *   call per frame; GL executes its writes of a slot in order, so a slot
+ *   rewritten while GL's last write is queued needs no fence.
+ * - fence mode (GL without semaphores, e.g. Mesa llvmpipe): a GL fence and
+ *   glClientWaitSync before the descriptor is returned: the CPU observes
+ *   completion. The fallback, not the fast path.
+ * The caller's GL state is saved and restored by the readback path
+ * (cg_gl_read_rgba_to_buffer, cg_gl.h). No glFinish anywhere but destroy.
+ *
+ * Threading and context: every call on the thread where the GL context
+ * that create_ saw is current; publish refuses another context
+ * (CG_E_BAD_STATE) or none (CG_E_NO_CONTEXT). States: usable after create;
+ * failed after a GL or Vulkan call of publish failed (CG_E_BAD_STATE from
+ * then on; destroy and create again). Linux only.
+ */
+#ifndef CG_GL_RING_H
+#define CG_GL_RING_H
+
+#include <stdint.h>
+
+#include "cg_err.h"
+#include "cg_status.h"
+#include "cg_vk_ring.h"
+#include "cg_zc_proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cg_gl_ring cg_gl_ring;
+
+/* desc.mode: 0 picks semaphore mode where GL and Vulkan have what it
+ * needs, else fence mode; CG_ZC_MODE_SEMAPHORE / CG_ZC_MODE_FENCE force
+ * one (semaphore mode without its extensions: CG_E_UNSUPPORTED). */
+#define CG_GL_RING_MODE_AUTO 0
+
+/* desc.signal, semaphore mode: how GL's completion reaches the timeline. */
+typedef enum cg_gl_ring_signal {
+    /* GL_TIMELINE where GL has GL_NV_timeline_semaphore, else BRIDGE. On
+     * the H200 (bench_zerocopy_gl_ring) the bridge's submit costs the game
+     * 20 us a frame at 640x360 and 400 us at 1920x1080 (the driver holds
+     * it until GL's signal is submitted); GL signalling the timeline costs
+     * 15 and 22 us. */
+    CG_GL_RING_SIGNAL_AUTO = 0,
+    /* GL signals the slot's binary semaphore; a command-less submit on the
+     * library's queue waits for it and signals the timeline (any driver
+     * with GL_EXT_semaphore_fd). */
+    CG_GL_RING_SIGNAL_BRIDGE = 1,
+    /* GL signals the ring's timeline semaphore itself, imported once
+     * (GL_NV_timeline_semaphore): no Vulkan call per frame. CG_E_UNSUPPORTED
+     * where GL lacks it. */
+    CG_GL_RING_SIGNAL_GL_TIMELINE = 2
+} cg_gl_ring_signal;
+
+typedef struct cg_gl_ring_desc {
+    int width, height;     /* the texture's size, fixed for the ring's life: 1..CG_MAX_DIM */
+    uint32_t slots;        /* 1..CG_ZC_MAX_SLOTS; 0 = CG_VK_RING_DEFAULT_SLOTS */
+    int mode;              /* CG_GL_RING_MODE_AUTO, CG_ZC_MODE_SEMAPHORE or CG_ZC_MODE_FENCE */
+    uint64_t wait_ns;      /* every slot held: poll this long, then skip (cg_vk_ring_desc) */
+    const char *socket_dir; /* NULL: the protocol's rule */
+    const char *vulkan_library; /* NULL: "libvulkan.so.1" */
+    cg_gl_ring_signal signal;   /* semaphore mode only; 0 = CG_GL_RING_SIGNAL_AUTO */
+} cg_gl_ring_desc;
+
+typedef struct cg_gl_ring_info {
+    cg_zc_mode mode;               /* the mode chosen */
+    cg_gl_ring_signal signal;      /* semaphore mode: how GL signals (never AUTO) */
+    const cg_vk_ring *ring;        /* for cg_vk_ring_get_info (control block, socket) */
+    char device_name[256];         /* the Vulkan device matched to GL's */
+    uint8_t device_uuid[CG_DEVICE_UUID_SIZE];
+    unsigned buffers[CG_ZC_MAX_SLOTS]; /* GL buffer names of the slots */
+    VkDevice device;                   /* the library's own (tests wait on the timeline) */
+    PFN_vkGetDeviceProcAddr get_device_proc_addr;
+} cg_gl_ring_info;
+
+/* Errors (err says which extension, call or device): CG_E_INVALID_ARG and
+ * dims (size, slots, mode); CG_E_NO_CONTEXT (no current GL context);
+ * CG_E_UNSUPPORTED (GLES or GL < 3.0; GL_EXT_memory_object(_fd) missing;
+ * no Vulkan loader, Vulkan 1.1 or VK_KHR_external_memory_fd; semaphore mode
+ * forced without its extensions); CG_E_NO_DEVICE (no Vulkan device has
+ * GL's device UUID: err lists both sides); CG_E_GL, CG_E_VULKAN, and the
+ * ring's own (cg_vk_ring_create). Everything made is freed on error. */
+cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *err);
+
+/* With the creation context current: wait for GL's writes (glFinish),
+ * delete the GL objects; otherwise leave them to die with their context.
+ * Then the ring (learners see CLOSED), the Vulkan device, instance and
+ * loader. NULL: no-op. */
+void cg_gl_ring_destroy(cg_gl_ring *r);
+
+/* Publish the current contents of `texture` (GL_TEXTURE_2D, at least the
+ * ring's size; its [0,w) x [0,h) region) as the next frame: desc_out gets
+ * its 192-byte descriptor. CG_E_RING_FULL: every slot was held for the
+ * whole wait_ns; nothing was written, the ring stays usable. A texture
+ * that is not usable: CG_E_BAD_TEXTURE, the ring stays usable. */
+cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+/* The descriptor with frame 0 (cg_vk_ring_template). */
+cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap);
+
+const char *cg_gl_ring_last_error(const cg_gl_ring *r);
+void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info);
+
+/* The one device rule: the index of the first of n Vulkan device UUIDs
+ * that equals gl_uuid. CG_E_NO_DEVICE when none does (err shows GL's UUID
+ * and every Vulkan device's name and UUID; names may be NULL). */
+cg_status cg_gl_ring_match_device(const uint8_t gl_uuid[CG_DEVICE_UUID_SIZE],
+                                  const uint8_t (*vk_uuids)[CG_DEVICE_UUID_SIZE],
+                                  const char *const *names, uint32_t n, uint32_t *index,
+                                  cg_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CG_GL_RING_H */

@@ -1,0 +1,485 @@
+/*
+ * cg_vk_rgb.c - the ring's RGB slot format (cg_vk_rgb.h): the compute
+ * pipeline made once, and the per-frame barriers + dispatch.
+ */
+#include "cg_vk_rgb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_cursor.h"
+#include "cg_size.h"
+#include "cg_vk_internal.h"
+/* Generated at build time from cg_vk_rgb.comp (glslangValidator -V --vn). */
+#include "cg_vk_rgb_buffer.spv.h" /* cg_rgb_buffer_spv: CG_SRC_BUFFER defined */
+#include "cg_vk_rgb_image.spv.h"  /* cg_rgb_image_spv */
+
+#define CG_RGB_FUNCS(X)                                                         \
+    X(vkCreateShaderModule)                                                     \
+    X(vkDestroyShaderModule)                                                    \
+    X(vkCreateDescriptorSetLayout)                                              \
+    X(vkDestroyDescriptorSetLayout)                                             \
+    X(vkCreatePipelineLayout)                                                   \
+    X(vkDestroyPipelineLayout)                                                  \
+    X(vkCreateComputePipelines)                                                 \
+    X(vkDestroyPipeline)                                                        \
+    X(vkCreateDescriptorPool)                                                   \
+    X(vkDestroyDescriptorPool)                                                  \
+    X(vkAllocateDescriptorSets)                                                 \
+    X(vkUpdateDescriptorSets)                                                   \
+    X(vkCreateSampler)                                                          \
+    X(vkDestroySampler)                                                         \
+    X(vkCreateImageView)                                                        \
+    X(vkDestroyImageView)                                                       \
+    X(vkCreateBuffer)                                                           \
+    X(vkDestroyBuffer)                                                          \
+    X(vkGetBufferMemoryRequirements)                                            \
+    X(vkAllocateMemory)                                                         \
+    X(vkFreeMemory)                                                             \
+    X(vkBindBufferMemory)                                                       \
+    X(vkMapMemory)                                                              \
+    X(vkUnmapMemory)                                                            \
+    X(vkCmdPipelineBarrier)                                                     \
+    X(vkCmdCopyImageToBuffer)                                                   \
+    X(vkCmdBindPipeline)                                                        \
+    X(vkCmdBindDescriptorSets)                                                  \
+    X(vkCmdPushConstants)                                                       \
+    X(vkCmdDispatch)
+
+/* The shader's push constants (cg_vk_rgb.comp, Params), in its order. */
+typedef struct rgb_params {
+    uint32_t src_w, src_h, dst_w, dst_h, flip, bgra, cursor_on;
+    int32_t cursor_x, cursor_y;
+} rgb_params;
+
+typedef struct rgb_source {
+    VkImage image;
+    VkImageView view;
+    VkDescriptorSet set;
+} rgb_source;
+
+struct cg_vk_rgb {
+    cg_vk_rgb_desc d;
+#define CG_RGB_MEMBER_(fn) PFN_##fn fn;
+    CG_RGB_FUNCS(CG_RGB_MEMBER_)
+#undef CG_RGB_MEMBER_
+    int from_buffer; /* SRGB: copy to the staging buffer first */
+    VkDescriptorSetLayout src_layout, slot_layout;
+    VkPipelineLayout pipeline_layout;
+    VkPipeline pipeline;
+    VkDescriptorPool pool;
+    VkSampler sampler;
+    VkBuffer cursor_buffer, staging;
+    VkDeviceMemory cursor_memory, staging_memory;
+    VkBuffer slot_buffer[CG_ZC_MAX_SLOTS];
+    VkDescriptorSet slot_set[CG_ZC_MAX_SLOTS];
+    rgb_source src[CG_VK_RGB_MAX_SOURCES];
+    uint32_t sources;
+    uint32_t groups_x, groups_y;
+    cg_err err;
+};
+
+#define RGB_CHECK(g, expr) cg_vk_check_result(&(g)->err, (expr), #expr, __FILE__, __LINE__)
+
+static void name(cg_vk_rgb *g, VkObjectType type, uint64_t handle, const char *what)
+{
+    if (!g->d.set_object_name || !handle) return;
+    char text[64];
+    snprintf(text, sizeof text, "cg ring rgb %s", what);
+    VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
+    ni.objectType = type;
+    ni.objectHandle = handle;
+    ni.pObjectName = text;
+    (void)g->d.set_object_name(g->d.device, &ni); /* a debugging aid: never fatal */
+}
+#define RGB_NAME(g, type, obj, what) name((g), (type), (uint64_t)(uintptr_t)(obj), (what))
+
+cg_status cg_vk_rgb_slot_size(int dst_w, int dst_h, uint64_t *bytes)
+{
+    size_t n;
+    CG_TRY(cg_image_size(dst_w, dst_h, 3, &n));
+    /* n <= 16384^2 * 3: rounding up to 12 cannot overflow 64 bits. */
+    *bytes = ((uint64_t)n + 11) / 12 * 12;
+    return CG_OK;
+}
+
+static int is_srgb(VkFormat f)
+{
+    return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB;
+}
+
+static cg_status make_buffer(cg_vk_rgb *g, VkDeviceSize size, VkBufferUsageFlags usage,
+                             VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem,
+                             const char *what)
+{
+    VkDevice dev = g->d.device;
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = size;
+    bci.usage = usage;
+    bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    CG_TRY(RGB_CHECK(g, g->vkCreateBuffer(dev, &bci, NULL, buf)));
+    RGB_NAME(g, VK_OBJECT_TYPE_BUFFER, *buf, what);
+    VkMemoryRequirements req;
+    g->vkGetBufferMemoryRequirements(dev, *buf, &req);
+    VkPhysicalDeviceMemoryProperties mp;
+    g->d.get_memory_properties(g->d.physical_device, &mp);
+    uint32_t type = UINT32_MAX;
+    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++)
+        if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & props) == props)
+            type = i;
+    if (type == UINT32_MAX)
+        return cg_fail(&g->err, CG_E_UNSUPPORTED, "no memory type with properties 0x%x for the %s",
+                       (unsigned)props, what);
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = type;
+    CG_TRY(RGB_CHECK(g, g->vkAllocateMemory(dev, &ai, NULL, mem)));
+    RGB_NAME(g, VK_OBJECT_TYPE_DEVICE_MEMORY, *mem, what);
+    return RGB_CHECK(g, g->vkBindBufferMemory(dev, *buf, *mem, 0));
+}
+
+/* The bitmap of cg_cursor_rows, 2 bits a pixel (0 '.', 1 'B', 2 'W'), one
+ * word a row, written once into the cursor uniform buffer. */
+static cg_status upload_cursor(cg_vk_rgb *g)
+{
+    uint32_t rows[CG_CURSOR_SIZE];
+    for (int r = 0; r < CG_CURSOR_SIZE; r++) {
+        rows[r] = 0;
+        for (int c = 0; c < CG_CURSOR_SIZE; c++) {
+            char k = cg_cursor_rows[r][c];
+            rows[r] |= (uint32_t)(k == 'B' ? 1 : k == 'W' ? 2 : 0) << (2 * c);
+        }
+    }
+    CG_TRY(make_buffer(g, sizeof rows, VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                       &g->cursor_buffer, &g->cursor_memory, "cursor bitmap"));
+    void *map = NULL;
+    CG_TRY(RGB_CHECK(g, g->vkMapMemory(g->d.device, g->cursor_memory, 0, VK_WHOLE_SIZE, 0, &map)));
+    memcpy(map, rows, sizeof rows);
+    g->vkUnmapMemory(g->d.device, g->cursor_memory);
+    return CG_OK;
+}
+
+static cg_status make_layouts(cg_vk_rgb *g)
+{
+    VkDevice dev = g->d.device;
+    VkDescriptorSetLayoutBinding sb = {0};
+    sb.binding = 0;
+    sb.descriptorCount = 1;
+    sb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    if (g->from_buffer) {
+        sb.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    } else {
+        sb.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+        sb.pImmutableSamplers = &g->sampler;
+    }
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    li.bindingCount = 1;
+    li.pBindings = &sb;
+    CG_TRY(RGB_CHECK(g, g->vkCreateDescriptorSetLayout(dev, &li, NULL, &g->src_layout)));
+    RGB_NAME(g, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, g->src_layout, "source set layout");
+
+    VkDescriptorSetLayoutBinding db[2] = {{0}, {0}};
+    db[0].binding = 0;
+    db[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    db[0].descriptorCount = 1;
+    db[0].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    db[1] = db[0];
+    db[1].binding = 1;
+    db[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    li.bindingCount = 2;
+    li.pBindings = db;
+    CG_TRY(RGB_CHECK(g, g->vkCreateDescriptorSetLayout(dev, &li, NULL, &g->slot_layout)));
+    RGB_NAME(g, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, g->slot_layout, "slot set layout");
+
+    VkDescriptorSetLayout sets[2] = {g->src_layout, g->slot_layout};
+    VkPushConstantRange pc = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(rgb_params)};
+    VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pli.setLayoutCount = 2;
+    pli.pSetLayouts = sets;
+    pli.pushConstantRangeCount = 1;
+    pli.pPushConstantRanges = &pc;
+    CG_TRY(RGB_CHECK(g, g->vkCreatePipelineLayout(dev, &pli, NULL, &g->pipeline_layout)));
+    RGB_NAME(g, VK_OBJECT_TYPE_PIPELINE_LAYOUT, g->pipeline_layout, "pipeline layout");
+    return CG_OK;
+}
+
+static cg_status make_pipeline(cg_vk_rgb *g)
+{
+    VkDevice dev = g->d.device;
+    VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mi.codeSize = g->from_buffer ? sizeof cg_rgb_buffer_spv : sizeof cg_rgb_image_spv;
+    mi.pCode = g->from_buffer ? cg_rgb_buffer_spv : cg_rgb_image_spv;
+    VkShaderModule mod;
+    CG_TRY(RGB_CHECK(g, g->vkCreateShaderModule(dev, &mi, NULL, &mod)));
+    VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = mod;
+    ci.stage.pName = "main";
+    ci.layout = g->pipeline_layout;
+    cg_status st = RGB_CHECK(g, g->vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, NULL,
+                                                            &g->pipeline));
+    g->vkDestroyShaderModule(dev, mod, NULL); /* the pipeline keeps what it needs */
+    CG_TRY(st);
+    RGB_NAME(g, VK_OBJECT_TYPE_PIPELINE, g->pipeline, g->from_buffer ? "pipeline (from buffer)"
+                                                                     : "pipeline (from image)");
+    return CG_OK;
+}
+
+static cg_status make_sets(cg_vk_rgb *g)
+{
+    VkDevice dev = g->d.device;
+    uint32_t nsrc = g->from_buffer ? 1 : CG_VK_RGB_MAX_SOURCES;
+    VkDescriptorPoolSize sizes[3] = {
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, g->d.slots + 1},
+        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, g->d.slots},
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, CG_VK_RGB_MAX_SOURCES},
+    };
+    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pi.maxSets = g->d.slots + nsrc;
+    pi.poolSizeCount = g->from_buffer ? 2 : 3;
+    pi.pPoolSizes = sizes;
+    CG_TRY(RGB_CHECK(g, g->vkCreateDescriptorPool(dev, &pi, NULL, &g->pool)));
+    RGB_NAME(g, VK_OBJECT_TYPE_DESCRIPTOR_POOL, g->pool, "descriptor pool");
+
+    VkDescriptorSetLayout layouts[CG_ZC_MAX_SLOTS + CG_VK_RGB_MAX_SOURCES];
+    VkDescriptorSet sets[CG_ZC_MAX_SLOTS + CG_VK_RGB_MAX_SOURCES];
+    for (uint32_t i = 0; i < g->d.slots; i++) layouts[i] = g->slot_layout;
+    for (uint32_t i = 0; i < nsrc; i++) layouts[g->d.slots + i] = g->src_layout;
+    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    ai.descriptorPool = g->pool;
+    ai.descriptorSetCount = g->d.slots + nsrc;
+    ai.pSetLayouts = layouts;
+    CG_TRY(RGB_CHECK(g, g->vkAllocateDescriptorSets(dev, &ai, sets)));
+    for (uint32_t i = 0; i < nsrc; i++) g->src[i].set = sets[g->d.slots + i];
+
+    VkDescriptorBufferInfo cursor = {g->cursor_buffer, 0, VK_WHOLE_SIZE};
+    for (uint32_t i = 0; i < g->d.slots; i++) {
+        g->slot_set[i] = sets[i];
+        VkDescriptorBufferInfo slot = {g->slot_buffer[i], 0, VK_WHOLE_SIZE};
+        VkWriteDescriptorSet w[2] = {{.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET},
+                                     {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+        w[0].dstSet = w[1].dstSet = sets[i];
+        w[0].descriptorCount = w[1].descriptorCount = 1;
+        w[0].dstBinding = 0;
+        w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[0].pBufferInfo = &slot;
+        w[1].dstBinding = 1;
+        w[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+        w[1].pBufferInfo = &cursor;
+        g->vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+    }
+    if (g->from_buffer) {
+        VkDescriptorBufferInfo st = {g->staging, 0, VK_WHOLE_SIZE};
+        VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w.dstSet = g->src[0].set;
+        w.descriptorCount = 1;
+        w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w.pBufferInfo = &st;
+        g->vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
+    }
+    return CG_OK;
+}
+
+static cg_status setup(cg_vk_rgb *g)
+{
+    PFN_vkGetDeviceProcAddr gdpa = g->d.get_device_proc_addr;
+#define LOAD_(fn)                                                               \
+    g->fn = (PFN_##fn)gdpa(g->d.device, #fn);                                   \
+    if (!g->fn) return cg_fail(&g->err, CG_E_UNSUPPORTED, "device entry point %s is missing", #fn);
+    CG_RGB_FUNCS(LOAD_)
+#undef LOAD_
+    g->from_buffer = is_srgb(g->d.format);
+    if (!g->from_buffer) {
+        VkSamplerCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+        si.magFilter = si.minFilter = VK_FILTER_NEAREST;
+        si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+        si.addressModeU = si.addressModeV = si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+        CG_TRY(RGB_CHECK(g, g->vkCreateSampler(g->d.device, &si, NULL, &g->sampler)));
+        RGB_NAME(g, VK_OBJECT_TYPE_SAMPLER, g->sampler, "sampler");
+    } else {
+        size_t bytes;
+        CG_TRY(cg_image_size(g->d.src_w, g->d.src_h, 4, &bytes));
+        CG_TRY(make_buffer(g, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &g->staging, &g->staging_memory,
+                           "staging (SRGB source)"));
+    }
+    CG_TRY(upload_cursor(g));
+    CG_TRY(make_layouts(g));
+    CG_TRY(make_pipeline(g));
+    CG_TRY(make_sets(g));
+    /* 4 pixels an invocation, 64 invocations a group; rows of at most
+     * 65535 groups (maxComputeWorkGroupCount's guaranteed minimum). */
+    uint64_t n = (uint64_t)g->d.dst_w * (uint64_t)g->d.dst_h;
+    uint64_t groups = ((n + 3) / 4 + 63) / 64;
+    g->groups_x = (uint32_t)(groups < 65535 ? groups : 65535);
+    g->groups_y = (uint32_t)((groups + g->groups_x - 1) / g->groups_x);
+    return CG_OK;
+}
+
+cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err)
+{
+    CG_RETURN_IF(!out, CG_E_INVALID_ARG);
+    *out = NULL;
+    if (!d || !d->device || !d->get_device_proc_addr || !d->get_memory_properties ||
+        !d->slot_buffers || d->slots < 1 || d->slots > CG_ZC_MAX_SLOTS)
+        return cg_fail(err, CG_E_INVALID_ARG, "RGB slot format: incomplete description");
+    CG_TRY(cg_check_dims(d->src_w, d->src_h));
+    cg_status st = cg_check_dims(d->dst_w, d->dst_h);
+    if (st != CG_OK)
+        return cg_fail(err, st, "target size %dx%d (1..%d per side)", d->dst_w, d->dst_h, CG_MAX_DIM);
+    cg_vk_rgb *g = calloc(1, sizeof *g);
+    CG_RETURN_IF(!g, CG_E_NO_MEMORY);
+    g->d = *d;
+    memcpy(g->slot_buffer, d->slot_buffers, sizeof(VkBuffer) * d->slots);
+    g->d.slot_buffers = NULL; /* the caller's array is not kept */
+    st = setup(g);
+    if (st != CG_OK) {
+        cg_fail_from(err, st, &g->err);
+        cg_vk_rgb_destroy(g);
+        return st;
+    }
+    *out = g;
+    return CG_OK;
+}
+
+void cg_vk_rgb_destroy(cg_vk_rgb *g)
+{
+    if (!g) return;
+    VkDevice dev = g->d.device;
+    for (uint32_t i = 0; i < g->sources; i++)
+        if (g->src[i].view) g->vkDestroyImageView(dev, g->src[i].view, NULL);
+    if (g->pool) g->vkDestroyDescriptorPool(dev, g->pool, NULL);
+    if (g->pipeline) g->vkDestroyPipeline(dev, g->pipeline, NULL);
+    if (g->pipeline_layout) g->vkDestroyPipelineLayout(dev, g->pipeline_layout, NULL);
+    if (g->slot_layout) g->vkDestroyDescriptorSetLayout(dev, g->slot_layout, NULL);
+    if (g->src_layout) g->vkDestroyDescriptorSetLayout(dev, g->src_layout, NULL);
+    if (g->sampler) g->vkDestroySampler(dev, g->sampler, NULL);
+    if (g->cursor_buffer) g->vkDestroyBuffer(dev, g->cursor_buffer, NULL);
+    if (g->cursor_memory) g->vkFreeMemory(dev, g->cursor_memory, NULL);
+    if (g->staging) g->vkDestroyBuffer(dev, g->staging, NULL);
+    if (g->staging_memory) g->vkFreeMemory(dev, g->staging_memory, NULL);
+    free(g);
+}
+
+static rgb_source *find_source(cg_vk_rgb *g, VkImage src)
+{
+    if (g->from_buffer) return &g->src[0];
+    for (uint32_t i = 0; i < g->sources; i++)
+        if (g->src[i].image == src) return &g->src[i];
+    return NULL;
+}
+
+cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err)
+{
+    CG_RETURN_IF(!g || !src, CG_E_INVALID_ARG);
+    if (find_source(g, src)) return CG_OK;
+    if (g->sources == CG_VK_RGB_MAX_SOURCES)
+        return cg_fail(err, CG_E_INVALID_ARG,
+                       "the RGB slot format reads at most %d distinct source images per ring (it "
+                       "keeps a view of each); re-create the ring for new images",
+                       CG_VK_RGB_MAX_SOURCES);
+    rgb_source *s = &g->src[g->sources];
+    VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    vi.image = src;
+    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    vi.format = g->d.format; /* UNORM: texelFetch returns the stored byte / 255 */
+    vi.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    vi.subresourceRange.levelCount = 1;
+    vi.subresourceRange.layerCount = 1;
+    cg_status st = RGB_CHECK(g, g->vkCreateImageView(g->d.device, &vi, NULL, &s->view));
+    if (st != CG_OK) return cg_fail_from(err, st, &g->err);
+    RGB_NAME(g, VK_OBJECT_TYPE_IMAGE_VIEW, s->view, "source view");
+    VkDescriptorImageInfo ii = {VK_NULL_HANDLE, s->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = s->set;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    w.pImageInfo = &ii;
+    g->vkUpdateDescriptorSets(g->d.device, 1, &w, 0, NULL);
+    s->image = src;
+    g->sources++;
+    return CG_OK;
+}
+
+void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage src,
+                      VkImageLayout src_layout, const cg_vk_ring_cursor *cursor, int acquire)
+{
+    const rgb_source *source = find_source(g, src);
+    VkBuffer buf = g->slot_buffer[slot];
+    uint32_t family = g->d.queue_family;
+    /* Where the shader or the staging copy reads the image. */
+    VkImageLayout read_layout = g->from_buffer ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
+                                               : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    VkAccessFlags read_access = g->from_buffer ? VK_ACCESS_TRANSFER_READ_BIT : VK_ACCESS_SHADER_READ_BIT;
+    VkPipelineStageFlags read_stage =
+        g->from_buffer ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    int move = src_layout != read_layout;
+
+    /* As the plain copy: the first scope is every earlier command on the
+     * queue (the game's rendering) and its writes. The slot's old contents
+     * are dropped; after a release to the learner it is acquired back. */
+    VkImageMemoryBarrier ib = cg_vk_image_barrier(src, src_layout, read_layout,
+                                                  VK_ACCESS_MEMORY_WRITE_BIT, read_access);
+    VkBufferMemoryBarrier bb =
+        acquire ? cg_vk_buffer_barrier(buf, 0, VK_ACCESS_SHADER_WRITE_BIT, VK_QUEUE_FAMILY_EXTERNAL,
+                                       family)
+                : cg_vk_buffer_barrier(buf, VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
+                                       VK_ACCESS_SHADER_WRITE_BIT, VK_QUEUE_FAMILY_IGNORED,
+                                       VK_QUEUE_FAMILY_IGNORED);
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    mb.dstAccessMask = read_access | VK_ACCESS_SHADER_READ_BIT |
+                       (g->from_buffer ? VK_ACCESS_TRANSFER_WRITE_BIT : 0); /* staging: WAR */
+    g->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                            read_stage | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 1, &bb,
+                            move ? 1 : 0, &ib);
+    /* The image goes back to the game's layout after its last read here;
+     * the game's later commands (any stage) wait for it. */
+    VkImageMemoryBarrier back = cg_vk_image_barrier(src, read_layout, src_layout, read_access,
+                                                    VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    if (g->from_buffer) {
+        /* SRGB: its stored bytes, as they are, into the staging buffer. */
+        VkBufferImageCopy reg;
+        memset(&reg, 0, sizeof reg);
+        reg.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+        reg.imageSubresource.layerCount = 1;
+        reg.imageExtent.width = (uint32_t)g->d.src_w;
+        reg.imageExtent.height = (uint32_t)g->d.src_h;
+        reg.imageExtent.depth = 1;
+        g->vkCmdCopyImageToBuffer(cmd, src, read_layout, g->staging, 1, &reg);
+        VkBufferMemoryBarrier sb = cg_vk_buffer_barrier(g->staging, VK_ACCESS_TRANSFER_WRITE_BIT,
+                                                        VK_ACCESS_SHADER_READ_BIT,
+                                                        VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+        g->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                                0, 0, NULL, 1, &sb, move ? 1 : 0, &back);
+    }
+
+    rgb_params pc = {(uint32_t)g->d.src_w, (uint32_t)g->d.src_h, (uint32_t)g->d.dst_w,
+                     (uint32_t)g->d.dst_h, g->d.flip ? 1u : 0u,
+                     g->d.format == VK_FORMAT_B8G8R8A8_SRGB ? 1u : 0u, 0u, 0, 0};
+    /* The wire format's rule: a hot spot outside the target draws nothing. */
+    if (cursor && cursor->draw && cursor->x >= 0 && cursor->y >= 0 && cursor->x < g->d.dst_w &&
+        cursor->y < g->d.dst_h) {
+        pc.cursor_on = 1;
+        pc.cursor_x = cursor->x;
+        pc.cursor_y = cursor->y;
+    }
+    VkDescriptorSet sets[2] = {source->set, g->slot_set[slot]};
+    g->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline);
+    g->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline_layout, 0, 2, sets,
+                               0, NULL);
+    g->vkCmdPushConstants(cmd, g->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+    g->vkCmdDispatch(cmd, g->groups_x, g->groups_y, 1);
+
+    /* Release the slot to the learner; the image back (UNORM path). */
+    VkBufferMemoryBarrier rel = cg_vk_buffer_barrier(buf, VK_ACCESS_SHADER_WRITE_BIT, 0, family,
+                                                     VK_QUEUE_FAMILY_EXTERNAL);
+    int back_here = move && !g->from_buffer;
+    g->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 1, &rel,
+                            back_here ? 1 : 0, &back);
+}

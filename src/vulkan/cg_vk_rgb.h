@@ -1,0 +1,82 @@
+/*
+ * cg_vk_rgb.h - internal to src/vulkan: the RGB slot format of the ring
+ * (docs/zero-copy-v2.md, "The RGB slot format"). One compute dispatch on
+ * the game's queue writes the RAW observation (nearest resize, cursor),
+ * rows upright, 3 bytes a pixel, into a slot buffer in place of the copy.
+ *
+ * Made once with the ring: the pipeline (SPIR-V compiled from
+ * cg_vk_rgb.comp at build time and embedded), its layouts, a descriptor
+ * pool with a set per slot (slot buffer + cursor bitmap) and a set per
+ * source, a nearest sampler, the cursor bitmap (from cg_cursor_rows,
+ * written once into a small host-visible uniform buffer) and, for SRGB
+ * images, a staging buffer. Per frame: barriers, binds, push constants,
+ * one dispatch. UNORM images are read through a view of their own format
+ * (needs VK_IMAGE_USAGE_SAMPLED_BIT), made the first time an image is seen
+ * and kept until destroy: at most CG_VK_RGB_MAX_SOURCES distinct images.
+ * SRGB images are first copied as stored into the staging buffer (a
+ * sampled SRGB view would decode to linear, and a UNORM view of them
+ * needs MUTABLE_FORMAT, which the ring cannot see).
+ *
+ * cg_vk_rgb_none.c stands in when the build has no glslangValidator:
+ * create returns CG_E_UNSUPPORTED.
+ */
+#ifndef CG_VK_RGB_H
+#define CG_VK_RGB_H
+
+#ifndef VK_NO_PROTOTYPES
+#define VK_NO_PROTOTYPES
+#endif
+#include <vulkan/vulkan.h>
+
+#include <stdint.h>
+
+#include "cg_err.h"
+#include "cg_status.h"
+#include "cg_vk_ring.h" /* cg_vk_ring_cursor */
+#include "cg_zc_proto.h"
+
+typedef struct cg_vk_rgb cg_vk_rgb;
+
+#define CG_VK_RGB_MAX_SOURCES 8
+
+typedef struct cg_vk_rgb_desc {
+    VkDevice device;
+    VkPhysicalDevice physical_device;
+    PFN_vkGetDeviceProcAddr get_device_proc_addr;
+    PFN_vkGetPhysicalDeviceMemoryProperties get_memory_properties;
+    PFN_vkSetDebugUtilsObjectNameEXT set_object_name; /* NULL: objects are not named */
+    uint32_t queue_family;
+    VkFormat format;    /* the game image's: R8G8B8A8/B8G8R8A8, UNORM or SRGB */
+    int src_w, src_h;   /* the game image */
+    int dst_w, dst_h;   /* the slot */
+    int flip;           /* the RAW path's flip: nonzero when the image's row 0 is the top */
+    uint32_t slots;
+    const VkBuffer *slot_buffers; /* slots buffers of cg_vk_rgb_slot_size bytes, STORAGE usage */
+} cg_vk_rgb_desc;
+
+/* Bytes a slot of dst_w x dst_h needs: w*h*3 rounded up to a whole group
+ * of 4 pixels (12 bytes). CG_E_OVERFLOW / dims errors as cg_image_size. */
+cg_status cg_vk_rgb_slot_size(int dst_w, int dst_h, uint64_t *bytes);
+
+/* Extra buffer usage the slots need. */
+#define CG_VK_RGB_SLOT_USAGE VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
+
+cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err);
+/* The caller has waited for every command that used it. NULL: no-op. */
+void cg_vk_rgb_destroy(cg_vk_rgb *g);
+
+/* Before recording a frame of `src`: find or make its view and set.
+ * CG_E_INVALID_ARG when CG_VK_RGB_MAX_SOURCES other images were seen. */
+cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err);
+
+/* Record the frame into cmd (outside a render pass): the same scopes as
+ * the plain copy (first barrier: every earlier command's writes; the image
+ * goes back to src_layout; the slot is released to
+ * VK_QUEUE_FAMILY_EXTERNAL, and acquired back first when acquire is
+ * nonzero). Leaves cmd's compute pipeline, descriptor sets and push
+ * constants bound to the ring's. cg_vk_rgb_prepare(src) must have
+ * succeeded. */
+void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage src,
+                      VkImageLayout src_layout, const cg_vk_ring_cursor *cursor, int acquire);
+
+#endif /* CG_VK_RGB_H */

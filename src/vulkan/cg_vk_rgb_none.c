@@ -1,0 +1,40 @@
+/*
+ * cg_vk_rgb_none.c - the RGB slot format in a build without
+ * glslangValidator (no SPIR-V to embed): the ring refuses it clearly and
+ * the plain copy keeps working.
+ */
+#include "cg_vk_rgb.h"
+
+#include "cg_size.h"
+
+cg_status cg_vk_rgb_slot_size(int dst_w, int dst_h, uint64_t *bytes)
+{
+    size_t n;
+    CG_TRY(cg_image_size(dst_w, dst_h, 3, &n));
+    *bytes = n;
+    return CG_OK;
+}
+
+cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err)
+{
+    (void)d;
+    if (out) *out = NULL;
+    return cg_fail(err, CG_E_UNSUPPORTED,
+                   "the RGB slot format was not built (glslangValidator, Debian package "
+                   "glslang-tools, was missing at build time)");
+}
+
+void cg_vk_rgb_destroy(cg_vk_rgb *g) { (void)g; }
+
+cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err)
+{
+    (void)g;
+    (void)src;
+    return cg_fail(err, CG_E_UNSUPPORTED, "the RGB slot format was not built");
+}
+
+void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage src,
+                      VkImageLayout src_layout, const cg_vk_ring_cursor *cursor, int acquire)
+{
+    (void)g, (void)cmd, (void)slot, (void)src, (void)src_layout, (void)cursor, (void)acquire;
+}

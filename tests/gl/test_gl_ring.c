@@ -1,0 +1,523 @@
+/*
+ * test_gl_ring.c - the GL producer of zero-copy v2 (cg_gl_ring.h) on a real
+ * GL + Vulkan pair: Mesa llvmpipe (EGL) and lavapipe here, whose
+ * GL_DEVICE_UUID_EXT and deviceUUID agree ("mesa<version>"), and the
+ * NVIDIA driver on the GPU machine.
+ *
+ * Usage: test_gl_ring CASE LEARNER   or   test_gl_ring serve ... (below)
+ *   LEARNER: test_zc_ring's path; `LEARNER child-vk-learner <hex desc>...`
+ *   is a second process that connects to the ring's socket, imports every
+ *   slot's fd through Vulkan, and compares each frame byte for byte with
+ *   zc_pattern(frame) (tests/vulkan/zc_test.h), computed by formula.
+ * Cases (one ctest each, 77 = SKIPPED with the reason):
+ *   frames       publish through the auto-picked mode (fence on llvmpipe),
+ *                frames across every slot read by the learner, lease
+ *                states (all held -> skipped frame, a released slot taken),
+ *                the caller's GL state unchanged, descriptor fields
+ *   semaphore    forced semaphore mode (GL_EXT_semaphore_fd; GPU machine):
+ *                the ring's timeline reaches each frame's value, then the
+ *                learner reads it (GL -> binary semaphore -> bridge submit)
+ *   timeline     the same with GL signalling the timeline itself
+ *                (GL_NV_timeline_semaphore)
+ *   bad_input    no context, bad sizes/modes/slots, no Vulkan loader, bad
+ *                textures, another context, publish without a context
+ *   uuid         the device rule: a match picks its index, no match is
+ *                CG_E_NO_DEVICE naming both sides
+ *   no_memory_object  GL without GL_EXT_memory_object_fd (hidden with
+ *                Mesa's MESA_EXTENSION_OVERRIDE): CG_E_UNSUPPORTED naming it
+ */
+#define _GNU_SOURCE
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cg_egl_headless.h"
+#include "cg_gl_check.h"
+#include "cg_gl_ring.h"
+#include "cg_zc_server.h"
+#include "gl_scene.h"
+#include "zc_test.h"
+
+#define SKIP 77
+
+extern char **environ;
+static int failures;
+static const char *learner_exe;
+static char test_dir[96];
+
+static int run_learner(int n, uint8_t descs[][CG_ZC_DESC_SIZE])
+{
+    static char hex[8][2 * CG_ZC_DESC_SIZE + 1];
+    char *argv[12];
+    argv[0] = (char *)learner_exe;
+    argv[1] = "child-vk-learner";
+    for (int i = 0; i < n && i < 8; i++) {
+        for (int k = 0; k < CG_ZC_DESC_SIZE; k++) sprintf(hex[i] + 2 * k, "%02x", descs[i][k]);
+        argv[2 + i] = hex[i];
+    }
+    argv[2 + n] = NULL;
+    pid_t pid;
+    if (posix_spawn(&pid, learner_exe, NULL, NULL, argv, environ) != 0) return -1;
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Upload frame f of the pattern into the texture: row 0 of the data is GL's
+ * row 0 (the bottom), which the ring keeps first. */
+static void upload(unsigned tex, int w, int h, int f)
+{
+    uint8_t *px = malloc((size_t)w * h * 4);
+    zc_pattern(px, w, h, f);
+    CHECK(gl_scene_upload(tex, w, h, px) == 0, "upload frame %d", f);
+    free(px);
+}
+
+static cg_gl_ring_desc ring_desc(int w, int h, int mode)
+{
+    cg_gl_ring_desc d;
+    memset(&d, 0, sizeof d);
+    d.width = w;
+    d.height = h;
+    d.mode = mode;
+    d.socket_dir = test_dir;
+    return d;
+}
+
+/* Every state the readback path saves, read back. */
+typedef struct gl_state {
+    GLint v[12];
+} gl_state;
+
+static void read_state(gl_state *s)
+{
+    static const GLenum names[12] = {
+        GL_READ_FRAMEBUFFER_BINDING, GL_DRAW_FRAMEBUFFER_BINDING, GL_PIXEL_PACK_BUFFER_BINDING,
+        GL_TEXTURE_BINDING_2D,       GL_PACK_ALIGNMENT,           GL_PACK_ROW_LENGTH,
+        GL_PACK_SKIP_ROWS,           GL_PACK_SKIP_PIXELS,         GL_PACK_SWAP_BYTES,
+        GL_PACK_IMAGE_HEIGHT,        GL_PACK_SKIP_IMAGES,         GL_CLAMP_READ_COLOR,
+    };
+    for (int i = 0; i < 12; i++) glGetIntegerv(names[i], &s->v[i]);
+}
+
+static int publish_frame(cg_gl_ring *r, unsigned tex, int w, int h, int f, uint8_t *desc)
+{
+    upload(tex, w, h, f);
+    return (int)cg_gl_ring_publish(r, tex, desc);
+}
+
+/* A scene and a ring of its size; *st gets create's status (e.text: why). */
+static cg_gl_ring *open_ring(gl_scene *sc, int w, int h, int mode, cg_gl_ring_signal signal,
+                             cg_status *st, cg_err *e, cg_gl_ring_info *gi, cg_vk_ring_info *vi)
+{
+    CHECK(gl_scene_create(sc, w, h) == 0, "scene");
+    cg_gl_ring *r = NULL;
+    cg_gl_ring_desc d = ring_desc(w, h, mode);
+    d.signal = signal;
+    /* A slot whose bridge submit is still in flight is waited for (polled),
+     * not skipped; all slots held still skips, after this long. */
+    d.wait_ns = 100000000u;
+    *st = cg_gl_ring_create(&d, &r, e);
+    if (!r) return NULL;
+    cg_gl_ring_get_info(r, gi);
+    cg_vk_ring_get_info(gi->ring, vi);
+    return r;
+}
+
+/* Semaphore mode: the learner's GPU wait for frame `value`, done on the host
+ * here through the ring's own device. Fence mode: complete already. */
+static int wait_frame(const cg_gl_ring_info *gi, const cg_vk_ring_info *vi, uint64_t value)
+{
+    if (gi->mode != CG_ZC_MODE_SEMAPHORE) return 1;
+    PFN_vkWaitSemaphores wait =
+        (PFN_vkWaitSemaphores)gi->get_device_proc_addr(gi->device, "vkWaitSemaphores");
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &vi->semaphore;
+    wi.pValues = &value;
+    return wait && wait(gi->device, &wi, 5000000000ull) == VK_SUCCESS;
+}
+
+/* Destroy the ring; the game's context must still be current afterwards
+ * (NVIDIA's vkDestroyInstance drops it unless the ring restores it). */
+static void destroy_keeps_context(cg_gl_ring *r)
+{
+    void *before = cg_gl_current_key();
+    cg_gl_ring_destroy(r);
+    CHECK(before && cg_gl_current_key() == before,
+          "the game's GL context is still current after destroy");
+    if (cg_gl_current_key() != before) exit(1); /* no GL call can follow */
+}
+
+static int case_frames(void)
+{
+    const int w = 37, h = 23;
+    gl_scene sc;
+    cg_err e = {{0}};
+    cg_status st;
+    cg_gl_ring_info gi;
+    cg_vk_ring_info vi;
+    cg_gl_ring *r = open_ring(&sc, w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_BRIDGE, &st, &e, &gi, &vi);
+    CHECK(st == CG_OK, "create: %s %s", cg_status_name(st), e.text);
+    if (!r) return 1;
+    printf("gl ring on %s, %s mode\n", gi.device_name,
+           gi.mode == CG_ZC_MODE_SEMAPHORE ? "semaphore" : "fence");
+    CHECK(vi.slots == 3 && vi.row_pitch == (uint32_t)w * 4 && vi.slot_size >= (uint64_t)w * h * 4,
+          "info: %u slots, pitch %u", vi.slots, vi.row_pitch);
+    uint8_t tmpl[CG_ZC_DESC_SIZE];
+    cg_zc_desc dd;
+    CHECK(cg_gl_ring_template(r, tmpl, sizeof tmpl) == CG_OK &&
+              cg_zc_desc_decode(tmpl, sizeof tmpl, &dd, &e) == CG_OK && dd.frame == 0 &&
+              dd.width == (uint32_t)w && dd.height == (uint32_t)h && dd.format == 37,
+          "template");
+
+    /* The caller's state, far from the defaults, must survive a publish. */
+    GLuint fbo = 0, pbo = 0, other_tex = 0;
+    glGenFramebuffers(1, &fbo);
+    glGenBuffers(1, &pbo);
+    glGenTextures(1, &other_tex);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, sc.fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, pbo);
+    glBindTexture(GL_TEXTURE_2D, other_tex);
+    glPixelStorei(GL_PACK_ALIGNMENT, 8);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 101);
+    glPixelStorei(GL_PACK_SKIP_ROWS, 3);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, 5);
+    glPixelStorei(GL_PACK_SWAP_BYTES, GL_TRUE);
+    glPixelStorei(GL_PACK_IMAGE_HEIGHT, 7);
+    glPixelStorei(GL_PACK_SKIP_IMAGES, 2);
+    glClampColor(GL_CLAMP_READ_COLOR, GL_TRUE);
+    gl_state before, after;
+    read_state(&before);
+
+    /* Frames 1..3: one per slot, read by a second process. */
+    uint8_t descs[4][CG_ZC_DESC_SIZE];
+    for (int f = 1; f <= 3; f++) {
+        CHECK(publish_frame(r, sc.color, w, h, f, descs[f - 1]) == CG_OK, "frame %d: %s", f,
+              cg_gl_ring_last_error(r));
+        read_state(&after);
+        for (int i = 0; i < 12; i++)
+            CHECK(after.v[i] == before.v[i], "frame %d: GL state %d is %d, was %d", f, i,
+                  after.v[i], before.v[i]);
+        CHECK(glGetError() == GL_NO_ERROR, "no GL error left behind");
+    }
+    for (int f = 1; f <= 3; f++) {
+        CHECK(cg_zc_desc_decode(descs[f - 1], CG_ZC_DESC_SIZE, &dd, &e) == CG_OK, "decode: %s",
+              e.text);
+        CHECK(dd.frame == (uint64_t)f && dd.slot == (uint32_t)(f - 1) && dd.mode == (uint32_t)gi.mode &&
+                  dd.width == (uint32_t)w && dd.row_pitch == (uint32_t)w * 4 &&
+                  strcmp(dd.socket_path, vi.socket_path) == 0 && dd.ring_id == vi.ring_id &&
+                  memcmp(dd.device_uuid, gi.device_uuid, 16) == 0 &&
+                  dd.flags == CG_ZC_FLAG_ROWS_BOTTOM_UP && descs[f - 1][4] == 2 &&
+                  descs[f - 1][68] == 1,
+              "descriptor of frame %d (version 2, flags 1 at offset 68: rows bottom-up)", f);
+    }
+    CHECK(wait_frame(&gi, &vi, 3), "frame 3 complete");
+    CHECK(run_learner(3, descs) == 0, "learner process: frames 1..3 byte-exact");
+    for (uint32_t i = 0; i < 3; i++)
+        CHECK(CG_ZC_WORD_STATE(cg_zc_lease_load(vi.control, i)) == CG_ZC_RELEASED,
+              "slot %u RELEASED by the learner", i);
+
+    /* Every slot held (acquired here, as a learner would): skip at once. */
+    uint8_t d4[CG_ZC_DESC_SIZE];
+    for (int f = 4; f <= 6; f++) {
+        CHECK(publish_frame(r, sc.color, w, h, f, d4) == CG_OK, "frame %d", f);
+        cg_zc_desc_decode(d4, sizeof d4, &dd, &e);
+        CHECK(cg_zc_acquire(vi.control, dd.slot, dd.frame, &e) == CG_OK, "acquire %d: %s", f, e.text);
+    }
+    CHECK(publish_frame(r, sc.color, w, h, 7, d4) == CG_E_RING_FULL, "all held: skipped");
+    CHECK(strstr(cg_gl_ring_last_error(r), "skipped") != NULL, "%s", cg_gl_ring_last_error(r));
+    /* Frame 5's slot released: the next frame (7 again) goes there. */
+    cg_zc_desc_decode(d4, sizeof d4, &dd, &e);
+    uint32_t slot5 = 1; /* frames 4, 5, 6 went to slots 0, 1, 2 */
+    CHECK(cg_zc_release(vi.control, slot5, 5, &e) == CG_OK, "release frame 5: %s", e.text);
+    CHECK(publish_frame(r, sc.color, w, h, 7, descs[0]) == CG_OK, "after release: %s",
+          cg_gl_ring_last_error(r));
+    cg_zc_desc_decode(descs[0], CG_ZC_DESC_SIZE, &dd, &e);
+    CHECK(dd.slot == slot5 && dd.frame == 7, "frame 7 in the released slot (slot %u frame %llu)",
+          dd.slot, (unsigned long long)dd.frame);
+    CHECK(CG_ZC_WORD_STATE(cg_zc_lease_load(vi.control, 0)) == CG_ZC_ACTIVE &&
+              CG_ZC_WORD_FRAME(cg_zc_lease_load(vi.control, 0)) == 4,
+          "a held slot is never written: slot 0 still holds frame 4");
+    cg_zc_release(vi.control, 0, 4, &e);
+    cg_zc_release(vi.control, 2, 6, &e);
+    /* Frames 7 and 8 through a new learner process (the old one left). */
+    CHECK(publish_frame(r, sc.color, w, h, 8, descs[1]) == CG_OK, "frame 8");
+    CHECK(wait_frame(&gi, &vi, 8), "frame 8 complete");
+    CHECK(run_learner(2, descs) == 0, "learner process: frames 7, 8 byte-exact");
+    read_state(&after);
+    CHECK(memcmp(&after, &before, sizeof after) == 0, "GL state unchanged after every publish");
+    CHECK(!zc_libcuda_mapped(), "no libcuda in the game process");
+
+    destroy_keeps_context(r);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteBuffers(1, &pbo);
+    glDeleteTextures(1, &other_tex);
+    gl_scene_destroy(&sc);
+    return failures ? 1 : 0;
+}
+
+static int case_semaphore(cg_gl_ring_signal signal)
+{
+    const char *name = signal == CG_GL_RING_SIGNAL_GL_TIMELINE ? "gl_ring_timeline" : "gl_ring_semaphore";
+    const char *ext = signal == CG_GL_RING_SIGNAL_GL_TIMELINE ? "GL_NV_timeline_semaphore" : "GL_EXT_semaphore_fd";
+    if (!epoxy_has_gl_extension("GL_EXT_semaphore_fd") || !epoxy_has_gl_extension(ext)) {
+        printf("SKIP %s: this GL (%s) lacks %s; the GPU machine runs it\n", name,
+               (const char *)glGetString(GL_RENDERER), ext);
+        return SKIP;
+    }
+    const int w = 64, h = 48;
+    gl_scene sc;
+    cg_err e = {{0}};
+    cg_status st;
+    cg_gl_ring_info gi;
+    cg_vk_ring_info vi;
+    cg_gl_ring *r = open_ring(&sc, w, h, CG_ZC_MODE_SEMAPHORE, signal, &st, &e, &gi, &vi);
+    if (st == CG_E_UNSUPPORTED) {
+        printf("SKIP %s: %s\n", name, e.text);
+        gl_scene_destroy(&sc);
+        return SKIP;
+    }
+    CHECK(st == CG_OK, "create: %s %s", cg_status_name(st), e.text);
+    if (!r) return 1;
+    CHECK(gi.mode == CG_ZC_MODE_SEMAPHORE && gi.signal == signal && vi.semaphore != VK_NULL_HANDLE,
+          "semaphore mode, signal %d", (int)signal);
+    /* Six frames back to back, no wait: 4..6 take the slots of 1..3 again
+     * once the claim sees them free (the bridge's fences, polled: open_ring
+     * gives wait_ns). Then the learner's wait for 6, and its read. */
+    uint8_t descs[6][CG_ZC_DESC_SIZE];
+    for (int f = 1; f <= 6; f++)
+        CHECK(publish_frame(r, sc.color, w, h, f, descs[f - 1]) == CG_OK, "frame %d: %s", f,
+              cg_gl_ring_last_error(r));
+    CHECK(wait_frame(&gi, &vi, 6), "timeline reached 6");
+    CHECK(run_learner(3, descs + 3) == 0, "learner process: frames 4..6 byte-exact");
+    destroy_keeps_context(r);
+    gl_scene_destroy(&sc);
+    return failures ? 1 : 0;
+}
+
+static int case_bad_input(cg_egl_headless *egl)
+{
+    cg_err e = {{0}};
+    cg_gl_ring *r = NULL;
+    cg_gl_ring_desc d = ring_desc(32, 16, CG_GL_RING_MODE_AUTO);
+    /* No context current. */
+    cg_egl_headless_release(egl);
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_NO_CONTEXT && !r, "no context: %s", e.text);
+    cg_egl_headless_make_current(egl);
+    d.mode = 7;
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_INVALID_ARG && strstr(e.text, "mode 7"), "mode 7: %s", e.text);
+    d = ring_desc(0, 16, 0);
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_INVALID_ARG, "width 0: %s", e.text);
+    d = ring_desc(16385, 16, 0);
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_TOO_LARGE, "width 16385: %s", e.text);
+    d = ring_desc(32, 16, 0);
+    d.slots = 17;
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_INVALID_ARG, "17 slots: %s", e.text);
+    d = ring_desc(32, 16, 0);
+    d.vulkan_library = "libvulkan-not-there.so.9";
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_UNSUPPORTED && strstr(e.text, "Vulkan loader"),
+          "no loader: %s", e.text);
+    CHECK(cg_gl_ring_create(NULL, &r, &e) == CG_E_INVALID_ARG, "no desc");
+    d = ring_desc(32, 16, 0);
+    d.signal = (cg_gl_ring_signal)5;
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_E_INVALID_ARG && strstr(e.text, "signal 5"),
+          "signal 5: %s", e.text);
+    CHECK(cg_gl_ring_create(&d, NULL, &e) == CG_E_INVALID_ARG, "no out");
+
+    d = ring_desc(32, 16, CG_ZC_MODE_FENCE);
+    cg_status st = cg_gl_ring_create(&d, &r, &e);
+    CHECK(st == CG_OK, "create: %s", e.text);
+    if (!r) return 1;
+    uint8_t desc[CG_ZC_DESC_SIZE];
+    gl_scene small, big;
+    CHECK(gl_scene_create(&small, 16, 16) == 0 && gl_scene_create(&big, 32, 16) == 0, "scenes");
+    CHECK(cg_gl_ring_publish(r, 0, desc) == CG_E_BAD_TEXTURE, "texture 0: %s", cg_gl_ring_last_error(r));
+    CHECK(cg_gl_ring_publish(r, 987654, desc) == CG_E_BAD_TEXTURE, "no such texture: %s",
+          cg_gl_ring_last_error(r));
+    CHECK(cg_gl_ring_publish(r, small.color, desc) == CG_E_BAD_TEXTURE &&
+              strstr(cg_gl_ring_last_error(r), "smaller"),
+          "texture smaller than the ring: %s", cg_gl_ring_last_error(r));
+    CHECK(cg_gl_ring_publish(r, big.color, NULL) == CG_E_INVALID_ARG, "no descriptor buffer");
+    CHECK(cg_gl_ring_publish(NULL, big.color, desc) == CG_E_INVALID_ARG, "no ring");
+    cg_egl_headless_release(egl);
+    CHECK(cg_gl_ring_publish(r, big.color, desc) == CG_E_NO_CONTEXT, "publish without a context");
+    cg_egl_headless *other = NULL;
+    char why[256];
+    if (cg_egl_headless_open(&other, why, sizeof why) == 0) {
+        CHECK(cg_gl_ring_publish(r, big.color, desc) == CG_E_BAD_STATE &&
+                  strstr(cg_gl_ring_last_error(r), "another GL context"),
+              "another context: %s", cg_gl_ring_last_error(r));
+        cg_egl_headless_close(other);
+    }
+    cg_egl_headless_make_current(egl);
+    /* Still usable after every refusal: frame 1 (no frame was used up). */
+    CHECK(cg_gl_ring_publish(r, big.color, desc) == CG_OK, "usable after bad input: %s",
+          cg_gl_ring_last_error(r));
+    cg_zc_desc dd;
+    CHECK(cg_zc_desc_decode(desc, sizeof desc, &dd, &e) == CG_OK && dd.frame == 1, "frame 1");
+    cg_gl_ring_destroy(r);
+    cg_gl_ring_destroy(NULL);
+    gl_scene_destroy(&small);
+    gl_scene_destroy(&big);
+    return failures ? 1 : 0;
+}
+
+static int case_uuid(void)
+{
+    const uint8_t gl[16] = {0x10, 0xde, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+    uint8_t vk[3][16];
+    memset(vk, 0, sizeof vk);
+    memcpy(vk[0], "mesa22.3.6", 10);
+    memcpy(vk[2], gl, 16);
+    memcpy(vk[1], gl, 16);
+    vk[1][15] ^= 1; /* one bit off: not the same GPU */
+    const char *names[3] = {"llvmpipe", "GPU A", "GPU B"};
+    uint32_t k = 99;
+    cg_err e = {{0}};
+    CHECK(cg_gl_ring_match_device(gl, (const uint8_t(*)[16])vk, names, 3, &k, &e) == CG_OK && k == 2,
+          "the equal UUID is taken (index %u)", k);
+    CHECK(cg_gl_ring_match_device(gl, (const uint8_t(*)[16])vk, names, 2, &k, &e) == CG_E_NO_DEVICE,
+          "no match: refused");
+    CHECK(strstr(e.text, "10de0102030405060708090a0b0c0d0e") && strstr(e.text, "GPU A") &&
+              strstr(e.text, "10de0102030405060708090a0b0c0d0f") && strstr(e.text, "never falls back"),
+          "the error names GL's UUID and each Vulkan device: %s", e.text);
+    CHECK(cg_gl_ring_match_device(gl, NULL, NULL, 0, &k, &e) == CG_E_NO_DEVICE &&
+              strstr(e.text, "none"),
+          "no Vulkan device at all: %s", e.text);
+    return failures ? 1 : 0;
+}
+
+/* A GL producer for the Python learner's tests (tests/python/test_ring.py,
+ * the same command line as test_zc_ring's):
+ *   serve fence|semaphore W H N STEP
+ * A ring of 3 slots at WxH publishes frames 1..N of the test pattern,
+ * uploaded into a GL texture, and prints each descriptor in hex, one a
+ * line; with STEP=1 it reads a line from stdin before each frame. It then
+ * serves until stdin closes and prints each slot's final lease state and
+ * whether libcuda was ever mapped. Exit 77: no context, or the mode is not
+ * available here. */
+static int serve(int argc, char **argv)
+{
+    if (argc < 5) return 2;
+    int mode = strcmp(argv[0], "semaphore") == 0 ? CG_ZC_MODE_SEMAPHORE : CG_ZC_MODE_FENCE;
+    int w = atoi(argv[1]), h = atoi(argv[2]), n = atoi(argv[3]), step = atoi(argv[4]);
+    cg_egl_headless *egl = NULL;
+    char why[256];
+    if (cg_egl_headless_open(&egl, why, sizeof why) != 0) {
+        fprintf(stderr, "serve: no EGL context: %s\n", why);
+        return SKIP;
+    }
+    gl_scene sc;
+    cg_gl_ring_desc d = ring_desc(w, h, mode);
+    d.socket_dir = NULL; /* the protocol's own rule */
+    d.wait_ns = 1000000000; /* lockstep: the learner releases within a step */
+    cg_err e = {{0}};
+    cg_gl_ring *r = NULL;
+    cg_status st = gl_scene_create(&sc, w, h) ? CG_E_GL : cg_gl_ring_create(&d, &r, &e);
+    if (st != CG_OK) {
+        fprintf(stderr, "serve: %s %s\n", cg_status_name(st), e.text);
+        return st == CG_E_UNSUPPORTED ? SKIP : 1;
+    }
+    uint8_t desc[CG_ZC_DESC_SIZE];
+    char line[64];
+    for (int f = 1; f <= n; f++) {
+        if (step && !fgets(line, sizeof line, stdin)) break;
+        if (publish_frame(r, sc.color, w, h, f, desc) != CG_OK) {
+            fprintf(stderr, "serve: frame %d: %s\n", f, cg_gl_ring_last_error(r));
+            return 1;
+        }
+        for (int k = 0; k < CG_ZC_DESC_SIZE; k++) printf("%02x", desc[k]);
+        printf("\n");
+        fflush(stdout);
+    }
+    while (fgets(line, sizeof line, stdin)) {
+    }
+    cg_gl_ring_info gi;
+    cg_gl_ring_get_info(r, &gi);
+    cg_vk_ring_info vi;
+    cg_vk_ring_get_info(gi.ring, &vi);
+    /* The learner has gone: wait for the hand-off thread to reclaim. */
+    for (int i = 0; i < 2000; i++) {
+        cg_zc_server_stats ss;
+        cg_zc_server_get_stats(vi.server, &ss);
+        if (!ss.connected) break;
+        usleep(1000);
+    }
+    printf("states:");
+    for (uint32_t i = 0; i < vi.slots; i++)
+        printf(" %d", (int)CG_ZC_WORD_STATE(cg_zc_lease_load(vi.control, i)));
+    printf("\nlibcuda: %s\n", zc_libcuda_mapped() ? "mapped" : "no");
+    fflush(stdout);
+    cg_gl_ring_destroy(r);
+    gl_scene_destroy(&sc);
+    cg_egl_headless_close(egl);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "serve") == 0) return serve(argc - 2, argv + 2);
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s CASE LEARNER\n", argv[0]);
+        return 2;
+    }
+    const char *c = argv[1];
+    learner_exe = argv[2];
+    if (strcmp(c, "uuid") == 0) return case_uuid();
+    if (strcmp(c, "no_memory_object") == 0)
+        setenv("MESA_EXTENSION_OVERRIDE", "-GL_EXT_memory_object_fd", 1);
+    cg_egl_headless *egl = NULL;
+    char why[256];
+    if (cg_egl_headless_open(&egl, why, sizeof why) != 0) {
+        printf("SKIP gl_ring_%s: no EGL context: %s\n", c, why);
+        return SKIP;
+    }
+    snprintf(test_dir, sizeof test_dir, "/tmp/cg-gl-ring-test-%ld", (long)getpid());
+    mkdir(test_dir, 0700);
+    int rc;
+    if (strcmp(c, "no_memory_object") == 0) {
+        if (epoxy_has_gl_extension("GL_EXT_memory_object_fd")) {
+            printf("SKIP gl_ring_no_memory_object: this driver (%s) ignores "
+                   "MESA_EXTENSION_OVERRIDE\n",
+                   (const char *)glGetString(GL_RENDERER));
+            rc = SKIP;
+        } else {
+            cg_err e = {{0}};
+            cg_gl_ring *r = NULL;
+            cg_gl_ring_desc d = ring_desc(32, 16, 0);
+            cg_status st = cg_gl_ring_create(&d, &r, &e);
+            CHECK(st == CG_E_UNSUPPORTED && !r && strstr(e.text, "GL_EXT_memory_object_fd"),
+                  "%s: %s", cg_status_name(st), e.text);
+            rc = failures ? 1 : 0;
+        }
+    } else if (!epoxy_has_gl_extension("GL_EXT_memory_object_fd")) {
+        printf("SKIP gl_ring_%s: this GL (%s) lacks GL_EXT_memory_object_fd\n", c,
+               (const char *)glGetString(GL_RENDERER));
+        rc = SKIP;
+    } else if (strcmp(c, "frames") == 0) {
+        rc = case_frames();
+    } else if (strcmp(c, "semaphore") == 0) {
+        rc = case_semaphore(CG_GL_RING_SIGNAL_BRIDGE);
+    } else if (strcmp(c, "timeline") == 0) {
+        rc = case_semaphore(CG_GL_RING_SIGNAL_GL_TIMELINE);
+    } else if (strcmp(c, "bad_input") == 0) {
+        rc = case_bad_input(egl);
+    } else {
+        fprintf(stderr, "unknown case %s\n", c);
+        rc = 2;
+    }
+    cg_egl_headless_close(egl);
+    rmdir(test_dir);
+    return rc;
+}
