@@ -345,6 +345,8 @@ static void run_png(void *c)
 
 #include <png.h>
 
+#include "cg_png_internal.h" /* the encoder's passes, timed one by one */
+
 static void run_libpng(void *c)
 {
     png_ctx *g = c;
@@ -483,10 +485,11 @@ static const char *filter_name(int f)
     return s;
 }
 
-static const char *strategy_name(int s)
+static const char *deflate_name(cg_png_options o)
 {
     static const char *const names[] = {"zlib", "zlib-filt", "zlib-huff", "zlib-rle", "zlib-fix"};
-    return s >= 0 && s <= 4 ? names[s] : cg_png_deflate_name();
+    if (o.deflate == CG_PNG_DEFLATE_OWN) return "own";
+    return o.strategy >= 0 && o.strategy <= 4 ? names[o.strategy] : cg_png_deflate_name();
 }
 
 static int reps_for(const png_frame *f, int level, int scale)
@@ -508,7 +511,7 @@ static void png_frame_table(const char *title, const png_frame *fr, int n, cg_pn
 {
     printf("\n%s: level %d, filters %s, deflate %s (each frame: convert + encode, "
            "interleaved with libpng's defaults; thread CPU time)\n",
-           title, o.level, filter_name(o.filters), strategy_name(o.strategy));
+           title, o.level, filter_name(o.filters), deflate_name(o));
     printf("%-22s %10s %8s %9s %9s %9s %8s\n", "frame", "time us", "Mpix/s", "bytes", "libpng",
            "size/lib", "t/lib");
     double *sr = malloc(sizeof(double) * (size_t)n * 3), *tr = sr + n, *mp = sr + 2 * n;
@@ -536,19 +539,119 @@ static void png_frame_table(const char *title, const png_frame *fr, int n, cg_pn
     free(sr);
 }
 
+/* Where the time goes: each pass of the encoder alone on each frame (thread
+ * CPU time, medians), per size class, with libpng's whole frame as the limit.
+ * Filter: SUB on every row; deflate: the zlib stream of those filtered rows
+ * (Adler-32 included, shown alone too); the container (CRC-32) is the rest. */
+typedef struct pass_ctx {
+    png_ctx g;
+    uint8_t *filtered;
+    size_t flen, row, zcap, zlen;
+    uint8_t *z;
+    int level, own;
+} pass_ctx;
+
+static void run_filter(void *c)
+{
+    pass_ctx *p = c;
+    const cg_png_filter_fn f = cg_png_filter_best();
+    const uint8_t *prev = p->filtered + p->flen; /* the zero row */
+    for (int y = 0; y < p->g.raw.p.dst_h; y++) {
+        const uint8_t *cur = p->g.raw.dst + (size_t)y * (p->row - 1);
+        f(cur, prev, p->row - 1, CG_PNG_FILTER_SUB, p->filtered + (size_t)y * p->row);
+        prev = cur;
+    }
+}
+
+static void run_adler(void *c)
+{
+    pass_ctx *p = c;
+    p->zlen = cg_adler32(1, p->filtered, p->flen);
+}
+
+static void run_deflate(void *c)
+{
+    pass_ctx *p = c;
+    cg_status st = p->own ? cg_zd_compress(p->level, p->filtered, p->flen, p->row, p->z, p->zcap,
+                                           &p->zlen)
+                          : cg_deflate_zlib(cg_deflate_default(), p->level, -1, p->filtered,
+                                            p->flen, p->z, p->zcap, &p->zlen);
+    if (st != CG_OK) abort();
+}
+
+static void png_passes(const png_frame *fr, int n)
+{
+    enum { NP = 8 };
+    static const char *const names[NP] = {"convert", "filter sub", "adler-32", "own 1",
+                                          "own 2",   "own 3",      "libdeflate 1", "libdeflate 5"};
+    static const int classes[][2] = {{640, 360}, {854, 480}, {1920, 1080}};
+    printf("\nPNG passes alone (thread CPU time, medians over the frames of a size; "
+           "x = share of libpng's whole frame)\n%-14s", "pass");
+    for (int k = 0; k < 3; k++) printf(" %9dx%-4d %6s", classes[k][0], classes[k][1], "x");
+    printf("\n");
+    double t[NP][3][64], lib[3][64];
+    int cnt[3] = {0};
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (k < 3 && !(fr[i].w == classes[k][0] && fr[i].h == classes[k][1])) k++;
+        if (k == 3 || cnt[k] >= 64) continue;
+        pass_ctx p;
+        memset(&p, 0, sizeof p);
+        png_setup(&p.g, &fr[i]);
+        p.row = (size_t)fr[i].w * 3 + 1;
+        p.flen = p.row * (size_t)fr[i].h;
+        p.filtered = calloc(1, p.flen + p.row + CG_ZD_SLACK);
+        p.zcap = cg_zd_bound(p.flen) + cg_deflate_bound(cg_deflate_default(), p.flen);
+        p.z = malloc(p.zcap);
+        if (p.filtered == NULL || p.z == NULL) abort();
+        const int reps = fr[i].w >= 1920 ? 5 : 9;
+        lib[k][cnt[k]] = time_median_cpu(run_libpng, &p.g, 5);
+        t[0][k][cnt[k]] = time_median_cpu(run_convert, &p.g.raw, reps);
+        t[1][k][cnt[k]] = time_median_cpu(run_filter, &p, reps);
+        t[2][k][cnt[k]] = time_median_cpu(run_adler, &p, reps);
+        for (int j = 3; j < NP; j++) {
+            p.own = j <= 5;
+            p.level = p.own ? j - 2 : (j == 6 ? 1 : 5);
+            t[j][k][cnt[k]] = time_median_cpu(run_deflate, &p, reps);
+        }
+        cnt[k]++;
+        free(p.filtered);
+        free(p.z);
+        png_teardown(&p.g);
+    }
+    double lm[3];
+    for (int k = 0; k < 3; k++) lm[k] = cnt[k] ? bench_median(lib[k], cnt[k]) : 0;
+    for (int j = 0; j < NP; j++) {
+        printf("%-14s", names[j]);
+        for (int k = 0; k < 3; k++) {
+            double m = cnt[k] ? bench_median(t[j][k], cnt[k]) : 0;
+            printf(" %11.0f us %6.3f", m, lm[k] > 0 ? m / lm[k] : 0.0);
+        }
+        printf("\n");
+    }
+    printf("%-14s", "libpng frame");
+    for (int k = 0; k < 3; k++) printf(" %11.0f us %6.3f", lm[k], 1.0);
+    printf("\n");
+}
+
 /* The options sweep: per setting, medians over the corpus of per-frame
  * medians. libpng's time per frame is measured once up front here (the
  * per-frame tables above interleave it with every run). */
 static void png_sweep(const png_frame *fr, int n, int scale)
 {
     enum { SUB = CG_PNG_FILTER_SUB, UP = CG_PNG_FILTER_UP, PAETH = CG_PNG_FILTER_PAETH };
+    enum { LIB = CG_PNG_DEFLATE_LIBRARY, OWN = CG_PNG_DEFLATE_OWN };
+    enum { AVG = CG_PNG_FILTER_AVG, NONE = CG_PNG_FILTER_NONE, ALL = CG_PNG_FILTER_ALL };
     static const cg_png_options opts[] = {
-        {0, CG_PNG_FILTER_NONE, -1}, {1, CG_PNG_FILTER_NONE, -1}, {1, SUB, -1}, {1, UP, -1},
-        {1, PAETH, -1}, {1, SUB | UP, -1}, {1, CG_PNG_FILTER_ALL, -1},
-        {2, SUB, -1}, {3, SUB, -1}, {4, SUB, -1}, {4, SUB | UP, -1},
-        {5, SUB, -1}, {5, SUB | UP, -1}, {5, CG_PNG_FILTER_ALL, -1},
-        {6, SUB, -1}, {6, CG_PNG_FILTER_ALL, -1}, {9, CG_PNG_FILTER_ALL, -1},
-        {1, SUB, 0}, {1, SUB, 3}, {1, UP, 3}, {1, SUB, 2}, {5, SUB, 0}, {6, CG_PNG_FILTER_ALL, 0},
+        {1, NONE, -1, OWN}, {1, SUB, -1, OWN}, {1, UP, -1, OWN}, {1, PAETH, -1, OWN},
+        {2, SUB, -1, OWN}, {2, PAETH, -1, OWN}, {2, ALL, -1, OWN},
+        {3, NONE, -1, OWN}, {3, SUB, -1, OWN}, {3, UP, -1, OWN}, {3, AVG, -1, OWN},
+        {3, PAETH, -1, OWN}, {3, SUB | UP, -1, OWN}, {3, ALL, -1, OWN},
+        {0, NONE, -1, LIB}, {1, SUB, -1, LIB}, {1, ALL, -1, LIB},
+        {2, SUB, -1, LIB}, {3, SUB, -1, LIB}, {4, SUB, -1, LIB},
+        {5, SUB, -1, LIB}, {5, ALL, -1, LIB},
+        {6, SUB, -1, LIB}, {6, ALL, -1, LIB}, {9, ALL, -1, LIB},
+        {1, SUB, 0, LIB}, {1, SUB, 3, LIB}, {6, ALL, 0, LIB},
     };
     double lib_t[64];
     for (int i = 0; i < n && i < 64; i++) {
@@ -574,11 +677,12 @@ static void png_sweep(const png_frame *fr, int n, int scale)
             if (fr[i].w == 640) m360[n360++] = mpix_s(&fr[i], m.t);
             if (fr[i].w == 1920) m1080[n1080++] = mpix_s(&fr[i], m.t);
         }
-        const int is_d = o.level == d.level && o.filters == d.filters && o.strategy == d.strategy;
-        const int is_f =
-            o.level == fast.level && o.filters == fast.filters && o.strategy == fast.strategy;
+        const int is_d = o.level == d.level && o.filters == d.filters &&
+                         o.strategy == d.strategy && o.deflate == d.deflate;
+        const int is_f = o.level == fast.level && o.filters == fast.filters &&
+                         o.strategy == fast.strategy && o.deflate == fast.deflate;
         printf("%-6d %-16s %-11s %10.1f %10.1f %9.3f %9.3f %8.3f%s\n", o.level,
-               filter_name(o.filters), strategy_name(o.strategy),
+               filter_name(o.filters), deflate_name(o),
                n360 ? bench_median(m360, n360) : 0.0, n1080 ? bench_median(m1080, n1080) : 0.0,
                bench_median(sr, nn), worst, bench_median(tr, nn),
                is_d ? "   <- default" : is_f ? "   <- fast" : "");
@@ -634,6 +738,9 @@ static void png_cases(int scale, const char *corpus, int sweep)
            cg_png_deflate_name());
     png_frame_table("PNG default", fr, n, cg_png_default_options(), scale);
     png_frame_table("PNG fast", fr, n, cg_png_fast_options(), scale);
+    const cg_png_options ld5 = {5, CG_PNG_FILTER_SUB, -1, CG_PNG_DEFLATE_LIBRARY};
+    png_frame_table("PNG via libdeflate (the smallest fast library setting)", fr, n, ld5, scale);
+    png_passes(fr, n);
     if (sweep) png_sweep(fr, n, scale);
     for (int i = 0; i < n; i++) free(fr[i].rgba);
 #endif

@@ -115,12 +115,29 @@ void cg_buf_free(cg_buf *b);
 /* One filter in the mask: every row uses it. Several: each row uses the one
  * whose residuals have the smallest sum of absolute values (libpng's
  * adaptive heuristic), among those in the mask. */
+/* Which deflate encoder makes the zlib stream inside IDAT. */
+#define CG_PNG_DEFLATE_LIBRARY 0 /* libdeflate, else zlib, loaded at first use */
+#define CG_PNG_DEFLATE_OWN 1     /* the library's own, made for PNG rows */
+
+/* Levels of the own encoder (matches of whole pixels): 1: the pixel to
+ * the left (runs) and the pixel above only; 2: also one probe of a
+ * 4K-entry hash table; 3: two probes of 16K buckets, and lazy matching.
+ * -1 means CG_PNG_OWN_LEVEL_DEFAULT. */
+#define CG_PNG_OWN_LEVEL_MIN 1
+#define CG_PNG_OWN_LEVEL_MAX 3
+#define CG_PNG_OWN_LEVEL_DEFAULT 3
+
 typedef struct cg_png_options {
-    int level;    /* deflate level 0..9 (libdeflate's, else zlib's), -1: 6 as libpng */
+    int level;    /* CG_PNG_DEFLATE_LIBRARY: deflate level 0..9 (libdeflate's,
+                   * else zlib's), -1: 6 as libpng. CG_PNG_DEFLATE_OWN: 1..3
+                   * (CG_PNG_OWN_LEVEL_*), -1: CG_PNG_OWN_LEVEL_DEFAULT */
     int filters;  /* CG_PNG_FILTER_* mask, or -1 for all five (libpng's default) */
     int strategy; /* -1: the deflate library's own; 0..4: zlib's strategy
                    * (Z_DEFAULT_STRATEGY ... Z_FIXED), which also asks for zlib
-                   * rather than libdeflate (zlib alone has strategies) */
+                   * rather than libdeflate (zlib alone has strategies);
+                   * CG_PNG_DEFLATE_OWN takes -1 only */
+    int deflate;  /* CG_PNG_DEFLATE_LIBRARY (0, so {level, filters, strategy}
+                   * initialisers keep their meaning) or CG_PNG_DEFLATE_OWN */
 } cg_png_options;
 
 /* The library's default: chosen from the measured corpus table in README.md. */
@@ -133,11 +150,12 @@ cg_png_options cg_png_fast_options(void);
 cg_png_options cg_png_libpng_defaults(void);
 
 /* Encode w x h RGB8 rows (stride bytes apart, first row first) as an
- * 8-bit RGB PNG into out (out->len set, out->data grown as needed). The
- * deflate library (libdeflate.so.0, else libz.so.1) is loaded with dlopen at
- * the first call; it is never a load-time dependency. Thread-safe.
- * Errors: CG_E_INVALID_ARG, dims, CG_E_NO_MEMORY, CG_E_PNG, and
- * CG_E_UNSUPPORTED when neither library loads or PNG was not built in
+ * 8-bit RGB PNG into out (out->len set, out->data grown as needed). With
+ * CG_PNG_DEFLATE_LIBRARY the deflate library (libdeflate.so.0, else
+ * libz.so.1) is loaded with dlopen at the first such call; it is never a
+ * load-time dependency. Thread-safe. Errors: CG_E_INVALID_ARG, dims,
+ * CG_E_NO_MEMORY, CG_E_PNG, and CG_E_UNSUPPORTED when PNG was not built in
+ * or the options ask for a library that does not load
  * (cg_png_unavailable_reason says which). */
 cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
                             const cg_png_options *opt, cg_buf *out);

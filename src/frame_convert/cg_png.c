@@ -1,7 +1,8 @@
 /*
  * PNG encoding: the library writes the container (signature, IHDR, one IDAT,
  * IEND, each chunk with its CRC-32) and the row filters itself; the zlib
- * stream inside IDAT comes from libdeflate or zlib, loaded at the first call
+ * stream inside IDAT comes from the own deflate encoder (cg_png_zdeflate.c)
+ * or, on request, from libdeflate or zlib loaded at first use
  * (cg_png_deflate.c). Output: 8-bit RGB, not interlaced.
  */
 #define _GNU_SOURCE /* MADV_HUGEPAGE */
@@ -103,6 +104,13 @@ static cg_status check_args(const uint8_t *rgb, int w, int h, size_t stride,
     CG_RETURN_IF(rgb == NULL || out == NULL, CG_E_INVALID_ARG);
     CG_RETURN_IF(opt->level < -1 || opt->level > 9, CG_E_INVALID_ARG);
     CG_RETURN_IF(opt->strategy < -1 || opt->strategy > 4, CG_E_INVALID_ARG);
+    CG_RETURN_IF(opt->deflate != CG_PNG_DEFLATE_LIBRARY && opt->deflate != CG_PNG_DEFLATE_OWN,
+                 CG_E_INVALID_ARG);
+    CG_RETURN_IF(opt->deflate == CG_PNG_DEFLATE_OWN &&
+                     (opt->strategy != -1 ||
+                      (opt->level != -1 &&
+                       (opt->level < CG_PNG_OWN_LEVEL_MIN || opt->level > CG_PNG_OWN_LEVEL_MAX))),
+                 CG_E_INVALID_ARG);
     CG_RETURN_IF(opt->filters != -1 && (opt->filters == 0 || (opt->filters & ~CG_PNG_FILTER_ALL)),
                  CG_E_INVALID_ARG);
     CG_TRY(cg_check_dims(w, h));
@@ -117,19 +125,22 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
     if (opt == NULL) opt = &dflt;
     CG_TRY(check_args(rgb, w, h, stride, opt, out));
     out->len = 0; /* replaced, not appended; stays 0 on any failure below */
-    CG_RETURN_IF(lib == NULL, CG_E_UNSUPPORTED);
+    const int own = opt->deflate == CG_PNG_DEFLATE_OWN;
+    CG_RETURN_IF(!own && lib == NULL, CG_E_UNSUPPORTED);
 
-    const int level = opt->level < 0 ? 6 : opt->level; /* zlib's and libpng's default */
+    const int level = own ? (opt->level < 0 ? CG_PNG_OWN_LEVEL_DEFAULT : opt->level)
+                          : (opt->level < 0 ? 6 : opt->level); /* zlib's and libpng's */
     const int mask = opt->filters < 0 ? CG_PNG_FILTER_ALL : opt->filters;
     const size_t row = (size_t)w * 3;
     size_t filtered_len, scratch_len;
     CG_TRY(cg_mul_size(row + 1, (size_t)h, &filtered_len));
-    CG_RETURN_IF(filtered_len > SIZE_MAX - row, CG_E_OVERFLOW);
-    scratch_len = filtered_len + row; /* + the zero row above the first */
+    CG_RETURN_IF(filtered_len > SIZE_MAX - row - CG_ZD_SLACK, CG_E_OVERFLOW);
+    /* + the zero row above the first, + what the own deflate may read past */
+    scratch_len = filtered_len + row + CG_ZD_SLACK;
 
     /* Header, IDAT's header, the stream's bound, IDAT's CRC and IEND. */
     const size_t head = 8 + 25 + 8;
-    const size_t bound = cg_deflate_bound(lib, filtered_len);
+    const size_t bound = own ? cg_zd_bound(filtered_len) : cg_deflate_bound(lib, filtered_len);
     CG_RETURN_IF(bound > SIZE_MAX - head - 4 - 12, CG_E_OVERFLOW);
     scratch sc;
     CG_RETURN_IF(!scratch_alloc(&sc, scratch_len), CG_E_NO_MEMORY);
@@ -163,8 +174,10 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
     size_t at = 8 + finish_chunk(p + 8, "IHDR", 13);
 
     size_t zlen = 0;
-    cg_status st = cg_deflate_zlib(lib, level, opt->strategy, filtered, filtered_len, p + at + 8,
-                                   bound, &zlen);
+    cg_status st = own ? cg_zd_compress(level, filtered, filtered_len, row + 1, p + at + 8,
+                                        bound, &zlen)
+                       : cg_deflate_zlib(lib, level, opt->strategy, filtered, filtered_len,
+                                         p + at + 8, bound, &zlen);
     scratch_free(&sc);
     if (st == CG_OK && zlen > 0x7fffffffu) st = CG_E_TOO_LARGE; /* one chunk's limit */
     CG_TRY(st);
@@ -180,13 +193,15 @@ cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
     cg_png_options dflt = cg_png_default_options();
     if (opt == NULL) opt = &dflt;
     CG_TRY(check_args(rgb, w, h, stride, opt, out));
-    return cg_png_encode_rgb_with(cg_deflate_for_strategy(opt->strategy), rgb, w, h, stride, opt,
-                                  out);
+    const cg_deflate_lib *lib =
+        opt->deflate == CG_PNG_DEFLATE_OWN ? NULL : cg_deflate_for_strategy(opt->strategy);
+    return cg_png_encode_rgb_with(lib, rgb, w, h, stride, opt, out);
 }
 
 const char *cg_png_unavailable_reason(void)
 {
-    if (cg_deflate_default() != NULL) return NULL;
+    if (cg_png_default_options().deflate == CG_PNG_DEFLATE_OWN || cg_deflate_default() != NULL)
+        return NULL;
     return "PNG encoding loads libdeflate (libdeflate.so.0, Debian/Ubuntu package libdeflate0) "
            "or else zlib (libz.so.1) at run time, and neither could be loaded; install "
            "libdeflate, or use RAW (0)";

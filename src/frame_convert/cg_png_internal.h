@@ -3,11 +3,11 @@
  * its tests only.
  *
  * The encoder writes the PNG container (signature, IHDR, IDAT, IEND, CRC-32)
- * and the row filters itself and gets the zlib stream from a deflate library
- * loaded with dlopen at the first PNG call: libdeflate (libdeflate.so.0),
- * else zlib (libz.so.1). Neither is a load-time dependency of the library,
- * so a player's machine without them still loads it and only PNG reports
- * what is missing.
+ * and the row filters itself. The zlib stream comes from the project's own
+ * deflate encoder (cg_png_zdeflate.c), or on request from a deflate library
+ * loaded with dlopen at first use: libdeflate (libdeflate.so.0), else zlib
+ * (libz.so.1). Neither is a load-time dependency of the library, so a
+ * player's machine without them still loads it and encodes PNG.
  */
 #ifndef CG_PNG_INTERNAL_H
 #define CG_PNG_INTERNAL_H
@@ -75,9 +75,38 @@ size_t cg_deflate_bound(const cg_deflate_lib *lib, size_t n);
 cg_status cg_deflate_zlib(const cg_deflate_lib *lib, int level, int strategy, const uint8_t *in,
                           size_t n, uint8_t *out, size_t cap, size_t *out_len);
 
+/* ---- the project's own deflate encoder (cg_png_zdeflate.c) --------------- */
+
+/* Adler-32 (RFC 1950) continued over n bytes (1 to start); the portable
+ * reference and the fastest this CPU runs (same result). */
+uint32_t cg_adler32_scalar(uint32_t adler, const uint8_t *p, size_t n);
+uint32_t cg_adler32(uint32_t adler, const uint8_t *p, size_t n);
+
+/* Huffman code lengths for the n symbols with counts freq (n <= 286),
+ * none above max_bits: a complete prefix code (Kraft's sum exactly 1),
+ * unused symbols 0; with fewer than two symbols used, an unused one gets a
+ * code too so the code stays complete. */
+void cg_zd_huff_lengths(const uint32_t *freq, int n, int max_bits, uint8_t *len);
+
+/* The most bytes cg_zd_compress writes for n input bytes. */
+size_t cg_zd_bound(size_t n);
+
+/* Bytes past the input cg_zd_compress may read (never uses): the caller
+ * keeps them readable. */
+enum { CG_ZD_SLACK = 8 };
+
+/* One zlib stream of n bytes of filtered PNG rows of `row` bytes each
+ * (filter byte + 3-byte pixels; n a multiple of row; n + CG_ZD_SLACK bytes
+ * readable at in) at level 1..3
+ * (CG_PNG_OWN_LEVEL_*). cap >= cg_zd_bound(n). Sets *out_len.
+ * CG_E_INVALID_ARG, CG_E_BUFFER_TOO_SMALL, CG_E_NO_MEMORY. */
+cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uint8_t *out,
+                         size_t cap, size_t *out_len);
+
 /* ---- the encoder with a given library ------------------------------------- */
 
-/* cg_png_encode_rgb with the deflate library chosen by the caller. */
+/* cg_png_encode_rgb with the deflate library chosen by the caller (used
+ * when opt->deflate is CG_PNG_DEFLATE_LIBRARY; NULL: CG_E_UNSUPPORTED). */
 cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, int w, int h,
                                  size_t stride, const cg_png_options *opt, cg_buf *out);
 

@@ -2,8 +2,10 @@
  * PNG encoder, checked by decoding with libpng's own reader (an independent
  * oracle; the encoder does not use libpng) and comparing pixel for pixel:
  * synthetic edge cases and every frame of bench/corpus (real game frames),
- * through libdeflate and through the zlib fallback. The filter choice is
- * read back with zlib's inflate, the CRC checked against published values.
+ * through the own deflate encoder, libdeflate and the zlib fallback. The
+ * filter choice is read back with zlib's inflate, the CRC checked against
+ * published values, Adler-32 against zlib's, the Huffman code builder
+ * against hand-worked codes and Huffman's textbook cost.
  */
 #include <dirent.h>
 #include <png.h>
@@ -99,7 +101,7 @@ START_TEST(roundtrip)
     const int backend = _i >= ns * nl * nf;
     const int j = backend ? _i - ns * nl * nf : _i;
     const int *sz = backend ? sizes[j / nf] : sizes[j / (nl * nf)];
-    cg_png_options o = {levels[backend ? j % nl : j / nf % nl], filters[j % nf], -1};
+    cg_png_options o = {levels[backend ? j % nl : j / nf % nl], filters[j % nf], -1, 0};
     size_t stride = (size_t)sz[0] * 3 + (size_t)(_i % 3) * 5; /* some padded */
     uint8_t *img = test_image(sz[0], sz[1], stride, (uint32_t)_i);
     cg_buf b = {0};
@@ -115,7 +117,7 @@ START_TEST(strategies_and_defaults)
     uint8_t *img = test_image(33, 21, 99, 7);
     cg_buf b = {0};
     for (int st = -1; st <= 4; st++) {
-        cg_png_options o = {1, CG_PNG_FILTER_SUB, st};
+        cg_png_options o = {1, CG_PNG_FILTER_SUB, st, 0};
         ck_assert_int_eq(cg_png_encode_rgb(img, 33, 21, 99, &o, &b), CG_OK);
         check_roundtrip(&b, img, 33, 21, 99);
     }
@@ -168,7 +170,7 @@ START_TEST(bad_arguments)
 {
     uint8_t img[12] = {0};
     cg_buf b = {0};
-    cg_png_options o = {1, CG_PNG_FILTER_SUB, -1};
+    cg_png_options o = {1, CG_PNG_FILTER_SUB, -1, 0};
     ck_assert_int_eq(cg_png_encode_rgb(NULL, 2, 2, 6, &o, &b), CG_E_INVALID_ARG);
     ck_assert_int_eq(cg_png_encode_rgb(img, 2, 2, 6, &o, NULL), CG_E_INVALID_ARG);
     ck_assert_int_eq(cg_png_encode_rgb(img, 0, 2, 6, &o, &b), CG_E_INVALID_ARG);
@@ -176,16 +178,224 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(cg_png_encode_rgb(img, 16385, 1, 16385 * 3, &o, &b), CG_E_TOO_LARGE);
     ck_assert_int_eq(cg_png_encode_rgb(img, 2, 2, 5, &o, &b), CG_E_INVALID_ARG);
     ck_assert_int_eq(cg_png_encode_rgb(img, 2, 3, SIZE_MAX / 2, &o, &b), CG_E_OVERFLOW);
-    static const cg_png_options bad[] = {{10, -1, -1},        {-2, -1, -1},
-                                         {1, 0, -1},          {1, 0x01, -1},
-                                         {1, 0x100, -1},      {1, -2, -1},
-                                         {1, CG_PNG_FILTER_UP, 5}, {1, -1, -2}};
+    static const cg_png_options bad[] = {
+        {10, -1, -1, 0},    {-2, -1, -1, 0}, {1, 0, -1, 0},  {1, 0x01, -1, 0},
+        {1, 0x100, -1, 0},  {1, -2, -1, 0},  {1, CG_PNG_FILTER_UP, 5, 0}, {1, -1, -2, 0},
+        {1, -1, -1, 2},     {1, -1, -1, -1}, {0, -1, -1, 1}, {4, -1, -1, 1},
+        {-2, -1, -1, 1},    {1, -1, 0, 1},   {1, 0, -1, 1},
+    };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_int_eq(cg_png_encode_rgb(img, 2, 2, 6, &bad[i], &b), CG_E_INVALID_ARG);
     ck_assert_ptr_null(b.data); /* nothing allocated by refused calls */
     ck_assert_int_eq(cg_png_encode_rgb(img, 2, 2, 6, &o, &b), CG_OK); /* still usable */
     check_roundtrip(&b, img, 2, 2, 6);
     cg_buf_free(&b);
+}
+END_TEST
+
+/* ---- the own deflate encoder ------------------------------------------------------ */
+
+static const int own_levels[] = {-1, 1, 2, 3};
+
+/* kind 0: test_image (half smooth, half noise); 1: every byte equal; 2: noise;
+ * 3: runs of 1..5 pixels of a few colours (matches of every length and
+ * distance, lazy steps in a row). */
+static uint8_t *edge_image(int kind, int w, int h, size_t stride, uint32_t seed)
+{
+    uint8_t *img = test_image(w, h, stride, seed);
+    uint32_t s = seed | 1;
+    for (size_t i = 0; kind == 1 || kind == 2 ? i < stride * (size_t)h : 0; i++) {
+        s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+        img[i] = kind == 1 ? 0x5a : (uint8_t)(s >> 7);
+    }
+    for (int y = 0; kind == 3 && y < h; y++)
+        for (int x = 0, left = 0, c = 0; x < w; x++, left--) {
+            if (left <= 0) {
+                s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+                left = 1 + (int)(s % 5);
+                c = (int)(s >> 8) % 3;
+            }
+            for (int k = 0; k < 3; k++) img[(size_t)y * stride + (size_t)x * 3 + (size_t)k] = (uint8_t)(c * 70 + k);
+        }
+    return img;
+}
+
+/* Loop index: image kind x size x own level, the filter set rotating with
+ * the index (every set meets every kind); decoded by libpng. */
+START_TEST(roundtrip_own)
+{
+    const int nl = (int)(sizeof own_levels / sizeof own_levels[0]);
+    const int nf = (int)(sizeof filters / sizeof filters[0]);
+    const int ns = (int)(sizeof sizes / sizeof sizes[0]);
+    const int kind = _i / (ns * nl), j = _i % (ns * nl);
+    const int *sz = sizes[j / nl];
+    cg_png_options o = {own_levels[j % nl], filters[(_i + _i / nf) % nf], -1, CG_PNG_DEFLATE_OWN};
+    size_t stride = (size_t)sz[0] * 3 + (size_t)(_i % 3) * 5;
+    uint8_t *img = edge_image(kind, sz[0], sz[1], stride, (uint32_t)_i);
+    cg_buf b = {0};
+    ck_assert_int_eq(cg_png_encode_rgb(img, sz[0], sz[1], stride, &o, &b), CG_OK);
+    check_roundtrip(&b, img, sz[0], sz[1], stride);
+    cg_buf_free(&b);
+    free(img);
+}
+END_TEST
+
+/* The zlib stream alone, inflated by zlib: noise must fall back to stored
+ * blocks within the bound, runs must shrink, bad shapes are refused. */
+START_TEST(own_stream)
+{
+    enum { ROW = 1 + 3 * 700, ROWS = 120, N = ROW * ROWS };
+    uint8_t *in = calloc(1, N + CG_ZD_SLACK), *back = malloc(N);
+    const size_t cap = cg_zd_bound(N);
+    uint8_t *z = malloc(cap);
+    ck_assert(in && back && z);
+    for (int kind = 0; kind < 3; kind++) {
+        uint32_t s = 99;
+        for (size_t i = 0; i < N; i++) {
+            s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+            in[i] = kind == 0 ? (uint8_t)s : kind == 1 ? 0 : (uint8_t)((i % ROW) / 40);
+        }
+        for (int level = CG_PNG_OWN_LEVEL_MIN; level <= CG_PNG_OWN_LEVEL_MAX; level++) {
+            size_t zlen = 0;
+            ck_assert_int_eq(cg_zd_compress(level, in, N, ROW, z, cap, &zlen), CG_OK);
+            ck_assert_uint_le(zlen, cap);
+            if (kind == 0) ck_assert_uint_gt(zlen, N);     /* noise: stored, not shrunk */
+            if (kind == 1) ck_assert_uint_lt(zlen, N / 100); /* zeros: long matches */
+            ck_assert_uint_eq((z[0] * 256u + z[1]) % 31, 0); /* RFC 1950 FCHECK */
+            uLongf got = N;
+            ck_assert_int_eq(uncompress(back, &got, z, (uLong)zlen), Z_OK);
+            ck_assert_uint_eq(got, N);
+            ck_assert_mem_eq(back, in, N);
+        }
+    }
+    size_t zlen = 0;
+    ck_assert_int_eq(cg_zd_compress(1, in, N, ROW, z, cap - 1, &zlen), CG_E_BUFFER_TOO_SMALL);
+    ck_assert_int_eq(cg_zd_compress(1, in, N - 1, ROW, z, cap, &zlen), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_zd_compress(1, in, 6, 3, z, cap, &zlen), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_zd_compress(1, in, 6, 6, z, cap, &zlen), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_zd_compress(1, NULL, 4, 4, z, cap, &zlen), CG_E_INVALID_ARG);
+    free(in);
+    free(back);
+    free(z);
+}
+END_TEST
+
+/* Adler-32 against zlib's adler32 (the oracle): lengths around the SIMD
+ * step and the modulo span, every start offset, continuation. */
+START_TEST(adler32_values)
+{
+    ck_assert_uint_eq(cg_adler32(1, (const uint8_t *)"Wikipedia", 9), 0x11E60398u);
+    enum { N = 3 * 5552 + 100 };
+    uint8_t *buf = malloc(N);
+    ck_assert_ptr_nonnull(buf);
+    for (int fill = 0; fill < 2; fill++) {
+        uint32_t s = 7;
+        for (size_t i = 0; i < N; i++) {
+            s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+            buf[i] = fill ? 0xff : (uint8_t)s; /* 0xff: the largest sums */
+        }
+        static const size_t lens[] = {0, 1, 31, 32, 33, 63, 64, 65, 5551, 5552, 5553, 5600,
+                                      11104, 11200, N - 40};
+        for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++)
+            for (size_t off = 0; off < 40; off += 13) {
+                uint32_t want = (uint32_t)adler32(1, buf + off, (uInt)lens[k]);
+                ck_assert_uint_eq(cg_adler32(1, buf + off, lens[k]), want);
+                ck_assert_uint_eq(cg_adler32_scalar(1, buf + off, lens[k]), want);
+                uint32_t half = cg_adler32(1, buf + off, lens[k] / 2);
+                ck_assert_uint_eq(cg_adler32(half, buf + off + lens[k] / 2, lens[k] - lens[k] / 2),
+                                  want);
+            }
+    }
+    free(buf);
+}
+END_TEST
+
+/* Kraft's sum of the lengths in units of 2^-max_bits. */
+static uint32_t kraft(const uint8_t *len, int n, int max_bits)
+{
+    uint32_t k = 0;
+    for (int s = 0; s < n; s++)
+        if (len[s]) k += 1u << (max_bits - len[s]);
+    return k;
+}
+
+/* Huffman's cost (sum of count x length) by the textbook method: merge the
+ * two smallest weights until one is left, adding each merged weight. */
+static uint64_t huffman_cost(const uint32_t *freq, int n)
+{
+    uint64_t w[300];
+    int m = 0;
+    for (int s = 0; s < n; s++)
+        if (freq[s]) w[m++] = freq[s];
+    uint64_t cost = 0;
+    while (m > 1) {
+        for (int r = 0; r < 2; r++) { /* the two smallest to the end */
+            int lo = 0;
+            for (int i = 1; i < m - r; i++)
+                if (w[i] < w[lo]) lo = i;
+            uint64_t t = w[lo];
+            w[lo] = w[m - r - 1];
+            w[m - r - 1] = t;
+        }
+        w[m - 2] += w[m - 1];
+        cost += w[m - 2];
+        m--;
+    }
+    return cost;
+}
+
+START_TEST(huffman_lengths)
+{
+    uint8_t len[286];
+    /* by hand: counts 1 1 2 4 -> lengths 3 3 2 1; four equal -> 2 each */
+    static const uint32_t a[4] = {1, 1, 2, 4}, b[4] = {5, 5, 5, 5};
+    cg_zd_huff_lengths(a, 4, 15, len);
+    ck_assert_int_eq(len[0], 3);
+    ck_assert_int_eq(len[1], 3);
+    ck_assert_int_eq(len[2], 2);
+    ck_assert_int_eq(len[3], 1);
+    cg_zd_huff_lengths(b, 4, 15, len);
+    for (int s = 0; s < 4; s++) ck_assert_int_eq(len[s], 2);
+    /* one symbol used, or none: two codes of one bit, still complete */
+    static const uint32_t one[5] = {0, 0, 9, 0, 0}, none[5] = {0};
+    cg_zd_huff_lengths(one, 5, 15, len);
+    ck_assert_int_eq(len[2], 1);
+    ck_assert_uint_eq(kraft(len, 5, 15), 1u << 15);
+    cg_zd_huff_lengths(none, 5, 15, len);
+    ck_assert_uint_eq(kraft(len, 5, 15), 1u << 15);
+    /* Fibonacci counts: an unlimited code would be 39 deep; limited to 15
+     * (and 7, as code-length codes are) with Kraft's sum exactly 1 */
+    uint32_t fib[286] = {0};
+    fib[0] = fib[1] = 1;
+    for (int s = 2; s < 40; s++) fib[s] = fib[s - 1] + fib[s - 2];
+    for (int lim = 7; lim <= 15; lim += 8) {
+        int n = lim == 7 ? 19 : 286;
+        cg_zd_huff_lengths(fib, n, lim, len);
+        for (int s = 0; s < n; s++) {
+            ck_assert_int_le(len[s], lim);
+            ck_assert_int_eq(len[s] > 0, fib[s] > 0);
+        }
+        ck_assert_uint_eq(kraft(len, n, lim), 1u << lim);
+    }
+    /* random counts where the limit does not bite: exactly Huffman's cost */
+    uint32_t s = 5;
+    for (int round = 0; round < 200; round++) {
+        uint32_t f[286] = {0};
+        int n = 2 + round % 285;
+        for (int i = 0; i < n; i++) {
+            s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+            f[i] = (s % 3 == 0) ? 0 : 1 + (s >> 8) % 1000;
+        }
+        cg_zd_huff_lengths(f, n, 15, len);
+        uint64_t cost = 0;
+        int used = 0;
+        for (int i = 0; i < n; i++) {
+            cost += (uint64_t)f[i] * len[i];
+            used += f[i] > 0;
+        }
+        ck_assert_uint_eq(kraft(len, n, 15), 1u << 15);
+        if (used >= 2) ck_assert_uint_eq(cost, huffman_cost(f, n));
+    }
 }
 END_TEST
 
@@ -226,25 +436,32 @@ static uint8_t *load_frame(const char *path, int *w, int *h)
 
 /* Every level class, every filter alone and in sets, every zlib strategy. */
 static const cg_png_options corpus_opts[] = {
-    {-1, -1, -1},
-    {0, CG_PNG_FILTER_NONE, -1},
-    {1, CG_PNG_FILTER_SUB, -1},
-    {2, CG_PNG_FILTER_UP, -1},
-    {3, CG_PNG_FILTER_AVG, -1},
-    {4, CG_PNG_FILTER_PAETH, -1},
-    {5, CG_PNG_FILTER_SUB | CG_PNG_FILTER_UP, -1},
-    {1, CG_PNG_FILTER_SUB | CG_PNG_FILTER_UP | CG_PNG_FILTER_PAETH, -1},
-    {9, CG_PNG_FILTER_ALL, -1},
-    {1, CG_PNG_FILTER_ALL, 0},
-    {6, CG_PNG_FILTER_AVG | CG_PNG_FILTER_PAETH, 1},
-    {2, CG_PNG_FILTER_UP, 2},
-    {1, CG_PNG_FILTER_PAETH, 3},
-    {3, CG_PNG_FILTER_ALL, 4},
+    {-1, -1, -1, 0},
+    {0, CG_PNG_FILTER_NONE, -1, 0},
+    {1, CG_PNG_FILTER_SUB, -1, 0},
+    {2, CG_PNG_FILTER_UP, -1, 0},
+    {3, CG_PNG_FILTER_AVG, -1, 0},
+    {4, CG_PNG_FILTER_PAETH, -1, 0},
+    {5, CG_PNG_FILTER_SUB | CG_PNG_FILTER_UP, -1, 0},
+    {1, CG_PNG_FILTER_SUB | CG_PNG_FILTER_UP | CG_PNG_FILTER_PAETH, -1, 0},
+    {9, CG_PNG_FILTER_ALL, -1, 0},
+    {1, CG_PNG_FILTER_ALL, 0, 0},
+    {6, CG_PNG_FILTER_AVG | CG_PNG_FILTER_PAETH, 1, 0},
+    {2, CG_PNG_FILTER_UP, 2, 0},
+    {1, CG_PNG_FILTER_PAETH, 3, 0},
+    {3, CG_PNG_FILTER_ALL, 4, 0},
+    {-1, CG_PNG_FILTER_SUB, -1, 1},
+    {1, CG_PNG_FILTER_NONE, -1, 1},
+    {1, CG_PNG_FILTER_SUB, -1, 1},
+    {2, CG_PNG_FILTER_UP, -1, 1},
+    {2, CG_PNG_FILTER_AVG, -1, 1},
+    {3, CG_PNG_FILTER_PAETH, -1, 1},
+    {3, CG_PNG_FILTER_ALL, -1, 1},
 };
 enum { N_CORPUS_OPTS = (int)(sizeof corpus_opts / sizeof corpus_opts[0]) };
 
 /* Loop index: frame. Each frame: the default, the fast setting and
- * corpus_opts, then the default and fast through the zlib fallback. */
+ * corpus_opts, then levels 5 and 1 through the zlib fallback. */
 START_TEST(corpus_frames)
 {
     int w, h;
@@ -259,8 +476,10 @@ START_TEST(corpus_frames)
         ck_assert_int_eq(cg_png_encode_rgb(rgb, w, h, stride, &opts[k], &b), CG_OK);
         check_roundtrip(&b, rgb, w, h, stride);
     }
+    static const cg_png_options via_zlib[2] = {{5, CG_PNG_FILTER_SUB, -1, 0},
+                                               {1, CG_PNG_FILTER_SUB, -1, 0}};
     for (int k = 0; k < 2; k++) {
-        ck_assert_int_eq(encode_by(1, rgb, w, h, stride, &opts[k], &b), CG_OK);
+        ck_assert_int_eq(encode_by(1, rgb, w, h, stride, &via_zlib[k], &b), CG_OK);
         check_roundtrip(&b, rgb, w, h, stride);
     }
     cg_buf_free(&b);
@@ -310,7 +529,7 @@ START_TEST(filter_choice)
         img[5][x] = (uint8_t)((a + img[4][x]) >> 1);
     }
     static const int want[H] = {0, 1, 2, -1, 2, 3};
-    cg_png_options o = {6, CG_PNG_FILTER_ALL, -1};
+    cg_png_options o = {6, CG_PNG_FILTER_ALL, -1, 0};
     cg_buf b = {0};
     for (int backend = 0; backend < 2; backend++) {
         ck_assert_int_eq(encode_by(backend, &img[0][0], W, H, W * 3, &o, &b), CG_OK);
@@ -322,7 +541,7 @@ START_TEST(filter_choice)
     }
     /* a single filter in the mask: every row uses it */
     for (int t = 0; t < 5; t++) {
-        cg_png_options one = {1, CG_PNG_FILTER_NONE << t, -1};
+        cg_png_options one = {1, CG_PNG_FILTER_NONE << t, -1, 0};
         ck_assert_int_eq(cg_png_encode_rgb(&img[0][0], W, H, W * 3, &one, &b), CG_OK);
         uint8_t *raw = inflate_idat(&b, (size_t)H * (W * 3 + 1));
         for (int y = 0; y < H; y++) ck_assert_int_eq(raw[(size_t)y * (W * 3 + 1)], t);
@@ -408,8 +627,12 @@ START_TEST(deflate_loading)
     ck_assert_int_eq(cg_deflate_open("libm.so.6", "libm.so.6", &lib), CG_E_UNSUPPORTED);
     uint8_t px[3] = {1, 2, 3};
     cg_buf b = {0};
-    ck_assert_int_eq(cg_png_encode_rgb_with(NULL, px, 1, 1, 3, NULL, &b), CG_E_UNSUPPORTED);
+    const cg_png_options via_lib = cg_png_libpng_defaults();
+    ck_assert_int_eq(cg_png_encode_rgb_with(NULL, px, 1, 1, 3, &via_lib, &b), CG_E_UNSUPPORTED);
     ck_assert_uint_eq(b.len, 0);
+    /* the own encoder needs no library */
+    ck_assert_int_eq(cg_png_encode_rgb_with(NULL, px, 1, 1, 3, NULL, &b), CG_OK);
+    check_roundtrip(&b, px, 1, 1, 3);
     /* bad arguments come first, with or without a library */
     ck_assert_int_eq(cg_png_encode_rgb_with(NULL, NULL, 1, 1, 3, NULL, &b), CG_E_INVALID_ARG);
     cg_deflate_close(NULL);
@@ -441,6 +664,9 @@ Suite *make_suite(void)
     const int n_rt = (int)(sizeof sizes / sizeof sizes[0] * sizeof filters / sizeof filters[0]);
     tcase_add_loop_test(core, roundtrip, 0,
                         n_rt * (int)(sizeof levels / sizeof levels[0]) + n_rt);
+    tcase_add_loop_test(core, roundtrip_own, 0,
+                        4 * (int)(sizeof sizes / sizeof sizes[0] * sizeof own_levels /
+                                  sizeof own_levels[0]));
     tcase_add_test(core, strategies_and_defaults);
     tcase_add_test(core, buffer_reused);
     suite_add_tcase(s, core);
@@ -453,6 +679,9 @@ Suite *make_suite(void)
     tcase_add_test(parts, filter_choice);
     tcase_add_test(parts, filter_simd_matches_scalar);
     tcase_add_test(parts, crc32_values);
+    tcase_add_test(parts, adler32_values);
+    tcase_add_test(parts, huffman_lengths);
+    tcase_add_test(parts, own_stream);
     tcase_add_test(parts, container_bytes);
     tcase_add_test(parts, deflate_loading);
     suite_add_tcase(s, parts);

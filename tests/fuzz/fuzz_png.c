@@ -1,10 +1,11 @@
 /*
  * Fuzz target for the PNG round trip through the public API: RGB rows of
- * any small size, stride and compression level are encoded with
- * cg_png_encode_rgb and decoded with libpng (the independent oracle); the
- * pixels must come back exactly. The same cg_buf is reused for a second
- * encoding at another level, as the JNI layer reuses it. A build without
- * PNG support must say CG_E_UNSUPPORTED.
+ * any small size, stride, filter set and compression setting (the deflate
+ * library's levels or the own encoder's) are encoded with cg_png_encode_rgb
+ * and decoded with libpng (the independent oracle); the pixels must come
+ * back exactly. The same cg_buf is reused for a second encoding at another
+ * setting, as the JNI layer reuses it. A build without PNG support must say
+ * CG_E_UNSUPPORTED.
  */
 #include <png.h>
 #include <stdint.h>
@@ -34,12 +35,24 @@ static void check_decodes_to(const cg_buf *png, const uint8_t *rgb, int w, int h
     png_image_free(&im);
 }
 
+static void pick(cg_png_options *o, int setting, int filters)
+{
+    o->deflate = setting < 10 ? CG_PNG_DEFLATE_LIBRARY : CG_PNG_DEFLATE_OWN;
+    o->level = setting < 10 ? setting : setting - 9;
+    o->strategy = -1;
+    o->filters = filters;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 4) return 0;
-    const int w = data[0] % 96 + 1, h = data[1] % 64 + 1;
-    const int level_a = data[2] % 10, level_b = (data[2] / 10) % 10;
+    /* data[1]'s top bit: frames large enough for several deflate blocks */
+    const int big = data[1] >> 7;
+    const int w = (data[0] % 96 + 1) * (big ? 8 : 1), h = (data[1] % 64 + 1) * (big ? 4 : 1);
+    /* 0..9: the library's levels; 10..12: the own encoder's 1..3 */
+    const int setting_a = data[2] % 13, setting_b = (data[2] / 13) % 13;
     const size_t stride = (size_t)w * 3 + data[3] % 8;
+    const int filters = ((data[3] >> 3) % 31 + 1) << 3; /* every non-empty mask */
     data += 4;
     size -= 4;
     const size_t len = stride * (size_t)h;
@@ -50,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < len; i++) rgb[i] = size ? data[i % size] : (uint8_t)(i / 3);
 
     cg_png_options opt = cg_png_default_options();
-    opt.level = level_a;
+    pick(&opt, setting_a, filters);
     cg_buf out = {0};
     cg_status st = cg_png_encode_rgb(rgb, w, h, stride, &opt, &out);
     if (st == CG_E_UNSUPPORTED) {
@@ -59,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (st != CG_OK) abort();
     check_decodes_to(&out, rgb, w, h, stride);
-    opt.level = level_b;
+    pick(&opt, setting_b, filters);
     if (cg_png_encode_rgb(rgb, w, h, stride, &opt, &out) != CG_OK) abort();
     check_decodes_to(&out, rgb, w, h, stride);
     /* A stride shorter than a row is refused, and the buffer stays usable. */

@@ -102,7 +102,7 @@ public final class ConvertTest {
             Ref.check(true, "slice one byte short");
         }
 
-        // Two threads at once (PNG uses per-call scratch): each gets its own image.
+        // Two threads at once (PNG uses per-thread scratch): each gets its own image.
         Thread[] ts = new Thread[2];
         boolean[] ok = new boolean[2];
         for (int t = 0; t < 2; t++) {

@@ -1,0 +1,663 @@
+/*
+ * The project's own deflate encoder (RFC 1951 in a zlib stream, RFC 1950),
+ * made for filtered PNG rows of 3-byte pixels and nothing else.
+ *
+ * Pass 1 turns the rows into tokens one whole pixel at a time: a match
+ * starts at a pixel and covers whole pixels (at least two). Candidates, the
+ * cheapest first: the pixel to the left (distance 3: runs), the pixel above
+ * (distance of one filtered row), then the hash table of the pixel and the
+ * next (one or two entries, by level). The longest wins; level 3 also looks
+ * one pixel on for a longer match (lazy matching). The bytes a match covers
+ * are skipped without hashing. The filter byte starting each row is a
+ * literal. Symbol counts are kept as tokens are made (one literal table per
+ * byte of the pixel, summed per block, so repeated residuals do not chain
+ * increments of one counter).
+ *
+ * Pass 2, per block of tokens (whole rows, up to BLOCK_TOKENS): Huffman code
+ * lengths limited to 15 bits from the counts, the block's exact size in bits,
+ * and either a dynamic-Huffman block or, when that would not be smaller,
+ * stored blocks of the same bytes, so the stream never grows beyond the
+ * stored size (cg_zd_bound), and every write is checked against the room
+ * left. A pixel's three literal codes or a match's length and distance go
+ * out as one write into a 64-bit bit buffer, flushed with an 8-byte store.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_png_internal.h"
+
+enum {
+    BPP = 3,
+    MAX_MATCH = 258, /* a multiple of 3: a longest match is 86 whole pixels */
+    MAX_DIST = 32768,
+    LITLEN_SYMS = 286,
+    DIST_SYMS = 30,
+    CL_SYMS = 19,
+    MAX_BITS = 15,
+    CL_MAX_BITS = 7,
+    BLOCK_TOKENS = 1 << 16,
+    STORED_MAX = 65535,
+};
+
+/* ---- Adler-32 (RFC 1950 section 9) ---------------------------------------- */
+
+enum { ADLER_MOD = 65521, ADLER_NMAX = 5552 };
+
+uint32_t cg_adler32_scalar(uint32_t adler, const uint8_t *p, size_t n)
+{
+    uint32_t a = adler & 0xffff, b = adler >> 16;
+    while (n > 0) {
+        size_t k = n < ADLER_NMAX ? n : ADLER_NMAX; /* b stays below 2^32 */
+        n -= k;
+        while (k-- > 0) {
+            a += *p++;
+            b += a;
+        }
+        a %= ADLER_MOD;
+        b %= ADLER_MOD;
+    }
+    return b << 16 | a;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define AVX2 __attribute__((target("avx2")))
+
+/* 32 bytes a step. Over a span of K steps of bytes x, with the sums
+ * carried in: a += sum(x); b += 32*K*a_in + 32 * sum over steps of the
+ * byte sums of the steps before + sum over steps of (32 - j) * x[j]. */
+static AVX2 uint32_t adler32_avx2(uint32_t adler, const uint8_t *p, size_t n)
+{
+    uint32_t a = adler & 0xffff, b = adler >> 16;
+    const __m256i weights = _mm256_setr_epi8(32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
+                                             19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+                                             5, 4, 3, 2, 1);
+    const __m256i ones = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
+    while (n >= 32) {
+        size_t k = n / 32 < ADLER_NMAX / 32 ? n / 32 : ADLER_NMAX / 32;
+        n -= k * 32;
+        __m256i s1 = zero, prev = zero, w = zero;
+        b += (uint32_t)(k * 32 % ADLER_MOD) * a % ADLER_MOD;
+        for (size_t i = 0; i < k; i++, p += 32) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
+            prev = _mm256_add_epi64(prev, s1);
+            s1 = _mm256_add_epi64(s1, _mm256_sad_epu8(x, zero));
+            w = _mm256_add_epi32(w, _mm256_madd_epi16(_mm256_maddubs_epi16(x, weights), ones));
+        }
+        uint64_t l1[4], l2[4];
+        uint32_t l3[8];
+        _mm256_storeu_si256((__m256i *)(void *)l1, s1);
+        _mm256_storeu_si256((__m256i *)(void *)l2, prev);
+        _mm256_storeu_si256((__m256i *)(void *)l3, w);
+        uint64_t sa = l1[0] + l1[1] + l1[2] + l1[3];
+        uint64_t sb = 32 * (l2[0] + l2[1] + l2[2] + l2[3]);
+        for (int i = 0; i < 8; i++) sb += l3[i];
+        a = (uint32_t)((a + sa) % ADLER_MOD);
+        b = (uint32_t)((b + sb) % ADLER_MOD);
+    }
+    return cg_adler32_scalar(b << 16 | a, p, n);
+}
+
+uint32_t cg_adler32(uint32_t adler, const uint8_t *p, size_t n)
+{
+    /* cg_simd_available reads CPUID once (an atomic cache) */
+    return cg_simd_available(CG_SIMD_AVX2) ? adler32_avx2(adler, p, n)
+                                           : cg_adler32_scalar(adler, p, n);
+}
+#else
+uint32_t cg_adler32(uint32_t adler, const uint8_t *p, size_t n)
+{
+    return cg_adler32_scalar(adler, p, n);
+}
+#endif
+
+/* ---- Huffman code lengths -------------------------------------------------- */
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+void cg_zd_huff_lengths(const uint32_t *freq, int n, int max_bits, uint8_t *len)
+{
+    /* Used symbols sorted by count (count in the high bits, symbol low). */
+    uint32_t key[LITLEN_SYMS];
+    int m = 0;
+    memset(len, 0, (size_t)n);
+    for (int s = 0; s < n; s++)
+        if (freq[s] > 0) key[m++] = (freq[s] > 0x7fffff ? 0x7fffffu : freq[s]) << 9 | (uint32_t)s;
+    if (m < 2) { /* a complete code needs two codes: add an unused one */
+        int s = m == 1 ? (int)(key[0] & 511) : 0;
+        len[s] = 1;
+        len[s == 0 ? 1 : 0] = 1;
+        return;
+    }
+    qsort(key, (size_t)m, sizeof key[0], cmp_u32);
+
+    /* Huffman's tree with two queues: leaves 0..m-1 ascending, internal
+     * nodes m..2m-2 made in ascending weight order. */
+    uint64_t weight[2 * LITLEN_SYMS];
+    int parent[2 * LITLEN_SYMS], depth[2 * LITLEN_SYMS];
+    for (int i = 0; i < m; i++) weight[i] = key[i] >> 9;
+    int leaf = 0, inner = m;
+    for (int k = m; k < 2 * m - 1; k++) {
+        weight[k] = 0;
+        for (int t = 0; t < 2; t++) {
+            int pick = leaf < m && (inner >= k || weight[leaf] <= weight[inner]) ? leaf++ : inner++;
+            parent[pick] = k;
+            weight[k] += weight[pick];
+        }
+    }
+    depth[2 * m - 2] = 0;
+    for (int k = 2 * m - 3; k >= 0; k--) depth[k] = depth[parent[k]] + 1;
+
+    /* Count per length, longer ones moved to max_bits, then lengths taken
+     * from the shortest codes one at a time until Kraft's sum is exact. */
+    int count[32] = {0};
+    for (int i = 0; i < m; i++) count[depth[i] > max_bits ? max_bits : depth[i]]++;
+    uint32_t total = 0;
+    for (int b = 1; b <= max_bits; b++) total += (uint32_t)count[b] << (max_bits - b);
+    while (total > (1u << max_bits)) {
+        count[max_bits]--;
+        for (int b = max_bits - 1; b > 0; b--)
+            if (count[b] > 0) {
+                count[b]--;
+                count[b + 1] += 2;
+                break;
+            }
+        total--;
+    }
+    /* The rarest symbols get the longest codes. */
+    int i = 0;
+    for (int b = max_bits; b > 0; b--)
+        for (int c = 0; c < count[b]; c++) len[key[i++] & 511] = (uint8_t)b;
+}
+
+/* Canonical codes (RFC 1951 3.2.2), bit-reversed for LSB-first output. */
+static void huff_codes(const uint8_t *len, int n, uint16_t *code)
+{
+    int count[MAX_BITS + 1] = {0};
+    uint32_t next[MAX_BITS + 2];
+    for (int s = 0; s < n; s++) count[len[s]]++;
+    count[0] = 0;
+    uint32_t c = 0;
+    for (int b = 1; b <= MAX_BITS; b++) {
+        c = (c + (uint32_t)count[b - 1]) << 1;
+        next[b] = c;
+    }
+    for (int s = 0; s < n; s++) {
+        int l = len[s];
+        if (l == 0) continue;
+        uint32_t v = next[l]++, r = 0;
+        for (int b = 0; b < l; b++) r |= ((v >> b) & 1) << (l - 1 - b);
+        code[s] = (uint16_t)r;
+    }
+}
+
+/* ---- length and distance symbols ----------------------------------------- */
+
+/* Length 3..258: symbol 257..285, extra bits. */
+typedef struct len_info {
+    uint16_t sym;
+    uint8_t extra_bits;
+    uint8_t extra;
+} len_info;
+
+static len_info length_info(unsigned l)
+{
+    static const uint16_t base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+    static const uint8_t ebits[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                      2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+    int s = 28;
+    while (base[s] > l) s--;
+    len_info r = {(uint16_t)(257 + s), ebits[s], (uint8_t)(l - base[s])};
+    return r;
+}
+
+/* Distance 1..32768: code 0..29; extra bits = code / 2 - 1 from code 4. */
+static inline unsigned dist_code(unsigned d)
+{
+    unsigned v = d - 1;
+    if (v < 4) return v;
+    unsigned top = 31u - (unsigned)__builtin_clz(v);
+    return 2 * top + ((v >> (top - 1)) & 1);
+}
+
+/* ---- bit writer ------------------------------------------------------------ */
+
+typedef struct bitw {
+    uint64_t bits;
+    unsigned n;
+    uint8_t *p;
+} bitw;
+
+static inline void store64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
+/* Append the n low bits of v (n <= 56; v has no bits above them). Whole
+ * bytes go out at once with one 8-byte store, so at most 7 bits stay
+ * pending and nothing branches. */
+static inline void put(bitw *w, uint64_t v, unsigned n)
+{
+    w->bits |= v << w->n;
+    w->n += n;
+    store64(w->p, w->bits);
+    w->p += w->n >> 3;
+    w->bits >>= w->n & ~7u; /* n <= 63 */
+    w->n &= 7;
+}
+
+/* Out to a byte boundary (zero bits), all bytes written. */
+static inline void align(bitw *w)
+{
+    put(w, 0, (8 - (w->n & 7)) & 7);
+}
+
+/* ---- pass 1: tokens --------------------------------------------------------- */
+
+/* A token: a pixel's 3 literal bytes (b0 | b1 << 8 | b2 << 16), a single
+ * literal byte (TOK_BYTE | b: the filter type), or a match
+ * (TOK_MATCH | length << 16 | distance). */
+enum { TOK_BYTE = 1u << 30, TOK_MATCH = 1u << 31 };
+
+typedef struct tokens {
+    len_info len_tab[MAX_MATCH + 1];
+    uint32_t *t;
+    size_t n;
+    /* one literal count per byte of the pixel: no chain of increments of
+     * one counter through memory when neighbours repeat */
+    uint32_t lit[3][256];
+    uint32_t len[LITLEN_SYMS];
+    uint32_t dist[DIST_SYMS];
+} tokens;
+
+static inline uint32_t load32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+/* Whole pixels equal at a and b, up to max bytes (a multiple of 3). Reads
+ * up to 7 bytes past max: the caller's slack (CG_ZD_SLACK). */
+static inline size_t match_len(const uint8_t *a, const uint8_t *b, size_t max)
+{
+    size_t i = 0;
+    for (; i < max; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            i += (size_t)__builtin_ctzll(x ^ y) >> 3;
+#else
+            while (a[i] == b[i]) i++;
+#endif
+            break;
+        }
+    }
+    if (i > max) i = max;
+    return i / BPP * BPP;
+}
+
+/* What a level does. Matches are at least MIN_MATCH long (2 pixels: one
+ * pixel as a match costs more bits than as literals). The hash key is the
+ * pixel and the next one (6 bytes): a one-pixel key finds the last place of
+ * common residuals such as 0 0 0, rarely a long match. */
+enum { MIN_MATCH = 6 };
+
+typedef struct zd_params {
+    int hash_bits; /* 0: no hash table, the left and upper pixels only */
+    int ways;      /* entries per hash bucket, newest first: 1 or 2 */
+    int lazy;      /* look one pixel on for a longer match before taking one */
+} zd_params;
+
+/* Chosen from bench_core's sweep on the corpus (README.md). */
+static const zd_params level_params[CG_PNG_OWN_LEVEL_MAX + 1] = {
+    {0, 1, 0},  /* (unused) */
+    {0, 1, 0},  /* 1: runs and rows */
+    {12, 1, 0}, /* 2: + a 4K-entry table (16 KiB, stays in L1) */
+    {14, 2, 1}, /* 3: + 16K buckets of two, lazy */
+};
+
+/* A match candidate search at p: the longest of the pixel to the left,
+ * the pixel above and the hash table's entries (which p then joins). */
+typedef struct match {
+    size_t len, dist;
+} match;
+
+typedef struct row_ctx {
+    const uint8_t *in;
+    size_t s, end, row;
+    uint32_t *hash;
+} row_ctx;
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* The candidate at c, when longer than m (ties: the one found first, the
+ * nearer). */
+static inline void try_cand(const uint8_t *x, const uint8_t *c, uint32_t px, size_t max,
+                            size_t dist, match *m)
+{
+    if (px == (load32(c) & 0xffffff)) {
+        size_t l = BPP + match_len(x + BPP, c + BPP, max - BPP);
+        if (l > m->len) m->len = l, m->dist = dist;
+    }
+}
+
+static ALWAYS_INLINE match find(const row_ctx *r, size_t p, uint32_t px, const zd_params prm_v)
+{
+    const uint8_t *const x = r->in + p;
+    const size_t max = r->end - p < MAX_MATCH ? r->end - p : MAX_MATCH;
+    match m = {0, 0};
+    if (p >= r->s + 1 + BPP) try_cand(x, x - BPP, px, max, BPP, &m);
+    if (m.len < max && r->row <= MAX_DIST && p >= r->row)
+        try_cand(x, x - r->row, px, max, r->row, &m);
+    const zd_params *prm = &prm_v;
+    if (prm->hash_bits && m.len < max) {
+        uint64_t k8;
+        memcpy(&k8, x, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        k8 = __builtin_bswap64(k8);
+#endif
+        const uint32_t h =
+            (uint32_t)(((k8 << 16) * 0x9E3779B97F4A7C15ull) >> (64 - prm->hash_bits));
+        uint32_t *b = r->hash + (size_t)prm->ways * h;
+        const size_t c0 = b[0], c1 = prm->ways == 2 ? b[1] : 0;
+        if (prm->ways == 2) b[1] = (uint32_t)c0;
+        b[0] = (uint32_t)p;
+        if (c0 < p && p - c0 <= MAX_DIST) try_cand(x, r->in + c0, px, max, p - c0, &m);
+        if (prm->ways == 2 && m.len < max && c1 < p && p - c1 <= MAX_DIST)
+            try_cand(x, r->in + c1, px, max, p - c1, &m);
+    }
+    return m;
+}
+
+static inline uint32_t *put_lit(uint32_t *t, tokens *tk, const uint8_t *x, uint32_t px)
+{
+    tk->lit[0][x[0]]++;
+    tk->lit[1][x[1]]++;
+    tk->lit[2][x[2]]++;
+    *t = px;
+    return t + 1;
+}
+
+/* One filtered row [s, s + row) of in: filter byte, then pixels. */
+static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row,
+                                       const zd_params prm_v, uint32_t *hash, tokens *tk)
+{
+    const zd_params *prm = &prm_v;
+    uint32_t *t = tk->t + tk->n;
+    const uint32_t *const t0 = t;
+    *t++ = TOK_BYTE | in[s];
+    tk->lit[0][in[s]]++;
+    const row_ctx r = {in, s, s + row, row, hash};
+    size_t p = s + 1;
+    while (p < r.end) {
+        uint32_t px = load32(in + p) & 0xffffff;
+        match m = find(&r, p, px, prm_v);
+        if (m.len < MIN_MATCH) {
+            t = put_lit(t, tk, in + p, px);
+            p += BPP;
+            continue;
+        }
+        /* lazy: a longer match one pixel on wins over this one */
+        while (prm->lazy && m.len < MAX_MATCH && p + BPP < r.end) {
+            const uint32_t px2 = load32(in + p + BPP) & 0xffffff;
+            match m2 = find(&r, p + BPP, px2, prm_v);
+            if (m2.len <= m.len) break;
+            t = put_lit(t, tk, in + p, px);
+            p += BPP;
+            px = px2;
+            m = m2;
+        }
+        *t++ = TOK_MATCH | (uint32_t)m.len << 16 | (uint32_t)m.dist;
+        tk->len[tk->len_tab[m.len].sym]++;
+        tk->dist[dist_code((unsigned)m.dist)]++;
+        p += m.len;
+    }
+    tk->n += (size_t)(t - t0);
+}
+
+/* ---- pass 2: one block --------------------------------------------------- */
+
+static const uint8_t cl_order[CL_SYMS] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                          11, 4,  12, 3, 13, 2, 14, 1, 15};
+
+/* The code-length sequence run-length coded: symbol | extra << 8. */
+static int rle_lengths(const uint8_t *lens, int n, uint16_t *out, uint32_t *cl_freq)
+{
+    int k = 0;
+    for (int i = 0; i < n;) {
+        int v = lens[i], r = 1;
+        while (i + r < n && lens[i + r] == v) r++;
+        i += r;
+        if (v == 0) {
+            while (r >= 11) {
+                int c = r > 138 ? 138 : r;
+                out[k++] = (uint16_t)(18 | (c - 11) << 8);
+                cl_freq[18]++;
+                r -= c;
+            }
+            if (r >= 3) {
+                out[k++] = (uint16_t)(17 | (r - 3) << 8);
+                cl_freq[17]++;
+                r = 0;
+            }
+        } else {
+            out[k++] = (uint16_t)v;
+            cl_freq[v]++;
+            r--;
+            while (r >= 3) {
+                int c = r > 6 ? 6 : r;
+                out[k++] = (uint16_t)(16 | (c - 3) << 8);
+                cl_freq[16]++;
+                r -= c;
+            }
+        }
+        while (r-- > 0) {
+            out[k++] = (uint16_t)v;
+            cl_freq[v]++;
+        }
+    }
+    return k;
+}
+
+static const uint8_t cl_extra[CL_SYMS] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                          0, 0, 0, 0, 0, 0, 2, 3, 7};
+
+/* Stored blocks of in[0, n): each 3 header bits, to a byte, LEN, NLEN, bytes. */
+static void put_stored(bitw *w, const uint8_t *in, size_t n, int final)
+{
+    do {
+        size_t k = n < STORED_MAX ? n : STORED_MAX;
+        n -= k;
+        put(w, (final && n == 0) ? 1 : 0, 3);
+        align(w);
+        w->p[0] = (uint8_t)k;
+        w->p[1] = (uint8_t)(k >> 8);
+        w->p[2] = (uint8_t)~k;
+        w->p[3] = (uint8_t)(~k >> 8);
+        memcpy(w->p + 4, in, k);
+        w->p += 4 + k;
+        in += k;
+    } while (n > 0);
+}
+
+/* Bytes stored blocks of n bytes take at most (3 bits + alignment in each). */
+static size_t stored_size(size_t n)
+{
+    size_t blocks = n / STORED_MAX + 1;
+    return n + blocks * 5;
+}
+
+/* Write the block of tk (covering in[0, n)). CG_E_PNG when out of room
+ * (cannot happen with cg_zd_bound). */
+static cg_status put_block(bitw *w, const uint8_t *in, size_t n, tokens *tk, int final,
+                           const uint8_t *out_end)
+{
+    for (int b = 0; b < 256; b++) tk->len[b] = tk->lit[0][b] + tk->lit[1][b] + tk->lit[2][b];
+    tk->len[256] = 1; /* end of block */
+    uint8_t llen[LITLEN_SYMS], dlen[DIST_SYMS], cllen[CL_SYMS];
+    uint16_t lcode[LITLEN_SYMS] = {0}, dcode[DIST_SYMS] = {0}, clcode[CL_SYMS] = {0};
+    cg_zd_huff_lengths(tk->len, LITLEN_SYMS, MAX_BITS, llen);
+    cg_zd_huff_lengths(tk->dist, DIST_SYMS, MAX_BITS, dlen);
+    int hlit = LITLEN_SYMS, hdist = DIST_SYMS;
+    while (hlit > 257 && llen[hlit - 1] == 0) hlit--;
+    while (hdist > 1 && dlen[hdist - 1] == 0) hdist--;
+    uint8_t seq[LITLEN_SYMS + DIST_SYMS];
+    memcpy(seq, llen, (size_t)hlit);
+    memcpy(seq + hlit, dlen, (size_t)hdist);
+    uint16_t rle[LITLEN_SYMS + DIST_SYMS];
+    uint32_t cl_freq[CL_SYMS] = {0};
+    int nrle = rle_lengths(seq, hlit + hdist, rle, cl_freq);
+    cg_zd_huff_lengths(cl_freq, CL_SYMS, CL_MAX_BITS, cllen);
+    int hclen = CL_SYMS;
+    while (hclen > 4 && cllen[cl_order[hclen - 1]] == 0) hclen--;
+
+    /* The dynamic block's exact size in bits. */
+    uint64_t bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)hclen;
+    for (int s = 0; s < CL_SYMS; s++) bits += (uint64_t)cl_freq[s] * (cllen[s] + cl_extra[s]);
+    for (int s = 0; s < LITLEN_SYMS; s++) {
+        unsigned eb = s >= 265 && s < 285 ? (unsigned)(s - 261) / 4 : 0;
+        bits += (uint64_t)tk->len[s] * (llen[s] + eb);
+    }
+    for (int s = 0; s < DIST_SYMS; s++)
+        bits += (uint64_t)tk->dist[s] * (dlen[s] + (s >= 4 ? (unsigned)s / 2 - 1 : 0));
+
+    const size_t room = (size_t)(out_end - w->p);
+    if (bits / 8 + 16 >= stored_size(n)) {
+        CG_RETURN_IF(room < stored_size(n) + 16, CG_E_PNG);
+        put_stored(w, in, n, final);
+        return CG_OK;
+    }
+    CG_RETURN_IF(room < bits / 8 + 16, CG_E_PNG);
+
+    huff_codes(llen, LITLEN_SYMS, lcode);
+    huff_codes(dlen, DIST_SYMS, dcode);
+    huff_codes(cllen, CL_SYMS, clcode);
+    put(w, (unsigned)final | 2u << 1, 3);
+    put(w, (unsigned)(hlit - 257), 5);
+    put(w, (unsigned)(hdist - 1), 5);
+    put(w, (unsigned)(hclen - 4), 4);
+    for (int i = 0; i < hclen; i++) put(w, cllen[cl_order[i]], 3);
+    for (int i = 0; i < nrle; i++) {
+        unsigned s = rle[i] & 0xff;
+        put(w, clcode[s], cllen[s]);
+        if (cl_extra[s]) put(w, rle[i] >> 8, cl_extra[s]);
+    }
+
+    /* Lengths with their extra bits in one code each. */
+    uint32_t lfull[MAX_MATCH + 1];
+    uint8_t lbits[MAX_MATCH + 1];
+    for (unsigned l = 3; l <= MAX_MATCH; l++) {
+        const len_info li = tk->len_tab[l];
+        lfull[l] = lcode[li.sym] | (uint32_t)li.extra << llen[li.sym];
+        lbits[l] = (uint8_t)(llen[li.sym] + li.extra_bits);
+    }
+    uint64_t dfull[DIST_SYMS];
+    for (int c = 0; c < DIST_SYMS; c++) dfull[c] = dcode[c];
+    const uint32_t *t = tk->t, *const te = tk->t + tk->n;
+    for (; t < te; t++) {
+        const uint32_t v = *t;
+        if (v < TOK_BYTE) { /* a pixel: three codes of at most 15 bits */
+            const unsigned b0 = v & 0xff, b1 = (v >> 8) & 0xff, b2 = v >> 16;
+            const unsigned l0 = llen[b0], l01 = l0 + llen[b1];
+            put(w, lcode[b0] | (uint64_t)lcode[b1] << l0 | (uint64_t)lcode[b2] << l01,
+                l01 + llen[b2]);
+        } else if (v < TOK_MATCH) {
+            put(w, lcode[v & 0xff], llen[v & 0xff]);
+        } else { /* length (<= 20 bits) and distance (<= 28 bits) together */
+            const unsigned l = (v >> 16) & 0x1ff, d = v & 0xffff;
+            const unsigned dc = dist_code(d), eb = dc >= 4 ? dc / 2 - 1 : 0;
+            const uint64_t dist = dfull[dc] | (uint64_t)((d - 1) & ((1u << eb) - 1)) << dlen[dc];
+            put(w, lfull[l] | dist << lbits[l], lbits[l] + dlen[dc] + eb);
+        }
+    }
+    put(w, lcode[256], llen[256]);
+    return CG_OK;
+}
+
+/* ---- the stream ----------------------------------------------------------- */
+
+size_t cg_zd_bound(size_t n)
+{
+    /* 2 header bytes, stored-size blocks (the worst case, see put_block),
+     * one block per row group at most, the Adler-32, 8 bytes of store slack. */
+    size_t blocks = n / (BLOCK_TOKENS / 2) + 2; /* a block holds >= BLOCK_TOKENS / 2 bytes */
+    return n + (n / STORED_MAX + 1) * 5 + blocks * 24 + 2 + 4 + 64;
+}
+
+cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uint8_t *out,
+                         size_t cap, size_t *out_len)
+{
+    CG_RETURN_IF(in == NULL || out == NULL || out_len == NULL, CG_E_INVALID_ARG);
+    CG_RETURN_IF(row < 1 + BPP || (row - 1) % BPP != 0 || n % row != 0, CG_E_INVALID_ARG);
+    CG_RETURN_IF(cap < cg_zd_bound(n), CG_E_BUFFER_TOO_SMALL);
+    CG_RETURN_IF(level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX, CG_E_INVALID_ARG);
+    const zd_params prm = level_params[level];
+    /* A block: rows while the tokens of one more row still fit. */
+    const size_t tcap = BLOCK_TOKENS + row;
+    tokens *tk = malloc(sizeof *tk);
+    uint32_t *t = malloc(tcap * sizeof *t);
+    uint32_t *hash = prm.hash_bits ? calloc((size_t)prm.ways << prm.hash_bits, sizeof *hash) : NULL;
+    if (tk == NULL || t == NULL || (prm.hash_bits && hash == NULL)) {
+        free(tk);
+        free(t);
+        free(hash);
+        return CG_E_NO_MEMORY;
+    }
+    tk->t = t;
+    for (unsigned l = 3; l <= MAX_MATCH; l++) tk->len_tab[l] = length_info(l);
+    bitw w = {0, 0, out};
+    const uint8_t *const out_end = out + cap;
+    out[0] = 0x78; /* deflate, 32 KiB window */
+    out[1] = 0x01; /* fastest-level hint; (0x78 << 8 | 0x01) % 31 == 0 */
+    w.p = out + 2;
+    cg_status st = CG_OK;
+    size_t s = 0;
+    while (st == CG_OK && s < n) {
+        size_t b0 = s;
+        tk->n = 0;
+        memset(tk->lit, 0, sizeof tk->lit);
+        memset(tk->len, 0, sizeof tk->len);
+        memset(tk->dist, 0, sizeof tk->dist);
+        do {
+            switch (level) { /* each level's constants folded into its own loop */
+            case 1: tokenize_row(in, s, row, level_params[1], hash, tk); break;
+            case 2: tokenize_row(in, s, row, level_params[2], hash, tk); break;
+            default: tokenize_row(in, s, row, level_params[3], hash, tk); break;
+            }
+            s += row;
+        } while (s < n && tk->n + row <= BLOCK_TOKENS);
+        st = put_block(&w, in + b0, s - b0, tk, s == n, out_end);
+    }
+    free(hash);
+    free(t);
+    free(tk);
+    CG_TRY(st);
+    CG_RETURN_IF(out_end - w.p < 16, CG_E_PNG);
+    align(&w);
+    uint32_t ad = cg_adler32(1, in, n);
+    w.p[0] = (uint8_t)(ad >> 24);
+    w.p[1] = (uint8_t)(ad >> 16);
+    w.p[2] = (uint8_t)(ad >> 8);
+    w.p[3] = (uint8_t)ad;
+    *out_len = (size_t)(w.p + 4 - out);
+    return CG_OK;
+}
