@@ -224,8 +224,17 @@ typedef struct cg_gl_dispatch {
     unsigned barriers; /* glMemoryBarrier bits after the dispatch; 0: none */
 } cg_gl_dispatch;
 
+/* Compute shaders as cg_gl_dispatch_compute runs them, in the current
+ * context: GL 4.3, or GL 3.3+ with GL_ARB_compute_shader,
+ * GL_ARB_shader_storage_buffer_object and GL_ARB_shading_language_420pack
+ * (NVIDIA gives a game the 3.x core version it asks for and exposes
+ * compute as these extensions; a shader then names them in place of
+ * "#version 430"). 0 with *missing (when not NULL) naming the first thing
+ * absent. */
+int cg_gl_has_compute(const char **missing);
+
 /* Errors: CG_E_INVALID_ARG (NULL, no program, no groups); CG_E_UNSUPPORTED
- * (GL below 4.3: no compute shaders); dims and CG_E_BAD_TEXTURE as
+ * (no compute: cg_gl_has_compute); dims and CG_E_BAD_TEXTURE as
  * cg_gl_read_color, and a texture whose level 0 is not 8-bit RGB(A)
  * (GL_RGBA8 or GL_RGB8; not sRGB, which texelFetch would decode): the
  * shader reads stored bytes, as glReadPixels does; CG_E_GL (see cg_gl_reader_last_error; the reader is then failed). */

@@ -67,6 +67,12 @@ cg_status cg_gl_read_rgba_to_buffer(cg_gl_reader *r, unsigned texture, int tex_w
     return CG_E_UNSUPPORTED;
 }
 
+int cg_gl_has_compute(const char **missing)
+{
+    if (missing) *missing = "GL (this build has no GL capture)";
+    return 0;
+}
+
 cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d)
 {
     (void)r, (void)d;

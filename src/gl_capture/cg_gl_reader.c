@@ -202,7 +202,7 @@ static unsigned cg_gl_caps(void)
     if (epoxy_gl_version() < 31 || (mask & GL_CONTEXT_COMPATIBILITY_PROFILE_BIT) ||
         (epoxy_gl_version() == 31 && epoxy_has_gl_extension("GL_ARB_compatibility")))
         caps |= CG_GL_CAP_COMPAT;
-    if (epoxy_gl_version() >= 43) caps |= CG_GL_CAP_COMPUTE;
+    if (cg_gl_has_compute(NULL)) caps |= CG_GL_CAP_COMPUTE;
     cg_gl_drain_errors();
     return caps;
 }
@@ -808,6 +808,26 @@ static cg_status cg_gl_run_dispatch(cg_gl_reader *r, const cg_gl_dispatch *d)
                             __FILE__, __LINE__);
 }
 
+int cg_gl_has_compute(const char **missing)
+{
+    static const char *const need[] = {"GL_ARB_compute_shader",
+                                       "GL_ARB_shader_storage_buffer_object",
+                                       "GL_ARB_shading_language_420pack"};
+    const char *dummy;
+    if (!missing) missing = &dummy;
+    *missing = NULL;
+    if (epoxy_gl_version() >= 43) return 1;
+    *missing = "GL 3.3 with GL_ARB_compute_shader";
+    if (epoxy_gl_version() < 33) return 0;
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (!epoxy_has_gl_extension(need[i])) {
+            *missing = need[i];
+            return 0;
+        }
+    *missing = NULL;
+    return 1;
+}
+
 cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d)
 {
     CG_RETURN_IF(!r || !d || !d->program || !d->groups_x || !d->groups_y, CG_E_INVALID_ARG);
@@ -816,8 +836,8 @@ cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d)
     CG_TRY(cg_gl_enter(r));
     if (!(r->caps & CG_GL_CAP_COMPUTE))
         return cg_gl_fail(r, CG_E_UNSUPPORTED,
-                          "a compute dispatch needs GL 4.3 (compute shaders); this context is "
-                          "GL %d.%d",
+                          "a compute dispatch needs GL 4.3 (compute shaders) or GL 3.3 with its "
+                          "extensions; this context is GL %d.%d",
                           epoxy_gl_version() / 10, epoxy_gl_version() % 10);
     cg_gl_drain_errors();
     cg_gl_saved_compute saved;

@@ -408,8 +408,27 @@ static cg_status rgb_program(cg_gl_ring *r)
         cg_gl_drain_errors();
         return cg_fail(&r->err, CG_E_GL, "glCreateShader(GL_COMPUTE_SHADER) returned 0");
     }
-    const GLchar *src = cg_gl_rgb_source;
-    glShaderSource(sh, 1, &src, NULL);
+    /* GL 4.3 takes the source as it is. An older context with the
+     * extensions that make up compute gets them named in
+     * place of the "#version 430" line (cg_gl_has_compute). */
+    static const char version_line[] = "#version 430\n";
+    static const char extensions[] = "#version 330\n"
+                                     "#extension GL_ARB_compute_shader : require\n"
+                                     "#extension GL_ARB_shader_storage_buffer_object : require\n"
+                                     "#extension GL_ARB_shading_language_420pack : require\n";
+    const GLchar *src[2] = {extensions, cg_gl_rgb_source};
+    int n = 1;
+    if (epoxy_gl_version() >= 43) {
+        src[0] = cg_gl_rgb_source;
+    } else if (strncmp(cg_gl_rgb_source, version_line, sizeof version_line - 1) == 0) {
+        src[1] = cg_gl_rgb_source + sizeof version_line - 1;
+        n = 2;
+    } else {
+        glDeleteShader(sh);
+        return cg_fail(&r->err, CG_E_GL, "the RGB compute shader does not start with %s",
+                       "#version 430");
+    }
+    glShaderSource(sh, n, src, NULL);
     glCompileShader(sh);
     GLint ok = 0;
     char log[512] = "";
@@ -545,11 +564,12 @@ static cg_status setup(cg_gl_ring *r)
 {
     CG_TRY(cg_gl_current_context(&r->gl_ctx));
     cg_gl_drain_errors();
-    if (r->d.slot_format == CG_VK_SLOT_RGB8 && epoxy_gl_version() < 43)
+    const char *missing = NULL;
+    if (r->d.slot_format == CG_VK_SLOT_RGB8 && !cg_gl_has_compute(&missing))
         return cg_fail(&r->err, CG_E_UNSUPPORTED,
-                       "the RGB slot format needs GL 4.3 (compute shaders); this context (%s) "
-                       "is GL %d.%d: use the plain copy",
-                       (const char *)glGetString(GL_RENDERER), epoxy_gl_version() / 10,
+                       "the RGB slot format needs GL 4.3 (compute shaders) or %s; this context "
+                       "(%s) is GL %d.%d without it: use the plain copy",
+                       missing, (const char *)glGetString(GL_RENDERER), epoxy_gl_version() / 10,
                        epoxy_gl_version() % 10);
     const char *need[2] = {"GL_EXT_memory_object", "GL_EXT_memory_object_fd"};
     for (int i = 0; i < 2; i++)
