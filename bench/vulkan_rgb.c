@@ -21,7 +21,7 @@
 
 #include "cg_vk_ring.h"
 #include "vkt.h"
-#include "vkt_ring.h"
+#include "vkt_export.h"
 #include "zc_test.h"
 
 static vkt T;

@@ -40,6 +40,7 @@
 #include <cuda_runtime_api.h>
 #include <epoxy/gl.h>
 
+#include "bench_gl_game.h"
 #include "cg_egl_headless.h"
 #include "cg_gl_cuda.h"
 #ifdef CG_BENCH_GL_RING
@@ -53,7 +54,6 @@
 #include "cg_zc_server.h"
 #include "vkt.h"
 #include "vkt_export.h"
-#include "vkt_ring.h"
 #include "zerocopy_game.h"
 #include "zerocopy_util.h"
 #include "zc_test.h"
@@ -190,14 +190,6 @@ static int producer(int v2, int w, int h, int reuse)
  * frame (glClear, no wait), on a headless EGL context of the GPU. */
 static GLuint gl_fbo;
 
-static void gl_game_clear(int f)
-{
-    glBindFramebuffer(GL_FRAMEBUFFER, gl_fbo);
-    glClearColor((float)(f % 7) / 7.0f, (float)(f % 11) / 11.0f, (float)(f % 13) / 13.0f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-}
-
 #ifndef CG_BENCH_GL_RING
 typedef struct cg_gl_ring cg_gl_ring;
 #endif
@@ -211,7 +203,7 @@ static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
     char c;
     cg_gl_cuda_frame fr = {tex, 0, 0, 0};
     for (int f = 0; read_full(0, &c, 1) == 0 && c == 'g'; f++) {
-        gl_game_clear(f);
+        bench_gl_game_frame(gl_fbo, f);
         double a = bench_now_us();
         cg_status st = CG_E_UNSUPPORTED;
         if (g) st = cg_gl_cuda_capture(g, &fr);

@@ -28,7 +28,7 @@
 #include "cg_zc_proto.h"
 #include "rgb_sweep.h"
 #include "vkt.h"
-#include "vkt_ring.h"
+#include "vkt_export.h"
 #include "zc_test.h"
 
 static int failures;

@@ -32,7 +32,7 @@
 #include "cg_zc_proto.h"
 #include "cg_zc_server.h"
 #include "vkt.h"
-#include "vkt_ring.h"
+#include "vkt_export.h"
 #include "zc_test.h"
 
 extern char **environ;
@@ -925,6 +925,31 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Semaphore mode, one frame: pattern `pattern` uploaded into img,
+ * published as frame f, the learner's wait for value f done here on the
+ * host, then the slot read back byte-exact. px and got hold w*h*4 bytes. */
+static void publish_checked(cg_vk_ring *r, const cg_vk_ring_info *info, VkImage img, int w, int h,
+                            int f, int pattern, uint8_t *px, uint8_t *got,
+                            uint8_t desc[CG_ZC_DESC_SIZE])
+{
+    size_t bytes = (size_t)w * (size_t)h * 4;
+    cg_err e = {{0}};
+    zc_pattern(px, w, h, pattern);
+    CHECK(vkt_upload(&T, img, w, h, px, VK_IMAGE_LAYOUT_GENERAL) == 0, "upload");
+    CHECK(cg_vk_ring_publish(r, img, VK_IMAGE_LAYOUT_GENERAL, desc) == CG_OK, "publish %d: %s", f,
+          cg_vk_ring_last_error(r));
+    uint64_t v = (uint64_t)f;
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &info->semaphore;
+    wi.pValues = &v;
+    CHECK(VKT_FN(&T, vkWaitSemaphores)(T.dev, &wi, UINT64_MAX) == VK_SUCCESS, "wait %d", f);
+    cg_zc_desc dd;
+    CHECK(cg_zc_desc_decode(desc, CG_ZC_DESC_SIZE, &dd, &e) == CG_OK, "decode %d: %s", f, e.text);
+    CHECK(read_buffer(&T, info->buffers[dd.slot], bytes, got) == 0 && memcmp(got, px, bytes) == 0,
+          "frame %d byte-exact in slot %u", f, dd.slot);
+}
+
 static int ring_case(const char *which)
 {
     char why[256];
@@ -1068,23 +1093,7 @@ static int ring_case(const char *which)
         uint8_t descs[3][CG_ZC_DESC_SIZE];
         size_t bytes = (size_t)w * h * 4;
         uint8_t *px = malloc(bytes), *got = malloc(bytes);
-        for (int f = 1; f <= 3; f++) {
-            zc_pattern(px, w, h, f);
-            CHECK(vkt_upload(&T, img, w, h, px, VK_IMAGE_LAYOUT_GENERAL) == 0, "upload");
-            CHECK(cg_vk_ring_publish(r, img, VK_IMAGE_LAYOUT_GENERAL, descs[f - 1]) == CG_OK,
-                  "publish %d: %s", f, cg_vk_ring_last_error(r));
-            /* The learner's wait, done here on the host: value f. */
-            uint64_t v = (uint64_t)f;
-            VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-            wi.semaphoreCount = 1;
-            wi.pSemaphores = &info.semaphore;
-            wi.pValues = &v;
-            CHECK(VKT_FN(&T, vkWaitSemaphores)(T.dev, &wi, UINT64_MAX) == VK_SUCCESS, "wait %d", f);
-            cg_zc_desc dd;
-            cg_zc_desc_decode(descs[f - 1], CG_ZC_DESC_SIZE, &dd, &e);
-            CHECK(read_buffer(&T, info.buffers[dd.slot], bytes, got) == 0 && memcmp(got, px, bytes) == 0,
-                  "frame %d byte-exact in slot %u", f, dd.slot);
-        }
+        for (int f = 1; f <= 3; f++) publish_checked(r, &info, img, w, h, f, f, px, got, descs[f - 1]);
         VKT_FN(&T, vkQueueWaitIdle)(T.queue);
         CHECK(run_learner(3, descs) == 0, "learner process");
         cg_vk_ring_destroy(r);
@@ -1107,21 +1116,8 @@ static int ring_case(const char *which)
          * then frames 13..20 switch images every two frames (recorded anew). */
         for (int f = 1; f <= 20; f++) {
             VkImage cur = (f <= 12 ? (f % 2) : ((f / 2) % 2)) ? img : img2;
-            zc_pattern(px, w, h, 100 + f);
-            CHECK(vkt_upload(&T, cur, w, h, px, VK_IMAGE_LAYOUT_GENERAL) == 0, "upload");
             uint8_t one[CG_ZC_DESC_SIZE];
-            CHECK(cg_vk_ring_publish(r, cur, VK_IMAGE_LAYOUT_GENERAL, one) == CG_OK,
-                  "reuse: publish %d: %s", f, cg_vk_ring_last_error(r));
-            uint64_t v = (uint64_t)f;
-            VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-            wi.semaphoreCount = 1;
-            wi.pSemaphores = &info.semaphore;
-            wi.pValues = &v;
-            CHECK(VKT_FN(&T, vkWaitSemaphores)(T.dev, &wi, UINT64_MAX) == VK_SUCCESS, "wait %d", f);
-            cg_zc_desc dd;
-            cg_zc_desc_decode(one, CG_ZC_DESC_SIZE, &dd, &e);
-            CHECK(read_buffer(&T, info.buffers[dd.slot], bytes, got) == 0 && memcmp(got, px, bytes) == 0,
-                  "reuse: frame %d byte-exact in slot %u", f, dd.slot);
+            publish_checked(r, &info, cur, w, h, f, 100 + f, px, got, one);
         }
         VKT_FN(&T, vkQueueWaitIdle)(T.queue);
         free(px);

@@ -1,7 +1,9 @@
 /*
  * vkt_export.h - test-only glue between the vkt harness and the library's
- * two halves: a cg_vk_export_desc for the harness device, and the
- * cg_ext_memory_desc that imports an export (no CUDA types involved).
+ * Vulkan producers: a cg_vk_export_desc and a cg_vk_ring_desc for the
+ * harness device (callers then set their own mode, format, slots, socket
+ * folder), and the cg_ext_memory_desc that imports an export (no CUDA
+ * types involved).
  */
 #ifndef VKT_EXPORT_H
 #define VKT_EXPORT_H
@@ -10,6 +12,7 @@
 
 #include "cg_gpu_backend.h"
 #include "cg_vk_export.h"
+#include "cg_vk_ring.h"
 #include "vkt.h"
 
 static inline cg_vk_export_desc vkt_export_desc(const vkt *t, int w, int h, cg_vk_sync sync)
@@ -25,6 +28,22 @@ static inline cg_vk_export_desc vkt_export_desc(const vkt *t, int w, int h, cg_v
     d.height = h;
     d.sync = sync;
     d.debug_utils = t->has_debug_utils;
+    return d;
+}
+
+static inline cg_vk_ring_desc vkt_ring_desc(const vkt *t, int w, int h, cg_zc_mode mode)
+{
+    cg_vk_ring_desc d;
+    memset(&d, 0, sizeof d);
+    d.instance = t->inst;
+    d.physical_device = t->phys;
+    d.device = t->dev;
+    d.get_instance_proc_addr = t->gipa;
+    d.queue_family = t->qfam;
+    d.queue = t->queue;
+    d.width = w;
+    d.height = h;
+    d.mode = mode;
     return d;
 }
 
