@@ -16,7 +16,7 @@
 #include "cg_gl_check.h"
 #include "cg_gl_rgb_source.h" /* cg_gl_rgb_source: src/vulkan/cg_vk_rgb.comp's text */
 #include "cg_size.h"
-#include "cg_vk_export.h" /* cg_vk_result_name */
+#include "cg_vk_export.h" /* cg_vk_check_result */
 #include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size: the shader's slot size */
 
 /* GL_NV_timeline_semaphore, which Debian 12's libepoxy does not know (values
@@ -96,14 +96,7 @@ struct cg_gl_ring {
     int failed;
 };
 
-#define GR_VK(r, expr)                                                          \
-    do {                                                                        \
-        VkResult gr_res_ = (expr);                                              \
-        if (gr_res_ != VK_SUCCESS)                                              \
-            return cg_fail_call(&(r)->err, CG_E_VULKAN, #expr,                  \
-                                cg_vk_result_name(gr_res_), (long long)gr_res_, \
-                                __FILE__, __LINE__);                            \
-    } while (0)
+#define GR_VK(r, expr) CG_TRY(cg_vk_check_result(&(r)->err, (expr), #expr, __FILE__, __LINE__))
 #define GR_GL(r, expr) CG_GL_CALL_AS(&(r)->err, expr, #expr)
 
 /* ---- the device rule ------------------------------------------------------ */

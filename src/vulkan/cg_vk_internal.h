@@ -1,22 +1,13 @@
 /*
- * cg_vk_internal.h - internal to src/vulkan: what the exporter (v1) and the
- * ring (v2) share: the VkResult checker and the barriers they record.
+ * cg_vk_internal.h - internal to src/vulkan: the barriers the exporter (v1),
+ * the ring (v2) and its RGB pass record. (The VkResult checker,
+ * cg_vk_check_result, is in cg_vk_export.h: src/gl_ring uses it too.)
  */
 #ifndef CG_VK_INTERNAL_H
 #define CG_VK_INTERNAL_H
 
 #include "cg_err.h"
-#include "cg_vk_export.h" /* cg_vk_result_name, vulkan.h without prototypes */
-
-/* Record a failed Vulkan call in the shared shape (cg_err.h); CG_OK for
- * VK_SUCCESS. Out of host memory is CG_E_NO_MEMORY, the rest CG_E_VULKAN. */
-static inline cg_status cg_vk_check_result(cg_err *e, VkResult r, const char *expr,
-                                           const char *file, int line)
-{
-    if (r == VK_SUCCESS) return CG_OK;
-    return cg_fail_call(e, r == VK_ERROR_OUT_OF_HOST_MEMORY ? CG_E_NO_MEMORY : CG_E_VULKAN, expr,
-                        cg_vk_result_name(r), (long long)r, file, line);
-}
+#include "cg_vk_export.h" /* cg_vk_check_result, vulkan.h without prototypes */
 
 /* A colour image barrier on mip 0 / layer 0, no queue family transfer. */
 static inline VkImageMemoryBarrier cg_vk_image_barrier(VkImage img, VkImageLayout from,
