@@ -17,7 +17,7 @@
 #include "cg_gl_rgb_source.h" /* cg_gl_rgb_source: src/vulkan/cg_vk_rgb.comp's text */
 #include "cg_size.h"
 #include "cg_vk_export.h" /* cg_vk_check_result */
-#include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size: the shader's slot size */
+#include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size, cg_vk_rgb_groups: the shader's layout */
 
 /* GL_NV_timeline_semaphore, which Debian 12's libepoxy does not know (values
  * from the Khronos registry's glext.h). */
@@ -91,7 +91,7 @@ struct cg_gl_ring {
     GLuint program, sampler, cursor_ubo;
     GLuint params_ubo[CG_ZC_MAX_SLOTS];
     gr_params params[CG_ZC_MAX_SLOTS];
-    unsigned groups_x, groups_y;
+    uint32_t groups_x, groups_y; /* cg_vk_rgb_groups */
     cg_err err;
     int failed;
 };
@@ -501,12 +501,7 @@ static cg_status rgb_setup(cg_gl_ring *r)
         r->params[i] = rgb_params(r, NULL);
         CG_TRY(rgb_ubo(r, &r->params_ubo[i], &r->params[i], sizeof r->params[i]));
     }
-    /* 4 pixels an invocation, 64 a group, in rows of at most 65535 groups
-     * (GL 4.3's guaranteed GL_MAX_COMPUTE_WORK_GROUP_COUNT), as cg_vk_rgb. */
-    uint64_t n = (uint64_t)r->d.target_width * (uint64_t)r->d.target_height;
-    uint64_t groups = ((n + 3) / 4 + 63) / 64;
-    r->groups_x = (unsigned)(groups < 65535 ? groups : 65535);
-    r->groups_y = (unsigned)((groups + r->groups_x - 1) / r->groups_x);
+    cg_vk_rgb_groups(r->d.target_width, r->d.target_height, &r->groups_x, &r->groups_y);
     return CG_OK;
 }
 

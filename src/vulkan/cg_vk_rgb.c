@@ -95,15 +95,6 @@ static void name(cg_vk_rgb *g, VkObjectType type, uint64_t handle, const char *w
 }
 #define RGB_NAME(g, type, obj, what) name((g), (type), (uint64_t)(uintptr_t)(obj), (what))
 
-cg_status cg_vk_rgb_slot_size(int dst_w, int dst_h, uint64_t *bytes)
-{
-    size_t n;
-    CG_TRY(cg_image_size(dst_w, dst_h, 3, &n));
-    /* n <= 16384^2 * 3: rounding up to 12 cannot overflow 64 bits. */
-    *bytes = ((uint64_t)n + 11) / 12 * 12;
-    return CG_OK;
-}
-
 static int is_srgb(VkFormat f)
 {
     return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB;
@@ -304,12 +295,7 @@ static cg_status setup(cg_vk_rgb *g)
     CG_TRY(make_layouts(g));
     CG_TRY(make_pipeline(g));
     CG_TRY(make_sets(g));
-    /* 4 pixels an invocation, 64 invocations a group; rows of at most
-     * 65535 groups (maxComputeWorkGroupCount's guaranteed minimum). */
-    uint64_t n = (uint64_t)g->d.dst_w * (uint64_t)g->d.dst_h;
-    uint64_t groups = ((n + 3) / 4 + 63) / 64;
-    g->groups_x = (uint32_t)(groups < 65535 ? groups : 65535);
-    g->groups_y = (uint32_t)((groups + g->groups_x - 1) / g->groups_x);
+    cg_vk_rgb_groups(g->d.dst_w, g->d.dst_h, &g->groups_x, &g->groups_y);
     return CG_OK;
 }
 

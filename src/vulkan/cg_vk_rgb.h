@@ -58,6 +58,12 @@ typedef struct cg_vk_rgb_desc {
  * of 4 pixels (12 bytes). CG_E_OVERFLOW / dims errors as cg_image_size. */
 cg_status cg_vk_rgb_slot_size(int dst_w, int dst_h, uint64_t *bytes);
 
+/* The dispatch for a dst_w x dst_h slot (valid dims): work groups in x
+ * and y, as cg_vk_rgb.comp indexes them (4 pixels an invocation, 64
+ * invocations a group). This and the slot size (cg_vk_rgb_layout.c) serve
+ * every writer of the slot, Vulkan's and GL's. */
+void cg_vk_rgb_groups(int dst_w, int dst_h, uint32_t *groups_x, uint32_t *groups_y);
+
 /* Extra buffer usage the slots need. */
 #define CG_VK_RGB_SLOT_USAGE VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
 

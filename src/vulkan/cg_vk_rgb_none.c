@@ -5,18 +5,6 @@
  */
 #include "cg_vk_rgb.h"
 
-#include "cg_size.h"
-
-cg_status cg_vk_rgb_slot_size(int dst_w, int dst_h, uint64_t *bytes)
-{
-    size_t n;
-    CG_TRY(cg_image_size(dst_w, dst_h, 3, &n));
-    /* Whole 12-byte groups as cg_vk_rgb.c: an external writer (cg_gl_ring)
-     * runs the same shader without this file's pipeline. */
-    *bytes = ((uint64_t)n + 11) / 12 * 12;
-    return CG_OK;
-}
-
 cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err)
 {
     (void)d;
