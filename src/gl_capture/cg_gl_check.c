@@ -170,7 +170,7 @@ typedef int (*cg_glx_make_current_fn)(void *dpy, unsigned long draw, unsigned lo
 
 enum { CG_EGL_DRAW = 0x3059, CG_EGL_READ = 0x305A };
 
-static void *cg_loaded_sym(const char *const *libs, const char *sym)
+void *cg_gl_loaded_sym(const char *const *libs, const char *sym)
 {
     for (; *libs; libs++) {
         void *h = dlopen(*libs, RTLD_LAZY | RTLD_NOLOAD);
@@ -182,13 +182,13 @@ static void *cg_loaded_sym(const char *const *libs, const char *sym)
     return NULL;
 }
 
-static const char *const cg_egl_libs[] = {"libEGL.so.1", NULL};
-static const char *const cg_glx_libs[] = {"libGLX.so.0", "libGL.so.1", NULL};
+const char *const cg_egl_libs[] = {"libEGL.so.1", NULL};
+const char *const cg_glx_libs[] = {"libGLX.so.0", "libGL.so.1", NULL};
 
 #define CG_LOAD_FN(type, var, libs, name)                                       \
     type var;                                                                   \
     {                                                                           \
-        void *sym_ = cg_loaded_sym((libs), (name));                            \
+        void *sym_ = cg_gl_loaded_sym((libs), (name));                            \
         memcpy(&var, &sym_, sizeof var);                                        \
     }
 

@@ -36,6 +36,14 @@ cg_status cg_gl_texture_level0(unsigned tex, int *w, int *h, int *internal_forma
  * version checks, or NULL when none is current. Calls no GL function. */
 void *cg_gl_current_key(void);
 
+/* `sym` from the first of `libs` (NULL-terminated) the process has already
+ * loaded (RTLD_NOLOAD: nothing is loaded here), or NULL. The window-system
+ * libraries, EGL's and GLX's (libGLX, else libGL), in cg_egl_libs and
+ * cg_glx_libs. A dlopen per call: not for per-frame use. */
+void *cg_gl_loaded_sym(const char *const *libs, const char *sym);
+extern const char *const cg_egl_libs[];
+extern const char *const cg_glx_libs[];
+
 /* The thread's current EGL or GLX binding (display, draw and read surfaces,
  * context; for EGL also the bound client API), as the game left it. Some
  * drivers drop it from under the game: NVIDIA's (580) vkDestroyInstance

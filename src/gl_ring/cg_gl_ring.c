@@ -275,20 +275,14 @@ typedef gr_gl_fn (*gr_get_proc)(const char *);
 
 static gr_gl_fn gl_proc(const char *name)
 {
-    static const char *const from[3][2] = {{"libEGL.so.1", "eglGetProcAddress"},
-                                           {"libGLX.so.0", "glXGetProcAddressARB"},
-                                           {"libGL.so.1", "glXGetProcAddressARB"}};
-    for (int i = 0; i < 3; i++) {
-        void *h = dlopen(from[i][0], RTLD_LAZY | RTLD_NOLOAD);
-        if (!h) continue;
-        void *sym = dlsym(h, from[i][1]);
-        gr_gl_fn fn = NULL;
-        if (sym) {
-            gr_get_proc get;
-            memcpy(&get, &sym, sizeof get); /* object -> function pointer, C11-clean */
-            fn = get(name);
-        }
-        dlclose(h); /* NOLOAD: the process keeps it loaded */
+    static const char *const getter[2] = {"eglGetProcAddress", "glXGetProcAddressARB"};
+    const char *const *libs[2] = {cg_egl_libs, cg_glx_libs};
+    for (int i = 0; i < 2; i++) {
+        void *sym = cg_gl_loaded_sym(libs[i], getter[i]);
+        if (!sym) continue;
+        gr_get_proc get;
+        memcpy(&get, &sym, sizeof get); /* object -> function pointer, C11-clean */
+        gr_gl_fn fn = get(name);
         if (fn) return fn;
     }
     return NULL;
