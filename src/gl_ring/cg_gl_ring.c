@@ -311,10 +311,11 @@ static cg_status pick_mode(cg_gl_ring *r)
                                : "VK_KHR_external_semaphore_fd and timeline semaphores in Vulkan");
     r->mode = r->d.mode == CG_ZC_MODE_FENCE || !can ? CG_ZC_MODE_FENCE : CG_ZC_MODE_SEMAPHORE;
     r->signal = r->d.signal;
-    if (r->mode != CG_ZC_MODE_SEMAPHORE) return CG_OK;
+    if (r->mode != CG_ZC_MODE_SEMAPHORE || r->signal == CG_GL_RING_SIGNAL_BRIDGE) return CG_OK;
+    int timeline = gl_timeline_available(r);
     if (r->signal == CG_GL_RING_SIGNAL_AUTO)
-        r->signal = gl_timeline_available(r) ? CG_GL_RING_SIGNAL_GL_TIMELINE : CG_GL_RING_SIGNAL_BRIDGE;
-    if (r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE && !gl_timeline_available(r))
+        r->signal = timeline ? CG_GL_RING_SIGNAL_GL_TIMELINE : CG_GL_RING_SIGNAL_BRIDGE;
+    else if (!timeline)
         return cg_fail(&r->err, CG_E_UNSUPPORTED,
                        "GL signalling the timeline needs GL_NV_timeline_semaphore: use the bridge");
     return CG_OK;

@@ -528,6 +528,18 @@ static cg_status claim_slot(cg_vk_ring *r, uint64_t frame, uint32_t *out)
     }
 }
 
+/* The next frame's number and a slot for it (publish, record and an
+ * external writer's claim). A failure other than a full ring fails the
+ * ring. */
+static cg_status claim_next(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
+{
+    if (r->frame >= CG_ZC_MAX_FRAME) return cg_fail(&r->err, CG_E_OVERFLOW, "frame numbers exhausted");
+    cg_status st = claim_slot(r, r->frame + 1, slot);
+    if (st == CG_OK) *frame = r->frame + 1;
+    else if (st != CG_E_RING_FULL) r->failed = 1;
+    return st;
+}
+
 /* Record barrier + copy + release into cmd. The first barrier's first
  * synchronization scope is every command earlier in submission order
  * (ALL_COMMANDS, MEMORY_WRITE): that is what orders the copy after the
@@ -605,11 +617,7 @@ static cg_status begin_frame(cg_vk_ring *r, VkImage src, uint8_t *desc_out, cg_z
     if (r->d.mode != want)
         return cg_fail(&r->err, CG_E_BAD_STATE, "this ring was made for %s mode",
                        r->d.mode == CG_ZC_MODE_SEMAPHORE ? "semaphore (publish)" : "fence (record)");
-    if (r->frame >= CG_ZC_MAX_FRAME) return cg_fail(&r->err, CG_E_OVERFLOW, "frame numbers exhausted");
-    *frame = r->frame + 1;
-    cg_status st = claim_slot(r, *frame, slot);
-    if (st != CG_OK && st != CG_E_RING_FULL) r->failed = 1;
-    return st;
+    return claim_next(r, slot, frame);
 }
 
 static void end_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, uint8_t *desc_out)
@@ -770,11 +778,7 @@ cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
     if (r->failed)
         return cg_fail(&r->err, CG_E_BAD_STATE,
                        "an earlier frame failed; destroy this ring and create a new one");
-    if (r->frame >= CG_ZC_MAX_FRAME) return cg_fail(&r->err, CG_E_OVERFLOW, "frame numbers exhausted");
-    cg_status st = claim_slot(r, r->frame + 1, slot);
-    if (st == CG_OK) *frame = r->frame + 1;
-    else if (st != CG_E_RING_FULL) r->failed = 1;
-    return st;
+    return claim_next(r, slot, frame);
 }
 
 /* One submit without commands: wait for the writer's binary semaphore,
