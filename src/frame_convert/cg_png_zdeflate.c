@@ -5,13 +5,21 @@
  * Pass 1 turns the rows into tokens one whole pixel at a time: a match
  * starts at a pixel and covers whole pixels (at least two). Candidates, the
  * cheapest first: the pixel to the left (distance 3: runs), the pixel above
- * (distance of one filtered row), then the hash table of the pixel and the
- * next (one or two entries, by level). The longest wins; level 3 also looks
- * one pixel on for a longer match (lazy matching). The bytes a match covers
- * are skipped without hashing. The filter byte starting each row is a
- * literal. Symbol counts are kept as tokens are made (one literal table per
- * byte of the pixel, summed per block, so repeated residuals do not chain
- * increments of one counter).
+ * (distance of one filtered row), then, by level, earlier places of the
+ * same two pixels from a table of 8-entry rows. An entry keeps a position,
+ * an 8-bit tag of the two pixels' hash and a 16-bit hash of the third
+ * pixel: two compares of a row's tags and third-pixel hashes (one SSE2
+ * instruction each) pick, without reading the input, the entries that may
+ * give three pixels or more; those are read newest first, up to the
+ * level's depth, each only when it agrees with the input where the best so
+ * far ends; failing those, the newest entry with the tag gives two pixels.
+ * The longest wins (ties: the one found first, the nearer). The pixels a
+ * match covers join the table too, except inside runs (they would fill
+ * rows with one key): on these frames that finds more than looking one
+ * pixel on for a longer match (lazy matching) and costs less. The filter
+ * byte starting each row is a literal. Symbol counts are kept as tokens
+ * are made (one literal table per byte of the pixel, summed per block, so
+ * repeated residuals do not chain increments of one counter).
  *
  * Pass 2, per block of tokens (whole rows, up to BLOCK_TOKENS): Huffman code
  * lengths limited to 15 bits from the counts, the block's exact size in bits,
@@ -26,6 +34,10 @@
 
 #include "cg_png_internal.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 enum {
     BPP = 3,
     MAX_MATCH = 258, /* a multiple of 3: a longest match is 86 whole pixels */
@@ -35,7 +47,7 @@ enum {
     CL_SYMS = 19,
     MAX_BITS = 15,
     CL_MAX_BITS = 7,
-    BLOCK_TOKENS = 1 << 16,
+    BLOCK_TOKENS = 1 << 15, /* 32K: smaller blocks follow the frame's regions */
     STORED_MAX = 65535,
 };
 
@@ -265,7 +277,7 @@ static inline void align(bitw *w)
 
 /* A token: a pixel's 3 literal bytes (b0 | b1 << 8 | b2 << 16), a single
  * literal byte (TOK_BYTE | b: the filter type), or a match
- * (TOK_MATCH | length << 16 | distance). */
+ * (TOK_MATCH | distance code << 25 | length << 16 | distance). */
 enum { TOK_BYTE = 1u << 30, TOK_MATCH = 1u << 31 };
 
 typedef struct tokens {
@@ -279,14 +291,20 @@ typedef struct tokens {
     uint32_t dist[DIST_SYMS];
 } tokens;
 
-static inline uint32_t load32(const uint8_t *p)
+/* n (at most 8) bytes at p, the first lowest, whatever the byte order. */
+static inline uint64_t load_le(const uint8_t *p, size_t n)
 {
-    uint32_t v;
-    memcpy(&v, p, 4);
+    uint64_t v = 0;
+    memcpy(&v, p, n);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
+    v = __builtin_bswap64(v);
 #endif
     return v;
+}
+
+static inline uint32_t load32(const uint8_t *p)
+{
+    return (uint32_t)load_le(p, 4);
 }
 
 /* Whole pixels equal at a and b, up to max bytes (a multiple of 3). Reads
@@ -311,37 +329,30 @@ static inline size_t match_len(const uint8_t *a, const uint8_t *b, size_t max)
     return i / BPP * BPP;
 }
 
-/* What a level does. Matches are at least MIN_MATCH long (2 pixels: one
- * pixel as a match costs more bits than as literals). The hash key is the
- * pixel and the next one (6 bytes): a one-pixel key finds the last place of
- * common residuals such as 0 0 0, rarely a long match. */
-enum { MIN_MATCH = 6 };
+/* Matches are at least MIN_MATCH long (2 pixels: one pixel as a match
+ * costs more bits than as literals). The table's key is the pixel and the
+ * next one (6 bytes): a one-pixel key finds the last place of common
+ * residuals such as 0 0 0, rarely a long match. */
+enum { MIN_MATCH = 6, ROW_BITS = 11, ROWS = 1 << ROW_BITS, WAYS = 8 };
 
-typedef struct zd_params {
-    int hash_bits; /* 0: no hash table, the left and upper pixels only */
-    int ways;      /* entries per hash bucket, newest first: 1 or 2 */
-    int lazy;      /* look one pixel on for a longer match before taking one */
-} zd_params;
+/* What a level does: how many of a table row's entries that may give three
+ * pixels it reads (0: no table, the left and upper pixels only). Chosen
+ * from bench_core's sweep on the corpus (README.md). */
+static const int level_depth[CG_PNG_OWN_LEVEL_MAX + 1] = {0, 0, 2, 8};
 
-/* Chosen from bench_core's sweep on the corpus (README.md). */
-static const zd_params level_params[CG_PNG_OWN_LEVEL_MAX + 1] = {
-    {0, 1, 0},  /* (unused) */
-    {0, 1, 0},  /* 1: runs and rows */
-    {12, 1, 0}, /* 2: + a 4K-entry table (16 KiB, stays in L1) */
-    {14, 2, 1}, /* 3: + 16K buckets of two, lazy */
-};
-
-/* A match candidate search at p: the longest of the pixel to the left,
- * the pixel above and the hash table's entries (which p then joins). */
-typedef struct match {
-    size_t len, dist;
-} match;
-
-typedef struct row_ctx {
-    const uint8_t *in;
-    size_t s, end, row;
-    uint32_t *hash;
-} row_ctx;
+/* The table: per row, WAYS entries, the newest at head, older ones after
+ * it (circularly). An entry: a position, the tag of its two pixels' hash
+ * (which picks the row) and a 16-bit hash of its third pixel, so that the
+ * entries that can give more than two pixels are found without reading the
+ * input. A position is kept as its low 16 bits: p - (uint16_t)(p - pos) is
+ * it while it is within 64K of p, and an older one read that way is a
+ * place of equal bytes all the same once compared (or out of the window). */
+typedef struct rows {
+    uint8_t tag[ROWS][WAYS];
+    uint16_t third[ROWS][WAYS];
+    uint16_t pos[ROWS][WAYS];
+    uint8_t head[ROWS];
+} rows;
 
 #if defined(__GNUC__)
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -349,87 +360,184 @@ typedef struct row_ctx {
 #define ALWAYS_INLINE inline
 #endif
 
-/* The candidate at c, when longer than m (ties: the one found first, the
- * nearer). */
-static inline void try_cand(const uint8_t *x, const uint8_t *c, uint32_t px, size_t max,
-                            size_t dist, match *m)
+static inline uint64_t load64(const uint8_t *p)
 {
-    if (px == (load32(c) & 0xffffff)) {
-        size_t l = BPP + match_len(x + BPP, c + BPP, max - BPP);
-        if (l > m->len) m->len = l, m->dist = dist;
-    }
+    return load_le(p, 8);
 }
 
-static ALWAYS_INLINE match find(const row_ctx *r, size_t p, uint32_t px, const zd_params prm_v)
+/* A place's key: its row and tag (the hash of its two pixels) and the
+ * hash of its third pixel. Reads 10 bytes at x. */
+typedef struct key {
+    uint32_t row;
+    uint8_t tag;
+    uint16_t third;
+} key;
+
+static inline key key_at(const uint8_t *x)
 {
-    const uint8_t *const x = r->in + p;
-    const size_t max = r->end - p < MAX_MATCH ? r->end - p : MAX_MATCH;
-    match m = {0, 0};
-    if (p >= r->s + 1 + BPP) try_cand(x, x - BPP, px, max, BPP, &m);
-    if (m.len < max && r->row <= MAX_DIST && p >= r->row)
-        try_cand(x, x - r->row, px, max, r->row, &m);
-    const zd_params *prm = &prm_v;
-    if (prm->hash_bits && m.len < max) {
-        uint64_t k8;
-        memcpy(&k8, x, 8);
+    const uint64_t h = (load64(x) << 16) * 0x9E3779B97F4A7C15ull;
+    const key k = {(uint32_t)(h >> (64 - ROW_BITS)), (uint8_t)(h >> (64 - ROW_BITS - 8)),
+                   (uint16_t)(((load32(x + 6) & 0xffffff) * 0x9E3779B1u) >> 16)};
+    return k;
+}
+
+/* Bit i set where byte i of v is zero (8 bytes). Exact: no carries
+ * between bytes. */
+static inline unsigned zero_bytes(uint64_t v)
+{
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+    const uint64_t z = ~(((v & lo7) + lo7) | v | lo7); /* 0x80 where zero */
+    return (unsigned)(((z >> 7) * 0x0102040810204080ull) >> 56);
+}
+
+/* Which of a row's entries carry tag, and which have third: bit i for
+ * entry i. */
+#if defined(__SSE2__)
+static inline unsigned tag_hits(const uint8_t *tags, uint8_t tag)
+{
+    const __m128i v = _mm_loadl_epi64((const __m128i *)(const void *)tags);
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)tag))) & 0xff;
+}
+
+static inline unsigned third_hits(const uint16_t *v, uint16_t third)
+{
+    const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)v);
+    const __m128i eq = _mm_cmpeq_epi16(a, _mm_set1_epi16((short)third));
+    return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(eq, _mm_setzero_si128())) & 0xff;
+}
+#else
+static inline unsigned tag_hits(const uint8_t *tags, uint8_t tag)
+{
+    uint64_t a;
+    memcpy(&a, tags, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        k8 = __builtin_bswap64(k8);
+    a = __builtin_bswap64(a);
 #endif
-        const uint32_t h =
-            (uint32_t)(((k8 << 16) * 0x9E3779B97F4A7C15ull) >> (64 - prm->hash_bits));
-        uint32_t *b = r->hash + (size_t)prm->ways * h;
-        const size_t c0 = b[0], c1 = prm->ways == 2 ? b[1] : 0;
-        if (prm->ways == 2) b[1] = (uint32_t)c0;
-        b[0] = (uint32_t)p;
-        if (c0 < p && p - c0 <= MAX_DIST) try_cand(x, r->in + c0, px, max, p - c0, &m);
-        if (prm->ways == 2 && m.len < max && c1 < p && p - c1 <= MAX_DIST)
-            try_cand(x, r->in + c1, px, max, p - c1, &m);
-    }
+    return zero_bytes(a ^ 0x0101010101010101ull * tag);
+}
+
+static inline unsigned third_hits(const uint16_t *v, uint16_t third)
+{
+    unsigned m = 0;
+    for (unsigned i = 0; i < WAYS; i++) m |= (unsigned)(v[i] == third) << i;
     return m;
 }
+#endif
 
-static inline uint32_t *put_lit(uint32_t *t, tokens *tk, const uint8_t *x, uint32_t px)
+/* Put position p (key k) in the table as its row's newest entry. */
+static inline void insert(rows *t, key k, size_t p)
 {
-    tk->lit[0][x[0]]++;
-    tk->lit[1][x[1]]++;
-    tk->lit[2][x[2]]++;
-    *t = px;
-    return t + 1;
+    const unsigned h = (t->head[k.row] - 1u) & (WAYS - 1);
+    t->head[k.row] = (uint8_t)h;
+    t->tag[k.row][h] = k.tag;
+    t->third[k.row][h] = k.third;
+    t->pos[k.row][h] = (uint16_t)p;
 }
 
-/* One filtered row [s, s + row) of in: filter byte, then pixels. */
-static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row,
-                                       const zd_params prm_v, uint32_t *hash, tokens *tk)
+/* Entries of hits (bit i: entry i) renumbered newest first from head, the
+ * oldest left out: it makes room for the place being searched. */
+static inline unsigned newest_first(unsigned hits, unsigned head)
 {
-    const zd_params *prm = &prm_v;
+    return ((hits >> head) | (hits << (WAYS - head))) & ((1u << (WAYS - 1)) - 1);
+}
+
+/* Whole pixels equal at x and c (at most 6 bytes from x to the row's end
+ * at least), given d = load64(x) ^ load64(c) with the first pixel equal
+ * (load64 puts the first byte lowest). */
+static inline size_t pix_len(uint64_t d, const uint8_t *x, const uint8_t *c, const uint8_t *end)
+{
+    if (d == 0) { /* 8 bytes or more */
+        const size_t max = (size_t)(end - x) < MAX_MATCH ? (size_t)(end - x) : MAX_MATCH;
+        return match_len(x, c, max);
+    }
+    return (size_t)__builtin_ctzll(d) >> 3 >= 6 ? 6 : BPP; /* 3 to 7 bytes */
+}
+
+/* One filtered row [s, s + row) of in: filter byte, then pixels. At each
+ * pixel, the longest match of the candidates at the top of this file; the
+ * pixel then joins the table. */
+static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, int depth,
+                                       rows *tb, tokens *tk)
+{
     uint32_t *t = tk->t + tk->n;
     const uint32_t *const t0 = t;
     *t++ = TOK_BYTE | in[s];
     tk->lit[0][in[s]]++;
-    const row_ctx r = {in, s, s + row, row, hash};
+    const size_t end = s + row;
+    const uint8_t *const xend = in + end;
+    const size_t up = s >= row && row <= MAX_DIST ? row : 0; /* 0: no row above */
     size_t p = s + 1;
-    while (p < r.end) {
-        uint32_t px = load32(in + p) & 0xffffff;
-        match m = find(&r, p, px, prm_v);
-        if (m.len < MIN_MATCH) {
-            t = put_lit(t, tk, in + p, px);
+    /* the row's last pixel cannot start a match: a literal after the loop */
+    while (p + 2 * BPP <= end) {
+        const uint8_t *const x = in + p;
+        const uint64_t cur = load64(x);
+        size_t len = 0, dist = 0;
+        if (p > s + 1) {
+            const uint64_t d = cur ^ load64(x - BPP);
+            if ((d & 0xffffff) == 0) len = pix_len(d, x, x - BPP, xend), dist = BPP;
+        }
+        if (up != 0) {
+            const uint64_t d = cur ^ load64(x - up);
+            if ((d & 0xffffff) == 0) {
+                const size_t l = pix_len(d, x, x - up, xend);
+                if (l > len) len = l, dist = up;
+            }
+        }
+        if (depth > 0) {
+            const key k = key_at(x);
+            const unsigned head = tb->head[k.row];
+            const unsigned hits = newest_first(tag_hits(tb->tag[k.row], k.tag), head);
+            if (hits != 0) {
+                /* entries whose third pixel may match too, newest first */
+                unsigned more = newest_first(third_hits(tb->third[k.row], k.third), head) & hits;
+                for (int j = 0; more != 0 && j < depth; j++) {
+                    const unsigned i = (head + (unsigned)__builtin_ctz(more)) & (WAYS - 1);
+                    more &= more - 1;
+                    const size_t cd = (uint16_t)(p - tb->pos[k.row][i]);
+                    if (cd - 1 >= MAX_DIST) break; /* older ones are further */
+                    const uint8_t *const c = x - cd;
+                    /* read it only if it can beat len: equal where len ends */
+                    if (len >= BPP && load32(x + len - 1) != load32(c + len - 1)) continue;
+                    const uint64_t d = cur ^ load64(c);
+                    if ((d & 0xffffff) == 0) {
+                        const size_t l = pix_len(d, x, c, xend);
+                        if (l > len) len = l, dist = cd;
+                    }
+                }
+                if (len < MIN_MATCH) { /* else: the others give two pixels at most */
+                    const unsigned i = (head + (unsigned)__builtin_ctz(hits)) & (WAYS - 1);
+                    const size_t cd = (uint16_t)(p - tb->pos[k.row][i]);
+                    const uint64_t d = cur ^ load64(x - (cd - 1 < MAX_DIST ? cd : BPP));
+                    if (cd - 1 < MAX_DIST && (d & 0xffffff) == 0) {
+                        const size_t l = pix_len(d, x, x - cd, xend);
+                        if (l > len) len = l, dist = cd;
+                    }
+                }
+            }
+            insert(tb, k, p);
+        }
+        if (len < MIN_MATCH) {
+            tk->lit[0][x[0]]++;
+            tk->lit[1][x[1]]++;
+            tk->lit[2][x[2]]++;
+            *t++ = (uint32_t)cur & 0xffffff;
             p += BPP;
             continue;
         }
-        /* lazy: a longer match one pixel on wins over this one */
-        while (prm->lazy && m.len < MAX_MATCH && p + BPP < r.end) {
-            const uint32_t px2 = load32(in + p + BPP) & 0xffffff;
-            match m2 = find(&r, p + BPP, px2, prm_v);
-            if (m2.len <= m.len) break;
-            t = put_lit(t, tk, in + p, px);
-            p += BPP;
-            px = px2;
-            m = m2;
-        }
-        *t++ = TOK_MATCH | (uint32_t)m.len << 16 | (uint32_t)m.dist;
-        tk->len[tk->len_tab[m.len].sym]++;
-        tk->dist[dist_code((unsigned)m.dist)]++;
-        p += m.len;
+        const unsigned dc = dist_code((unsigned)dist);
+        *t++ = TOK_MATCH | dc << 25 | (uint32_t)len << 16 | (uint32_t)dist;
+        tk->len[tk->len_tab[len].sym]++;
+        tk->dist[dc]++;
+        /* the pixels inside join the table too, except in runs */
+        if (depth > 0 && dist != BPP)
+            for (size_t q = p + BPP; q < p + len; q += BPP) insert(tb, key_at(in + q), q);
+        p += len;
+    }
+    if (p < end) { /* one pixel left */
+        tk->lit[0][in[p]]++;
+        tk->lit[1][in[p + 1]]++;
+        tk->lit[2][in[p + 2]]++;
+        *t++ = load32(in + p) & 0xffffff;
     }
     tk->n += (size_t)(t - t0);
 }
@@ -583,8 +691,8 @@ static cg_status put_block(bitw *w, const uint8_t *in, size_t n, tokens *tk, int
         } else if (v < TOK_MATCH) {
             put(w, lcode[v & 0xff], llen[v & 0xff]);
         } else { /* length (<= 20 bits) and distance (<= 28 bits) together */
-            const unsigned l = (v >> 16) & 0x1ff, d = v & 0xffff;
-            const unsigned dc = dist_code(d), eb = dc >= 4 ? dc / 2 - 1 : 0;
+            const unsigned l = (v >> 16) & 0x1ff, d = v & 0xffff, dc = (v >> 25) & 31;
+            const unsigned eb = dc >= 4 ? dc / 2 - 1 : 0;
             const uint64_t dist = dfull[dc] | (uint64_t)((d - 1) & ((1u << eb) - 1)) << dlen[dc];
             put(w, lfull[l] | dist << lbits[l], lbits[l] + dlen[dc] + eb);
         }
@@ -610,16 +718,16 @@ cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uin
     CG_RETURN_IF(row < 1 + BPP || (row - 1) % BPP != 0 || n % row != 0, CG_E_INVALID_ARG);
     CG_RETURN_IF(cap < cg_zd_bound(n), CG_E_BUFFER_TOO_SMALL);
     CG_RETURN_IF(level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX, CG_E_INVALID_ARG);
-    const zd_params prm = level_params[level];
+    const int depth = level_depth[level];
     /* A block: rows while the tokens of one more row still fit. */
     const size_t tcap = BLOCK_TOKENS + row;
     tokens *tk = malloc(sizeof *tk);
     uint32_t *t = malloc(tcap * sizeof *t);
-    uint32_t *hash = prm.hash_bits ? calloc((size_t)prm.ways << prm.hash_bits, sizeof *hash) : NULL;
-    if (tk == NULL || t == NULL || (prm.hash_bits && hash == NULL)) {
+    rows *table = depth > 0 ? calloc(1, sizeof *table) : NULL;
+    if (tk == NULL || t == NULL || (depth > 0 && table == NULL)) {
         free(tk);
         free(t);
-        free(hash);
+        free(table);
         return CG_E_NO_MEMORY;
     }
     tk->t = t;
@@ -639,15 +747,15 @@ cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uin
         memset(tk->dist, 0, sizeof tk->dist);
         do {
             switch (level) { /* each level's constants folded into its own loop */
-            case 1: tokenize_row(in, s, row, level_params[1], hash, tk); break;
-            case 2: tokenize_row(in, s, row, level_params[2], hash, tk); break;
-            default: tokenize_row(in, s, row, level_params[3], hash, tk); break;
+            case 1: tokenize_row(in, s, row, level_depth[1], table, tk); break;
+            case 2: tokenize_row(in, s, row, level_depth[2], table, tk); break;
+            default: tokenize_row(in, s, row, level_depth[3], table, tk); break;
             }
             s += row;
         } while (s < n && tk->n + row <= BLOCK_TOKENS);
         st = put_block(&w, in + b0, s - b0, tk, s == n, out_end);
     }
-    free(hash);
+    free(table);
     free(t);
     free(tk);
     CG_TRY(st);

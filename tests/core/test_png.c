@@ -280,6 +280,46 @@ START_TEST(own_stream)
 }
 END_TEST
 
+/* Far and aliased candidates: a 90-byte random texture T in zero rows, at
+ * A, again 20,000 bytes on (within deflate's 32K window: the table must
+ * find it, so the table's levels write fewer bytes than the left/up-only
+ * level 1), and once more 65,536 + a few bytes after A, where a position
+ * kept as its low 16 bits reads as a near one: only a compare of the bytes
+ * keeps that from becoming a wrong match. zlib inflates every stream. */
+START_TEST(own_stream_far)
+{
+    enum { ROW = 1 + 3 * 700, ROWS = 40, N = ROW * ROWS, T = 90, A = 2 * ROW + 1 + 90 };
+    uint8_t *in = calloc(1, N + CG_ZD_SLACK), *back = malloc(N);
+    const size_t cap = cg_zd_bound(N);
+    uint8_t *z = malloc(cap);
+    ck_assert(in && back && z);
+    uint32_t s = 7;
+    for (size_t i = 0; i < T; i++) {
+        s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+        in[A + i] = (uint8_t)(s | 1); /* never a run of zeros */
+    }
+    /* a pixel start (offset within its row 1 mod 3) with T bytes of room */
+    size_t at[2] = {A + 20000, A + 65536};
+    for (int k = 0; k < 2; k++) {
+        while ((at[k] % ROW) % 3 != 1 || at[k] % ROW + T > ROW) at[k]++;
+        ck_assert_uint_lt(at[k] - A - (k ? 65536 : 20000), 3 * ROW);
+        memcpy(in + at[k], in + A, T);
+    }
+    size_t zlen[CG_PNG_OWN_LEVEL_MAX + 1] = {0};
+    for (int level = CG_PNG_OWN_LEVEL_MIN; level <= CG_PNG_OWN_LEVEL_MAX; level++) {
+        ck_assert_int_eq(cg_zd_compress(level, in, N, ROW, z, cap, &zlen[level]), CG_OK);
+        uLongf got = N;
+        ck_assert_int_eq(uncompress(back, &got, z, (uLong)zlen[level]), Z_OK);
+        ck_assert_uint_eq(got, N);
+        ck_assert_mem_eq(back, in, N);
+        if (level > 1) ck_assert_uint_lt(zlen[level] + T / 2, zlen[1]);
+    }
+    free(in);
+    free(back);
+    free(z);
+}
+END_TEST
+
 /* Adler-32 against zlib's adler32 (the oracle): lengths around the SIMD
  * step and the modulo span, every start offset, continuation. */
 START_TEST(adler32_values)
@@ -682,6 +722,7 @@ Suite *make_suite(void)
     tcase_add_test(parts, adler32_values);
     tcase_add_test(parts, huffman_lengths);
     tcase_add_test(parts, own_stream);
+    tcase_add_test(parts, own_stream_far);
     tcase_add_test(parts, container_bytes);
     tcase_add_test(parts, deflate_loading);
     suite_add_tcase(s, parts);
