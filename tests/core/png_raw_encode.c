@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cg_frame.h"
+#include "test_files.h"
 
 static FILE *manifest;
 static int failures;
@@ -26,17 +27,6 @@ static void fail(const char *what, const char *name, cg_status st)
 {
     fprintf(stderr, "png_raw_encode: %s: %s (%s)\n", name, what, cg_strerror(st));
     failures++;
-}
-
-static int write_file(const char *dir, const char *name, const char *ext, const uint8_t *p,
-                      size_t n)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext);
-    FILE *f = fopen(path, "wb");
-    if (f == NULL) return 0;
-    int ok = fwrite(p, 1, n, f) == n;
-    return fclose(f) == 0 && ok;
 }
 
 typedef struct setting {
@@ -63,8 +53,8 @@ static void encode_all(const char *dir, const char *name, const uint8_t *rgba, i
     p.src_h = p.dst_h = h;
     p.flip = 1;
     cg_status st = cg_convert(&p, raw, raw_len);
-    if (st != CG_OK || !write_file(dir, name, "rgba", rgba, (size_t)w * 4 * (size_t)h) ||
-        !write_file(dir, name, "raw", raw, raw_len)) {
+    if (st != CG_OK || !cg_test_write_file(dir, name, "rgba", rgba, (size_t)w * 4 * (size_t)h) ||
+        !cg_test_write_file(dir, name, "raw", raw, raw_len)) {
         fail("RAW conversion or its files", name, st);
         free(raw);
         free(padded);
@@ -103,7 +93,7 @@ static void encode_all(const char *dir, const char *name, const uint8_t *rgba, i
         char ext[64];
         snprintf(ext, sizeof ext, "%s.png", s[k].tag);
         st = cg_png_encode_rgb(s[k].pad ? padded : raw, w, h, row + s[k].pad, &s[k].opt, &b);
-        if (st != CG_OK || !write_file(dir, name, ext, b.data, b.len)) {
+        if (st != CG_OK || !cg_test_write_file(dir, name, ext, b.data, b.len)) {
             fail(s[k].tag, name, st);
             continue;
         }
@@ -114,7 +104,7 @@ static void encode_all(const char *dir, const char *name, const uint8_t *rgba, i
     st = cg_png_encode_rgb(raw, w, h, row, &lib, &b);
     if (cg_png_deflate_name() == NULL) {
         if (st != CG_E_UNSUPPORTED || b.len != 0) fail("library path not refused", name, st);
-    } else if (st != CG_OK || !write_file(dir, name, "library.png", b.data, b.len)) {
+    } else if (st != CG_OK || !cg_test_write_file(dir, name, "library.png", b.data, b.len)) {
         fail("library", name, st);
     } else {
         fprintf(manifest, " library");
