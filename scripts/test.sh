@@ -57,7 +57,7 @@ t0=$SECONDS
 echo "== cross build: Windows x64 (core, JNI DLL, natives jar); tests under Wine"
 bash scripts/build-check-mingw.sh build-mingw/deps/check "$JOBS"
 cmake -S . -B build-mingw -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-x86_64-w64-mingw32.cmake \
-  -DCG_MINGW_DEPS="$PWD/build-mingw/deps/check" -DCG_WITH_PNG=OFF "${cross[@]}" >/dev/null
+  -DCG_MINGW_DEPS="$PWD/build-mingw/deps/check" "${cross[@]}" >/dev/null
 cmake --build build-mingw -j"$JOBS" --target cg_cross
 # Wine's first start creates its prefix; do it once before tests run in parallel.
 t1=$SECONDS

@@ -153,7 +153,8 @@ cg_png_options cg_png_libpng_defaults(void);
  * 8-bit RGB PNG into out (out->len set, out->data grown as needed). With
  * CG_PNG_DEFLATE_LIBRARY the deflate library (libdeflate.so.0, else
  * libz.so.1) is loaded with dlopen at the first such call; it is never a
- * load-time dependency. Thread-safe. Errors: CG_E_INVALID_ARG, dims,
+ * load-time dependency. Windows builds load none: there those options get
+ * CG_E_UNSUPPORTED, while CG_PNG_DEFLATE_OWN works. Thread-safe. Errors: CG_E_INVALID_ARG, dims,
  * CG_E_NO_MEMORY, CG_E_PNG, and CG_E_UNSUPPORTED when PNG was not built in
  * or the options ask for a library that does not load
  * (cg_png_unavailable_reason says which). */
@@ -165,7 +166,7 @@ cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
 const char *cg_png_unavailable_reason(void);
 
 /* "libdeflate" or "zlib": the deflate library PNG encoding uses for
- * strategy -1; NULL when PNG encoding is unavailable. */
+ * strategy -1; NULL when none loads (always on Windows) or PNG is not built. */
 const char *cg_png_deflate_name(void);
 
 /* ---- depth --------------------------------------------------------------- */

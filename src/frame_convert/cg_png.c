@@ -202,9 +202,7 @@ const char *cg_png_unavailable_reason(void)
 {
     if (cg_png_default_options().deflate == CG_PNG_DEFLATE_OWN || cg_deflate_default() != NULL)
         return NULL;
-    return "PNG encoding loads libdeflate (libdeflate.so.0, Debian/Ubuntu package libdeflate0) "
-           "or else zlib (libz.so.1) at run time, and neither could be loaded; install "
-           "libdeflate, or use RAW (0)";
+    return cg_deflate_unavailable_reason();
 }
 
 const char *cg_png_deflate_name(void)

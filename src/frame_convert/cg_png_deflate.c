@@ -116,6 +116,13 @@ const cg_deflate_lib *cg_deflate_for_strategy(int strategy)
     return process_zlib != NULL ? process_zlib : lib;
 }
 
+const char *cg_deflate_unavailable_reason(void)
+{
+    return "PNG encoding loads libdeflate (libdeflate.so.0, Debian/Ubuntu package libdeflate0) "
+           "or else zlib (libz.so.1) at run time, and neither could be loaded; install "
+           "libdeflate, or use RAW (0)";
+}
+
 /* Above both libraries' own bounds: libdeflate's is 5 bytes per 5000 input
  * bytes (a block each) plus a few, zlib's about 0.03 % plus a few. */
 size_t cg_deflate_bound(const cg_deflate_lib *lib, size_t n)

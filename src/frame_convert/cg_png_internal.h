@@ -65,6 +65,10 @@ const cg_deflate_lib *cg_deflate_default(void);
  * which has no strategies). */
 const cg_deflate_lib *cg_deflate_for_strategy(int strategy);
 
+/* A sentence saying why cg_deflate_default() is NULL: which libraries the
+ * build loads and what to install (static storage). */
+const char *cg_deflate_unavailable_reason(void);
+
 /* Worst-case size of the zlib stream for n input bytes. */
 size_t cg_deflate_bound(const cg_deflate_lib *lib, size_t n);
 

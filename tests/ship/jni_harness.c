@@ -10,7 +10,11 @@
  * as the given exception (no context: IllegalStateException; not built:
  * UnsupportedOperationException), initializeGLEW false, and CUDA and macOS
  * natives as UnsupportedOperationException.
- * Usage: jni_harness <library> <png|unsupported> <java/lang/... class GL throws>
+ * Usage: jni_harness <library> <png|unsupported> <java/lang/... class GL throws> [OUT_DIR]
+ * With OUT_DIR (PNG builds), frames go through RAW and PNG and are written
+ * there as tests/core/png_raw_check.py reads them (the RGBA frame, the RAW
+ * bytes, the PNG, manifest.txt), for the host's PIL to decode the PNG and
+ * compare it with the RAW bytes of the same frame.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -28,6 +32,7 @@
 #include "com_kyhsgeekcode_minecraftenv_FramebufferCapturer.h"
 #include "com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy.h"
 #include "com_kyhsgeekcode_minecraftenv_VulkanMetalZerocopy.h"
+#include "test_files.h"
 
 /* Every jobject is one of these. */
 typedef struct fake {
@@ -235,10 +240,45 @@ static void (*lib_sym(lib_handle h, const char *name))(void)
 #endif
 #define LOOKUP(lib, name) ((__typeof__(&name))lib_sym(lib, #name))
 
+typedef __typeof__(&Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_convertCapturedFrameImpl)
+    convert_fn;
+
+/* One w x h RGBA frame through RAW and PNG (flipped, as a glReadPixels
+ * buffer), both written to dir for the host's decoder. */
+static void dump_frame(convert_fn convert, jobject self, const char *dir, FILE *manifest,
+                       const char *name, int w, int h)
+{
+    const size_t n = (size_t)w * (size_t)h * 4;
+    jbyte *rgba = malloc(n);
+    if (!rgba) exit(3);
+    uint32_t s = 0x2545f491u ^ (uint32_t)(w * 131 + h);
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+        rgba[i] = (jbyte)(i % 8 < 4 ? s : i / 4 % 97); /* noise and a ramp, pixel by pixel */
+    }
+    jobject buf = new_direct(env, rgba, (jlong)n);
+    jobject raw = convert(env, self, buf, w, h, w, h, 0, JNI_TRUE, JNI_FALSE, 0, 0);
+    expect_no_throw("convertCapturedFrameImpl RAW for the host's decoder");
+    jobject png = convert(env, self, buf, w, h, w, h, 1, JNI_TRUE, JNI_FALSE, 0, 0);
+    expect_no_throw("convertCapturedFrameImpl PNG for the host's decoder");
+    if (!raw || !png || !cg_test_write_file(dir, name, "rgba", rgba, n) ||
+        !cg_test_write_file(dir, name, "raw", F(raw)->bytes, (size_t)F(raw)->len) ||
+        !cg_test_write_file(dir, name, "jni.png", F(png)->bytes, (size_t)F(png)->len)) {
+        fprintf(stderr, "FAIL %s: frame not written to %s\n", name, dir);
+        failures++;
+    } else {
+        fprintf(manifest, "%s %d %d jni\n", name, w, h);
+        printf("ok   %s: RAW and %d bytes of PNG written for the host's decoder\n", name,
+               (int)F(png)->len);
+    }
+    free(rgba);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: jni_harness <library> <png|unsupported> <class GL capture throws>\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: jni_harness <library> <png|unsupported> <class GL capture throws> "
+                        "[OUT_DIR]\n");
         return 2;
     }
     int want_png = strcmp(argv[2], "png") == 0;
@@ -275,8 +315,8 @@ int main(int argc, char **argv)
     }
     jobject self = mk();
 
-    __typeof__(&Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_convertCapturedFrameImpl)
-        convert = LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_convertCapturedFrameImpl);
+    convert_fn convert =
+        LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_convertCapturedFrameImpl);
     static jbyte rgba[16] = {1, 2, 3, -1, 4, 5, 6, 0, 7, 8, 9, 0, 10, 11, 12, 0};
     static const jbyte want[12] = {7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6};
     jobject buf = new_direct(env, rgba, 16);
@@ -300,6 +340,19 @@ int main(int argc, char **argv)
         failures += !ok;
     } else {
         expect_throw("convertCapturedFrameImpl PNG", UNSUPPORTED);
+    }
+    if (want_png && argc == 5) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/manifest.txt", argv[4]);
+        FILE *manifest = fopen(path, "w");
+        if (!manifest) {
+            fprintf(stderr, "FAIL cannot write %s\n", path);
+            return 1;
+        }
+        dump_frame(convert, self, argv[4], manifest, "jni_1x1", 1, 1);
+        dump_frame(convert, self, argv[4], manifest, "jni_odd_37x5", 37, 5);
+        dump_frame(convert, self, argv[4], manifest, "jni_640x360", 640, 360);
+        failures += fclose(manifest) != 0;
     }
 
     LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferImpl)(
