@@ -680,24 +680,28 @@ static cg_status put_block(bitw *w, const uint8_t *in, size_t n, tokens *tk, int
     }
     uint64_t dfull[DIST_SYMS];
     for (int c = 0; c < DIST_SYMS; c++) dfull[c] = dcode[c];
+    /* The writer in a local: its bytes go out through a uint8_t pointer,
+     * which could alias *w, so put(w, ...) would reload *w every time. */
+    bitw lw = *w;
     const uint32_t *t = tk->t, *const te = tk->t + tk->n;
     for (; t < te; t++) {
         const uint32_t v = *t;
         if (v < TOK_BYTE) { /* a pixel: three codes of at most 15 bits */
             const unsigned b0 = v & 0xff, b1 = (v >> 8) & 0xff, b2 = v >> 16;
             const unsigned l0 = llen[b0], l01 = l0 + llen[b1];
-            put(w, lcode[b0] | (uint64_t)lcode[b1] << l0 | (uint64_t)lcode[b2] << l01,
+            put(&lw, lcode[b0] | (uint64_t)lcode[b1] << l0 | (uint64_t)lcode[b2] << l01,
                 l01 + llen[b2]);
         } else if (v < TOK_MATCH) {
-            put(w, lcode[v & 0xff], llen[v & 0xff]);
+            put(&lw, lcode[v & 0xff], llen[v & 0xff]);
         } else { /* length (<= 20 bits) and distance (<= 28 bits) together */
             const unsigned l = (v >> 16) & 0x1ff, d = v & 0xffff, dc = (v >> 25) & 31;
             const unsigned eb = dc >= 4 ? dc / 2 - 1 : 0;
             const uint64_t dist = dfull[dc] | (uint64_t)((d - 1) & ((1u << eb) - 1)) << dlen[dc];
-            put(w, lfull[l] | dist << lbits[l], lbits[l] + dlen[dc] + eb);
+            put(&lw, lfull[l] | dist << lbits[l], lbits[l] + dlen[dc] + eb);
         }
     }
-    put(w, lcode[256], llen[256]);
+    put(&lw, lcode[256], llen[256]);
+    *w = lw;
     return CG_OK;
 }
 
