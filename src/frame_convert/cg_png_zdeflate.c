@@ -338,7 +338,7 @@ enum { MIN_MATCH = 6, ROW_BITS = 11, ROWS = 1 << ROW_BITS, WAYS = 8 };
 /* What a level does: how many of a table row's entries that may give three
  * pixels it reads (0: no table, the left and upper pixels only). Chosen
  * from bench_core's sweep on the corpus (README.md). */
-static const int level_depth[CG_PNG_OWN_LEVEL_MAX + 1] = {0, 0, 2, 8};
+static const int level_depth[CG_PNG_OWN_LEVEL_MAX + 1] = {0, 0, 1, 4};
 
 /* The table: per row, WAYS entries, the newest at head, older ones after
  * it (circularly). An entry: a position, the tag of its two pixels' hash
