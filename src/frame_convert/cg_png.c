@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "cg_png_internal.h"
 
 #if defined(__linux__)
@@ -33,12 +35,12 @@ static int grow(cg_buf *b, size_t need)
     return 1;
 }
 
-/* The filtered rows: a fresh buffer of up to 805 MB each call. With 4 KiB
- * pages every first touch is a page fault; on a VM those cost about 18 us
- * each here (27 ms for a 1920x1080 frame's 6 MB, more than the encoding).
- * From 2 MiB up, a mapping of transparent huge pages faults 512 times
- * less: 0.7 ms for the same 6 MB. Elsewhere, or if the kernel refuses,
- * plain malloc. */
+/* The work area (filtered rows, then the own deflate's memory): up to
+ * 805 MB. With 4 KiB pages every first touch is a page fault; on a VM those
+ * cost about 18 us each here (27 ms for a 1920x1080 frame's 6 MB, more than
+ * the encoding). From 2 MiB up, a mapping of transparent huge pages faults
+ * 512 times less: 0.7 ms for the same 6 MB. Elsewhere, or if the kernel
+ * refuses, plain malloc. A thread keeps its area for its next call (below). */
 typedef struct scratch {
     uint8_t *p;
     void *map;
@@ -77,6 +79,60 @@ static void scratch_free(scratch *s)
     }
 #endif
     free(s->p);
+}
+
+/* A thread's work area (the filtered rows and the own deflate's memory),
+ * kept for its next call and freed when the thread ends: fresh buffers each
+ * call faulted their pages in again, 82 page faults a 640x360 frame. Areas
+ * above KEEP_MAX bytes are the call's own, so a thread holds at most that
+ * much. */
+enum { KEEP_MAX = 64 << 20 };
+
+typedef struct work {
+    scratch sc;
+    size_t cap; /* 0: none */
+} work;
+
+static pthread_key_t work_key;
+static pthread_once_t work_once = PTHREAD_ONCE_INIT;
+static int work_key_ok;
+
+static void work_free(void *p)
+{
+    work *w = p;
+    if (w->cap > 0) scratch_free(&w->sc);
+    free(w);
+}
+
+static void work_key_init(void)
+{
+    work_key_ok = pthread_key_create(&work_key, work_free) == 0;
+}
+
+/* This thread's area of at least n bytes in *sc; 0 when it cannot be kept
+ * (too large, no thread key, no memory: the caller allocates its own). */
+static int thread_work(size_t n, scratch *sc)
+{
+    if (n > KEEP_MAX) return 0;
+    pthread_once(&work_once, work_key_init);
+    if (!work_key_ok) return 0;
+    work *w = pthread_getspecific(work_key);
+    if (w == NULL) {
+        w = calloc(1, sizeof *w);
+        if (w == NULL) return 0;
+        if (pthread_setspecific(work_key, w) != 0) {
+            free(w);
+            return 0;
+        }
+    }
+    if (w->cap < n) {
+        if (w->cap > 0) scratch_free(&w->sc);
+        w->cap = 0;
+        if (!scratch_alloc(&w->sc, n)) return 0;
+        w->cap = n;
+    }
+    *sc = w->sc;
+    return 1;
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -134,18 +190,24 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
     const size_t row = (size_t)w * 3;
     size_t filtered_len, scratch_len;
     CG_TRY(cg_mul_size(row + 1, (size_t)h, &filtered_len));
-    CG_RETURN_IF(filtered_len > SIZE_MAX - row - CG_ZD_SLACK, CG_E_OVERFLOW);
-    /* + the zero row above the first, + what the own deflate may read past */
-    scratch_len = filtered_len + row + CG_ZD_SLACK;
+    CG_RETURN_IF(filtered_len > SIZE_MAX - row - CG_ZD_SLACK - 64, CG_E_OVERFLOW);
+    /* + the zero row above the first, + what the own deflate may read past,
+     * to a 64-byte boundary, + the own deflate's work memory */
+    const size_t zd_at = (filtered_len + row + CG_ZD_SLACK + 63) / 64 * 64;
+    const size_t zd_len = own ? cg_zd_work_size(level, row + 1) : 0;
+    CG_RETURN_IF(own && zd_len == 0, CG_E_INVALID_ARG);
+    CG_RETURN_IF(zd_len > SIZE_MAX - zd_at, CG_E_OVERFLOW);
+    scratch_len = zd_at + zd_len;
 
     /* Header, IDAT's header, the stream's bound, IDAT's CRC and IEND. */
     const size_t head = 8 + 25 + 8;
     const size_t bound = own ? cg_zd_bound(filtered_len) : cg_deflate_bound(lib, filtered_len);
     CG_RETURN_IF(bound > SIZE_MAX - head - 4 - 12, CG_E_OVERFLOW);
     scratch sc;
-    CG_RETURN_IF(!scratch_alloc(&sc, scratch_len), CG_E_NO_MEMORY);
+    const int kept = thread_work(scratch_len, &sc);
+    CG_RETURN_IF(!kept && !scratch_alloc(&sc, scratch_len), CG_E_NO_MEMORY);
     if (!grow(out, head + bound + 4 + 12)) {
-        scratch_free(&sc);
+        if (!kept) scratch_free(&sc);
         return CG_E_NO_MEMORY;
     }
 
@@ -174,11 +236,11 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
     size_t at = 8 + finish_chunk(p + 8, "IHDR", 13);
 
     size_t zlen = 0;
-    cg_status st = own ? cg_zd_compress(level, filtered, filtered_len, row + 1, p + at + 8,
-                                        bound, &zlen)
+    cg_status st = own ? cg_zd_compress_in(sc.p + zd_at, zd_len, level, filtered, filtered_len,
+                                           row + 1, p + at + 8, bound, &zlen)
                        : cg_deflate_zlib(lib, level, opt->strategy, filtered, filtered_len,
                                          p + at + 8, bound, &zlen);
-    scratch_free(&sc);
+    if (!kept) scratch_free(&sc);
     if (st == CG_OK && zlen > 0x7fffffffu) st = CG_E_TOO_LARGE; /* one chunk's limit */
     CG_TRY(st);
     at += finish_chunk(p + at, "IDAT", zlen);

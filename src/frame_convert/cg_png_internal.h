@@ -107,6 +107,13 @@ enum { CG_ZD_SLACK = 8 };
 cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uint8_t *out,
                          size_t cap, size_t *out_len);
 
+/* The same in work memory of the caller's: work_len >= cg_zd_work_size(level,
+ * row) bytes, aligned as malloc aligns (0: a level or row out of range).
+ * cg_zd_compress allocates it each call. */
+size_t cg_zd_work_size(int level, size_t row);
+cg_status cg_zd_compress_in(void *work, size_t work_len, int level, const uint8_t *in, size_t n,
+                            size_t row, uint8_t *out, size_t cap, size_t *out_len);
+
 /* ---- the encoder with a given library ------------------------------------- */
 
 /* cg_png_encode_rgb with the deflate library chosen by the caller (used

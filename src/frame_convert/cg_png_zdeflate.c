@@ -715,26 +715,54 @@ size_t cg_zd_bound(size_t n)
     return n + (n / STORED_MAX + 1) * 5 + blocks * 24 + 2 + 4 + 64;
 }
 
+/* The work memory's parts: the token counts, the tokens of one block, the
+ * table; each from a 64-byte boundary. */
+enum { PART_ALIGN = 64 };
+
+static size_t part(size_t n)
+{
+    return (n + PART_ALIGN - 1) / PART_ALIGN * PART_ALIGN;
+}
+
+size_t cg_zd_work_size(int level, size_t row)
+{
+    if (level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX) return 0;
+    if (row > (SIZE_MAX - 4 * PART_ALIGN - sizeof(tokens) - sizeof(rows)) / 4 - BLOCK_TOKENS)
+        return 0;
+    /* A block: rows while the tokens of one more row still fit. */
+    return part(sizeof(tokens)) + part((BLOCK_TOKENS + row) * sizeof(uint32_t)) +
+           (level_depth[level] > 0 ? part(sizeof(rows)) : 0);
+}
+
 cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uint8_t *out,
                          size_t cap, size_t *out_len)
 {
-    CG_RETURN_IF(in == NULL || out == NULL || out_len == NULL, CG_E_INVALID_ARG);
+    const size_t need = cg_zd_work_size(level, row);
+    CG_RETURN_IF(need == 0, CG_E_INVALID_ARG);
+    void *work = malloc(need);
+    CG_RETURN_IF(work == NULL, CG_E_NO_MEMORY);
+    const cg_status st = cg_zd_compress_in(work, need, level, in, n, row, out, cap, out_len);
+    free(work);
+    return st;
+}
+
+cg_status cg_zd_compress_in(void *work, size_t work_len, int level, const uint8_t *in, size_t n,
+                            size_t row, uint8_t *out, size_t cap, size_t *out_len)
+{
+    CG_RETURN_IF(in == NULL || out == NULL || out_len == NULL || work == NULL, CG_E_INVALID_ARG);
     CG_RETURN_IF(row < 1 + BPP || (row - 1) % BPP != 0 || n % row != 0, CG_E_INVALID_ARG);
     CG_RETURN_IF(cap < cg_zd_bound(n), CG_E_BUFFER_TOO_SMALL);
     CG_RETURN_IF(level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX, CG_E_INVALID_ARG);
+    CG_RETURN_IF(work_len < cg_zd_work_size(level, row), CG_E_BUFFER_TOO_SMALL);
     const int depth = level_depth[level];
-    /* A block: rows while the tokens of one more row still fit. */
-    const size_t tcap = BLOCK_TOKENS + row;
-    tokens *tk = malloc(sizeof *tk);
-    uint32_t *t = malloc(tcap * sizeof *t);
-    rows *table = depth > 0 ? calloc(1, sizeof *table) : NULL;
-    if (tk == NULL || t == NULL || (depth > 0 && table == NULL)) {
-        free(tk);
-        free(t);
-        free(table);
-        return CG_E_NO_MEMORY;
-    }
-    tk->t = t;
+    uint8_t *const wb = work;
+    tokens *const tk = (tokens *)(void *)wb;
+    tk->t = (uint32_t *)(void *)(wb + part(sizeof(tokens)));
+    rows *const table =
+        depth > 0 ? (rows *)(void *)(wb + part(sizeof(tokens)) +
+                                     part((BLOCK_TOKENS + row) * sizeof(uint32_t)))
+                  : NULL;
+    if (table != NULL) memset(table, 0, sizeof *table);
     for (unsigned l = 3; l <= MAX_MATCH; l++) tk->len_tab[l] = length_info(l);
     bitw w = {0, 0, out};
     const uint8_t *const out_end = out + cap;
@@ -759,9 +787,6 @@ cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uin
         } while (s < n && tk->n + row <= BLOCK_TOKENS);
         st = put_block(&w, in + b0, s - b0, tk, s == n, out_end);
     }
-    free(table);
-    free(t);
-    free(tk);
     CG_TRY(st);
     CG_RETURN_IF(out_end - w.p < 16, CG_E_PNG);
     align(&w);
