@@ -381,15 +381,6 @@ static inline key key_at(const uint8_t *x)
     return k;
 }
 
-/* Bit i set where byte i of v is zero (8 bytes). Exact: no carries
- * between bytes. */
-static inline unsigned zero_bytes(uint64_t v)
-{
-    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
-    const uint64_t z = ~(((v & lo7) + lo7) | v | lo7); /* 0x80 where zero */
-    return (unsigned)(((z >> 7) * 0x0102040810204080ull) >> 56);
-}
-
 /* Which of a row's entries carry tag, and which have third: bit i for
  * entry i. */
 #if defined(__SSE2__)
@@ -406,14 +397,18 @@ static inline unsigned third_hits(const uint16_t *v, uint16_t third)
     return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(eq, _mm_setzero_si128())) & 0xff;
 }
 #else
+/* Bit i set where byte i of v is zero (8 bytes). Exact: no carries
+ * between bytes. */
+static inline unsigned zero_bytes(uint64_t v)
+{
+    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+    const uint64_t z = ~(((v & lo7) + lo7) | v | lo7); /* 0x80 where zero */
+    return (unsigned)(((z >> 7) * 0x0102040810204080ull) >> 56);
+}
+
 static inline unsigned tag_hits(const uint8_t *tags, uint8_t tag)
 {
-    uint64_t a;
-    memcpy(&a, tags, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    a = __builtin_bswap64(a);
-#endif
-    return zero_bytes(a ^ 0x0101010101010101ull * tag);
+    return zero_bytes(load64(tags) ^ 0x0101010101010101ull * tag);
 }
 
 static inline unsigned third_hits(const uint16_t *v, uint16_t third)
