@@ -170,6 +170,13 @@ const char *cg_png_unavailable_reason(void);
  * strategy -1; NULL when none loads (always on Windows) or PNG is not built. */
 const char *cg_png_deflate_name(void);
 
+/* cg_png_encode_rgb keeps a work area per thread between calls (the
+ * filtered rows and the deflate's memory: about 1 MB for 640x360, 6.5 MB
+ * for 1920x1080; frames above 64 MB use their own), freed when the thread
+ * ends. This frees the calling thread's now; its next call allocates it
+ * again. */
+void cg_png_thread_release(void);
+
 /* ---- depth --------------------------------------------------------------- */
 
 /* Linearise n reverse-Z depth values in place (1 = near, 0 = far) into eye

@@ -109,8 +109,9 @@ static void work_key_init(void)
     work_key_ok = pthread_key_create(&work_key, work_free) == 0;
 }
 
-/* This thread's area of at least n bytes in *sc; 0 when it cannot be kept
- * (too large, no thread key, no memory: the caller allocates its own). */
+/* This thread's area of at least n bytes in *sc: 1; 0 when none is kept
+ * (too large, no thread key: the caller allocates its own); -1 when memory
+ * runs out. */
 static int thread_work(size_t n, scratch *sc)
 {
     if (n > KEEP_MAX) return 0;
@@ -119,7 +120,7 @@ static int thread_work(size_t n, scratch *sc)
     work *w = pthread_getspecific(work_key);
     if (w == NULL) {
         w = calloc(1, sizeof *w);
-        if (w == NULL) return 0;
+        if (w == NULL) return -1;
         if (pthread_setspecific(work_key, w) != 0) {
             free(w);
             return 0;
@@ -128,11 +129,20 @@ static int thread_work(size_t n, scratch *sc)
     if (w->cap < n) {
         if (w->cap > 0) scratch_free(&w->sc);
         w->cap = 0;
-        if (!scratch_alloc(&w->sc, n)) return 0;
+        if (!scratch_alloc(&w->sc, n)) return -1;
         w->cap = n;
     }
     *sc = w->sc;
     return 1;
+}
+
+void cg_png_thread_release(void)
+{
+    pthread_once(&work_once, work_key_init);
+    if (!work_key_ok) return;
+    work *w = pthread_getspecific(work_key);
+    if (w == NULL || pthread_setspecific(work_key, NULL) != 0) return;
+    work_free(w);
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -205,7 +215,7 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
     CG_RETURN_IF(bound > SIZE_MAX - head - 4 - 12, CG_E_OVERFLOW);
     scratch sc;
     const int kept = thread_work(scratch_len, &sc);
-    CG_RETURN_IF(!kept && !scratch_alloc(&sc, scratch_len), CG_E_NO_MEMORY);
+    CG_RETURN_IF(kept < 0 || (!kept && !scratch_alloc(&sc, scratch_len)), CG_E_NO_MEMORY);
     if (!grow(out, head + bound + 4 + 12)) {
         if (!kept) scratch_free(&sc);
         return CG_E_NO_MEMORY;

@@ -24,3 +24,7 @@ const char *cg_png_deflate_name(void)
 {
     return NULL;
 }
+
+void cg_png_thread_release(void)
+{
+}
