@@ -482,7 +482,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
             const key k = key_at(x);
             const unsigned head = tb->head[k.row];
             const unsigned hits = newest_first(tag_hits(tb->tag[k.row], k.tag), head);
-            if (hits != 0) {
+            if (__builtin_expect(hits != 0, 0)) { /* most pixels: no entry with the tag */
                 /* entries whose third pixel may match too, newest first */
                 unsigned more = newest_first(third_hits(tb->third[k.row], k.third), head) & hits;
                 for (int j = 0; more != 0 && j < depth; j++) {
@@ -511,7 +511,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
             }
             insert(tb, k, p);
         }
-        if (len < MIN_MATCH) {
+        if (__builtin_expect(len < MIN_MATCH, 1)) { /* laid out as the common case */
             tk->lit[0][x[0]]++;
             tk->lit[1][x[1]]++;
             tk->lit[2][x[2]]++;
