@@ -448,6 +448,28 @@ static inline size_t pix_len(uint64_t d, const uint8_t *x, const uint8_t *c, con
     return (size_t)__builtin_ctzll(d) >> 3 >= 6 ? 6 : BPP; /* 3 to 7 bytes */
 }
 
+/* The candidate cd bytes back from x, taken when longer than *len (ties:
+ * the one found first, the nearer); cur = load64(x). */
+static inline void try_at(uint64_t cur, const uint8_t *x, size_t cd, const uint8_t *xend,
+                          size_t *len, size_t *dist)
+{
+    const uint64_t d = cur ^ load64(x - cd);
+    if ((d & 0xffffff) == 0) {
+        const size_t l = pix_len(d, x, x - cd, xend);
+        if (l > *len) *len = l, *dist = cd;
+    }
+}
+
+/* A pixel's three bytes as a literal token (px: the bytes, low first). */
+static inline uint32_t *put_lit(uint32_t *t, tokens *tk, const uint8_t *x, uint32_t px)
+{
+    tk->lit[0][x[0]]++;
+    tk->lit[1][x[1]]++;
+    tk->lit[2][x[2]]++;
+    *t = px;
+    return t + 1;
+}
+
 /* One filtered row [s, s + row) of in: filter byte, then pixels. At each
  * pixel, the longest match of the candidates at the top of this file; the
  * pixel then joins the table. */
@@ -467,17 +489,8 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
         const uint8_t *const x = in + p;
         const uint64_t cur = load64(x);
         size_t len = 0, dist = 0;
-        if (p > s + 1) {
-            const uint64_t d = cur ^ load64(x - BPP);
-            if ((d & 0xffffff) == 0) len = pix_len(d, x, x - BPP, xend), dist = BPP;
-        }
-        if (up != 0) {
-            const uint64_t d = cur ^ load64(x - up);
-            if ((d & 0xffffff) == 0) {
-                const size_t l = pix_len(d, x, x - up, xend);
-                if (l > len) len = l, dist = up;
-            }
-        }
+        if (p > s + 1) try_at(cur, x, BPP, xend, &len, &dist);
+        if (up != 0) try_at(cur, x, up, xend, &len, &dist);
         if (depth > 0) {
             const key k = key_at(x);
             const unsigned head = tb->head[k.row];
@@ -490,32 +503,20 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
                     more &= more - 1;
                     const size_t cd = (uint16_t)(p - tb->pos[k.row][i]);
                     if (cd - 1 >= MAX_DIST) break; /* older ones are further */
-                    const uint8_t *const c = x - cd;
                     /* read it only if it can beat len: equal where len ends */
-                    if (len >= BPP && load32(x + len - 1) != load32(c + len - 1)) continue;
-                    const uint64_t d = cur ^ load64(c);
-                    if ((d & 0xffffff) == 0) {
-                        const size_t l = pix_len(d, x, c, xend);
-                        if (l > len) len = l, dist = cd;
-                    }
+                    if (len >= BPP && load32(x + len - 1) != load32(x - cd + len - 1)) continue;
+                    try_at(cur, x, cd, xend, &len, &dist);
                 }
                 if (len < MIN_MATCH) { /* else: the others give two pixels at most */
                     const unsigned i = (head + (unsigned)__builtin_ctz(hits)) & (WAYS - 1);
                     const size_t cd = (uint16_t)(p - tb->pos[k.row][i]);
-                    const uint64_t d = cur ^ load64(x - (cd - 1 < MAX_DIST ? cd : BPP));
-                    if (cd - 1 < MAX_DIST && (d & 0xffffff) == 0) {
-                        const size_t l = pix_len(d, x, x - cd, xend);
-                        if (l > len) len = l, dist = cd;
-                    }
+                    if (cd - 1 < MAX_DIST) try_at(cur, x, cd, xend, &len, &dist);
                 }
             }
             insert(tb, k, p);
         }
         if (__builtin_expect(len < MIN_MATCH, 1)) { /* laid out as the common case */
-            tk->lit[0][x[0]]++;
-            tk->lit[1][x[1]]++;
-            tk->lit[2][x[2]]++;
-            *t++ = (uint32_t)cur & 0xffffff;
+            t = put_lit(t, tk, x, (uint32_t)cur & 0xffffff);
             p += BPP;
             continue;
         }
@@ -528,12 +529,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
             for (size_t q = p + BPP; q < p + len; q += BPP) insert(tb, key_at(in + q), q);
         p += len;
     }
-    if (p < end) { /* one pixel left */
-        tk->lit[0][in[p]]++;
-        tk->lit[1][in[p + 1]]++;
-        tk->lit[2][in[p + 2]]++;
-        *t++ = load32(in + p) & 0xffffff;
-    }
+    if (p < end) t = put_lit(t, tk, in + p, load32(in + p) & 0xffffff); /* one pixel left */
     tk->n += (size_t)(t - t0);
 }
 
