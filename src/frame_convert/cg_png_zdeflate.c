@@ -125,10 +125,30 @@ uint32_t cg_adler32(uint32_t adler, const uint8_t *p, size_t n)
 
 /* ---- Huffman code lengths -------------------------------------------------- */
 
-static int cmp_u32(const void *x, const void *y)
+/* a[0, m) ascending: a stable pass per byte, the lowest first; a pass whose
+ * byte is the same in every key is skipped. tmp: room for m keys. */
+static void sort_u32(uint32_t *a, int m, uint32_t *tmp)
 {
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return a < b ? -1 : a > b;
+    uint32_t cnt[4][256];
+    memset(cnt, 0, sizeof cnt);
+    for (int i = 0; i < m; i++)
+        for (int d = 0; d < 4; d++) cnt[d][(a[i] >> (8 * d)) & 0xff]++;
+    uint32_t *src = a, *dst = tmp;
+    for (int d = 0; d < 4; d++) {
+        uint32_t *c = cnt[d];
+        if (c[(src[0] >> (8 * d)) & 0xff] == (uint32_t)m) continue;
+        uint32_t sum = 0;
+        for (int b = 0; b < 256; b++) {
+            const uint32_t k = c[b];
+            c[b] = sum;
+            sum += k;
+        }
+        for (int i = 0; i < m; i++) dst[c[(src[i] >> (8 * d)) & 0xff]++] = src[i];
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, (size_t)m * sizeof *a);
 }
 
 void cg_zd_huff_lengths(const uint32_t *freq, int n, int max_bits, uint8_t *len)
@@ -145,7 +165,8 @@ void cg_zd_huff_lengths(const uint32_t *freq, int n, int max_bits, uint8_t *len)
         len[s == 0 ? 1 : 0] = 1;
         return;
     }
-    qsort(key, (size_t)m, sizeof key[0], cmp_u32);
+    uint32_t tmp[LITLEN_SYMS];
+    sort_u32(key, m, tmp);
 
     /* Huffman's tree with two queues: leaves 0..m-1 ascending, internal
      * nodes m..2m-2 made in ascending weight order. */
@@ -201,9 +222,12 @@ static void huff_codes(const uint8_t *len, int n, uint16_t *code)
     for (int s = 0; s < n; s++) {
         int l = len[s];
         if (l == 0) continue;
-        uint32_t v = next[l]++, r = 0;
-        for (int b = 0; b < l; b++) r |= ((v >> b) & 1) << (l - 1 - b);
-        code[s] = (uint16_t)r;
+        uint32_t v = next[l]++; /* reversed: swap bits, pairs, nibbles, bytes */
+        v = (v >> 1 & 0x5555) | (v & 0x5555) << 1;
+        v = (v >> 2 & 0x3333) | (v & 0x3333) << 2;
+        v = (v >> 4 & 0x0f0f) | (v & 0x0f0f) << 4;
+        v = (v >> 8 & 0x00ff) | (v & 0x00ff) << 8;
+        code[s] = (uint16_t)(v >> (16 - l));
     }
 }
 
