@@ -15,7 +15,8 @@
  * far ends; failing those, the newest entry with the tag gives two pixels.
  * The longest wins (ties: the one found first, the nearer). The pixels a
  * match covers join the table too, except inside runs (they would fill
- * rows with one key): on these frames that finds more than looking one
+ * rows with one key) and copies of the row above (the pixels copied are
+ * in the table already): on these frames that finds more than looking one
  * pixel on for a longer match (lazy matching) and costs less. The filter
  * byte starting each row is a literal. Symbol counts are kept as tokens
  * are made (one literal table per byte of the pixel, summed per block, so
@@ -496,9 +497,9 @@ static inline uint32_t *put_lit(uint32_t *t, tokens *tk, const uint8_t *x, uint3
 
 /* One filtered row [s, s + row) of in: filter byte, then pixels. At each
  * pixel, the longest match of the candidates at the top of this file; the
- * pixel then joins the table. */
+ * pixel then joins the table. first: s is 0 (nothing before the row). */
 static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, int depth,
-                                       rows *tb, tokens *tk)
+                                       rows *tb, tokens *tk, const int first)
 {
     uint32_t *t = tk->t + tk->n;
     const uint32_t *const t0 = t;
@@ -506,14 +507,14 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
     tk->lit[0][in[s]]++;
     const size_t end = s + row;
     const uint8_t *const xend = in + end;
-    const size_t up = s >= row && row <= MAX_DIST ? row : 0; /* 0: no row above */
+    const size_t up = !first && row <= MAX_DIST ? row : 0; /* 0: no row above */
     size_t p = s + 1;
     /* the row's last pixel cannot start a match: a literal after the loop */
     while (p + 2 * BPP <= end) {
         const uint8_t *const x = in + p;
         const uint64_t cur = load64(x);
         size_t len = 0, dist = 0;
-        if (p > s + 1) try_at(cur, x, BPP, xend, &len, &dist);
+        if (!first || p > s + 1) try_at(cur, x, BPP, xend, &len, &dist);
         if (up != 0) try_at(cur, x, up, xend, &len, &dist);
         if (depth > 0) {
             const key k = key_at(x);
@@ -548,13 +549,30 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
         *t++ = TOK_MATCH | dc << 25 | (uint32_t)len << 16 | (uint32_t)dist;
         tk->len[tk->len_tab[len].sym]++;
         tk->dist[dc]++;
-        /* the pixels inside join the table too, except in runs */
-        if (depth > 0 && dist != BPP)
+        /* the pixels inside join the table too, except in runs and in
+         * copies of the row above (whose own pixels are there already) */
+        if (depth > 0 && dist != BPP && dist != up)
             for (size_t q = p + BPP; q < p + len; q += BPP) insert(tb, key_at(in + q), q);
         p += len;
     }
     if (p < end) t = put_lit(t, tk, in + p, load32(in + p) & 0xffffff); /* one pixel left */
     tk->n += (size_t)(t - t0);
+}
+
+/* The row at s. The first row has no row above and no pixel before its
+ * first; in the others, the first pixel may match at distance 3 too, into
+ * the row before. Each level's constants are folded into its own loop. */
+static void tokenize(int level, const uint8_t *in, size_t s, size_t row, rows *tb, tokens *tk)
+{
+    if (s == 0) {
+        tokenize_row(in, s, row, level_depth[level], tb, tk, 1);
+        return;
+    }
+    switch (level) {
+    case 1: tokenize_row(in, s, row, level_depth[1], tb, tk, 0); break;
+    case 2: tokenize_row(in, s, row, level_depth[2], tb, tk, 0); break;
+    default: tokenize_row(in, s, row, level_depth[3], tb, tk, 0); break;
+    }
 }
 
 /* ---- pass 2: one block --------------------------------------------------- */
@@ -793,11 +811,7 @@ cg_status cg_zd_compress_in(void *work, size_t work_len, int level, const uint8_
         memset(tk->len, 0, sizeof tk->len);
         memset(tk->dist, 0, sizeof tk->dist);
         do {
-            switch (level) { /* each level's constants folded into its own loop */
-            case 1: tokenize_row(in, s, row, level_depth[1], table, tk); break;
-            case 2: tokenize_row(in, s, row, level_depth[2], table, tk); break;
-            default: tokenize_row(in, s, row, level_depth[3], table, tk); break;
-            }
+            tokenize(level, in, s, row, table, tk);
             s += row;
         } while (s < n && tk->n + row <= BLOCK_TOKENS);
         st = put_block(&w, in + b0, s - b0, tk, s == n, out_end);
