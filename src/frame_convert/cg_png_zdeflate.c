@@ -6,23 +6,24 @@
  * starts at a pixel and covers whole pixels (at least two). Candidates, the
  * cheapest first: the pixel to the left (distance 3: runs), the pixel above
  * (distance of one filtered row), then, by level, earlier places of the
- * same two pixels from a table of 8-entry rows. An entry keeps a position,
- * an 8-bit tag of the two pixels' hash and a 16-bit hash of the third
- * pixel: two compares of a row's tags and third-pixel hashes (one SSE2
- * instruction each) pick, without reading the input, the entries that may
- * give three pixels or more; those are read newest first, up to the
+ * same two pixels from a table of 8-entry rows of 32 bytes. An entry
+ * keeps a position, an 8-bit tag of the two pixels' hash and an 8-bit hash
+ * of the third pixel: one compare of a row's tags and third-pixel hashes
+ * (one SSE2 instruction) picks, without reading the input, the entries that
+ * may give three pixels or more; those are read newest first, up to the
  * level's depth, each only when it agrees with the input where the best so
  * far ends; failing those, the newest entry with the tag gives two pixels.
- * The longest wins (ties: the one found first, the nearer). The pixels a
- * match covers join the table too, except inside runs (they would fill
- * rows with one key) and copies of the row above (the pixels copied are
- * in the table already): on these frames that finds more than looking one
- * pixel on for a longer match (lazy matching) and costs less. The filter
+ * The longest wins (ties: the one found first, the nearer). Some pixels a
+ * match covers join the table too: its first four and its last, except
+ * inside runs (they would fill rows with one key) and copies of the row
+ * above (the pixels copied are in the table already). On these frames that
+ * finds more than looking one pixel on for a longer match (lazy matching)
+ * and costs less, and the pixels past the fourth add little. The filter
  * byte starting each row is a literal. Symbol counts are kept as tokens
  * are made (one literal table per byte of the pixel, summed per block, so
  * repeated residuals do not chain increments of one counter).
  *
- * Pass 2, per block of tokens (whole rows, up to BLOCK_TOKENS): Huffman code
+ * Pass 2, per block of tokens (whole rows, up to block_tokens): Huffman code
  * lengths limited to 15 bits from the counts, the block's exact size in bits,
  * and either a dynamic-Huffman block or, when that would not be smaller,
  * stored blocks of the same bytes, so the stream never grows beyond the
@@ -48,7 +49,11 @@ enum {
     CL_SYMS = 19,
     MAX_BITS = 15,
     CL_MAX_BITS = 7,
-    BLOCK_TOKENS = 1 << 15, /* 32K: smaller blocks follow the frame's regions */
+    /* Tokens of a block at most: 16K (levels 2, 3), where smaller blocks
+     * follow the frame's regions; 32K at level 1, whose many literals
+     * make a block's header the larger cost. */
+    BLOCK_TOKENS = 1 << 14,
+    BLOCK_TOKENS_FAST = 1 << 15,
     STORED_MAX = 65535,
 };
 
@@ -363,20 +368,25 @@ enum { MIN_MATCH = 6, ROW_BITS = 11, ROWS = 1 << ROW_BITS, WAYS = 8 };
 /* What a level does: how many of a table row's entries that may give three
  * pixels it reads (0: no table, the left and upper pixels only). Chosen
  * from bench_core's sweep on the corpus (README.md). */
-static const int level_depth[CG_PNG_OWN_LEVEL_MAX + 1] = {0, 0, 1, 4};
+static const int level_depth[CG_PNG_OWN_LEVEL_MAX + 1] = {0, 0, 1, 3};
 
-/* The table: per row, WAYS entries, the newest at head, older ones after
- * it (circularly). An entry: a position, the tag of its two pixels' hash
- * (which picks the row) and a 16-bit hash of its third pixel, so that the
- * entries that can give more than two pixels are found without reading the
- * input. A position is kept as its low 16 bits: p - (uint16_t)(p - pos) is
+/* The table: per row, WAYS entries, newest first; a new one moves the
+ * others one place older and drops the oldest. An entry: a position, the
+ * tag of its two pixels' hash (which picks the row) and an 8-bit hash of
+ * its third pixel, so that the entries that can give more than two pixels
+ * are found without reading the input. A row is 32 bytes, one load for the
+ * tags and third-pixel hashes together, and two rows share a cache line.
+ * A position is kept as its low 16 bits: p - (uint16_t)(p - pos) is
  * it while it is within 64K of p, and an older one read that way is a
  * place of equal bytes all the same once compared (or out of the window). */
+typedef struct trow {
+    uint64_t tag;   /* entry i in byte i, the newest in byte 0 */
+    uint64_t third; /* the same for the third pixel's 8-bit hash */
+    uint16_t pos[WAYS];
+} trow;
+
 typedef struct rows {
-    uint8_t tag[ROWS][WAYS];
-    uint16_t third[ROWS][WAYS];
-    uint16_t pos[ROWS][WAYS];
-    uint8_t head[ROWS];
+    trow r[ROWS];
 } rows;
 
 #if defined(__GNUC__)
@@ -395,31 +405,26 @@ static inline uint64_t load64(const uint8_t *p)
 typedef struct key {
     uint32_t row;
     uint8_t tag;
-    uint16_t third;
+    uint8_t third;
 } key;
 
 static inline key key_at(const uint8_t *x)
 {
     const uint64_t h = (load64(x) << 16) * 0x9E3779B97F4A7C15ull;
     const key k = {(uint32_t)(h >> (64 - ROW_BITS)), (uint8_t)(h >> (64 - ROW_BITS - 8)),
-                   (uint16_t)(((load32(x + 6) & 0xffffff) * 0x9E3779B1u) >> 16)};
+                   (uint8_t)(((load32(x + 6) & 0xffffff) * 0x9E3779B1u) >> 24)};
     return k;
 }
 
-/* Which of a row's entries carry tag, and which have third: bit i for
- * entry i. */
+/* Which of a row's entries carry tag (bits 0-7, bit i for entry i) and
+ * which have third (bits 8-15). */
 #if defined(__SSE2__)
-static inline unsigned tag_hits(const uint8_t *tags, uint8_t tag)
+static inline unsigned row_hits(const trow *r, key k)
 {
-    const __m128i v = _mm_loadl_epi64((const __m128i *)(const void *)tags);
-    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)tag))) & 0xff;
-}
-
-static inline unsigned third_hits(const uint16_t *v, uint16_t third)
-{
-    const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)v);
-    const __m128i eq = _mm_cmpeq_epi16(a, _mm_set1_epi16((short)third));
-    return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(eq, _mm_setzero_si128())) & 0xff;
+    const __m128i v = _mm_load_si128((const __m128i *)(const void *)r);
+    const __m128i want =
+        _mm_unpacklo_epi64(_mm_set1_epi8((char)k.tag), _mm_set1_epi8((char)k.third));
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, want));
 }
 #else
 /* Bit i set where byte i of v is zero (8 bytes). Exact: no carries
@@ -431,35 +436,32 @@ static inline unsigned zero_bytes(uint64_t v)
     return (unsigned)(((z >> 7) * 0x0102040810204080ull) >> 56);
 }
 
-static inline unsigned tag_hits(const uint8_t *tags, uint8_t tag)
+static inline unsigned row_hits(const trow *r, key k)
 {
-    return zero_bytes(load64(tags) ^ 0x0101010101010101ull * tag);
-}
-
-static inline unsigned third_hits(const uint16_t *v, uint16_t third)
-{
-    unsigned m = 0;
-    for (unsigned i = 0; i < WAYS; i++) m |= (unsigned)(v[i] == third) << i;
-    return m;
+    const uint64_t ones = 0x0101010101010101ull;
+    return zero_bytes(r->tag ^ ones * k.tag) | zero_bytes(r->third ^ ones * k.third) << 8;
 }
 #endif
 
-/* Put position p (key k) in the table as its row's newest entry. */
+/* Put position p (key k) in the table as its row's newest entry (entry 0),
+ * the others one older, the oldest gone. */
 static inline void insert(rows *t, key k, size_t p)
 {
-    const unsigned h = (t->head[k.row] - 1u) & (WAYS - 1);
-    t->head[k.row] = (uint8_t)h;
-    t->tag[k.row][h] = k.tag;
-    t->third[k.row][h] = k.third;
-    t->pos[k.row][h] = (uint16_t)p;
+    trow *const r = &t->r[k.row];
+    r->tag = r->tag << 8 | k.tag;
+    r->third = r->third << 8 | k.third;
+#if defined(__SSE2__)
+    __m128i *const ps = (__m128i *)(void *)r->pos;
+    _mm_store_si128(ps, _mm_insert_epi16(_mm_slli_si128(_mm_load_si128(ps), 2), (uint16_t)p, 0));
+#else
+    memmove(r->pos + 1, r->pos, (WAYS - 1) * sizeof r->pos[0]);
+    r->pos[0] = (uint16_t)p;
+#endif
 }
 
-/* Entries of hits (bit i: entry i) renumbered newest first from head, the
- * oldest left out: it makes room for the place being searched. */
-static inline unsigned newest_first(unsigned hits, unsigned head)
-{
-    return ((hits >> head) | (hits << (WAYS - head))) & ((1u << (WAYS - 1)) - 1);
-}
+/* A match's pixels that join the table: those in its first INSERT_SPAN
+ * bytes, and its last. */
+enum { INSERT_SPAN = 5 * BPP };
 
 /* Whole pixels equal at x and c (at most 6 bytes from x to the row's end
  * at least), given d = load64(x) ^ load64(c) with the first pixel equal
@@ -518,23 +520,23 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
         if (up != 0) try_at(cur, x, up, xend, &len, &dist);
         if (depth > 0) {
             const key k = key_at(x);
-            const unsigned head = tb->head[k.row];
-            const unsigned hits = newest_first(tag_hits(tb->tag[k.row], k.tag), head);
+            const trow *const r = &tb->r[k.row];
+            const unsigned both = row_hits(r, k), hits = both & 0xff;
             if (__builtin_expect(hits != 0, 0)) { /* most pixels: no entry with the tag */
                 /* entries whose third pixel may match too, newest first */
-                unsigned more = newest_first(third_hits(tb->third[k.row], k.third), head) & hits;
+                unsigned more = (both >> 8) & hits;
                 for (int j = 0; more != 0 && j < depth; j++) {
-                    const unsigned i = (head + (unsigned)__builtin_ctz(more)) & (WAYS - 1);
+                    const unsigned i = (unsigned)__builtin_ctz(more);
                     more &= more - 1;
-                    const size_t cd = (uint16_t)(p - tb->pos[k.row][i]);
+                    const size_t cd = (uint16_t)(p - r->pos[i]);
                     if (cd - 1 >= MAX_DIST) break; /* older ones are further */
                     /* read it only if it can beat len: equal where len ends */
                     if (len >= BPP && load32(x + len - 1) != load32(x - cd + len - 1)) continue;
                     try_at(cur, x, cd, xend, &len, &dist);
                 }
                 if (len < MIN_MATCH) { /* else: the others give two pixels at most */
-                    const unsigned i = (head + (unsigned)__builtin_ctz(hits)) & (WAYS - 1);
-                    const size_t cd = (uint16_t)(p - tb->pos[k.row][i]);
+                    const unsigned i = (unsigned)__builtin_ctz(hits);
+                    const size_t cd = (uint16_t)(p - r->pos[i]);
                     if (cd - 1 < MAX_DIST) try_at(cur, x, cd, xend, &len, &dist);
                 }
             }
@@ -549,10 +551,13 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
         *t++ = TOK_MATCH | dc << 25 | (uint32_t)len << 16 | (uint32_t)dist;
         tk->len[tk->len_tab[len].sym]++;
         tk->dist[dc]++;
-        /* the pixels inside join the table too, except in runs and in
-         * copies of the row above (whose own pixels are there already) */
-        if (depth > 0 && dist != BPP && dist != up)
-            for (size_t q = p + BPP; q < p + len; q += BPP) insert(tb, key_at(in + q), q);
+        /* pixels 2-5 and the last join the table too, except in runs and
+         * in copies of the row above (whose own pixels are there already) */
+        if (depth > 0 && dist != BPP && dist != up) {
+            const size_t qe = p + (len < INSERT_SPAN ? len : INSERT_SPAN);
+            for (size_t q = p + BPP; q < qe; q += BPP) insert(tb, key_at(in + q), q);
+            if (len > INSERT_SPAN) insert(tb, key_at(in + p + len - BPP), p + len - BPP);
+        }
         p += len;
     }
     if (p < end) t = put_lit(t, tk, in + p, load32(in + p) & 0xffffff); /* one pixel left */
@@ -757,13 +762,18 @@ static size_t part(size_t n)
     return (n + PART_ALIGN - 1) / PART_ALIGN * PART_ALIGN;
 }
 
+static size_t block_tokens(int level)
+{
+    return level == 1 ? BLOCK_TOKENS_FAST : BLOCK_TOKENS;
+}
+
 size_t cg_zd_work_size(int level, size_t row)
 {
     if (level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX) return 0;
-    if (row > (SIZE_MAX - 4 * PART_ALIGN - sizeof(tokens) - sizeof(rows)) / 4 - BLOCK_TOKENS)
+    if (row > (SIZE_MAX - 4 * PART_ALIGN - sizeof(tokens) - sizeof(rows)) / 4 - BLOCK_TOKENS_FAST)
         return 0;
     /* A block: rows while the tokens of one more row still fit. */
-    return part(sizeof(tokens)) + part((BLOCK_TOKENS + row) * sizeof(uint32_t)) +
+    return part(sizeof(tokens)) + part((block_tokens(level) + row) * sizeof(uint32_t)) +
            (level_depth[level] > 0 ? part(sizeof(rows)) : 0);
 }
 
@@ -788,12 +798,13 @@ cg_status cg_zd_compress_in(void *work, size_t work_len, int level, const uint8_
     CG_RETURN_IF(level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX, CG_E_INVALID_ARG);
     CG_RETURN_IF(work_len < cg_zd_work_size(level, row), CG_E_BUFFER_TOO_SMALL);
     const int depth = level_depth[level];
+    const size_t max_tokens = block_tokens(level);
     uint8_t *const wb = work;
     tokens *const tk = (tokens *)(void *)wb;
     tk->t = (uint32_t *)(void *)(wb + part(sizeof(tokens)));
     rows *const table =
         depth > 0 ? (rows *)(void *)(wb + part(sizeof(tokens)) +
-                                     part((BLOCK_TOKENS + row) * sizeof(uint32_t)))
+                                     part((block_tokens(level) + row) * sizeof(uint32_t)))
                   : NULL;
     if (table != NULL) memset(table, 0, sizeof *table);
     for (unsigned l = 3; l <= MAX_MATCH; l++) tk->len_tab[l] = length_info(l);
@@ -813,7 +824,7 @@ cg_status cg_zd_compress_in(void *work, size_t work_len, int level, const uint8_
         do {
             tokenize(level, in, s, row, table, tk);
             s += row;
-        } while (s < n && tk->n + row <= BLOCK_TOKENS);
+        } while (s < n && tk->n + row <= max_tokens);
         st = put_block(&w, in + b0, s - b0, tk, s == n, out_end);
     }
     CG_TRY(st);
