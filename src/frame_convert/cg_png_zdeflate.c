@@ -131,10 +131,20 @@ uint32_t cg_adler32(uint32_t adler, const uint8_t *p, size_t n)
 
 /* ---- Huffman code lengths -------------------------------------------------- */
 
-/* a[0, m) ascending: a stable pass per byte, the lowest first; a pass whose
+/* a[0, m) ascending. Up to 32 keys (the distance and code-length codes'):
+ * insertion. More: a stable pass per byte, the lowest first; a pass whose
  * byte is the same in every key is skipped. tmp: room for m keys. */
 static void sort_u32(uint32_t *a, int m, uint32_t *tmp)
 {
+    if (m <= 32) {
+        for (int i = 1; i < m; i++) {
+            const uint32_t v = a[i];
+            int j = i;
+            for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
+            a[j] = v;
+        }
+        return;
+    }
     uint32_t cnt[4][256];
     memset(cnt, 0, sizeof cnt);
     for (int i = 0; i < m; i++)
