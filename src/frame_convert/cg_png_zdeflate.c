@@ -764,7 +764,8 @@ size_t cg_zd_bound(size_t n)
 }
 
 /* The work memory's parts: the token counts, the tokens of one block, the
- * table; each from a 64-byte boundary. */
+ * table; each from a 64-byte boundary (the work memory's first one: it may
+ * start anywhere, and a table row must not straddle two cache lines). */
 enum { PART_ALIGN = 64 };
 
 static size_t part(size_t n)
@@ -783,7 +784,8 @@ size_t cg_zd_work_size(int level, size_t row)
     if (row > (SIZE_MAX - 4 * PART_ALIGN - sizeof(tokens) - sizeof(rows)) / 4 - BLOCK_TOKENS_FAST)
         return 0;
     /* A block: rows while the tokens of one more row still fit. */
-    return part(sizeof(tokens)) + part((block_tokens(level) + row) * sizeof(uint32_t)) +
+    return PART_ALIGN - 1 + part(sizeof(tokens)) +
+           part((block_tokens(level) + row) * sizeof(uint32_t)) +
            (level_depth[level] > 0 ? part(sizeof(rows)) : 0);
 }
 
@@ -809,7 +811,7 @@ cg_status cg_zd_compress_in(void *work, size_t work_len, int level, const uint8_
     CG_RETURN_IF(work_len < cg_zd_work_size(level, row), CG_E_BUFFER_TOO_SMALL);
     const int depth = level_depth[level];
     const size_t max_tokens = block_tokens(level);
-    uint8_t *const wb = work;
+    uint8_t *const wb = (uint8_t *)work + (PART_ALIGN - (uintptr_t)work % PART_ALIGN) % PART_ALIGN;
     tokens *const tk = (tokens *)(void *)wb;
     tk->t = (uint32_t *)(void *)(wb + part(sizeof(tokens)));
     rows *const table =
