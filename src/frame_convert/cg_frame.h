@@ -122,7 +122,7 @@ void cg_buf_free(cg_buf *b);
 /* Levels of the own encoder (matches of whole pixels): 1: the pixel to
  * the left (runs) and the pixel above only; 2: also earlier places of the
  * same two pixels from a table of 8-entry rows, reading the newest one that
- * may give three pixels; 3: up to four of them. -1 means
+ * may give three pixels; 3: up to three of them. -1 means
  * CG_PNG_OWN_LEVEL_DEFAULT. */
 #define CG_PNG_OWN_LEVEL_MIN 1
 #define CG_PNG_OWN_LEVEL_MAX 3

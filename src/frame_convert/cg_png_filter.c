@@ -195,6 +195,10 @@ static AVX2 int filter_row_avx2(const uint8_t *row, const uint8_t *prev, size_t 
     default: break;
     }
     write_range(type, row, prev, end, n, o);
+    /* Clean upper halves for the SSE code that runs next (the own deflate's
+     * table compares): GCC emits no vzeroupper here by itself, and legacy
+     * SSE after dirty upper halves made the deflate's tokenizer 20% slower. */
+    _mm256_zeroupper();
     return type;
 }
 
