@@ -471,7 +471,7 @@ static inline void insert(rows *t, key k, size_t p)
 
 /* A match's pixels that join the table: those in its first INSERT_SPAN
  * bytes, and its last. */
-enum { INSERT_SPAN = 5 * BPP };
+enum { INSERT_SPAN = 4 * BPP };
 
 /* Whole pixels equal at x and c (at most 6 bytes from x to the row's end
  * at least), given d = load64(x) ^ load64(c) with the first pixel equal
@@ -561,7 +561,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
         *t++ = TOK_MATCH | dc << 25 | (uint32_t)len << 16 | (uint32_t)dist;
         tk->len[tk->len_tab[len].sym]++;
         tk->dist[dc]++;
-        /* pixels 2-5 and the last join the table too, except in runs and
+        /* pixels 2-4 and the last join the table too, except in runs and
          * in copies of the row above (whose own pixels are there already) */
         if (depth > 0 && dist != BPP && dist != up) {
             const size_t qe = p + (len < INSERT_SPAN ? len : INSERT_SPAN);
