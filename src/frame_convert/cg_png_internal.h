@@ -114,6 +114,15 @@ size_t cg_zd_work_size(int level, size_t row);
 cg_status cg_zd_compress_in(void *work, size_t work_len, int level, const uint8_t *in, size_t n,
                             size_t row, uint8_t *out, size_t cap, size_t *out_len);
 
+/* cg_zd_compress_in's code paths: the same source compiled for any CPU, and
+ * for x86-64 CPUs with AVX2 and BMI2; BEST picks the second where the CPU
+ * has it. Both write the same bytes. CG_E_UNSUPPORTED: AVX2_BMI2 asked for
+ * where this build or CPU has none. */
+enum { CG_ZD_PATH_BEST = 0, CG_ZD_PATH_PORTABLE = 1, CG_ZD_PATH_AVX2_BMI2 = 2 };
+cg_status cg_zd_compress_in_path(int path, void *work, size_t work_len, int level,
+                                 const uint8_t *in, size_t n, size_t row, uint8_t *out,
+                                 size_t cap, size_t *out_len);
+
 /* ---- the encoder with a given library ------------------------------------- */
 
 /* cg_png_encode_rgb with the deflate library chosen by the caller (used

@@ -577,7 +577,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
 /* The row at s. The first row has no row above and no pixel before its
  * first; in the others, the first pixel may match at distance 3 too, into
  * the row before. Each level's constants are folded into its own loop. */
-static void tokenize(int level, const uint8_t *in, size_t s, size_t row, rows *tb, tokens *tk)
+static ALWAYS_INLINE void tokenize(int level, const uint8_t *in, size_t s, size_t row, rows *tb, tokens *tk)
 {
     if (s == 0) {
         tokenize_row(in, s, row, level_depth[level], tb, tk, 1);
@@ -664,7 +664,7 @@ static size_t stored_size(size_t n)
 
 /* Write the block of tk (covering in[0, n)). CG_E_PNG when out of room
  * (cannot happen with cg_zd_bound). */
-static cg_status put_block(bitw *w, const uint8_t *in, size_t n, tokens *tk, int final,
+static ALWAYS_INLINE cg_status put_block(bitw *w, const uint8_t *in, size_t n, tokens *tk, int final,
                            const uint8_t *out_end)
 {
     for (int b = 0; b < 256; b++) tk->len[b] = tk->lit[0][b] + tk->lit[1][b] + tk->lit[2][b];
@@ -801,14 +801,11 @@ cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uin
     return st;
 }
 
-cg_status cg_zd_compress_in(void *work, size_t work_len, int level, const uint8_t *in, size_t n,
-                            size_t row, uint8_t *out, size_t cap, size_t *out_len)
+/* The stream, arguments checked. */
+static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_t *in, size_t n,
+                                             size_t row, uint8_t *out, size_t cap,
+                                             size_t *out_len)
 {
-    CG_RETURN_IF(in == NULL || out == NULL || out_len == NULL || work == NULL, CG_E_INVALID_ARG);
-    CG_RETURN_IF(row < 1 + BPP || (row - 1) % BPP != 0 || n % row != 0, CG_E_INVALID_ARG);
-    CG_RETURN_IF(cap < cg_zd_bound(n), CG_E_BUFFER_TOO_SMALL);
-    CG_RETURN_IF(level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX, CG_E_INVALID_ARG);
-    CG_RETURN_IF(work_len < cg_zd_work_size(level, row), CG_E_BUFFER_TOO_SMALL);
     const int depth = level_depth[level];
     const size_t max_tokens = block_tokens(level);
     uint8_t *const wb = (uint8_t *)work + (PART_ALIGN - (uintptr_t)work % PART_ALIGN) % PART_ALIGN;
@@ -849,4 +846,58 @@ cg_status cg_zd_compress_in(void *work, size_t work_len, int level, const uint8_
     w.p[3] = (uint8_t)ad;
     *out_len = (size_t)(w.p + 4 - out);
     return CG_OK;
+}
+
+static cg_status compress_portable(void *work, int level, const uint8_t *in, size_t n, size_t row,
+                                   uint8_t *out, size_t cap, size_t *out_len)
+{
+    return compress_body(work, level, in, n, row, out, cap, out_len);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CG_ZD_V3 1
+/* The same code for CPUs with AVX2 and BMI2 (flag-free variable shifts for
+ * the bit writer, VEX-coded table compares). */
+__attribute__((target("avx2,bmi,bmi2"))) static cg_status
+compress_v3(void *work, int level, const uint8_t *in, size_t n, size_t row, uint8_t *out,
+            size_t cap, size_t *out_len)
+{
+    return compress_body(work, level, in, n, row, out, cap, out_len);
+}
+#endif
+
+cg_status cg_zd_compress_in(void *work, size_t work_len, int level, const uint8_t *in, size_t n,
+                            size_t row, uint8_t *out, size_t cap, size_t *out_len)
+{
+    return cg_zd_compress_in_path(CG_ZD_PATH_BEST, work, work_len, level, in, n, row, out, cap,
+                                  out_len);
+}
+
+static int have_v3(void)
+{
+#if defined(CG_ZD_V3)
+    return cg_simd_available(CG_SIMD_AVX2) && __builtin_cpu_supports("bmi2");
+#else
+    return 0;
+#endif
+}
+
+cg_status cg_zd_compress_in_path(int path, void *work, size_t work_len, int level,
+                                 const uint8_t *in, size_t n, size_t row, uint8_t *out,
+                                 size_t cap, size_t *out_len)
+{
+    CG_RETURN_IF(path != CG_ZD_PATH_BEST && path != CG_ZD_PATH_PORTABLE &&
+                     path != CG_ZD_PATH_AVX2_BMI2,
+                 CG_E_INVALID_ARG);
+    CG_RETURN_IF(path == CG_ZD_PATH_AVX2_BMI2 && !have_v3(), CG_E_UNSUPPORTED);
+    CG_RETURN_IF(in == NULL || out == NULL || out_len == NULL || work == NULL, CG_E_INVALID_ARG);
+    CG_RETURN_IF(row < 1 + BPP || (row - 1) % BPP != 0 || n % row != 0, CG_E_INVALID_ARG);
+    CG_RETURN_IF(cap < cg_zd_bound(n), CG_E_BUFFER_TOO_SMALL);
+    CG_RETURN_IF(level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX, CG_E_INVALID_ARG);
+    CG_RETURN_IF(work_len < cg_zd_work_size(level, row), CG_E_BUFFER_TOO_SMALL);
+#if defined(CG_ZD_V3)
+    if (path != CG_ZD_PATH_PORTABLE && have_v3())
+        return compress_v3(work, level, in, n, row, out, cap, out_len);
+#endif
+    return compress_portable(work, level, in, n, row, out, cap, out_len);
 }

@@ -534,6 +534,57 @@ START_TEST(corpus_frames)
 }
 END_TEST
 
+/* The own deflate's two code paths (any CPU; AVX2 + BMI2) on a corpus
+ * frame's SUB-filtered rows at every level: zlib inflates each stream to
+ * the rows, and both paths write the same bytes. Where the CPU lacks the
+ * second path it must be refused, and the portable one is still checked. */
+START_TEST(own_paths_agree)
+{
+    int w, h;
+    uint8_t *rgb = load_frame(corpus_names[_i * CG_TEST_CORPUS_STEP], &w, &h);
+    const size_t row = 1 + (size_t)w * 3, n = row * (size_t)h;
+    uint8_t *f = calloc(1, n + CG_ZD_SLACK), *zero = calloc(1, row), *back = malloc(n);
+    const size_t cap = cg_zd_bound(n);
+    uint8_t *za = malloc(cap), *zb = malloc(cap);
+    ck_assert(f && zero && back && za && zb);
+    for (int y = 0; y < h; y++)
+        cg_png_filter_row_scalar(rgb + (size_t)y * (row - 1),
+                                 y ? rgb + (size_t)(y - 1) * (row - 1) : zero, row - 1,
+                                 CG_PNG_FILTER_SUB, f + (size_t)y * row);
+    for (int level = CG_PNG_OWN_LEVEL_MIN; level <= CG_PNG_OWN_LEVEL_MAX; level++) {
+        const size_t wl = cg_zd_work_size(level, row);
+        void *work = malloc(wl);
+        ck_assert_ptr_nonnull(work);
+        size_t la = 0, lb = 0;
+        ck_assert_int_eq(cg_zd_compress_in_path(CG_ZD_PATH_PORTABLE, work, wl, level, f, n, row,
+                                                za, cap, &la),
+                         CG_OK);
+        uLongf got = n;
+        ck_assert_int_eq(uncompress(back, &got, za, (uLong)la), Z_OK);
+        ck_assert_uint_eq(got, n);
+        ck_assert_mem_eq(back, f, n);
+        const cg_status sb = cg_zd_compress_in_path(CG_ZD_PATH_AVX2_BMI2, work, wl, level, f, n,
+                                                    row, zb, cap, &lb);
+        if (sb == CG_E_UNSUPPORTED) {
+#if defined(__x86_64__) && defined(__GNUC__)
+            ck_assert(!cg_simd_available(CG_SIMD_AVX2) || !__builtin_cpu_supports("bmi2"));
+#endif
+        } else {
+            ck_assert_int_eq(sb, CG_OK);
+            ck_assert_uint_eq(lb, la);
+            ck_assert_mem_eq(zb, za, la);
+        }
+        free(work);
+    }
+    free(f);
+    free(zero);
+    free(back);
+    free(za);
+    free(zb);
+    free(rgb);
+}
+END_TEST
+
 START_TEST(corpus_present)
 {
     /* The corpus is part of the repository: an empty scan is a broken path. */
@@ -721,6 +772,8 @@ Suite *make_suite(void)
     TCase *corpus = test_tcase("corpus");
     tcase_add_test(corpus, corpus_present);
     tcase_add_loop_test(corpus, corpus_frames, 0,
+                        (corpus_count + CG_TEST_CORPUS_STEP - 1) / CG_TEST_CORPUS_STEP);
+    tcase_add_loop_test(corpus, own_paths_agree, 0,
                         (corpus_count + CG_TEST_CORPUS_STEP - 1) / CG_TEST_CORPUS_STEP);
     suite_add_tcase(s, corpus);
     TCase *parts = test_tcase("parts");
