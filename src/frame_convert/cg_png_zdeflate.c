@@ -577,7 +577,8 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
 /* The row at s. The first row has no row above and no pixel before its
  * first; in the others, the first pixel may match at distance 3 too, into
  * the row before. Each level's constants are folded into its own loop. */
-static ALWAYS_INLINE void tokenize(int level, const uint8_t *in, size_t s, size_t row, rows *tb, tokens *tk)
+static ALWAYS_INLINE void tokenize(int level, const uint8_t *in, size_t s, size_t row, rows *tb,
+                                   tokens *tk)
 {
     if (s == 0) {
         tokenize_row(in, s, row, level_depth[level], tb, tk, 1);
@@ -664,8 +665,8 @@ static size_t stored_size(size_t n)
 
 /* Write the block of tk (covering in[0, n)). CG_E_PNG when out of room
  * (cannot happen with cg_zd_bound). */
-static ALWAYS_INLINE cg_status put_block(bitw *w, const uint8_t *in, size_t n, tokens *tk, int final,
-                           const uint8_t *out_end)
+static ALWAYS_INLINE cg_status put_block(bitw *w, const uint8_t *in, size_t n, tokens *tk,
+                                         int final, const uint8_t *out_end)
 {
     for (int b = 0; b < 256; b++) tk->len[b] = tk->lit[0][b] + tk->lit[1][b] + tk->lit[2][b];
     tk->len[256] = 1; /* end of block */
