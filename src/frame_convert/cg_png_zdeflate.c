@@ -779,14 +779,20 @@ static size_t block_tokens(int level)
     return level == 1 ? BLOCK_TOKENS_FAST : BLOCK_TOKENS;
 }
 
+/* Where the table starts in the aligned work memory: after the token
+ * counts and the tokens of one block (rows while the tokens of one more row
+ * still fit). */
+static size_t table_at(int level, size_t row)
+{
+    return part(sizeof(tokens)) + part((block_tokens(level) + row) * sizeof(uint32_t));
+}
+
 size_t cg_zd_work_size(int level, size_t row)
 {
     if (level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX) return 0;
     if (row > (SIZE_MAX - 4 * PART_ALIGN - sizeof(tokens) - sizeof(rows)) / 4 - BLOCK_TOKENS_FAST)
         return 0;
-    /* A block: rows while the tokens of one more row still fit. */
-    return PART_ALIGN - 1 + part(sizeof(tokens)) +
-           part((block_tokens(level) + row) * sizeof(uint32_t)) +
+    return PART_ALIGN - 1 + table_at(level, row) +
            (level_depth[level] > 0 ? part(sizeof(rows)) : 0);
 }
 
@@ -812,10 +818,7 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
     uint8_t *const wb = (uint8_t *)work + (PART_ALIGN - (uintptr_t)work % PART_ALIGN) % PART_ALIGN;
     tokens *const tk = (tokens *)(void *)wb;
     tk->t = (uint32_t *)(void *)(wb + part(sizeof(tokens)));
-    rows *const table =
-        depth > 0 ? (rows *)(void *)(wb + part(sizeof(tokens)) +
-                                     part((block_tokens(level) + row) * sizeof(uint32_t)))
-                  : NULL;
+    rows *const table = depth > 0 ? (rows *)(void *)(wb + table_at(level, row)) : NULL;
     if (table != NULL) memset(table, 0, sizeof *table);
     for (unsigned l = 3; l <= MAX_MATCH; l++) tk->len_tab[l] = length_info(l);
     bitw w = {0, 0, out};
