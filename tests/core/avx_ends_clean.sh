@@ -7,10 +7,10 @@
 command -v objdump >/dev/null 2>&1 || exit 77
 objdump -d --no-show-raw-insn "$1" > avx_ends_clean.txt || exit 1
 awk '
-/^[0-9a-f]+ <.*>:$/ { if (f != "" && wide && !clean) { print "no vzeroupper: " f; bad = 1 }
-                      f = $2; wide = 0; clean = 0; n++ }
+function done_fn() { if (f != "" && wide && !clean) { print "no vzeroupper: " f; bad = 1 } }
+/^[0-9a-f]+ <.*>:$/ { done_fn(); f = $2; wide = 0; clean = 0; n++ }
 /%[yz]mm[0-9]/      { wide = 1 }
 /vzeroupper/        { clean = 1 }
-END { if (f != "" && wide && !clean) { print "no vzeroupper: " f; bad = 1 }
+END { done_fn()
       if (n == 0) { print "no functions read"; exit 1 }
       exit bad }' avx_ends_clean.txt
