@@ -517,18 +517,20 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
     const uint32_t *const t0 = t;
     *t++ = TOK_BYTE | in[s];
     tk->lit[0][in[s]]++;
-    const size_t end = s + row;
-    const uint8_t *const xend = in + end;
+    const uint8_t *const xend = in + s + row;
     const size_t up = !first && row <= MAX_DIST ? row : 0; /* 0: no row above */
-    size_t p = s + 1;
-    /* the row's last pixel cannot start a match: a literal after the loop */
-    while (p + 2 * BPP <= end) {
-        const uint8_t *const x = in + p;
+    /* The loop walks a pointer; positions are computed where the table
+     * needs them (fewer live values: the index and the bound spilled). The
+     * row's last pixel cannot start a match: a literal after the loop. */
+    const uint8_t *x = in + s + 1;
+    const uint8_t *const xlast = row >= 1 + 2 * BPP ? xend - 2 * BPP : in + s;
+    while (x <= xlast) {
         const uint64_t cur = load64(x);
         size_t len = 0, dist = 0;
-        if (!first || p > s + 1) try_at(cur, x, BPP, xend, &len, &dist);
+        if (!first || x > in + s + 1) try_at(cur, x, BPP, xend, &len, &dist);
         if (up != 0) try_at(cur, x, up, xend, &len, &dist);
         if (depth > 0) {
+            const size_t p = (size_t)(x - in);
             const key k = key_at(x);
             const trow *const r = &tb->r[k.row];
             const unsigned both = row_hits(r, k), hits = both & 0xff;
@@ -554,7 +556,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
         }
         if (__builtin_expect(len < MIN_MATCH, 1)) { /* laid out as the common case */
             t = put_lit(t, tk, x, (uint32_t)cur & 0xffffff);
-            p += BPP;
+            x += BPP;
             continue;
         }
         const unsigned dc = dist_code((unsigned)dist);
@@ -564,13 +566,14 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
         /* pixels 2-4 and the last join the table too, except in runs and
          * in copies of the row above (whose own pixels are there already) */
         if (depth > 0 && dist != BPP && dist != up) {
+            const size_t p = (size_t)(x - in);
             const size_t qe = p + (len < INSERT_SPAN ? len : INSERT_SPAN);
             for (size_t q = p + BPP; q < qe; q += BPP) insert(tb, key_at(in + q), q);
             if (len > INSERT_SPAN) insert(tb, key_at(in + p + len - BPP), p + len - BPP);
         }
-        p += len;
+        x += len;
     }
-    if (p < end) t = put_lit(t, tk, in + p, load32(in + p) & 0xffffff); /* one pixel left */
+    if (x < xend) t = put_lit(t, tk, x, load32(x) & 0xffffff); /* one pixel left */
     tk->n += (size_t)(t - t0);
 }
 
