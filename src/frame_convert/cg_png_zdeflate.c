@@ -19,9 +19,12 @@
  * above (the pixels copied are in the table already). On these frames that
  * finds more than looking one pixel on for a longer match (lazy matching)
  * and costs less, and the pixels past the fourth add little. The filter
- * byte starting each row is a literal. Symbol counts are kept as tokens
- * are made (one literal table per byte of the pixel, summed per block, so
- * repeated residuals do not chain increments of one counter).
+ * byte starting each row is a literal. Without the table (level 1), SSE2
+ * compares find, four pixels at a time, the first pixel that starts two
+ * pixels equal to the left or above; those before it are literals at once.
+ * Symbol counts are kept as tokens are made (one literal table per byte of
+ * the pixel, summed per block, so repeated residuals do not chain
+ * increments of one counter).
  *
  * Pass 2, per block of tokens (whole rows, up to block_tokens): Huffman code
  * lengths limited to 15 bits from the counts, the block's exact size in bits,
@@ -497,6 +500,23 @@ static inline void try_at(uint64_t cur, const uint8_t *x, size_t cd, const uint8
     }
 }
 
+#if defined(__SSE2__)
+/* Of the four pixels at x, those that start two pixels equal to the two
+ * before them (distance 3) or above them (distance up): bit 3 * i for the
+ * pixel i. Reads 16 bytes at x, x - 3 and x - up. */
+static inline unsigned pair_starts(const uint8_t *x, size_t up)
+{
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)x);
+    const __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(x - BPP));
+    const __m128i u = _mm_loadu_si128((const __m128i *)(const void *)(x - up));
+    unsigned el = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, l));
+    unsigned eu = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, u));
+    el &= el >> 1 & el >> 2; /* bit j: bytes j..j+2 equal */
+    eu &= eu >> 1 & eu >> 2;
+    return ((el & el >> 3) | (eu & eu >> 3)) & 0x249; /* bytes j..j+5 */
+}
+#endif
+
 /* A pixel's three bytes as a literal token (px: the bytes, low first). */
 static inline uint32_t *put_lit(uint32_t *t, tokens *tk, const uint8_t *x, uint32_t px)
 {
@@ -525,6 +545,16 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
     const uint8_t *x = in + s + 1;
     const uint8_t *const xlast = row >= 1 + 2 * BPP ? xend - 2 * BPP : in + s;
     while (x <= xlast) {
+#if defined(__SSE2__)
+        if (depth == 0 && up != 0 && x + 3 * BPP <= xlast) {
+            /* Four pixels at once: those before the first that starts two
+             * equal pixels to the left or above are literals. */
+            const unsigned m = pair_starts(x, up);
+            const unsigned k = m != 0 ? (unsigned)__builtin_ctz(m) / BPP : 4;
+            for (unsigned j = 0; j < k; j++, x += BPP) t = put_lit(t, tk, x, load32(x) & 0xffffff);
+            if (k == 4) continue;
+        }
+#endif
         const uint64_t cur = load64(x);
         size_t len = 0, dist = 0;
         if (!first || x > in + s + 1) try_at(cur, x, BPP, xend, &len, &dist);
