@@ -19,9 +19,10 @@
  * above (the pixels copied are in the table already). On these frames that
  * finds more than looking one pixel on for a longer match (lazy matching)
  * and costs less, and the pixels past the fourth add little. The filter
- * byte starting each row is a literal. Without the table (level 1), SSE2
- * compares find, four pixels at a time, the first pixel that starts two
- * pixels equal to the left or above; those before it are literals at once.
+ * byte starting each row is a literal. Without the table (level 1), on CPUs
+ * with AVX2 and BMI2 (the second path below), SSE2 compares find, four
+ * pixels at a time, the first pixel that starts two pixels equal to the
+ * left or above; those before it are literals at once.
  * Symbol counts are kept as tokens are made (one literal table per byte of
  * the pixel, summed per block, so repeated residuals do not chain
  * increments of one counter).
@@ -531,8 +532,9 @@ static inline uint32_t *put_lit(uint32_t *t, tokens *tk, const uint8_t *x, uint3
  * pixel, the longest match of the candidates at the top of this file; the
  * pixel then joins the table. first: s is 0 (nothing before the row). */
 static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, int depth,
-                                       rows *tb, tokens *tk, const int first)
+                                       rows *tb, tokens *tk, const int first, const int simd)
 {
+    (void)simd; /* without SSE2: no four-pixel check */
     uint32_t *t = tk->t + tk->n;
     const uint32_t *const t0 = t;
     *t++ = TOK_BYTE | in[s];
@@ -546,7 +548,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
     const uint8_t *const xlast = row >= 1 + 2 * BPP ? xend - 2 * BPP : in + s;
     while (x <= xlast) {
 #if defined(__SSE2__)
-        if (depth == 0 && up != 0 && x + 3 * BPP <= xlast) {
+        if (simd && depth == 0 && up != 0 && x + 3 * BPP <= xlast) {
             /* Four pixels at once: those before the first that starts two
              * equal pixels to the left or above are literals. */
             const unsigned m = pair_starts(x, up);
@@ -611,16 +613,16 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
  * first; in the others, the first pixel may match at distance 3 too, into
  * the row before. Each level's constants are folded into its own loop. */
 static ALWAYS_INLINE void tokenize(int level, const uint8_t *in, size_t s, size_t row, rows *tb,
-                                   tokens *tk)
+                                   tokens *tk, const int simd)
 {
     if (s == 0) {
-        tokenize_row(in, s, row, level_depth[level], tb, tk, 1);
+        tokenize_row(in, s, row, level_depth[level], tb, tk, 1, simd);
         return;
     }
     switch (level) {
-    case 1: tokenize_row(in, s, row, level_depth[1], tb, tk, 0); break;
-    case 2: tokenize_row(in, s, row, level_depth[2], tb, tk, 0); break;
-    default: tokenize_row(in, s, row, level_depth[3], tb, tk, 0); break;
+    case 1: tokenize_row(in, s, row, level_depth[1], tb, tk, 0, simd); break;
+    case 2: tokenize_row(in, s, row, level_depth[2], tb, tk, 0, simd); break;
+    default: tokenize_row(in, s, row, level_depth[3], tb, tk, 0, simd); break;
     }
 }
 
@@ -841,10 +843,12 @@ cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uin
     return st;
 }
 
-/* The stream, arguments checked. */
+/* The stream, arguments checked. simd: level 1's four-pixel check (the
+ * AVX2 + BMI2 path only: the portable path keeps the per-pixel loop, the
+ * reference the tests compare the other with, byte for byte). */
 static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_t *in, size_t n,
                                              size_t row, uint8_t *out, size_t cap,
-                                             size_t *out_len)
+                                             size_t *out_len, const int simd)
 {
     const int depth = level_depth[level];
     const size_t max_tokens = block_tokens(level);
@@ -868,7 +872,7 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
         memset(tk->len, 0, sizeof tk->len);
         memset(tk->dist, 0, sizeof tk->dist);
         do {
-            tokenize(level, in, s, row, table, tk);
+            tokenize(level, in, s, row, table, tk, simd);
             s += row;
         } while (s < n && tk->n + row <= max_tokens);
         st = put_block(&w, in + b0, s - b0, tk, s == n, out_end);
@@ -888,18 +892,18 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
 static cg_status compress_portable(void *work, int level, const uint8_t *in, size_t n, size_t row,
                                    uint8_t *out, size_t cap, size_t *out_len)
 {
-    return compress_body(work, level, in, n, row, out, cap, out_len);
+    return compress_body(work, level, in, n, row, out, cap, out_len, 0);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CG_ZD_V3 1
 /* The same code for CPUs with AVX2 and BMI2 (flag-free variable shifts for
- * the bit writer, VEX-coded table compares). */
+ * the bit writer, VEX-coded table compares), and level 1's four-pixel check. */
 __attribute__((target("avx2,bmi,bmi2"))) static cg_status
 compress_v3(void *work, int level, const uint8_t *in, size_t n, size_t row, uint8_t *out,
             size_t cap, size_t *out_len)
 {
-    return compress_body(work, level, in, n, row, out, cap, out_len);
+    return compress_body(work, level, in, n, row, out, cap, out_len, 1);
 }
 #endif
 
