@@ -930,14 +930,15 @@ cg_status cg_zd_compress_in_path(int path, void *work, size_t work_len, int leve
     CG_RETURN_IF(path != CG_ZD_PATH_BEST && path != CG_ZD_PATH_PORTABLE &&
                      path != CG_ZD_PATH_AVX2_BMI2,
                  CG_E_INVALID_ARG);
-    CG_RETURN_IF(path == CG_ZD_PATH_AVX2_BMI2 && !have_v3(), CG_E_UNSUPPORTED);
+    const int v3 = have_v3();
+    CG_RETURN_IF(path == CG_ZD_PATH_AVX2_BMI2 && !v3, CG_E_UNSUPPORTED);
     CG_RETURN_IF(in == NULL || out == NULL || out_len == NULL || work == NULL, CG_E_INVALID_ARG);
     CG_RETURN_IF(row < 1 + BPP || (row - 1) % BPP != 0 || n % row != 0, CG_E_INVALID_ARG);
     CG_RETURN_IF(cap < cg_zd_bound(n), CG_E_BUFFER_TOO_SMALL);
     CG_RETURN_IF(level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX, CG_E_INVALID_ARG);
     CG_RETURN_IF(work_len < cg_zd_work_size(level, row), CG_E_BUFFER_TOO_SMALL);
 #if defined(CG_ZD_V3)
-    if (path != CG_ZD_PATH_PORTABLE && have_v3())
+    if (path != CG_ZD_PATH_PORTABLE && v3)
         return compress_v3(work, level, in, n, row, out, cap, out_len);
 #endif
     return compress_portable(work, level, in, n, row, out, cap, out_len);
