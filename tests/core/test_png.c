@@ -536,8 +536,10 @@ END_TEST
 
 /* The own deflate's two code paths (any CPU; AVX2 + BMI2) on a corpus
  * frame's SUB-filtered rows at every level: zlib inflates each stream to
- * the rows, and both paths write the same bytes. Where the CPU lacks the
- * second path it must be refused, and the portable one is still checked. */
+ * the rows, and both paths write the same bytes. The portable path's
+ * per-pixel loop is the reference for the second path's level-1 four-pixel
+ * check. Where the CPU lacks the second path it must be refused, and the
+ * portable one is still checked. */
 START_TEST(own_paths_agree)
 {
     int w, h;
