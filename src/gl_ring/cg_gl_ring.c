@@ -4,7 +4,6 @@
  */
 #include "cg_gl_ring.h"
 
-#include <dlfcn.h>
 #include <epoxy/gl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "cg_gl_rgb_source.h" /* cg_gl_rgb_source: src/vulkan/cg_vk_rgb.comp's text */
 #include "cg_size.h"
 #include "cg_vk_export.h" /* cg_vk_check_result */
+#include "cg_vk_instance.h"
 #include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size, cg_vk_rgb_groups: the shader's layout */
 
 /* GL_NV_timeline_semaphore, which Debian 12's libepoxy does not know (values
@@ -30,7 +30,6 @@ typedef void (*gr_create_semaphores_nv)(GLsizei n, GLuint *semaphores);
 typedef void (*gr_semaphore_parameteriv_nv)(GLuint semaphore, GLenum pname, const GLint *params);
 
 #define GR_INSTANCE_FUNCS(X)                                                    \
-    X(vkDestroyInstance)                                                        \
     X(vkEnumeratePhysicalDevices)                                               \
     X(vkGetPhysicalDeviceProperties2)                                           \
     X(vkGetPhysicalDeviceFeatures2)                                             \
@@ -58,8 +57,8 @@ struct cg_gl_ring {
     void *gl_ctx; /* key of the context the GL objects live in */
     cg_zc_mode mode;
     size_t frame_bytes;
-    /* Vulkan: the library's own */
-    void *lib;
+    /* Vulkan: the process's own instance (kept for the process's life,
+     * cg_vk_instance.h), the ring's own device */
     PFN_vkGetInstanceProcAddr gipa;
 #define GR_MEMBER_(fn) PFN_##fn fn;
     GR_INSTANCE_FUNCS(GR_MEMBER_)
@@ -144,26 +143,10 @@ static int has_ext(const VkExtensionProperties *e, uint32_t n, const char *name)
 
 static cg_status vk_load(cg_gl_ring *r)
 {
-    const char *name = r->d.vulkan_library ? r->d.vulkan_library : "libvulkan.so.1";
-    r->lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!r->lib) return cg_fail(&r->err, CG_E_UNSUPPORTED, "no Vulkan loader: %s", dlerror());
-    r->gipa = (PFN_vkGetInstanceProcAddr)(uintptr_t)dlsym(r->lib, "vkGetInstanceProcAddr");
-    if (!r->gipa)
-        return cg_fail(&r->err, CG_E_UNSUPPORTED, "%s has no vkGetInstanceProcAddr", name);
-    PFN_vkEnumerateInstanceVersion eiv =
-        (PFN_vkEnumerateInstanceVersion)r->gipa(NULL, "vkEnumerateInstanceVersion");
-    uint32_t version = VK_API_VERSION_1_0;
-    if (eiv) (void)eiv(&version);
-    if (version < VK_API_VERSION_1_1)
-        return cg_fail(&r->err, CG_E_UNSUPPORTED, "the Vulkan loader is 1.0; 1.1 is needed");
-    PFN_vkCreateInstance ci = (PFN_vkCreateInstance)r->gipa(NULL, "vkCreateInstance");
-    if (!ci) return cg_fail(&r->err, CG_E_UNSUPPORTED, "the Vulkan loader has no vkCreateInstance");
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.pApplicationName = "craftground gl ring";
-    app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    ici.pApplicationInfo = &app;
-    GR_VK(r, ci(&ici, NULL, &r->instance));
+    cg_vk_instance vk;
+    CG_TRY(cg_vk_instance_get(r->d.vulkan_library, &vk, &r->err));
+    r->gipa = vk.get_instance_proc_addr;
+    r->instance = vk.instance;
 #define GR_LOAD_I_(fn)                                                          \
     r->fn = (PFN_##fn)r->gipa(r->instance, #fn);                                \
     if (!r->fn) return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan: %s is missing", #fn);
@@ -711,8 +694,7 @@ void cg_gl_ring_destroy(cg_gl_ring *r)
             if (r->vk_sem[i]) r->vkDestroySemaphore(r->device, r->vk_sem[i], NULL);
         r->vkDestroyDevice(r->device, NULL);
     }
-    if (r->instance && r->vkDestroyInstance) r->vkDestroyInstance(r->instance, NULL);
-    if (r->lib) dlclose(r->lib);
+    /* Not the instance: it is the process's (cg_vk_instance.h says why). */
     free(r);
     (void)cg_gl_binding_restore(&game);
 }

@@ -6,8 +6,9 @@
  *
  * create_, on the thread whose GL context is current (the game's):
  * checks GL_EXT_memory_object and GL_EXT_memory_object_fd, reads the GL
- * device's GL_DEVICE_UUID_EXT, dlopens libvulkan.so.1 and makes the
- * library's own Vulkan instance and device on the physical device whose
+ * device's GL_DEVICE_UUID_EXT, takes the process's own Vulkan instance
+ * (cg_vk_instance.h: libvulkan.so.1, made once, kept for the process's
+ * life) and makes the ring's own device on the physical device whose
  * deviceUUID equals it (no match: CG_E_NO_DEVICE, never another GPU), makes
  * the ring there (cg_vk_ring.h: exported device-local buffers, control
  * block, hand-off socket) and imports every slot's memory into GL once
@@ -124,9 +125,12 @@ cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *
 
 /* With the creation context current: wait for GL's writes (glFinish),
  * delete the GL objects; otherwise leave them to die with their context.
- * Then the ring (learners see CLOSED), the Vulkan device, instance and
- * loader. NULL: no-op. */
+ * Then the ring (learners see CLOSED) and the Vulkan device. The Vulkan
+ * instance and loader stay: they are the process's (cg_vk_instance.h), so
+ * that the game's GL context survives. The game's EGL/GLX binding is
+ * saved and restored around it. NULL: no-op. */
 void cg_gl_ring_destroy(cg_gl_ring *r);
+
 
 /* Publish the current contents of `texture` (GL_TEXTURE_2D, at least the
  * ring's size; its [0,w) x [0,h) region) as the next frame: desc_out gets
