@@ -429,3 +429,14 @@ void cg_jni_ring_destroy(cg_jni_singleton *s, void (*destroy)(void *))
     s->ctx = NULL;
     cg_jni_singleton_unlock(s);
 }
+
+void cg_jni_ring_release(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                         cg_jni_ring_release_fn release)
+{
+    cg_err why = {""};
+    cg_jni_singleton_lock(s, NULL);
+    cg_status st = s->ctx ? release(s->ctx, &why) : CG_OK;
+    if (st == CG_OK) s->ctx = NULL;
+    cg_jni_singleton_unlock(s);
+    if (st != CG_OK) cg_throw_status(env, st, what, why.text);
+}

@@ -156,4 +156,11 @@ jobject cg_jni_ring_frame(JNIEnv *env, cg_jni_singleton *s, const char *what,
 /* Under s's lock: destroy(ctx) when there is a ring, and forget it. */
 void cg_jni_ring_destroy(cg_jni_singleton *s, void (*destroy)(void *));
 
+/* The same for a ring that can refuse (the GL ring off its context's
+ * thread): release returns a status; a refusal keeps the ring and becomes
+ * the status's exception, `what` and release's err in its message. */
+typedef cg_status (*cg_jni_ring_release_fn)(void *ctx, cg_err *why);
+void cg_jni_ring_release(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                         cg_jni_ring_release_fn release);
+
 #endif /* CG_JNI_H */

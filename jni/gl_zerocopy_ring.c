@@ -41,9 +41,9 @@ static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *
     return st;
 }
 
-static void destroy(void *ctx)
+static cg_status release(void *ctx, cg_err *why)
 {
-    cg_gl_ring_destroy(ctx);
+    return cg_gl_ring_destroy_current(ctx, why);
 }
 
 /* Both inits: check, describe, make. target_* < 0: the copy format. */
@@ -125,7 +125,6 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publ
 JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_destroyImpl(JNIEnv *env,
                                                                                 jobject thiz)
 {
-    (void)env;
     (void)thiz;
-    cg_jni_ring_destroy(&g_ring, destroy);
+    cg_jni_ring_release(env, &g_ring, "GlZerocopyRing.destroyImpl", release);
 }

@@ -699,6 +699,20 @@ void cg_gl_ring_destroy(cg_gl_ring *r)
     (void)cg_gl_binding_restore(&game);
 }
 
+cg_status cg_gl_ring_destroy_current(cg_gl_ring *r, cg_err *err)
+{
+    if (!r) return CG_OK;
+    void *key = cg_gl_current_key();
+    if (key != r->gl_ctx)
+        return cg_fail(err, key ? CG_E_BAD_STATE : CG_E_NO_CONTEXT,
+                       "%s: destroy the ring on the thread where the GL context it was made in "
+                       "is current (the render thread); its GL buffers, memory objects and "
+                       "semaphores can only be deleted there. The ring is kept",
+                       key ? "another GL context is current" : "no GL context is current");
+    cg_gl_ring_destroy(r);
+    return CG_OK;
+}
+
 const char *cg_gl_ring_last_error(const cg_gl_ring *r)
 {
     return r ? cg_err_text(&r->err) : "";

@@ -124,13 +124,19 @@ typedef struct cg_gl_ring_info {
 cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *err);
 
 /* With the creation context current: wait for GL's writes (glFinish),
- * delete the GL objects; otherwise leave them to die with their context.
+ * delete the GL objects; otherwise leave them to die with their context
+ * (only the error paths do that; callers use cg_gl_ring_destroy_current).
  * Then the ring (learners see CLOSED) and the Vulkan device. The Vulkan
  * instance and loader stay: they are the process's (cg_vk_instance.h), so
  * that the game's GL context survives. The game's EGL/GLX binding is
  * saved and restored around it. NULL: no-op. */
 void cg_gl_ring_destroy(cg_gl_ring *r);
 
+/* cg_gl_ring_destroy, only on a thread where the ring's GL context is
+ * current: otherwise CG_E_NO_CONTEXT (none current) or CG_E_BAD_STATE
+ * (another one), err says so, and the ring is untouched and usable (a
+ * destroy elsewhere would leak every GL object in its context). NULL: OK. */
+cg_status cg_gl_ring_destroy_current(cg_gl_ring *r, cg_err *err);
 
 /* Publish the current contents of `texture` (GL_TEXTURE_2D, at least the
  * ring's size; its [0,w) x [0,h) region) as the next frame: desc_out gets

@@ -87,6 +87,74 @@ public final class GlRingJniTest {
         ring.destroyImpl();
     }
 
+    /** The game after a ring went: its context current, and drawing what it draws. */
+    static void gameStillDraws(int[] scene, int w, int h, int round) {
+        int[] clear = {40 + round, 90, 200};
+        int[] quad = {2, 1, 9, 5, 250, 10 * round, 7};
+        check(GlHelper.drawColor(scene[0], clear, quad), "round " + round + ": the game draws");
+        byte[] raw = FramebufferCapturer.INSTANCE.captureFramebufferImpl(scene[1], w, h, w, h,
+                FramebufferCapturer.RAW, false, false, 0, 0).toByteArray();
+        int bad = raw.length == w * h * 3 ? 0 : -1;
+        for (int y = 0; bad >= 0 && y < h; y++)
+            for (int x = 0; x < w; x++) { // RAW rows bottom-up, as GL's
+                boolean in = x >= quad[0] && x < quad[2] && y >= quad[1] && y < quad[3];
+                for (int c = 0; c < 3; c++)
+                    if ((raw[(y * w + x) * 3 + c] & 0xff) != (in ? quad[4 + c] : clear[c])) bad++;
+            }
+        check(bad == 0, "round " + round + ": the game's drawing reads back as drawn (" + bad
+                + " bytes differ)");
+    }
+
+    /**
+     * A window resize as a GL game does it (no Vulkan instance of the process's own): destroy +
+     * init at a new size three times, a frame read by the learner each time, and an init that may
+     * fail past the Vulkan device (semaphore mode forced: refused where GL lacks semaphores);
+     * after each the game's context must draw. destroyImpl from another thread is refused
+     * (IllegalStateException) and keeps the ring.
+     */
+    static void resizeRounds(GlZerocopyRing ring, String learner, int[] game, int gw, int gh)
+            throws Exception {
+        int[][] sizes = {{40, 30}, {36, 24}, {40, 17}};
+        int[] tex = GlHelper.createScene(40, 30);
+        for (int round = 0; round < sizes.length; round++) {
+            int w = sizes[round][0], h = sizes[round][1];
+            ByteString t = ring.initImpl(w, h, 2, GlZerocopyRing.MODE_AUTO, 0);
+            check(le32(t, 12) == w && le32(t, 16) == h, "round " + round + ": ring at " + w + "x" + h);
+            check(GlHelper.uploadPattern(tex[1], w, h, 1), "upload");
+            ByteString d = ring.publishImpl(tex[1]);
+            List<String> one = new ArrayList<>();
+            if (d != null) one.add(RingJniTest.hex(d));
+            check(RingJniTest.learner(learner, one) == 0, "round " + round + ": the learner reads frame 1");
+            if (round == 1) {
+                Throwable[] thrown = {null};
+                Thread other = new Thread(() -> {
+                    try {
+                        ring.destroyImpl();
+                    } catch (Throwable x) {
+                        thrown[0] = x;
+                    }
+                });
+                other.start();
+                other.join();
+                check(thrown[0] instanceof IllegalStateException
+                        && thrown[0].getMessage().contains("render thread"),
+                        "destroyImpl from another thread is refused: " + thrown[0]);
+                check(GlHelper.uploadPattern(tex[1], w, h, 2), "upload");
+                ByteString d2 = ring.publishImpl(tex[1]);
+                check(d2 != null && le32(d2, 72) == 2, "the ring kept publishing after the refusal");
+            }
+            ring.destroyImpl();
+            gameStillDraws(game, gw, gh, round);
+        }
+        try {
+            ring.initImpl(24, 24, 2, GlZerocopyRing.MODE_SEMAPHORE, 0);
+            ring.destroyImpl(); // GL has semaphores: one more round
+        } catch (UnsupportedOperationException e) {
+            check(e.getMessage().contains("semaphore"), "forced semaphore mode refused: " + e);
+        }
+        gameStillDraws(game, gw, gh, 9);
+    }
+
     public static void main(String[] args) throws Exception {
         GlZerocopyRing ring = GlZerocopyRing.INSTANCE;
         expect(IllegalStateException.class, () -> ring.publishImpl(1), "publish before init");
@@ -164,6 +232,7 @@ public final class GlRingJniTest {
         check(RingJniTest.learner(args[0], one) == 0, "learner read frame 2 of the new ring byte-exact");
         ring.destroyImpl();
         rgbRound(ring, args[0], scene[1], w, h);
+        resizeRounds(ring, args[0], scene, w, h);
         System.out.println(RingJniTest.failures == 0 ? "PASS" : RingJniTest.failures + " failures");
         System.exit(RingJniTest.failures == 0 ? 0 : 1);
     }

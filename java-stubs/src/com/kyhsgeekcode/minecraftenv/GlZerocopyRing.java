@@ -67,6 +67,12 @@ public final class GlZerocopyRing {
     public native ByteString publishCursorImpl(int texture, boolean drawCursor, int cursorX,
             int cursorY);
 
-    /** Destroy the ring (with its GL context current); init may be called again. No-op without one. */
+    /**
+     * Destroy the ring; init may be called again (a window resize is destroy + init). Call it on
+     * the render thread, with the GL context the ring was made in current: from any other thread
+     * (or with no or another context current) it throws IllegalStateException and keeps the ring,
+     * which stays usable, since its GL objects can only be deleted in their context. The game's
+     * GL context stays current and usable afterwards. No-op without a ring.
+     */
     public native void destroyImpl();
 }
