@@ -21,6 +21,12 @@
  *                (GL_NV_timeline_semaphore)
  *   bad_input    no context, bad sizes/modes/slots, no Vulkan loader, bad
  *                textures, another context, publish without a context
+ *   lifecycle    a window resize as a GL game does it (no Vulkan instance
+ *                of the test's own): destroy + create at new sizes three
+ *                times and after a create that failed past the Vulkan
+ *                device, the game's context current, made current again
+ *                and drawing after each; destroy off the ring's context
+ *                refused with the ring kept
  *   uuid         the device rule: a match picks its index, no match is
  *                CG_E_NO_DEVICE naming both sides
  *   no_memory_object  GL without GL_EXT_memory_object_fd (hidden with
@@ -386,6 +392,108 @@ static int case_bad_input(cg_egl_headless *egl)
     cg_gl_ring_destroy(NULL);
     gl_scene_destroy(&small);
     gl_scene_destroy(&big);
+    return failures ? 1 : 0;
+}
+
+/* The game after a ring went: its context current, made current again by
+ * the game's own call (NVIDIA's EGL_BAD_CONTEXT showed here), and drawing. */
+static void game_still_draws(cg_egl_headless *egl, void *game, gl_scene *sc, int round)
+{
+    CHECK(cg_gl_current_key() == game, "round %d: the game's context is still current", round);
+    CHECK(cg_egl_headless_release(egl) == 0 && cg_egl_headless_make_current(egl) == 0 &&
+              cg_gl_current_key() == game,
+          "round %d: the game makes its own context current again (eglMakeCurrent)", round);
+    if (cg_gl_current_key() != game) exit(1); /* no GL call can follow */
+    const uint8_t clear[3] = {(uint8_t)(40 + round), 90, 200};
+    const gl_quad q = {2, 1, 9, 5, {250, (uint8_t)(10 * round), 7}, 0};
+    CHECK(gl_scene_draw_color(sc, clear, &q, 1) == 0, "round %d: the game draws", round);
+    uint8_t px[16 * 8 * 4];
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, sc->fbo);
+    glReadPixels(0, 0, 16, 8, GL_RGBA, GL_UNSIGNED_BYTE, px);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    int bad = glGetError() != GL_NO_ERROR;
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 16; x++) {
+            uint8_t want[3];
+            gl_scene_expect_rgb(clear, &q, 1, x, y, want);
+            bad += memcmp(px + (y * 16 + x) * 4, want, 3) != 0;
+        }
+    CHECK(bad == 0, "round %d: the game's drawing reads back as drawn (%d pixels differ)", round,
+          bad);
+}
+
+/* A window resize as a GL game does it, with no Vulkan instance of the
+ * process's own (the test makes none): destroy + create at a new size,
+ * three times, frames read by the learner each time; then a create that
+ * fails after the Vulkan device was made (an unusable socket folder);
+ * then the ring again. After each destroy or failure the game's context
+ * must be current and drawing. Also: destroy off the ring's context is
+ * refused and keeps the ring usable. */
+static int case_lifecycle(cg_egl_headless *egl)
+{
+    void *game = cg_gl_current_key();
+    gl_scene sc;
+    CHECK(game && gl_scene_create(&sc, 16, 8) == 0, "the game's scene");
+    if (!game) return 1;
+    static const int sizes[4][2] = {{64, 48}, {96, 40}, {33, 77}, {20, 20}};
+    for (int round = 0; round < 4; round++) {
+        int w = sizes[round][0], h = sizes[round][1];
+        gl_scene tex;
+        CHECK(gl_scene_create(&tex, w, h) == 0, "round %d: texture %dx%d", round, w, h);
+        cg_gl_ring_desc d = ring_desc(w, h, CG_GL_RING_MODE_AUTO);
+        d.wait_ns = 100000000u;
+        cg_err e = {{0}};
+        cg_gl_ring *r = NULL;
+        cg_status st = cg_gl_ring_create(&d, &r, &e);
+        CHECK(st == CG_OK, "round %d: create at %dx%d: %s", round, w, h, e.text);
+        if (!r) {
+            gl_scene_destroy(&tex);
+            continue;
+        }
+        cg_gl_ring_info gi;
+        cg_vk_ring_info vi;
+        cg_gl_ring_get_info(r, &gi);
+        cg_vk_ring_get_info(gi.ring, &vi);
+        uint8_t desc[1][CG_ZC_DESC_SIZE];
+        CHECK(publish_frame(r, tex.color, w, h, 1, desc[0]) == CG_OK && wait_frame(&gi, &vi, 1),
+              "round %d: frame 1: %s", round, cg_gl_ring_last_error(r));
+        CHECK(run_learner(1, desc) == 0, "round %d: the learner reads frame 1 at %dx%d", round,
+              w, h);
+        if (round == 1) {
+            /* Off the ring's context: refused, the ring kept and usable. */
+            cg_egl_headless_release(egl);
+            CHECK(cg_gl_ring_destroy_current(r, &e) == CG_E_NO_CONTEXT &&
+                      strstr(e.text, "render thread") && strstr(e.text, "kept"),
+                  "destroy with no context current is refused: %s", e.text);
+            cg_egl_headless *other = NULL;
+            char why[256];
+            if (cg_egl_headless_open(&other, why, sizeof why) == 0) {
+                CHECK(cg_gl_ring_destroy_current(r, &e) == CG_E_BAD_STATE &&
+                          strstr(e.text, "another GL context"),
+                      "destroy with another context current is refused: %s", e.text);
+                cg_egl_headless_close(other);
+            }
+            cg_egl_headless_make_current(egl);
+            CHECK(publish_frame(r, tex.color, w, h, 2, desc[0]) == CG_OK &&
+                      wait_frame(&gi, &vi, 2) && run_learner(1, desc) == 0,
+                  "the ring still publishes after the refused destroys: %s",
+                  cg_gl_ring_last_error(r));
+        }
+        CHECK(cg_gl_ring_destroy_current(r, &e) == CG_OK, "round %d: destroy: %s", round, e.text);
+        gl_scene_destroy(&tex);
+        game_still_draws(egl, game, &sc, round);
+        if (round == 2) {
+            /* A create that fails once the Vulkan device exists. */
+            cg_gl_ring_desc bad = ring_desc(24, 24, CG_GL_RING_MODE_AUTO);
+            bad.socket_dir = "/proc/self/cg-not-a-folder";
+            r = NULL;
+            st = cg_gl_ring_create(&bad, &r, &e);
+            CHECK(st != CG_OK && !r, "a create with an unusable socket folder fails: %s %s",
+                  cg_status_name(st), e.text);
+            game_still_draws(egl, game, &sc, 10 + round);
+        }
+    }
+    gl_scene_destroy(&sc);
     return failures ? 1 : 0;
 }
 
@@ -908,6 +1016,8 @@ int main(int argc, char **argv)
         rc = case_semaphore(CG_GL_RING_SIGNAL_GL_TIMELINE);
     } else if (strcmp(c, "bad_input") == 0) {
         rc = case_bad_input(egl);
+    } else if (strcmp(c, "lifecycle") == 0) {
+        rc = case_lifecycle(egl);
     } else if (strcmp(c, "rgb_ext") == 0) {
         /* GL 4.2 with GL_ARB_compute_shader (NVIDIA gives a game the 3.x
          * core it asks for, with compute as extensions): the same sweep
