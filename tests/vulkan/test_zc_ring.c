@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -456,15 +457,28 @@ static int case_socket(void)
     r = cg_zc_connect(saved, &h, rfds, &n, &conn, &e);
     CHECK(r == CG_E_NOT_INITIALIZED && strstr(e.text, "no zero-copy producer"), "closed: %s", e.text);
 
-    /* The directory rule: $XDG_RUNTIME_DIR when absolute, else $TMPDIR, else /tmp. */
-    char dir[CG_ZC_PATH_SIZE], want[CG_ZC_PATH_SIZE];
-    setenv("XDG_RUNTIME_DIR", "/run/user/4242", 1);
-    setenv("TMPDIR", "/var/tmp", 1);
-    snprintf(want, sizeof want, "/run/user/4242/cg-zc-%u", (unsigned)getuid());
+    /* The directory rule: $XDG_RUNTIME_DIR when an absolute existing
+     * directory, else $TMPDIR under the same rule, else /tmp. */
+    char dir[CG_ZC_PATH_SIZE], want[256];
+    char tmpdir[128];
+    snprintf(tmpdir, sizeof tmpdir, "%s/tmpdir", test_dir);
+    CHECK(mkdir(tmpdir, 0700) == 0, "mkdir %s", tmpdir);
+    setenv("XDG_RUNTIME_DIR", test_dir, 1);
+    setenv("TMPDIR", tmpdir, 1);
+    snprintf(want, sizeof want, "%s/cg-zc-%u", test_dir, (unsigned)getuid());
     CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0, "XDG: %s", dir);
     setenv("XDG_RUNTIME_DIR", "relative/dir", 1);
-    snprintf(want, sizeof want, "/var/tmp/cg-zc-%u", (unsigned)getuid());
+    snprintf(want, sizeof want, "%s/cg-zc-%u", tmpdir, (unsigned)getuid());
     CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0, "TMPDIR: %s", dir);
+    /* Absolute but missing (a session's runtime dir gone): $TMPDIR. */
+    setenv("XDG_RUNTIME_DIR", "/nonexistent/cg-zc-run/1000", 1);
+    CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0,
+          "missing XDG_RUNTIME_DIR: %s, want %s", dir, want);
+    setenv("TMPDIR", "/nonexistent/cg-zc-tmp", 1);
+    snprintf(want, sizeof want, "/tmp/cg-zc-%u", (unsigned)getuid());
+    CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0,
+          "missing XDG_RUNTIME_DIR and TMPDIR: %s", dir);
+    rmdir(tmpdir);
     unsetenv("XDG_RUNTIME_DIR");
     unsetenv("TMPDIR");
     snprintf(want, sizeof want, "/tmp/cg-zc-%u", (unsigned)getuid());
@@ -568,6 +582,167 @@ static int case_bad_hello(void)
         close(l);
         unlink(path);
     }
+    remove_test_dir();
+    return failures ? 1 : 0;
+}
+
+/* A server on test_dir for one slot in fence mode: a control block and
+ * two memfds standing for the fds (no GPU). */
+static cg_zc_server *small_server(cg_zc_control *c, int fds[2])
+{
+    cg_err e = {{0}};
+    fds[0] = memfd_with("control");
+    fds[1] = memfd_with("slot0");
+    CHECK(cg_zc_control_create(1, 0x43, c, &e) == CG_OK, "control: %s", e.text);
+    cg_zc_server_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.fds = fds;
+    sd.fd_count = 2;
+    sd.hello = (cg_zc_hello){0, 0x43, 1, 0, 4096, 2, 4096};
+    sd.control = c;
+    sd.dir = test_dir;
+    cg_zc_server *s = NULL;
+    CHECK(cg_zc_server_create(&sd, &s, &e) == CG_OK, "server: %s", e.text);
+    return s;
+}
+
+static void small_server_free(cg_zc_server *s, cg_zc_control *c, int fds[2])
+{
+    cg_zc_server_destroy(s);
+    close(fds[0]);
+    close(fds[1]);
+    cg_zc_control_free(c);
+}
+
+/* Socket files of producers that died: removed when a ring starts; the
+ * others (a live pid, a name not ours, a file that is not a socket) stay. */
+static int case_socket_stale(void)
+{
+    make_test_dir();
+    pid_t dead = fork(); /* no GPU context in this case */
+    if (dead == 0) _exit(0);
+    wait_child(dead);
+    char stale[160], live[160], other[160], plain[160];
+    snprintf(stale, sizeof stale, "%s/ring-%ld-00000000000000aa.sock", test_dir, (long)dead);
+    snprintf(live, sizeof live, "%s/ring-%ld-00000000000000bb.sock", test_dir, (long)getppid());
+    snprintf(other, sizeof other, "%s/other-%ld.sock", test_dir, (long)dead);
+    snprintf(plain, sizeof plain, "%s/ring-%ld-00000000000000cc.sock", test_dir, (long)dead);
+    const char *socks[] = {stale, live, other};
+    for (int i = 0; i < 3; i++) { /* bound, then closed without unlink: a crash */
+        int l = fake_listen(socks[i]);
+        CHECK(l >= 0, "bind %s", socks[i]);
+        close(l);
+    }
+    int pf = open(plain, O_CREAT | O_WRONLY, 0600);
+    CHECK(pf >= 0, "plain file");
+    if (pf >= 0) close(pf);
+    cg_zc_control c;
+    int fds[2];
+    cg_zc_server *s = small_server(&c, fds);
+    CHECK(access(stale, F_OK) != 0, "the dead producer's socket %s was removed", stale);
+    CHECK(access(live, F_OK) == 0, "a live pid's socket stays");
+    CHECK(access(other, F_OK) == 0, "a socket not named ring-<pid>-<id>.sock stays");
+    CHECK(access(plain, F_OK) == 0, "a regular file stays");
+    small_server_free(s, &c, fds);
+    unlink(live);
+    unlink(other);
+    unlink(plain);
+    unlink(stale);
+    remove_test_dir();
+    return failures ? 1 : 0;
+}
+
+/* CPU time (user + system) of every thread of this process but the
+ * calling one, in clock ticks; -1 when /proc cannot say. */
+static long other_threads_ticks(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    long total = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int tid = atoi(e->d_name);
+        if (tid <= 0 || tid == (int)gettid()) continue;
+        char path[96], buf[1024];
+        snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        /* After "pid (name) ": state, then utime and stime are fields 14, 15. */
+        char *p = strrchr(buf, ')');
+        unsigned long ut = 0, st = 0;
+        if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
+            total += (long)(ut + st);
+    }
+    closedir(d);
+    return total;
+}
+
+/* A learner that sends bytes (the protocol says it sends nothing): the
+ * hand-off thread must not spin reading them. A peer floods for 2 s; the
+ * server's thread may use a quarter of one core at most (a resource bound,
+ * not a timing limit: a spinning thread uses all of a core), and the flooder
+ * is disconnected while a well-behaved learner can still connect. */
+static int case_socket_flood(void)
+{
+    make_test_dir();
+    cg_zc_control c;
+    int sfds[2];
+    cg_zc_server *s = small_server(&c, sfds);
+    if (!s) return 1;
+    char path[CG_ZC_PATH_SIZE];
+    snprintf(path, sizeof path, "%s", cg_zc_server_path(s));
+    pid_t pid = fork(); /* no GPU context in this case */
+    if (pid == 0) {
+        cg_zc_hello h;
+        int fds[CG_ZC_MAX_FDS];
+        uint32_t n;
+        int conn;
+        cg_err e = {{0}};
+        if (cg_zc_connect(path, &h, fds, &n, &conn, &e) != CG_OK) _exit(2);
+        char junk[4096];
+        memset(junk, 'x', sizeof junk);
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do { /* until 2 s passed or the producer hung up */
+            if (send(conn, junk, sizeof junk, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+                errno != EAGAIN && errno != EINTR)
+                _exit(0);
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while (t.tv_sec - t0.tv_sec < 2);
+        _exit(0);
+    }
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    long before = other_threads_ticks();
+    sleep(2);
+    long ticks = other_threads_ticks() - before;
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    double wall_ticks = ((double)(w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) / 1e9) *
+                        (double)sysconf(_SC_CLK_TCK);
+    CHECK(wait_child(pid) == 0, "flooding peer connected");
+    printf("server thread: %ld ticks in %.0f ticks of wall time while flooded\n", ticks,
+           wall_ticks);
+    CHECK(before >= 0 && ticks * 4 < (long)wall_ticks,
+          "the server thread used %ld of %.0f ticks (< 25%% of one core) while a peer flooded",
+          ticks, wall_ticks);
+    wait_for(s, 0);
+    cg_zc_server_stats st;
+    cg_zc_server_get_stats(s, &st);
+    CHECK(st.departed == 1 && !st.connected, "the flooder was disconnected (departed %u)",
+          st.departed);
+    cg_zc_hello h;
+    int rfds[CG_ZC_MAX_FDS];
+    uint32_t n = 0;
+    int conn = -1;
+    cg_err e = {{0}};
+    CHECK(cg_zc_connect(path, &h, rfds, &n, &conn, &e) == CG_OK && n == 2,
+          "a learner connects after the flooder: %s", e.text);
+    for (uint32_t i = 0; i < n; i++) close(rfds[i]);
+    if (conn >= 0) close(conn);
+    small_server_free(s, &c, sfds);
     remove_test_dir();
     return failures ? 1 : 0;
 }
@@ -1237,6 +1412,8 @@ int main(int argc, char **argv)
     if (strcmp(c, "control") == 0) return case_control();
     if (strcmp(c, "socket") == 0) return case_socket();
     if (strcmp(c, "bad_hello") == 0) return case_bad_hello();
+    if (strcmp(c, "socket_stale") == 0) return case_socket_stale();
+    if (strcmp(c, "socket_flood") == 0) return case_socket_flood();
     if (strcmp(c, "peer_uid") == 0) return case_peer_uid();
     return ring_case(c);
 }
