@@ -1014,6 +1014,37 @@ static int child_vk_learner(int argc, char **argv)
     return failures ? 1 : 0;
 }
 
+/* Second process: a hostile learner. Connects, writes `what` into every
+ * lease word, and leaves without releasing anything. */
+static int child_hostile(const char *path, const char *what)
+{
+    cg_zc_hello h;
+    int fds[CG_ZC_MAX_FDS];
+    uint32_t n;
+    int conn;
+    cg_err e = {{0}};
+    if (cg_zc_connect(path, &h, fds, &n, &conn, &e) != CG_OK) {
+        fprintf(stderr, "hostile: connect: %s\n", e.text);
+        return 2;
+    }
+    cg_zc_control c;
+    if (cg_zc_control_map(fds[0], h.slot_count, h.ring_id, &c, &e) != CG_OK) return 3;
+    for (uint32_t i = 0; i < h.slot_count; i++) {
+        uint64_t cur = cg_zc_lease_load(&c, i), f = CG_ZC_WORD_FRAME(cur);
+        uint64_t w = strcmp(what, "writing") == 0  ? CG_ZC_WORD(f, CG_ZC_WRITING)
+                     : strcmp(what, "closed") == 0 ? CG_ZC_WORD(f, CG_ZC_CLOSED)
+                     : strcmp(what, "seven") == 0  ? CG_ZC_WORD(f, 7)
+                     : strcmp(what, "future") == 0 ? CG_ZC_WORD(f + 1000, CG_ZC_PUBLISHED)
+                     : strcmp(what, "active") == 0 ? CG_ZC_WORD(f + 1, CG_ZC_ACTIVE)
+                                                   : UINT64_MAX;
+        cg_zc_lease_store(&c, i, w);
+    }
+    cg_zc_control_free(&c);
+    for (uint32_t i = 1; i < n; i++) close(fds[i]);
+    close(conn);
+    return 0;
+}
+
 /* Names seen through an intercepted vkSetDebugUtilsObjectNameEXT. */
 static int nnames, ring_names;
 static PFN_vkSetDebugUtilsObjectNameEXT real_set_name;
@@ -1150,6 +1181,11 @@ static int ring_case(const char *which)
         d = ring_desc(16385, 64, CG_ZC_MODE_FENCE);
         CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_TOO_LARGE, "width 16385: %s", e.text);
         d = ring_desc(64, 64, CG_ZC_MODE_FENCE);
+        d.queue_family = 99;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG && !r && strstr(e.text, "99") &&
+                  strstr(e.text, "queue famil"),
+              "queue family 99: %s", e.text);
+        d = ring_desc(64, 64, CG_ZC_MODE_FENCE);
         d.format = VK_FORMAT_R16G16B16A16_SFLOAT;
         CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG, "64-bit format: %s", e.text);
         d = ring_desc(64, 64, CG_ZC_MODE_FENCE);
@@ -1245,6 +1281,119 @@ static int ring_case(const char *which)
         for (int f = 1; f <= 2; f++)
             CHECK(game_frame_fence(r, img, w2, h2, f, descs[f - 1]) == CG_OK, "frame %d", f);
         CHECK(run_learner(2, descs) == 0, "learner process after re-initialisation");
+        vkt_image_free(&T, img, mem);
+    } else if (strcmp(which, "ring_deferred") == 0) {
+        /* Fence mode: the ring destroyed between recording its copy into
+         * the game's command buffer and the game's submit. The submit must
+         * not write freed memory (a fault before the fix, lavapipe 3 of 3;
+         * 512x512: 1 MiB slots, unmapped when freed). */
+        const int w = 512, h = 512;
+        cg_vk_ring_desc d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+        uint32_t base = cg_vk_ring_deferred_count();
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create: %s", e.text);
+        if (!r) goto out;
+        VkImage img;
+        VkDeviceMemory mem;
+        CHECK(vkt_image(&T, w, h, -1, 0, &img, &mem) == 0, "game image");
+        uint8_t *px = malloc((size_t)w * h * 4);
+        zc_pattern(px, w, h, 1);
+        CHECK(vkt_upload(&T, img, w, h, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL) == 0, "upload");
+        free(px);
+        uint8_t desc[CG_ZC_DESC_SIZE];
+        VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
+        CHECK(cg_vk_ring_record(r, T.cmd, img, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, desc) == CG_OK,
+              "record: %s", cg_vk_ring_last_error(r));
+        cg_vk_ring_destroy(r);
+        r = NULL;
+        CHECK(cg_vk_ring_deferred_count() == base + 1, "destroy deferred the slot memory (%u)",
+              cg_vk_ring_deferred_count());
+        /* Heap churn, so that freed memory would be reused. */
+        for (int i = 0; i < 16; i++) free(calloc(1, (size_t)w * h * 4));
+        VKT_FN(&T, vkEndCommandBuffer)(T.cmd);
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &T.cmd;
+        VKT_FN(&T, vkResetFences)(T.dev, 1, &T.fence);
+        CHECK(VKT_FN(&T, vkQueueSubmit)(T.queue, 1, &si, T.fence) == VK_SUCCESS &&
+                  VKT_FN(&T, vkWaitForFences)(T.dev, 1, &T.fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS,
+              "the game's submit with the copy of a destroyed ring completes");
+        /* A later ring on the same device and queue frees it: its first
+         * frame call fences the queue, a later one sees the fence. */
+        d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "second ring: %s", e.text);
+        uint8_t descs[2][CG_ZC_DESC_SIZE];
+        for (int f = 1; f <= 2; f++)
+            CHECK(game_frame_fence(r, img, w, h, f, descs[f - 1]) == CG_OK, "frame %d: %s", f,
+                  cg_vk_ring_last_error(r));
+        CHECK(cg_vk_ring_deferred_count() == base, "freed after the fence (%u deferred)",
+              cg_vk_ring_deferred_count());
+        CHECK(run_learner(2, descs) == 0, "the second ring's frames byte-exact");
+        /* Destroyed after its frames completed: deferred as well (the ring
+         * cannot see that), and freed by the device's owner at teardown. */
+        cg_vk_ring_destroy(r);
+        r = NULL;
+        CHECK(cg_vk_ring_deferred_count() == base + 1, "deferred again");
+        CHECK(cg_vk_ring_free_deferred(T.dev) == 1 && cg_vk_ring_deferred_count() == base,
+              "cg_vk_ring_free_deferred frees it");
+        vkt_image_free(&T, img, mem);
+    } else if (strcmp(which, "ring_hostile") == 0) {
+        /* A learner that writes what no learner may into every lease word
+         * (WRITING, CLOSED, 7, all ones, a future frame) and leaves; then a
+         * well-behaved learner must get every frame (0 of 200 before the
+         * fix: each publish skipped). */
+        const int w = 16, h = 8;
+        cg_vk_ring_desc d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+        d.wait_ns = 1000000;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create: %s", e.text);
+        if (!r) goto out;
+        cg_vk_ring_info info;
+        cg_vk_ring_get_info(r, &info);
+        VkImage img;
+        VkDeviceMemory mem;
+        CHECK(vkt_image(&T, w, h, -1, 0, &img, &mem) == 0, "game image");
+        uint8_t desc[CG_ZC_DESC_SIZE];
+        CHECK(game_frame_fence(r, img, w, h, 1, desc) == CG_OK, "frame 1");
+        static const char *const words[] = {"writing", "closed", "seven", "ones", "future", "active"};
+        int frame = 1;
+        for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+            char *argv[] = {(char *)self_exe, "child-hostile", (char *)info.socket_path,
+                            (char *)words[k], NULL};
+            pid_t pid = spawn_self(argv);
+            CHECK(pid > 0 && wait_child(pid) == 0, "hostile learner (%s) ran", words[k]);
+            wait_for(info.server, 0);
+            /* A well-behaved learner in this process, lockstep. */
+            cg_zc_hello hh;
+            int fds[CG_ZC_MAX_FDS];
+            uint32_t n = 0;
+            int conn = -1;
+            cg_zc_control lc;
+            memset(&lc, 0, sizeof lc);
+            CHECK(cg_zc_connect(info.socket_path, &hh, fds, &n, &conn, &e) == CG_OK, "connect: %s",
+                  e.text);
+            CHECK(n > 0 && cg_zc_control_map(fds[0], hh.slot_count, hh.ring_id, &lc, &e) == CG_OK,
+                  "map: %s", e.text);
+            for (uint32_t i = 1; i < n; i++) close(fds[i]);
+            int good = 0;
+            for (int f = 0; f < 200 && lc.map; f++) {
+                frame++;
+                cg_zc_desc dd;
+                if (game_frame_fence(r, img, w, h, frame, desc) != CG_OK ||
+                    cg_zc_desc_decode(desc, sizeof desc, &dd, &e) != CG_OK) {
+                    frame--;
+                    continue;
+                }
+                /* The learner holds each frame across the next publish. */
+                if (cg_zc_acquire(&lc, dd.slot, dd.frame, &e) == CG_OK &&
+                    cg_zc_release(&lc, dd.slot, dd.frame, &e) == CG_OK)
+                    good++;
+            }
+            CHECK(good == 200, "after a hostile learner (%s): %d of 200 frames", words[k], good);
+            cg_zc_control_free(&lc);
+            if (conn >= 0) close(conn);
+            wait_for(info.server, 0);
+        }
         vkt_image_free(&T, img, mem);
     } else if (strcmp(which, "ring_semaphore") == 0) {
         if (!T.has_timeline) {
@@ -1406,6 +1555,7 @@ int main(int argc, char **argv)
     }
     const char *c = argv[1];
     if (strcmp(c, "child-fd-learner") == 0) return child_fd_learner(argv[2]);
+    if (strcmp(c, "child-hostile") == 0 && argc >= 4) return child_hostile(argv[2], argv[3]);
     if (strcmp(c, "child-vk-learner") == 0) return child_vk_learner(argc - 2, argv + 2);
     if (strcmp(c, "serve") == 0) return serve(argc - 2, argv + 2);
     if (strcmp(c, "descriptor") == 0) return case_descriptor();
