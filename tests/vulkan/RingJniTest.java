@@ -326,7 +326,8 @@ public final class RingJniTest {
                 () -> ring.initImpl(1, 1, 1, 0, 1, 1, 64, 64, 17, 2, 0, false), "17 slots");
         expect(IllegalArgumentException.class,
                 () -> ring.initImpl(1, 1, 1, 0, 1, 1, 64, 64, 3, 2, -1, false), "waitNanos -1");
-        if (vkSetup(8, 8) == null) {
+        long[] dev = vkSetup(8, 8);
+        if (dev == null) {
             System.out.println("SKIP jvm_vk_ring: no Vulkan device with external memory here");
             System.exit(77);
         }
@@ -354,6 +355,7 @@ public final class RingJniTest {
             semaphoreRound(args[1], args[2], 640, 360, 200);
             semaphoreRound(args[1], args[2], 1920, 1080, 60);
         }
+        ring.freeDeferredImpl(dev[2]); // the game's device teardown, as the javadoc asks
         vkTeardown();
         System.out.println(failures == 0 ? "PASS" : failures + " failures");
         System.exit(failures == 0 ? 0 : 1);

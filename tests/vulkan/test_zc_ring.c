@@ -1010,7 +1010,7 @@ static int child_vk_learner(int argc, char **argv)
         }
     cg_zc_control_free(&ctl);
     if (conn >= 0) close(conn);
-    vkt_fini(&T);
+    vkt_ring_fini(&T);
     return failures ? 1 : 0;
 }
 
@@ -1400,7 +1400,7 @@ static int ring_case(const char *which)
             printf("SKIP ring_semaphore: %s lacks VK_KHR_external_semaphore_fd or timeline "
                    "semaphores\n",
                    T.device_name);
-            vkt_fini(&T);
+            vkt_ring_fini(&T);
             remove_test_dir();
             return SKIP;
         }
@@ -1454,7 +1454,7 @@ static int ring_case(const char *which)
     }
 out:
     cg_vk_ring_destroy(r);
-    vkt_fini(&T);
+    vkt_ring_fini(&T);
     remove_test_dir();
     return failures ? 1 : 0;
 }
@@ -1535,7 +1535,7 @@ static int serve(int argc, char **argv)
     fflush(stdout);
     vkt_image_free(&T, img, mem);
     cg_vk_ring_destroy(r);
-    vkt_fini(&T);
+    vkt_ring_fini(&T);
     return 0;
 }
 
