@@ -1,8 +1,9 @@
 /*
  * vulkan_zerocopy_ring.c - com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing:
  * zero-copy v2 (docs/zero-copy-v2.md) through cg_vk_ring, as a plain copy
- * (initImpl) or in the RGB slot format (initRgbImpl, with the cursor per
- * frame through publishCursorImpl / recordCursorImpl). One ring per
+ * (initCopyImpl with the image's format; initImpl, the same for an
+ * R8G8B8A8_UNORM image) or in the RGB slot format (initRgbImpl, with the
+ * cursor per frame through publishCursorImpl / recordCursorImpl). One ring per
  * process behind the object's lock; every status becomes the exception of
  * cg_jexc_for_status, except CG_E_RING_FULL, which is a skipped frame: the
  * per-frame calls then return null.
@@ -99,6 +100,53 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
                      debugUtils);
 }
 
+/* The image formats a ring reads as stored (4 bytes a pixel, 8-bit
+ * channels); nonzero (an exception is pending) for any other. */
+static int check_image_format(JNIEnv *env, const char *what, jint imageFormat)
+{
+    if (imageFormat == 0 || imageFormat == VK_FORMAT_R8G8B8A8_UNORM ||
+        imageFormat == VK_FORMAT_R8G8B8A8_SRGB || imageFormat == VK_FORMAT_B8G8R8A8_UNORM ||
+        imageFormat == VK_FORMAT_B8G8R8A8_SRGB)
+        return 0;
+    return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                    "%s: imageFormat %d: 37 R8G8B8A8_UNORM, 43 R8G8B8A8_SRGB, 44 "
+                    "B8G8R8A8_UNORM, 50 B8G8R8A8_SRGB (0 = 37)",
+                    what, (int)imageFormat);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initCopyImpl(
+    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat, jint slots,
+    jint mode, jlong waitNanos, jboolean debugUtils)
+{
+    (void)thiz;
+    static const char what[] = "VulkanZerocopyRing.initCopyImpl";
+    if (check_image_format(env, what, imageFormat)) return NULL;
+    cg_vk_ring_desc d;
+    memset(&d, 0, sizeof d);
+    d.format = (VkFormat)imageFormat; /* the descriptor's format: the copy keeps the bytes */
+    return init_ring(env, what, &d, instance, physicalDevice, device, queueFamily, queue,
+                     getInstanceProcAddr, width, height, slots, mode, waitNanos, debugUtils);
+}
+
+JNIEXPORT jint JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_freeDeferredImpl(
+    JNIEnv *env, jobject thiz, jlong device)
+{
+    (void)thiz;
+    if (!device)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "VulkanZerocopyRing.freeDeferredImpl: device is 0"),
+               0;
+    return (jint)cg_vk_ring_free_deferred((VkDevice)(uintptr_t)device);
+}
+
+JNIEXPORT jint JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_deferredCountImpl(
+    JNIEnv *env, jobject thiz)
+{
+    (void)env;
+    (void)thiz;
+    return (jint)cg_vk_ring_deferred_count();
+}
+
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initRgbImpl(
     JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
     jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat,
@@ -107,14 +155,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
 {
     (void)thiz;
     static const char what[] = "VulkanZerocopyRing.initRgbImpl";
-    if (imageFormat != 0 && imageFormat != VK_FORMAT_R8G8B8A8_UNORM &&
-        imageFormat != VK_FORMAT_R8G8B8A8_SRGB && imageFormat != VK_FORMAT_B8G8R8A8_UNORM &&
-        imageFormat != VK_FORMAT_B8G8R8A8_SRGB)
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s: imageFormat %d: 37 R8G8B8A8_UNORM, 43 R8G8B8A8_SRGB, 44 "
-                        "B8G8R8A8_UNORM, 50 B8G8R8A8_SRGB (0 = 37)",
-                        what, (int)imageFormat),
-               NULL;
+    if (check_image_format(env, what, imageFormat)) return NULL;
     /* 0 x 0 is the image's size; anything else a valid target. */
     if ((targetWidth || targetHeight) && cg_jni_check_dims(env, what, targetWidth, targetHeight))
         return NULL;

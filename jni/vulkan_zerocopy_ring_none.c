@@ -23,6 +23,33 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
            NULL;
 }
 
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initCopyImpl(
+    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat, jint slots,
+    jint mode, jlong waitNanos, jboolean debugUtils)
+{
+    (void)thiz, (void)instance, (void)physicalDevice, (void)device, (void)queueFamily;
+    (void)queue, (void)getInstanceProcAddr, (void)width, (void)height, (void)imageFormat;
+    (void)slots, (void)mode, (void)waitNanos, (void)debugUtils;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "VulkanZerocopyRing.initCopyImpl: %s", k_unsupported),
+           NULL;
+}
+
+/* Nothing is ever deferred without rings. */
+JNIEXPORT jint JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_freeDeferredImpl(
+    JNIEnv *env, jobject thiz, jlong device)
+{
+    (void)env, (void)thiz, (void)device;
+    return 0;
+}
+
+JNIEXPORT jint JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_deferredCountImpl(
+    JNIEnv *env, jobject thiz)
+{
+    (void)env, (void)thiz;
+    return 0;
+}
+
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishImpl(
     JNIEnv *env, jobject thiz, jlong image, jint imageLayout)
 {

@@ -89,6 +89,17 @@ class Descriptor:
     def rows_bottom_up(self):
         return bool(self.flags & FLAG_ROWS_BOTTOM_UP)
 
+    @property
+    def format_name(self):
+        """The VkFormat's name: "B8G8R8A8_UNORM" for a BGRA frame (a swapchain
+        image copied as stored: channel 0 is blue), "R8G8B8_UNORM" for RGB."""
+        return FORMATS[self.format]
+
+    @property
+    def channel_order(self):
+        """The bytes of one pixel, in memory order: "RGBA", "BGRA" or "RGB"."""
+        return self.format_name.split("_")[0].replace("8", "")
+
     def __repr__(self):
         return (f"Descriptor(ring={self.ring_id:#x}, slot={self.slot}, frame={self.frame}, "
                 f"{self.width}x{self.height}, mode={self.mode})")
@@ -517,6 +528,7 @@ class RingFrame(DeviceBuffer):
         self.slot, self.frame, self.stream = desc.slot, desc.frame, stream
         self.row_pitch = desc.row_pitch
         self.format, self.flags = desc.format, desc.flags
+        self.format_name, self.channel_order = desc.format_name, desc.channel_order
         self.rows_bottom_up = desc.rows_bottom_up
 
     @property

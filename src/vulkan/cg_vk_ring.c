@@ -6,6 +6,8 @@
 #include "cg_vk_ring.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,7 @@ struct cg_vk_ring {
     PFN_vkGetPhysicalDeviceProperties2 vkGetPhysicalDeviceProperties2;
     PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties;
     PFN_vkGetPhysicalDeviceExternalBufferProperties vkGetPhysicalDeviceExternalBufferProperties;
+    PFN_vkGetPhysicalDeviceQueueFamilyProperties vkGetPhysicalDeviceQueueFamilyProperties;
     /* VK_EXT_debug_utils (NULL without it) */
     PFN_vkSetDebugUtilsObjectNameEXT vkSetDebugUtilsObjectNameEXT;
     PFN_vkCmdBeginDebugUtilsLabelEXT vkCmdBeginDebugUtilsLabelEXT;
@@ -78,6 +81,22 @@ struct cg_vk_ring {
 #undef CG_RING_MEMBER_
 
     ring_slot slot[CG_ZC_MAX_SLOTS];
+    /* The producer's own view of the lease words: what it last wrote to
+     * each, and which it holds (WRITING). A learner may only move
+     * PUBLISHED(F) -> ACTIVE(F) -> RELEASED(F); any other word found in
+     * shared memory is not trusted (claim_slot puts this view back). */
+    uint64_t own[CG_ZC_MAX_SLOTS];
+    uint32_t held;
+    uint32_t seen_epoch; /* the server's connect/disconnect count last seen */
+    /* Fence mode: a copy was recorded into a game command buffer, whose
+     * completion the ring cannot see; destroy then defers freeing the slot
+     * memory (and the RGB pass) that such a copy targets (see "deferred"
+     * below). */
+    int recorded;
+    VkFence grave_fence;     /* covers the game's submits before it (deferred frees) */
+    int grave_pending;       /* grave_fence submitted, not yet seen signalled */
+    struct cg_vk_ring *covered;     /* deferred rings freed when grave_fence signals */
+    struct cg_vk_ring *next_grave;  /* link in the graveyard or a covered list */
     VkSemaphore semaphore;
     int semaphore_fd;
     cg_zc_control control;
@@ -120,6 +139,7 @@ static cg_status load_functions(cg_vk_ring *r)
     LOAD_I_(vkGetPhysicalDeviceProperties2);
     LOAD_I_(vkGetPhysicalDeviceMemoryProperties);
     LOAD_I_(vkGetPhysicalDeviceExternalBufferProperties);
+    LOAD_I_(vkGetPhysicalDeviceQueueFamilyProperties);
     if (r->d.debug_utils) {
         LOAD_I_(vkSetDebugUtilsObjectNameEXT);
         LOAD_I_(vkCmdBeginDebugUtilsLabelEXT);
@@ -129,7 +149,8 @@ static cg_status load_functions(cg_vk_ring *r)
     }
 #undef LOAD_I_
     if (!r->vkGetDeviceProcAddr || !r->vkGetPhysicalDeviceProperties2 ||
-        !r->vkGetPhysicalDeviceMemoryProperties || !r->vkGetPhysicalDeviceExternalBufferProperties)
+        !r->vkGetPhysicalDeviceMemoryProperties || !r->vkGetPhysicalDeviceExternalBufferProperties ||
+        !r->vkGetPhysicalDeviceQueueFamilyProperties)
         return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan 1.1 instance entry points are missing");
     PFN_vkGetDeviceProcAddr gdpa = r->vkGetDeviceProcAddr;
 #define LOAD_D_(fn)                                                             \
@@ -282,9 +303,23 @@ static cg_status create_rgb(cg_vk_ring *r)
     return cg_vk_rgb_create(&gd, &r->rgb, &r->err);
 }
 
+/* The queue family names one the device has (a command pool of another
+ * family is undefined behaviour, which drivers need not catch). */
+static cg_status check_queue_family(cg_vk_ring *r)
+{
+    uint32_t n = 0;
+    r->vkGetPhysicalDeviceQueueFamilyProperties(r->d.physical_device, &n, NULL);
+    if (r->d.queue_family >= n)
+        return cg_fail(&r->err, CG_E_INVALID_ARG,
+                       "queue family %u: the device has %u queue families (0..%u)",
+                       r->d.queue_family, n, n ? n - 1 : 0);
+    return CG_OK;
+}
+
 static cg_status setup(cg_vk_ring *r)
 {
     CG_TRY(load_functions(r));
+    CG_TRY(check_queue_family(r));
     CG_TRY(check_exportable(r));
     VkPhysicalDeviceIDProperties idp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -313,6 +348,9 @@ static cg_status setup(cg_vk_ring *r)
     for (uint32_t i = 0; i < r->d.slots; i++)
         CG_TRY(create_slot(r, i, (VkDeviceSize)frame_bytes + r->d.slot_slack));
     if (rgb && !r->d.external_writer) CG_TRY(create_rgb(r));
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    CG_TRY(RING_CHECK(r, r->vkCreateFence(r->d.device, &fci, NULL, &r->grave_fence)));
+    RING_NAME(r, VK_OBJECT_TYPE_FENCE, r->grave_fence, "deferred-free fence", -1);
     t->slot_size = r->slot_size;
     if (r->d.mode == CG_ZC_MODE_SEMAPHORE) CG_TRY(create_semaphore(r));
     CG_TRY(cg_zc_control_create(r->d.slots, t->ring_id, &r->control, &r->err));
@@ -401,12 +439,122 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
     return CG_OK;
 }
 
+/* ---- deferred frees (fence mode) ----------------------------------------------
+ * In fence mode the copy sits in the game's command buffer, and the game may
+ * submit it after the ring is destroyed (destroy between record and the
+ * game's submit, or from another thread). No wait at destroy can help: the
+ * command is not submitted yet. So a fence-mode ring that recorded a copy
+ * is destroyed except for what such a copy references (the slot buffers and
+ * their memory, the RGB pass): those stay in a process-wide graveyard. A
+ * later ring on the same device and queue, in a frame call (the game's
+ * frame loop submits the commands it recorded before it records the next
+ * frame's), submits an empty batch with a fence of its own to that queue:
+ * the fence signals once every earlier submission, the game's with the old
+ * copy included, has completed, and the graveyard rings it covered are
+ * freed then (polled by later frame calls, never waited for; waited at that
+ * ring's destroy). */
+
+static pthread_mutex_t g_grave_lock = PTHREAD_MUTEX_INITIALIZER;
+static cg_vk_ring *g_graves;
+static _Atomic uint32_t g_grave_count; /* rings in the graveyard or covered lists */
+
+uint32_t cg_vk_ring_deferred_count(void)
+{
+    return atomic_load(&g_grave_count);
+}
+
+/* What a deferred ring still holds, then the ring itself. */
+static void free_deferred(cg_vk_ring *r)
+{
+    VkDevice dev = r->d.device;
+    for (uint32_t i = 0; i < r->d.slots; i++) {
+        ring_slot *s = &r->slot[i];
+        if (s->buffer && r->vkDestroyBuffer) r->vkDestroyBuffer(dev, s->buffer, NULL);
+        if (s->memory && r->vkFreeMemory) r->vkFreeMemory(dev, s->memory, NULL);
+    }
+    cg_vk_rgb_destroy(r->rgb);
+    free(r);
+}
+
+static void free_covered(cg_vk_ring *r)
+{
+    while (r->covered) {
+        cg_vk_ring *z = r->covered;
+        r->covered = z->next_grave;
+        free_deferred(z);
+        atomic_fetch_sub(&g_grave_count, 1);
+    }
+    r->grave_pending = 0;
+}
+
+uint32_t cg_vk_ring_free_deferred(VkDevice device)
+{
+    uint32_t n = 0;
+    pthread_mutex_lock(&g_grave_lock);
+    for (cg_vk_ring **p = &g_graves; *p;) {
+        cg_vk_ring *z = *p;
+        if (z->d.device != device) {
+            p = &z->next_grave;
+            continue;
+        }
+        *p = z->next_grave;
+        free_deferred(z);
+        atomic_fetch_sub(&g_grave_count, 1);
+        n++;
+    }
+    pthread_mutex_unlock(&g_grave_lock);
+    return n;
+}
+
+/* Game thread, at each frame call: free what an earlier fence covered, and
+ * cover the graveyard rings of this device and queue with a new fence. */
+static void drain_graves(cg_vk_ring *r)
+{
+    VkDevice dev = r->d.device;
+    if (r->grave_pending) {
+        if (r->vkGetFenceStatus(dev, r->grave_fence) != VK_SUCCESS) return; /* later */
+        free_covered(r);
+    }
+    if (!atomic_load(&g_grave_count)) return;
+    pthread_mutex_lock(&g_grave_lock);
+    for (cg_vk_ring **p = &g_graves; *p;) {
+        cg_vk_ring *z = *p;
+        if (z->d.device == dev && z->d.queue == r->d.queue) {
+            *p = z->next_grave;
+            z->next_grave = r->covered;
+            r->covered = z;
+        } else {
+            p = &z->next_grave;
+        }
+    }
+    pthread_mutex_unlock(&g_grave_lock);
+    if (!r->covered) return;
+    /* Zero batches: the fence still signals when all work submitted to the
+     * queue before it has completed (vkQueueSubmit). */
+    if (r->vkResetFences(dev, 1, &r->grave_fence) == VK_SUCCESS &&
+        r->vkQueueSubmit(r->d.queue, 0, NULL, r->grave_fence) == VK_SUCCESS) {
+        r->grave_pending = 1;
+        return;
+    }
+    pthread_mutex_lock(&g_grave_lock); /* back, for a later try */
+    while (r->covered) {
+        cg_vk_ring *z = r->covered;
+        r->covered = z->next_grave;
+        z->next_grave = g_graves;
+        g_graves = z;
+    }
+    pthread_mutex_unlock(&g_grave_lock);
+}
+
 void cg_vk_ring_destroy(cg_vk_ring *r)
 {
     if (!r) return;
     VkDevice dev = r->d.device;
-    cg_zc_control_close(&r->control);
+    /* The socket first: its thread rewrites lease words when a learner
+     * leaves, and must not touch them once they say CLOSED. */
     cg_zc_server_destroy(r->server);
+    r->server = NULL;
+    cg_zc_control_close(&r->control);
     for (uint32_t i = 0; i < r->d.slots; i++) {
         ring_slot *s = &r->slot[i];
         /* Teardown is the one place that waits: the ring's own copies must
@@ -415,15 +563,26 @@ void cg_vk_ring_destroy(cg_vk_ring *r)
             (void)r->vkWaitForFences(dev, 1, &s->fence, VK_TRUE, UINT64_MAX);
         if (s->fence && r->vkDestroyFence) r->vkDestroyFence(dev, s->fence, NULL);
         if (s->pool && r->vkDestroyCommandPool) r->vkDestroyCommandPool(dev, s->pool, NULL);
-        if (s->buffer && r->vkDestroyBuffer) r->vkDestroyBuffer(dev, s->buffer, NULL);
-        if (s->memory && r->vkFreeMemory) r->vkFreeMemory(dev, s->memory, NULL);
         if (s->memory_fd >= 0) close(s->memory_fd);
+        s->memory_fd = -1;
     }
-    cg_vk_rgb_destroy(r->rgb); /* every fence waited above */
+    /* Rings this one covered: their fence is submitted, so it signals. */
+    if (r->grave_pending)
+        (void)r->vkWaitForFences(dev, 1, &r->grave_fence, VK_TRUE, UINT64_MAX);
+    free_covered(r);
+    if (r->grave_fence && r->vkDestroyFence) r->vkDestroyFence(dev, r->grave_fence, NULL);
     if (r->semaphore && r->vkDestroySemaphore) r->vkDestroySemaphore(dev, r->semaphore, NULL);
     if (r->semaphore_fd >= 0) close(r->semaphore_fd);
     cg_zc_control_free(&r->control);
-    free(r);
+    if (r->recorded) { /* a copy in a game command buffer may still be submitted */
+        pthread_mutex_lock(&g_grave_lock);
+        r->next_grave = g_graves;
+        g_graves = r;
+        atomic_fetch_add(&g_grave_count, 1);
+        pthread_mutex_unlock(&g_grave_lock);
+        return;
+    }
+    free_deferred(r); /* every fence waited above */
 }
 
 const char *cg_vk_ring_last_error(const cg_vk_ring *r)
@@ -480,24 +639,68 @@ static cg_status slot_idle(cg_vk_ring *r, ring_slot *s, int *idle)
     return CG_OK;
 }
 
+/* What the producer may do with slot i, from the shared word w and its own
+ * view. A word the protocol does not let a learner write there (any state
+ * but ACTIVE/RELEASED of the frame the producer published, a state out of
+ * the table, CLOSED, another frame) is put back to the producer's view:
+ * nothing a learner stores can hold a slot except a lease it took. */
+typedef enum slot_use { SLOT_HELD, SLOT_FREE, SLOT_PUBLISHED } slot_use;
+
+/* Is w a move a learner may make from the producer's word own? */
+static int learner_move(uint64_t own, uint64_t w)
+{
+    return CG_ZC_WORD_STATE(own) == CG_ZC_PUBLISHED &&
+           CG_ZC_WORD_FRAME(w) == CG_ZC_WORD_FRAME(own) &&
+           (CG_ZC_WORD_STATE(w) == CG_ZC_ACTIVE || CG_ZC_WORD_STATE(w) == CG_ZC_RELEASED);
+}
+
+static slot_use slot_use_of(cg_vk_ring *r, uint32_t i, uint64_t *w)
+{
+    if (r->held & (1u << i)) return SLOT_HELD;
+    uint64_t own = r->own[i];
+    /* Not the producer's word nor a learner's move from it: the producer's
+     * view wins. A failed CAS means the word moved meanwhile (*w is then
+     * what is there); the claim's own CAS decides on it. */
+    if (*w != own && !learner_move(own, *w) && cg_zc_lease_cas(&r->control, i, w, own)) *w = own;
+    if (*w != own && learner_move(own, *w))
+        return CG_ZC_WORD_STATE(*w) == CG_ZC_ACTIVE ? SLOT_HELD : SLOT_FREE;
+    if (*w != own) return SLOT_FREE;
+    return CG_ZC_WORD_STATE(own) == CG_ZC_PUBLISHED ? SLOT_PUBLISHED : SLOT_FREE;
+}
+
+/* After a learner connected or left (the server's epoch moved): every slot
+ * the producer does not hold is put back to a word it can use. */
+static void reset_slots(cg_vk_ring *r)
+{
+    uint32_t epoch = cg_zc_server_epoch(r->server);
+    if (epoch == r->seen_epoch) return;
+    r->seen_epoch = epoch;
+    for (uint32_t i = 0; i < r->d.slots; i++) {
+        uint64_t w = cg_zc_lease_load(&r->control, i);
+        (void)slot_use_of(r, i, &w);
+    }
+}
+
 /* Claim a slot for frame F: EMPTY/RELEASED first, else the oldest
  * PUBLISHED frame; never an ACTIVE (leased) or WRITING one. Polls for at
  * most wait_ns when none is free (docs/zero-copy-v2.md, "All slots held"). */
 static cg_status claim_slot(cg_vk_ring *r, uint64_t frame, uint32_t *out)
 {
     uint64_t deadline = 0;
+    uint32_t races = 0;
+    reset_slots(r);
     for (;;) {
         int best = -1;
         uint64_t best_word = 0;
         for (uint32_t k = 0; k < r->d.slots; k++) {
             uint32_t i = (r->next + k) % r->d.slots;
             uint64_t w = cg_zc_lease_load(&r->control, i);
-            cg_zc_state st = CG_ZC_WORD_STATE(w);
-            if (st != CG_ZC_EMPTY && st != CG_ZC_RELEASED && st != CG_ZC_PUBLISHED) continue;
+            slot_use use = slot_use_of(r, i, &w);
+            if (use == SLOT_HELD) continue;
             int idle;
             CG_TRY(slot_idle(r, &r->slot[i], &idle));
             if (!idle) continue;
-            if (st != CG_ZC_PUBLISHED) {
+            if (use == SLOT_FREE) {
                 best = (int)i;
                 best_word = w;
                 break;
@@ -507,15 +710,18 @@ static cg_status claim_slot(cg_vk_ring *r, uint64_t frame, uint32_t *out)
                 best_word = w;
             }
         }
-        /* The CAS fails only when the learner acquired that frame meanwhile:
-         * then look again. */
+        /* The CAS fails when the learner acquired that frame meanwhile:
+         * then look again (a bounded number of times at once: a peer that
+         * keeps rewriting a word only costs the wait below). */
         if (best >= 0 &&
             cg_zc_lease_cas(&r->control, (uint32_t)best, &best_word, CG_ZC_WORD(frame, CG_ZC_WRITING))) {
+            r->own[best] = CG_ZC_WORD(frame, CG_ZC_WRITING);
+            r->held |= 1u << best;
             *out = (uint32_t)best;
             r->next = ((uint32_t)best + 1) % r->d.slots;
             return CG_OK;
         }
-        if (best >= 0) continue;
+        if (best >= 0 && ++races <= 2 * CG_ZC_MAX_SLOTS) continue;
         uint64_t t = now_ns();
         if (!deadline) deadline = t + r->d.wait_ns;
         if (t >= deadline)
@@ -534,6 +740,7 @@ static cg_status claim_slot(cg_vk_ring *r, uint64_t frame, uint32_t *out)
 static cg_status claim_next(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
 {
     if (r->frame >= CG_ZC_MAX_FRAME) return cg_fail(&r->err, CG_E_OVERFLOW, "frame numbers exhausted");
+    drain_graves(r);
     cg_status st = claim_slot(r, r->frame + 1, slot);
     if (st == CG_OK) *frame = r->frame + 1;
     else if (st != CG_E_RING_FULL) r->failed = 1;
@@ -620,6 +827,14 @@ static cg_status begin_frame(cg_vk_ring *r, VkImage src, uint8_t *desc_out, cg_z
     return claim_next(r, slot, frame);
 }
 
+/* The producer gives up its hold of a slot with this word. */
+static void set_word(cg_vk_ring *r, uint32_t slot, uint64_t word)
+{
+    r->own[slot] = word;
+    r->held &= ~(1u << slot);
+    cg_zc_lease_store(&r->control, slot, word);
+}
+
 static void end_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, uint8_t *desc_out)
 {
     r->frame = frame;
@@ -627,14 +842,14 @@ static void end_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, uint8_t *des
     d.slot = slot;
     d.frame = frame;
     (void)cg_zc_desc_encode(&d, desc_out, CG_ZC_DESC_SIZE);
-    cg_zc_lease_store(&r->control, slot, CG_ZC_WORD(frame, CG_ZC_PUBLISHED));
+    set_word(r, slot, CG_ZC_WORD(frame, CG_ZC_PUBLISHED));
 }
 
 /* A failed Vulkan call after the claim: the slot goes back to RELEASED so
  * no learner waits for it, and the ring refuses further work. */
 static cg_status fail_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, cg_status st)
 {
-    cg_zc_lease_store(&r->control, slot, CG_ZC_WORD(frame, CG_ZC_RELEASED));
+    set_word(r, slot, CG_ZC_WORD(frame, CG_ZC_RELEASED));
     if (st != CG_E_RING_FULL) r->failed = 1;
     return st;
 }
@@ -761,6 +976,7 @@ cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage s
     /* Same ordering as publish, within the game's own command buffer: the
      * barrier's first scope holds the game's earlier commands. */
     record_copy(r, &r->slot[slot], slot, cmd, src, src_layout, frame);
+    r->recorded = 1; /* its submit is the game's: destroy defers the slot memory */
     end_frame(r, slot, frame, desc_out);
     return CG_OK;
 }
@@ -770,6 +986,12 @@ cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage s
 int cg_vk_ring_slot_fd(const cg_vk_ring *r, uint32_t slot)
 {
     return r && slot < r->d.slots ? r->slot[slot].memory_fd : -1;
+}
+
+/* The producer holds slot for frame (claimed, not yet committed). */
+static int claimed(const cg_vk_ring *r, uint32_t slot, uint64_t frame)
+{
+    return (r->held & (1u << slot)) && r->own[slot] == CG_ZC_WORD(frame, CG_ZC_WRITING);
 }
 
 cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
@@ -809,8 +1031,9 @@ cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSema
                             uint8_t desc_out[CG_ZC_DESC_SIZE])
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
-    if (slot >= r->d.slots || !desc_out || frame != r->frame + 1 ||
-        cg_zc_lease_load(&r->control, slot) != CG_ZC_WORD(frame, CG_ZC_WRITING))
+    /* The producer's own view, not the shared word: a learner may have
+     * written anything there meanwhile. */
+    if (slot >= r->d.slots || !desc_out || frame != r->frame + 1 || !claimed(r, slot, frame))
         return cg_fail(&r->err, CG_E_INVALID_ARG,
                        "slot %u frame %llu was not claimed (or no descriptor buffer)", slot,
                        (unsigned long long)frame);
@@ -826,6 +1049,6 @@ cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSema
 
 void cg_vk_ring_abandon(cg_vk_ring *r, uint32_t slot, uint64_t frame)
 {
-    if (!r || slot >= r->d.slots) return;
-    cg_zc_lease_store(&r->control, slot, CG_ZC_WORD(frame, CG_ZC_RELEASED));
+    if (!r || slot >= r->d.slots || !claimed(r, slot, frame)) return;
+    set_word(r, slot, CG_ZC_WORD(frame, CG_ZC_RELEASED));
 }

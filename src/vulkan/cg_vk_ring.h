@@ -21,6 +21,13 @@
  *
  * Threading: call publish/record on the thread that owns the game's queue
  * (Vulkan's external synchronisation of VkQueue and VkCommandBuffer).
+ *
+ * Lease words: the ring keeps its own view of each slot (what it last
+ * wrote). A learner may only move PUBLISHED(F) -> ACTIVE(F) -> RELEASED(F);
+ * any other word found in the control block (WRITING, CLOSED, a state out
+ * of the table, another frame) is put back to the ring's view at the next
+ * frame call and never holds a slot, and after every learner connect and
+ * disconnect every slot the ring does not hold is put back so.
  * States: usable after create; failed after a Vulkan call of publish/record
  * failed (every later call: CG_E_BAD_STATE; destroy and create again);
  * destroyed by destroy. Linux only.
@@ -131,9 +138,36 @@ typedef struct cg_vk_ring_info {
  * directory, memfd); CG_E_NO_MEMORY. Everything made is freed on error. */
 cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *err);
 
-/* Close the control block (learners see CLOSED), stop the socket, wait for
- * the ring's own submitted copies, destroy everything. NULL: no-op. */
+/* Stop the socket, close the control block (learners see CLOSED), wait for
+ * the ring's own submitted copies, destroy everything. NULL: no-op. Any
+ * thread, at any time (not during another call on the same ring).
+ *
+ * Fence mode: a copy cg_vk_ring_record put into a game command buffer may
+ * be submitted after destroy (the ring cannot see the game's fence). So a
+ * fence-mode ring that recorded a copy keeps its slot buffers and memory
+ * (and the RGB pass) in a process-wide list; the first frame call of a
+ * later ring on the same device and queue submits an empty batch with a
+ * fence of its own to that queue, and once that fence signals (seen by a
+ * later frame call, or waited at that ring's destroy) they are freed. This
+ * relies on the game submitting (or resetting) each command buffer it
+ * recorded a copy into before its next frame call (record/publish/claim)
+ * on a ring of that queue: what every frame loop does. The caller keeps
+ * the game image it recorded alive until that submit completes, and the
+ * device alive while memory of it is deferred: before vkDestroyDevice
+ * (after the game's vkDeviceWaitIdle), call cg_vk_ring_free_deferred. */
 void cg_vk_ring_destroy(cg_vk_ring *r);
+
+/* The device is idle and no command buffer with a recorded copy will be
+ * submitted any more (the game's teardown, after vkDeviceWaitIdle): free
+ * every deferred allocation of destroyed rings on it now. Returns how many
+ * rings' memory was freed. Without it, a device destroyed with deferred
+ * memory frees that memory itself, but a later device that gets the same
+ * handle value would have the old handles freed on it. */
+uint32_t cg_vk_ring_free_deferred(VkDevice device);
+
+/* Rings destroyed in fence mode whose slot memory is still deferred (see
+ * cg_vk_ring_destroy): for tests and diagnostics. */
+uint32_t cg_vk_ring_deferred_count(void);
 
 const char *cg_vk_ring_last_error(const cg_vk_ring *r);
 void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info);

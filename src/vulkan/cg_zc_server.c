@@ -4,10 +4,13 @@
 #define _GNU_SOURCE /* struct ucred, SO_PEERCRED, accept4 */
 #include "cg_zc_server.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +31,66 @@ struct cg_zc_server {
     int thread_started;
     pthread_mutex_t lock; /* guards stats */
     cg_zc_server_stats stats;
+    _Atomic uint32_t epoch; /* learners accepted + departed */
 };
+
+/* An absolute path to an existing directory (the base of the socket's). */
+static int usable_base(const char *base)
+{
+    struct stat st;
+    return base && base[0] == '/' && stat(base, &st) == 0 && S_ISDIR(st.st_mode);
+}
 
 cg_status cg_zc_socket_dir(char *out, size_t cap)
 {
     CG_RETURN_IF(!out || cap == 0, CG_E_INVALID_ARG);
     const char *base = getenv("XDG_RUNTIME_DIR");
-    if (!base || base[0] != '/') base = getenv("TMPDIR");
-    if (!base || base[0] != '/') base = "/tmp";
+    if (!usable_base(base)) base = getenv("TMPDIR");
+    if (!usable_base(base)) base = "/tmp";
     int n = snprintf(out, cap, "%s/cg-zc-%u", base, (unsigned)getuid());
     CG_RETURN_IF(n < 0 || (size_t)n >= cap, CG_E_TOO_LARGE);
     return CG_OK;
+}
+
+/* Is a socket file at path stale: nobody listens there (ECONNREFUSED)? */
+static int nobody_listens(const char *path)
+{
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    size_t len = strlen(path);
+    if (len >= sizeof sa.sun_path) return 0;
+    memcpy(sa.sun_path, path, len + 1);
+    int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (c < 0) return 0;
+    int refused = connect(c, (struct sockaddr *)&sa, sizeof sa) != 0 && errno == ECONNREFUSED;
+    close(c);
+    return refused;
+}
+
+/* Unlink the sockets of producers that died without destroying their ring:
+ * ring-<pid>-<16 hex>.sock whose pid is gone (kill: ESRCH) and where nobody
+ * listens (a live producer in another pid namespace still answers). */
+static void remove_stale(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid = 0;
+        char id[17] = {0}, tail[8] = {0};
+        if (sscanf(e->d_name, "ring-%ld-%16[0-9a-f]%7s", &pid, id, tail) != 3 || pid <= 0 ||
+            strlen(id) != 16 || strcmp(tail, ".sock") != 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char path[CG_ZC_PATH_SIZE];
+        int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (n < 0 || (size_t)n >= sizeof path || lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
+            continue;
+        if (nobody_listens(path)) (void)unlink(path);
+    }
+    closedir(d);
 }
 
 /* The directory exists as a real directory of ours with mode 0700, or is
@@ -57,6 +109,15 @@ static cg_status safe_dir(const char *dir, cg_err *err)
                        dir, (unsigned)getuid(), (unsigned)(st.st_mode & 0777), (unsigned)st.st_uid,
                        S_ISDIR(st.st_mode) ? "" : ", not a directory");
     return CG_OK;
+}
+
+/* A learner came or went: leases no learner holds go back (ACTIVE ->
+ * RELEASED), and the producer's next frame call puts back every word the
+ * learner wrote that is not its own (cg_vk_ring, the epoch). */
+static void learner_changed(cg_zc_server *s)
+{
+    if (s->control) (void)cg_zc_control_reclaim(s->control);
+    atomic_fetch_add(&s->epoch, 1);
 }
 
 static void bump(cg_zc_server *s, uint32_t *counter, int connected)
@@ -122,6 +183,7 @@ static int handle_accept(cg_zc_server *s, int have_learner)
         close(conn);
         return -1;
     }
+    learner_changed(s); /* before the learner can map the control block */
     bump(s, &s->stats.accepted, 1);
     if (send_hello(s, conn, CG_ZC_HELLO_OK) != 0) {
         pthread_mutex_lock(&s->lock);
@@ -149,13 +211,16 @@ static void *server_main(void *arg)
         }
         if (p[0].revents) break;
         if (learner >= 0 && p[2].revents) {
-            /* The learner sends nothing: readable means gone (EOF, reset). */
-            char b[64];
-            ssize_t n = recv(learner, b, sizeof b, MSG_DONTWAIT);
-            if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EINTR))) {
+            /* The learner sends nothing: readable means gone (EOF, reset),
+             * or a peer breaking the protocol by sending bytes. Either way
+             * the connection ends here (reading them would cost the game a
+             * core while a peer floods), and its leases come back. */
+            char b;
+            ssize_t n = recv(learner, &b, 1, MSG_DONTWAIT);
+            if (!(n < 0 && (errno == EAGAIN || errno == EINTR))) {
                 close(learner);
                 learner = -1;
-                if (s->control) (void)cg_zc_control_reclaim(s->control);
+                learner_changed(s);
                 bump(s, &s->stats.departed, 0);
             }
         }
@@ -183,6 +248,7 @@ cg_status cg_zc_server_create(const cg_zc_server_desc *d, cg_zc_server **out, cg
         return cg_fail(err, CG_E_TOO_LARGE, "the socket directory's path does not fit sun_path");
     }
     CG_TRY(safe_dir(dir, err));
+    remove_stale(dir);
 
     cg_zc_server *s = calloc(1, sizeof *s);
     if (!s) return CG_E_NO_MEMORY;
@@ -257,6 +323,11 @@ void cg_zc_server_destroy(cg_zc_server *s)
     if (s->wake[1] >= 0) close(s->wake[1]);
     pthread_mutex_destroy(&s->lock);
     free(s);
+}
+
+uint32_t cg_zc_server_epoch(cg_zc_server *s)
+{
+    return s ? atomic_load(&s->epoch) : 0;
 }
 
 const char *cg_zc_server_path(const cg_zc_server *s)

@@ -5,9 +5,11 @@
  * which exactly the given fds are sent with SCM_RIGHTS in one hello.
  *
  * A thread of the server's own accepts and watches the connection, so a
- * learner can connect while the game is between frames; when the learner
- * disconnects it returns the learner's leases (cg_zc_control_reclaim).
- * Linux only.
+ * learner can connect while the game is between frames; when a learner
+ * connects or disconnects it returns every lease no learner holds any more
+ * (cg_zc_control_reclaim) and moves the epoch (cg_zc_server_epoch). The
+ * learner sends nothing: one that sends a byte is disconnected (its leases
+ * come back), so a flooding peer costs no CPU. Linux only.
  */
 #ifndef CG_ZC_SERVER_H
 #define CG_ZC_SERVER_H
@@ -33,8 +35,9 @@ typedef struct cg_zc_server_desc {
 } cg_zc_server_desc;
 
 /* Make the directory (or check it: a real directory of ours, mode 0700),
- * bind and listen on ring-<pid>-<ring id>.sock (mode 0600), start the
- * thread. The fds must stay open until cg_zc_server_destroy.
+ * remove the sockets there of producers that died (ring-<pid>-*.sock whose
+ * pid is gone and where nobody listens), bind and listen on
+ * ring-<pid>-<ring id>.sock (mode 0600), start the thread. The fds must stay open until cg_zc_server_destroy.
  * Errors: CG_E_INVALID_ARG, CG_E_PLATFORM (a syscall failed: err says
  * which and errno), CG_E_PROTOCOL (the directory is unsafe), CG_E_TOO_LARGE
  * (the path does not fit sun_path), CG_E_NO_MEMORY. */
@@ -55,9 +58,15 @@ typedef struct cg_zc_server_stats {
 } cg_zc_server_stats;
 void cg_zc_server_get_stats(cg_zc_server *s, cg_zc_server_stats *st);
 
+/* Learners accepted plus learners departed (an atomic load: cheap enough
+ * for every frame). The producer rewrites the lease words it does not hold
+ * when this moves. 0 for NULL. */
+uint32_t cg_zc_server_epoch(cg_zc_server *s);
+
 /* The directory the protocol's rule picks for this process (no side
- * effect): "$XDG_RUNTIME_DIR/cg-zc-<uid>" when that variable is an absolute
- * path, else "$TMPDIR/cg-zc-<uid>", else "/tmp/cg-zc-<uid>". */
+ * effect): "$XDG_RUNTIME_DIR/cg-zc-<uid>" when that variable is the
+ * absolute path of an existing directory, else "$TMPDIR/cg-zc-<uid>" under
+ * the same condition, else "/tmp/cg-zc-<uid>". */
 cg_status cg_zc_socket_dir(char *out, size_t cap);
 
 /* The learner's end: connect to path, receive the hello and its fds

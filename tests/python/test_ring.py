@@ -225,11 +225,19 @@ def unit():
            "format 23 unknown in version 1")
     check(R.parse_descriptor(patched(68, 0xFF)).flags == 0, "version 1: offset 68 ignored")
     check(d.version == 1 and d.channels == 4 and not d.rows_bottom_up, "v1: 4 channels, flags 0")
+    check(d.format_name == "R8G8B8A8_UNORM" and d.channel_order == "RGBA", "format 37 is RGBA")
+    # A B8G8R8A8 swapchain image's copy (format 44 at offset 8, as the producer writes it).
+    for fmt, name, order in ((44, "B8G8R8A8_UNORM", "BGRA"), (50, "B8G8R8A8_SRGB", "BGRA"),
+                             (43, "R8G8B8A8_SRGB", "RGBA")):
+        b = R.parse_descriptor(patched(8, fmt))
+        check(b.format == fmt and b.format_name == name and b.channel_order == order,
+              f"format {fmt} reported as {name}, {order}")
 
     # Version 2.
     v = R.parse_descriptor(GOLDEN_DESC_RGB)
     check((v.version, v.format, v.width, v.height, v.row_pitch, v.slot_size, v.flags, v.channels)
           == (2, 23, 640, 360, 1920, 691200, 0, 3), "golden v2 RGB descriptor")
+    check(v.format_name == "R8G8B8_UNORM" and v.channel_order == "RGB", "format 23 is RGB")
     bu = R.parse_descriptor(GOLDEN_DESC_BOTTOM_UP)
     check(bu.format == 37 and bu.flags == 1 and bu.rows_bottom_up and bu.channels == 4,
           "golden v2 RGBA descriptor with ROWS_BOTTOM_UP")

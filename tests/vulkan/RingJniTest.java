@@ -23,6 +23,7 @@ import java.util.List;
  */
 public final class RingJniTest {
     static native long[] vkSetup(int w, int h);
+    static native long[] vkSetupFormat(int w, int h, int format);
     static native long vkBegin(int frame);
     static native boolean vkSubmit();
     static native void vkTeardown();
@@ -89,6 +90,65 @@ public final class RingJniTest {
         }
         check(learner(exe, descs) == 0, "learner process read " + w + "x" + h + " frames byte-exact");
         ring.destroyImpl();
+    }
+
+    /**
+     * A B8G8R8A8_UNORM game image (a swapchain's) through initCopyImpl: every descriptor says
+     * format 44, and the learner process reads the image's bytes exactly (before, initImpl had
+     * no format and every descriptor said 37: a learner swapped red and blue).
+     */
+    static void bgraRound(String exe, int w, int h) throws Exception {
+        VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
+        long[] v = vkSetupFormat(w, h, 44);
+        expect(IllegalArgumentException.class, () -> ring.initCopyImpl(v[0], v[1], v[2],
+                (int) v[3], v[4], v[5], w, h, 64, 2, VulkanZerocopyRing.MODE_FENCE, 0, false),
+                "initCopyImpl imageFormat 64 (A2B10G10R10, not copied as stored)");
+        try {
+            ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 97, 2, 2, 0, false);
+        } catch (IllegalArgumentException e) {
+            check(e.getMessage().contains("97"), "the refusal names the format: " + e.getMessage());
+        }
+        ByteString t = ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 44, 2,
+                VulkanZerocopyRing.MODE_FENCE, 0, v[7] != 0);
+        check((t.byteAt(8) & 0xff) == 44 && t.byteAt(4) == 1, "BGRA template: format 44, version 1");
+        List<String> descs = new ArrayList<>();
+        for (int f = 1; f <= 2; f++) {
+            long cmd = vkBegin(f);
+            ByteString d = ring.recordImpl(cmd, v[6], COLOR_ATTACHMENT_OPTIMAL);
+            check(vkSubmit(), "game submit " + f);
+            check(d != null && (d.byteAt(8) & 0xff) == 44 && le64(d, 72) == f,
+                    "BGRA descriptor of frame " + f + " says format 44");
+            if (d != null) descs.add(hex(d));
+        }
+        check(learner(exe, descs) == 0, "learner process read the BGRA frames byte-exact");
+        ring.destroyImpl();
+    }
+
+    /**
+     * destroyImpl between recordImpl and the game's submit (a crash before: the submit wrote
+     * the ring's freed slot memory; lavapipe, 3 of 3). Then a new ring on the device frees the
+     * kept memory after its frames fenced the queue.
+     */
+    static void destroyBeforeSubmit(String exe, int w, int h) throws Exception {
+        VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
+        long[] v = vkSetup(w, h);
+        // The earlier rounds' rings, all destroyed after their submits completed.
+        ring.freeDeferredImpl(v[2]);
+        check(ring.deferredCountImpl() == 0, "nothing kept after freeDeferredImpl");
+        ring.initImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 3,
+                VulkanZerocopyRing.MODE_FENCE, 0, false);
+        long cmd = vkBegin(1);
+        check(ring.recordImpl(cmd, v[6], COLOR_ATTACHMENT_OPTIMAL) != null, "recorded");
+        ring.destroyImpl();
+        check(ring.deferredCountImpl() == 1, "destroy kept the recorded copy's memory");
+        for (int i = 0; i < 8; i++) { byte[] junk = new byte[w * h * 4]; junk[0] = 1; }
+        check(vkSubmit(), "the game's submit after destroyImpl completes (no fault)");
+        round(exe, w, h, 3, 3);
+        check(ring.deferredCountImpl() == 1, "the later ring freed the kept memory ("
+                + ring.deferredCountImpl() + " kept: the later ring's own)");
+        check(ring.freeDeferredImpl(v[2]) == 1 && ring.deferredCountImpl() == 0,
+                "freeDeferredImpl before the device goes");
+        expect(IllegalArgumentException.class, () -> ring.freeDeferredImpl(0), "freeDeferredImpl(0)");
     }
 
     /** test_ring.py MODE ARGS..., with the repository's python/ package on its path. */
@@ -266,13 +326,27 @@ public final class RingJniTest {
                 () -> ring.initImpl(1, 1, 1, 0, 1, 1, 64, 64, 17, 2, 0, false), "17 slots");
         expect(IllegalArgumentException.class,
                 () -> ring.initImpl(1, 1, 1, 0, 1, 1, 64, 64, 3, 2, -1, false), "waitNanos -1");
-        if (vkSetup(8, 8) == null) {
+        long[] dev = vkSetup(8, 8);
+        if (dev == null) {
             System.out.println("SKIP jvm_vk_ring: no Vulkan device with external memory here");
             System.exit(77);
         }
         round(args[0], 37, 23, 3, 3);
         // Re-initialisation at another size, after destroy.
         round(args[0], 64, 5, 2, 2);
+        {
+            long[] v = vkSetup(8, 8);
+            try {
+                ring.initImpl(v[0], v[1], v[2], 99, v[4], v[5], 8, 8, 2, 2, 0, false);
+                check(false, "queue family 99: no exception");
+                ring.destroyImpl();
+            } catch (IllegalArgumentException e) {
+                check(e.getMessage().contains("99") && e.getMessage().contains("queue famil"),
+                        "queue family 99 refused, named: " + e.getMessage());
+            }
+        }
+        bgraRound(args[0], 29, 7);
+        destroyBeforeSubmit(args[0], 512, 512);
         expect(IllegalStateException.class, () -> ring.publishImpl(1, 2), "publish after destroy");
         if (args.length >= 3) {
             rgbRound(args[1], args[2], false, 37, 23, 16, 11);
@@ -281,6 +355,7 @@ public final class RingJniTest {
             semaphoreRound(args[1], args[2], 640, 360, 200);
             semaphoreRound(args[1], args[2], 1920, 1080, 60);
         }
+        ring.freeDeferredImpl(dev[2]); // the game's device teardown, as the javadoc asks
         vkTeardown();
         System.out.println(failures == 0 ? "PASS" : failures + " failures");
         System.exit(failures == 0 ? 0 : 1);

@@ -15,6 +15,8 @@
 #include "zc_test.h"
 
 JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetup(JNIEnv *env, jclass cls, jint w, jint h);
+JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetupFormat(JNIEnv *env, jclass cls, jint w,
+                                                                    jint h, jint format);
 JNIEXPORT jlong JNICALL Java_cgtest_RingJniTest_vkBegin(JNIEnv *env, jclass cls, jint f);
 JNIEXPORT jboolean JNICALL Java_cgtest_RingJniTest_vkSubmit(JNIEnv *env, jclass cls);
 JNIEXPORT void JNICALL Java_cgtest_RingJniTest_vkTeardown(JNIEnv *env, jclass cls);
@@ -36,6 +38,13 @@ static void free_image(void)
  * device (the test then reports SKIPPED). */
 JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetup(JNIEnv *env, jclass cls, jint w, jint h)
 {
+    return Java_cgtest_RingJniTest_vkSetupFormat(env, cls, w, h, VK_FORMAT_R8G8B8A8_UNORM);
+}
+
+/* The same with a game image of that VkFormat (a swapchain's B8G8R8A8). */
+JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetupFormat(JNIEnv *env, jclass cls, jint w,
+                                                                    jint h, jint format)
+{
     (void)cls;
     char why[256];
     if (!t_open) {
@@ -48,7 +57,7 @@ JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetup(JNIEnv *env, jclass
     }
     free_image();
     /* SAMPLED too: the RGB slot format reads a UNORM image through a view. */
-    if (vkt_image_ex(&T, w, h, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT, -1, 0, &G, &GM))
+    if (vkt_image_ex(&T, w, h, (VkFormat)format, VK_IMAGE_USAGE_SAMPLED_BIT, -1, 0, &G, &GM))
         return NULL;
     W = w;
     H = h;

@@ -381,7 +381,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(socket_dir)) return 1;
     if (strcmp(c, "semaphore") == 0 && !(T.has_sem_fd && T.has_timeline)) {
         printf("SKIP: %s has no exportable timeline semaphores (semaphore mode)\n", T.device_name);
-        vkt_fini(&T);
+        vkt_ring_fini(&T);
         rmdir(socket_dir);
         return SKIP;
     }
@@ -393,7 +393,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "unknown case %s\n", c);
         rc = 2;
     }
-    vkt_fini(&T);
+    vkt_ring_fini(&T);
     rmdir(socket_dir);
     if (rc == 0 && failures == 0) printf("PASS %s\n", c);
     return rc || failures ? 1 : 0;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -456,15 +457,28 @@ static int case_socket(void)
     r = cg_zc_connect(saved, &h, rfds, &n, &conn, &e);
     CHECK(r == CG_E_NOT_INITIALIZED && strstr(e.text, "no zero-copy producer"), "closed: %s", e.text);
 
-    /* The directory rule: $XDG_RUNTIME_DIR when absolute, else $TMPDIR, else /tmp. */
-    char dir[CG_ZC_PATH_SIZE], want[CG_ZC_PATH_SIZE];
-    setenv("XDG_RUNTIME_DIR", "/run/user/4242", 1);
-    setenv("TMPDIR", "/var/tmp", 1);
-    snprintf(want, sizeof want, "/run/user/4242/cg-zc-%u", (unsigned)getuid());
+    /* The directory rule: $XDG_RUNTIME_DIR when an absolute existing
+     * directory, else $TMPDIR under the same rule, else /tmp. */
+    char dir[CG_ZC_PATH_SIZE], want[256];
+    char tmpdir[128];
+    snprintf(tmpdir, sizeof tmpdir, "%s/tmpdir", test_dir);
+    CHECK(mkdir(tmpdir, 0700) == 0, "mkdir %s", tmpdir);
+    setenv("XDG_RUNTIME_DIR", test_dir, 1);
+    setenv("TMPDIR", tmpdir, 1);
+    snprintf(want, sizeof want, "%s/cg-zc-%u", test_dir, (unsigned)getuid());
     CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0, "XDG: %s", dir);
     setenv("XDG_RUNTIME_DIR", "relative/dir", 1);
-    snprintf(want, sizeof want, "/var/tmp/cg-zc-%u", (unsigned)getuid());
+    snprintf(want, sizeof want, "%s/cg-zc-%u", tmpdir, (unsigned)getuid());
     CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0, "TMPDIR: %s", dir);
+    /* Absolute but missing (a session's runtime dir gone): $TMPDIR. */
+    setenv("XDG_RUNTIME_DIR", "/nonexistent/cg-zc-run/1000", 1);
+    CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0,
+          "missing XDG_RUNTIME_DIR: %s, want %s", dir, want);
+    setenv("TMPDIR", "/nonexistent/cg-zc-tmp", 1);
+    snprintf(want, sizeof want, "/tmp/cg-zc-%u", (unsigned)getuid());
+    CHECK(cg_zc_socket_dir(dir, sizeof dir) == CG_OK && strcmp(dir, want) == 0,
+          "missing XDG_RUNTIME_DIR and TMPDIR: %s", dir);
+    rmdir(tmpdir);
     unsetenv("XDG_RUNTIME_DIR");
     unsetenv("TMPDIR");
     snprintf(want, sizeof want, "/tmp/cg-zc-%u", (unsigned)getuid());
@@ -568,6 +582,167 @@ static int case_bad_hello(void)
         close(l);
         unlink(path);
     }
+    remove_test_dir();
+    return failures ? 1 : 0;
+}
+
+/* A server on test_dir for one slot in fence mode: a control block and
+ * two memfds standing for the fds (no GPU). */
+static cg_zc_server *small_server(cg_zc_control *c, int fds[2])
+{
+    cg_err e = {{0}};
+    fds[0] = memfd_with("control");
+    fds[1] = memfd_with("slot0");
+    CHECK(cg_zc_control_create(1, 0x43, c, &e) == CG_OK, "control: %s", e.text);
+    cg_zc_server_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.fds = fds;
+    sd.fd_count = 2;
+    sd.hello = (cg_zc_hello){0, 0x43, 1, 0, 4096, 2, 4096};
+    sd.control = c;
+    sd.dir = test_dir;
+    cg_zc_server *s = NULL;
+    CHECK(cg_zc_server_create(&sd, &s, &e) == CG_OK, "server: %s", e.text);
+    return s;
+}
+
+static void small_server_free(cg_zc_server *s, cg_zc_control *c, int fds[2])
+{
+    cg_zc_server_destroy(s);
+    close(fds[0]);
+    close(fds[1]);
+    cg_zc_control_free(c);
+}
+
+/* Socket files of producers that died: removed when a ring starts; the
+ * others (a live pid, a name not ours, a file that is not a socket) stay. */
+static int case_socket_stale(void)
+{
+    make_test_dir();
+    pid_t dead = fork(); /* no GPU context in this case */
+    if (dead == 0) _exit(0);
+    wait_child(dead);
+    char stale[160], live[160], other[160], plain[160];
+    snprintf(stale, sizeof stale, "%s/ring-%ld-00000000000000aa.sock", test_dir, (long)dead);
+    snprintf(live, sizeof live, "%s/ring-%ld-00000000000000bb.sock", test_dir, (long)getppid());
+    snprintf(other, sizeof other, "%s/other-%ld.sock", test_dir, (long)dead);
+    snprintf(plain, sizeof plain, "%s/ring-%ld-00000000000000cc.sock", test_dir, (long)dead);
+    const char *socks[] = {stale, live, other};
+    for (int i = 0; i < 3; i++) { /* bound, then closed without unlink: a crash */
+        int l = fake_listen(socks[i]);
+        CHECK(l >= 0, "bind %s", socks[i]);
+        close(l);
+    }
+    int pf = open(plain, O_CREAT | O_WRONLY, 0600);
+    CHECK(pf >= 0, "plain file");
+    if (pf >= 0) close(pf);
+    cg_zc_control c;
+    int fds[2];
+    cg_zc_server *s = small_server(&c, fds);
+    CHECK(access(stale, F_OK) != 0, "the dead producer's socket %s was removed", stale);
+    CHECK(access(live, F_OK) == 0, "a live pid's socket stays");
+    CHECK(access(other, F_OK) == 0, "a socket not named ring-<pid>-<id>.sock stays");
+    CHECK(access(plain, F_OK) == 0, "a regular file stays");
+    small_server_free(s, &c, fds);
+    unlink(live);
+    unlink(other);
+    unlink(plain);
+    unlink(stale);
+    remove_test_dir();
+    return failures ? 1 : 0;
+}
+
+/* CPU time (user + system) of every thread of this process but the
+ * calling one, in clock ticks; -1 when /proc cannot say. */
+static long other_threads_ticks(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    long total = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int tid = atoi(e->d_name);
+        if (tid <= 0 || tid == (int)gettid()) continue;
+        char path[96], buf[1024];
+        snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        /* After "pid (name) ": state, then utime and stime are fields 14, 15. */
+        char *p = strrchr(buf, ')');
+        unsigned long ut = 0, st = 0;
+        if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
+            total += (long)(ut + st);
+    }
+    closedir(d);
+    return total;
+}
+
+/* A learner that sends bytes (the protocol says it sends nothing): the
+ * hand-off thread must not spin reading them. A peer floods for 2 s; the
+ * server's thread may use a quarter of one core at most (a resource bound,
+ * not a timing limit: a spinning thread uses all of a core), and the flooder
+ * is disconnected while a well-behaved learner can still connect. */
+static int case_socket_flood(void)
+{
+    make_test_dir();
+    cg_zc_control c;
+    int sfds[2];
+    cg_zc_server *s = small_server(&c, sfds);
+    if (!s) return 1;
+    char path[CG_ZC_PATH_SIZE];
+    snprintf(path, sizeof path, "%s", cg_zc_server_path(s));
+    pid_t pid = fork(); /* no GPU context in this case */
+    if (pid == 0) {
+        cg_zc_hello h;
+        int fds[CG_ZC_MAX_FDS];
+        uint32_t n;
+        int conn;
+        cg_err e = {{0}};
+        if (cg_zc_connect(path, &h, fds, &n, &conn, &e) != CG_OK) _exit(2);
+        char junk[4096];
+        memset(junk, 'x', sizeof junk);
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do { /* until 2 s passed or the producer hung up */
+            if (send(conn, junk, sizeof junk, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+                errno != EAGAIN && errno != EINTR)
+                _exit(0);
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while (t.tv_sec - t0.tv_sec < 2);
+        _exit(0);
+    }
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    long before = other_threads_ticks();
+    sleep(2);
+    long ticks = other_threads_ticks() - before;
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    double wall_ticks = ((double)(w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) / 1e9) *
+                        (double)sysconf(_SC_CLK_TCK);
+    CHECK(wait_child(pid) == 0, "flooding peer connected");
+    printf("server thread: %ld ticks in %.0f ticks of wall time while flooded\n", ticks,
+           wall_ticks);
+    CHECK(before >= 0 && ticks * 4 < (long)wall_ticks,
+          "the server thread used %ld of %.0f ticks (< 25%% of one core) while a peer flooded",
+          ticks, wall_ticks);
+    wait_for(s, 0);
+    cg_zc_server_stats st;
+    cg_zc_server_get_stats(s, &st);
+    CHECK(st.departed == 1 && !st.connected, "the flooder was disconnected (departed %u)",
+          st.departed);
+    cg_zc_hello h;
+    int rfds[CG_ZC_MAX_FDS];
+    uint32_t n = 0;
+    int conn = -1;
+    cg_err e = {{0}};
+    CHECK(cg_zc_connect(path, &h, rfds, &n, &conn, &e) == CG_OK && n == 2,
+          "a learner connects after the flooder: %s", e.text);
+    for (uint32_t i = 0; i < n; i++) close(rfds[i]);
+    if (conn >= 0) close(conn);
+    small_server_free(s, &c, sfds);
     remove_test_dir();
     return failures ? 1 : 0;
 }
@@ -835,8 +1010,39 @@ static int child_vk_learner(int argc, char **argv)
         }
     cg_zc_control_free(&ctl);
     if (conn >= 0) close(conn);
-    vkt_fini(&T);
+    vkt_ring_fini(&T);
     return failures ? 1 : 0;
+}
+
+/* Second process: a hostile learner. Connects, writes `what` into every
+ * lease word, and leaves without releasing anything. */
+static int child_hostile(const char *path, const char *what)
+{
+    cg_zc_hello h;
+    int fds[CG_ZC_MAX_FDS];
+    uint32_t n;
+    int conn;
+    cg_err e = {{0}};
+    if (cg_zc_connect(path, &h, fds, &n, &conn, &e) != CG_OK) {
+        fprintf(stderr, "hostile: connect: %s\n", e.text);
+        return 2;
+    }
+    cg_zc_control c;
+    if (cg_zc_control_map(fds[0], h.slot_count, h.ring_id, &c, &e) != CG_OK) return 3;
+    for (uint32_t i = 0; i < h.slot_count; i++) {
+        uint64_t cur = cg_zc_lease_load(&c, i), f = CG_ZC_WORD_FRAME(cur);
+        uint64_t w = strcmp(what, "writing") == 0  ? CG_ZC_WORD(f, CG_ZC_WRITING)
+                     : strcmp(what, "closed") == 0 ? CG_ZC_WORD(f, CG_ZC_CLOSED)
+                     : strcmp(what, "seven") == 0  ? CG_ZC_WORD(f, 7)
+                     : strcmp(what, "future") == 0 ? CG_ZC_WORD(f + 1000, CG_ZC_PUBLISHED)
+                     : strcmp(what, "active") == 0 ? CG_ZC_WORD(f + 1, CG_ZC_ACTIVE)
+                                                   : UINT64_MAX;
+        cg_zc_lease_store(&c, i, w);
+    }
+    cg_zc_control_free(&c);
+    for (uint32_t i = 1; i < n; i++) close(fds[i]);
+    close(conn);
+    return 0;
 }
 
 /* Names seen through an intercepted vkSetDebugUtilsObjectNameEXT. */
@@ -975,6 +1181,11 @@ static int ring_case(const char *which)
         d = ring_desc(16385, 64, CG_ZC_MODE_FENCE);
         CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_TOO_LARGE, "width 16385: %s", e.text);
         d = ring_desc(64, 64, CG_ZC_MODE_FENCE);
+        d.queue_family = 99;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG && !r && strstr(e.text, "99") &&
+                  strstr(e.text, "queue famil"),
+              "queue family 99: %s", e.text);
+        d = ring_desc(64, 64, CG_ZC_MODE_FENCE);
         d.format = VK_FORMAT_R16G16B16A16_SFLOAT;
         CHECK(cg_vk_ring_create(&d, &r, &e) == CG_E_INVALID_ARG, "64-bit format: %s", e.text);
         d = ring_desc(64, 64, CG_ZC_MODE_FENCE);
@@ -1071,12 +1282,125 @@ static int ring_case(const char *which)
             CHECK(game_frame_fence(r, img, w2, h2, f, descs[f - 1]) == CG_OK, "frame %d", f);
         CHECK(run_learner(2, descs) == 0, "learner process after re-initialisation");
         vkt_image_free(&T, img, mem);
+    } else if (strcmp(which, "ring_deferred") == 0) {
+        /* Fence mode: the ring destroyed between recording its copy into
+         * the game's command buffer and the game's submit. The submit must
+         * not write freed memory (a fault before the fix, lavapipe 3 of 3;
+         * 512x512: 1 MiB slots, unmapped when freed). */
+        const int w = 512, h = 512;
+        cg_vk_ring_desc d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+        uint32_t base = cg_vk_ring_deferred_count();
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create: %s", e.text);
+        if (!r) goto out;
+        VkImage img;
+        VkDeviceMemory mem;
+        CHECK(vkt_image(&T, w, h, -1, 0, &img, &mem) == 0, "game image");
+        uint8_t *px = malloc((size_t)w * h * 4);
+        zc_pattern(px, w, h, 1);
+        CHECK(vkt_upload(&T, img, w, h, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL) == 0, "upload");
+        free(px);
+        uint8_t desc[CG_ZC_DESC_SIZE];
+        VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
+        CHECK(cg_vk_ring_record(r, T.cmd, img, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, desc) == CG_OK,
+              "record: %s", cg_vk_ring_last_error(r));
+        cg_vk_ring_destroy(r);
+        r = NULL;
+        CHECK(cg_vk_ring_deferred_count() == base + 1, "destroy deferred the slot memory (%u)",
+              cg_vk_ring_deferred_count());
+        /* Heap churn, so that freed memory would be reused. */
+        for (int i = 0; i < 16; i++) free(calloc(1, (size_t)w * h * 4));
+        VKT_FN(&T, vkEndCommandBuffer)(T.cmd);
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &T.cmd;
+        VKT_FN(&T, vkResetFences)(T.dev, 1, &T.fence);
+        CHECK(VKT_FN(&T, vkQueueSubmit)(T.queue, 1, &si, T.fence) == VK_SUCCESS &&
+                  VKT_FN(&T, vkWaitForFences)(T.dev, 1, &T.fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS,
+              "the game's submit with the copy of a destroyed ring completes");
+        /* A later ring on the same device and queue frees it: its first
+         * frame call fences the queue, a later one sees the fence. */
+        d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "second ring: %s", e.text);
+        uint8_t descs[2][CG_ZC_DESC_SIZE];
+        for (int f = 1; f <= 2; f++)
+            CHECK(game_frame_fence(r, img, w, h, f, descs[f - 1]) == CG_OK, "frame %d: %s", f,
+                  cg_vk_ring_last_error(r));
+        CHECK(cg_vk_ring_deferred_count() == base, "freed after the fence (%u deferred)",
+              cg_vk_ring_deferred_count());
+        CHECK(run_learner(2, descs) == 0, "the second ring's frames byte-exact");
+        /* Destroyed after its frames completed: deferred as well (the ring
+         * cannot see that), and freed by the device's owner at teardown. */
+        cg_vk_ring_destroy(r);
+        r = NULL;
+        CHECK(cg_vk_ring_deferred_count() == base + 1, "deferred again");
+        CHECK(cg_vk_ring_free_deferred(T.dev) == 1 && cg_vk_ring_deferred_count() == base,
+              "cg_vk_ring_free_deferred frees it");
+        vkt_image_free(&T, img, mem);
+    } else if (strcmp(which, "ring_hostile") == 0) {
+        /* A learner that writes what no learner may into every lease word
+         * (WRITING, CLOSED, 7, all ones, a future frame) and leaves; then a
+         * well-behaved learner must get every frame (0 of 200 before the
+         * fix: each publish skipped). */
+        const int w = 16, h = 8;
+        cg_vk_ring_desc d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+        d.wait_ns = 1000000;
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create: %s", e.text);
+        if (!r) goto out;
+        cg_vk_ring_info info;
+        cg_vk_ring_get_info(r, &info);
+        VkImage img;
+        VkDeviceMemory mem;
+        CHECK(vkt_image(&T, w, h, -1, 0, &img, &mem) == 0, "game image");
+        uint8_t desc[CG_ZC_DESC_SIZE];
+        CHECK(game_frame_fence(r, img, w, h, 1, desc) == CG_OK, "frame 1");
+        static const char *const words[] = {"writing", "closed", "seven", "ones", "future", "active"};
+        int frame = 1;
+        for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+            char *argv[] = {(char *)self_exe, "child-hostile", (char *)info.socket_path,
+                            (char *)words[k], NULL};
+            pid_t pid = spawn_self(argv);
+            CHECK(pid > 0 && wait_child(pid) == 0, "hostile learner (%s) ran", words[k]);
+            wait_for(info.server, 0);
+            /* A well-behaved learner in this process, lockstep. */
+            cg_zc_hello hh;
+            int fds[CG_ZC_MAX_FDS];
+            uint32_t n = 0;
+            int conn = -1;
+            cg_zc_control lc;
+            memset(&lc, 0, sizeof lc);
+            CHECK(cg_zc_connect(info.socket_path, &hh, fds, &n, &conn, &e) == CG_OK, "connect: %s",
+                  e.text);
+            CHECK(n > 0 && cg_zc_control_map(fds[0], hh.slot_count, hh.ring_id, &lc, &e) == CG_OK,
+                  "map: %s", e.text);
+            for (uint32_t i = 1; i < n; i++) close(fds[i]);
+            int good = 0;
+            for (int f = 0; f < 200 && lc.map; f++) {
+                frame++;
+                cg_zc_desc dd;
+                if (game_frame_fence(r, img, w, h, frame, desc) != CG_OK ||
+                    cg_zc_desc_decode(desc, sizeof desc, &dd, &e) != CG_OK) {
+                    frame--;
+                    continue;
+                }
+                /* The learner holds each frame across the next publish. */
+                if (cg_zc_acquire(&lc, dd.slot, dd.frame, &e) == CG_OK &&
+                    cg_zc_release(&lc, dd.slot, dd.frame, &e) == CG_OK)
+                    good++;
+            }
+            CHECK(good == 200, "after a hostile learner (%s): %d of 200 frames", words[k], good);
+            cg_zc_control_free(&lc);
+            if (conn >= 0) close(conn);
+            wait_for(info.server, 0);
+        }
+        vkt_image_free(&T, img, mem);
     } else if (strcmp(which, "ring_semaphore") == 0) {
         if (!T.has_timeline) {
             printf("SKIP ring_semaphore: %s lacks VK_KHR_external_semaphore_fd or timeline "
                    "semaphores\n",
                    T.device_name);
-            vkt_fini(&T);
+            vkt_ring_fini(&T);
             remove_test_dir();
             return SKIP;
         }
@@ -1130,7 +1454,7 @@ static int ring_case(const char *which)
     }
 out:
     cg_vk_ring_destroy(r);
-    vkt_fini(&T);
+    vkt_ring_fini(&T);
     remove_test_dir();
     return failures ? 1 : 0;
 }
@@ -1211,7 +1535,7 @@ static int serve(int argc, char **argv)
     fflush(stdout);
     vkt_image_free(&T, img, mem);
     cg_vk_ring_destroy(r);
-    vkt_fini(&T);
+    vkt_ring_fini(&T);
     return 0;
 }
 
@@ -1231,12 +1555,15 @@ int main(int argc, char **argv)
     }
     const char *c = argv[1];
     if (strcmp(c, "child-fd-learner") == 0) return child_fd_learner(argv[2]);
+    if (strcmp(c, "child-hostile") == 0 && argc >= 4) return child_hostile(argv[2], argv[3]);
     if (strcmp(c, "child-vk-learner") == 0) return child_vk_learner(argc - 2, argv + 2);
     if (strcmp(c, "serve") == 0) return serve(argc - 2, argv + 2);
     if (strcmp(c, "descriptor") == 0) return case_descriptor();
     if (strcmp(c, "control") == 0) return case_control();
     if (strcmp(c, "socket") == 0) return case_socket();
     if (strcmp(c, "bad_hello") == 0) return case_bad_hello();
+    if (strcmp(c, "socket_stale") == 0) return case_socket_stale();
+    if (strcmp(c, "socket_flood") == 0) return case_socket_flood();
     if (strcmp(c, "peer_uid") == 0) return case_peer_uid();
     return ring_case(c);
 }

@@ -15,6 +15,15 @@
 #include "cg_vk_ring.h"
 #include "vkt.h"
 
+/* vkt_fini for a harness that made rings: the game's teardown frees the
+ * memory destroyed fence-mode rings still keep (cg_vk_ring_destroy) before
+ * the device goes. */
+static inline void vkt_ring_fini(vkt *t)
+{
+    if (t->dev) (void)cg_vk_ring_free_deferred(t->dev);
+    vkt_fini(t);
+}
+
 static inline cg_vk_export_desc vkt_export_desc(const vkt *t, int w, int h, cg_vk_sync sync)
 {
     cg_vk_export_desc d;

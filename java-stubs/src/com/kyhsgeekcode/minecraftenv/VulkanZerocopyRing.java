@@ -26,14 +26,28 @@ public final class VulkanZerocopyRing {
     private VulkanZerocopyRing() {}
 
     /**
-     * Create the ring (slots 0 = 3) and its hand-off socket. Returns a 192-byte descriptor with
-     * frame 0 (it names no frame; a learner may connect with it before the first frame).
-     * waitNanos: when every slot is held by the learner, poll this long before skipping a frame
-     * (0 = skip at once). debugUtils: VK_EXT_debug_utils is enabled on the instance.
+     * Create the ring (slots 0 = 3) and its hand-off socket for an R8G8B8A8_UNORM image: the
+     * same as {@link #initCopyImpl} with imageFormat 37 (a swapchain image is usually
+     * B8G8R8A8: name its format there, or a learner trusting the descriptor swaps red and blue).
+     * Returns a 192-byte descriptor with frame 0 (it names no frame; a learner may connect with
+     * it before the first frame). queueFamily: the family of {@code queue}, one the device has
+     * (IllegalArgumentException otherwise). waitNanos: when every slot is held by the learner,
+     * poll this long before skipping a frame (0 = skip at once). debugUtils: VK_EXT_debug_utils
+     * is enabled on the instance.
      */
     public native ByteString initImpl(long instance, long physicalDevice, long device,
             int queueFamily, long queue, long getInstanceProcAddr, int width, int height,
             int slots, int mode, long waitNanos, boolean debugUtils);
+
+    /**
+     * {@link #initImpl} for an image of {@code imageFormat}, the game image's VkFormat: 37
+     * R8G8B8A8_UNORM, 43 R8G8B8A8_SRGB, 44 B8G8R8A8_UNORM, 50 B8G8R8A8_SRGB (0 = 37). The copy
+     * keeps the image's bytes, and every descriptor names this format; any other format (one
+     * the copy cannot hand over as stored 8-bit RGBA/BGRA) is an IllegalArgumentException.
+     */
+    public native ByteString initCopyImpl(long instance, long physicalDevice, long device,
+            int queueFamily, long queue, long getInstanceProcAddr, int width, int height,
+            int imageFormat, int slots, int mode, long waitNanos, boolean debugUtils);
 
     /**
      * Semaphore mode, right after the game's vkQueueSubmit of the frame: submit the copy of
@@ -45,7 +59,10 @@ public final class VulkanZerocopyRing {
     /**
      * Fence mode: record the copy into the game's {@code commandBuffer} before it is submitted.
      * Send the returned descriptor after the game's fence wait for that submission. null when
-     * every slot was held (frame skipped).
+     * every slot was held (frame skipped). Submit (or reset) {@code commandBuffer} before the
+     * next frame call (recordImpl/publishImpl, on this ring or the next one), and keep
+     * {@code image} alive until that submission completes. {@link #destroyImpl} may come between
+     * this call and the submit: the memory the copy writes is then kept (see there).
      */
     public native ByteString recordImpl(long commandBuffer, long image, int imageLayout);
 
@@ -81,6 +98,23 @@ public final class VulkanZerocopyRing {
     public native ByteString recordCursorImpl(long commandBuffer, long image, int imageLayout,
             boolean drawCursor, int cursorX, int cursorY);
 
-    /** Destroy the ring; init may be called again (any size). No-op without a ring. */
+    /**
+     * Destroy the ring; init may be called again (any size). No-op without a ring. Any thread,
+     * also between recordImpl and the game's submit of that command buffer: a fence-mode ring
+     * that recorded a copy keeps its slot memory (the copy may still be submitted) until the
+     * first frame calls of a later ring on the same device and queue have fenced that queue, or
+     * until {@link #freeDeferredImpl}.
+     */
     public native void destroyImpl();
+
+    /**
+     * The game is about to destroy {@code device} (a VkDevice, after its vkDeviceWaitIdle, no
+     * command buffer with a recorded copy left to submit): free the memory destroyed fence-mode
+     * rings kept on it. Call it before vkDestroyDevice whenever a fence-mode ring was destroyed
+     * on that device. Returns how many rings' memory was freed.
+     */
+    public native int freeDeferredImpl(long device);
+
+    /** Destroyed rings whose memory is still kept (see destroyImpl), for diagnostics. */
+    public native int deferredCountImpl();
 }
