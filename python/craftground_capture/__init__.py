@@ -11,6 +11,7 @@ returns); every function here returns arrays upright (row 0 is the top row).
 Only the standard library and numpy are needed. PIL decodes PNGs when it is
 importable; otherwise a small decoder written with zlib and numpy does.
 """
+from .errors import FormatError
 from .frames import depth_to_array, image_to_array, png_to_array, raw_to_array
 from .message import Observation, decode_observation
 from .png import decode_png
@@ -19,6 +20,7 @@ from .ring import RingFrame, RingLearner, handle_kind, parse_descriptor
 
 __all__ = [
     "CudaIpcFrame",
+    "FormatError",
     "RingFrame",
     "RingLearner",
     "Observation",
