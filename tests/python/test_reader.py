@@ -243,6 +243,32 @@ def png_bounded_inflate():
            "filter type 5", ("filter type 5 on row 3",))
 
 
+def sizes_keyword_only():
+    """image_to_array, raw_to_array and depth_to_array take the size by
+    keyword only: a RAW frame of W x H has the length of one of H x W, so
+    swapped positional sizes gave a garbled array without an error."""
+    w, h = 4, 3
+    raw = bytes(range(w * h * 3))
+    want = np.frombuffer(raw, np.uint8).reshape(h, w, 3)[::-1]
+    check(np.array_equal(cc.image_to_array(raw, width=w, height=h), want),
+          "image_to_array(width=, height=)")
+    check(np.array_equal(cc.image_to_array(raw, height=h, width=w), want),
+          "keywords in either order")
+    for name, fn in (("image_to_array", lambda: cc.image_to_array(raw, h, w)),
+                     ("image_to_array, one size", lambda: cc.image_to_array(raw, w, height=h)),
+                     ("raw_to_array", lambda: cc.raw_to_array(raw, h, w)),
+                     ("depth_to_array", lambda: cc.depth_to_array([0.0] * 12, h, w))):
+        raises(TypeError, fn, f"{name} with a positional size", ("width=W, height=H",))
+    raises(cc.FormatError, lambda: cc.image_to_array(raw, width=w, height=h + 1),
+           "RAW of the wrong length names both sizes", ("width 4, height 4", "48 bytes, got 36"))
+    raises(cc.FormatError, lambda: cc.depth_to_array([0.0] * 11, width=w, height=h),
+           "depth of the wrong length", ("12 floats, got 11",))
+    png = encode_png(np.zeros((h, w, 3), np.uint8), [1])
+    raises(cc.FormatError, lambda: cc.image_to_array(png, width=h, height=w),
+           "PNG of another size than asked", ("width 4, height 3",))
+    check(issubclass(cc.FormatError, ValueError), "FormatError is a ValueError")
+
+
 # --- unit ------------------------------------------------------------------
 
 def unit():
@@ -279,15 +305,16 @@ def unit():
     raises(ValueError, lambda: cc.decode_png(b"GIF89a" + bytes(20)), "not a PNG")
     png_filters_both_ways(rng)
     png_bounded_inflate()
+    sizes_keyword_only()
 
     # RAW: bottom-up in, upright out.
     raw = bytes(range(2 * 3 * 3)) * 1
     want = np.frombuffer(raw, np.uint8).reshape(3, 2, 3)[::-1]
-    got = cc.raw_to_array(raw, 2, 3)
+    got = cc.raw_to_array(raw, width=2, height=3)
     check(np.array_equal(got, want) and got.flags.c_contiguous, "raw_to_array flips, contiguous")
-    check(np.array_equal(cc.image_to_array(raw, 2, 3), want), "image_to_array RAW")
-    raises(ValueError, lambda: cc.raw_to_array(raw, 3, 3), "RAW of the wrong length")
-    raises(ValueError, lambda: cc.raw_to_array(raw, 0, 3), "RAW width 0")
+    check(np.array_equal(cc.image_to_array(raw, width=2, height=3), want), "image_to_array RAW")
+    raises(ValueError, lambda: cc.raw_to_array(raw, width=3, height=3), "RAW of the wrong length")
+    raises(ValueError, lambda: cc.raw_to_array(raw, width=0, height=3), "RAW width 0")
     raises(ValueError, lambda: cc.image_to_array(raw), "RAW without a size")
 
     # Depth: bottom-up floats in any form -> upright float32.
@@ -295,11 +322,12 @@ def unit():
     want = np.array(vals, np.float32).reshape(2, 3)[::-1]
     for form, v in (("list", vals), ("bytes", struct.pack("<6f", *vals)),
                     ("array", np.array(vals, np.float64))):
-        d = cc.depth_to_array(v, 3, 2)
+        d = cc.depth_to_array(v, width=3, height=2)
         check(d.dtype == np.float32 and np.array_equal(d, want), f"depth_to_array from {form}")
-    check(np.array_equal(cc.depth_to_array(vals, 3, 2, far=160.0), want * np.float32(160)),
-          "depth_to_array far= scales to world units")
-    raises(ValueError, lambda: cc.depth_to_array(vals, 4, 2), "depth of the wrong length")
+    check(np.array_equal(cc.depth_to_array(vals, width=3, height=2, far=160.0),
+                         want * np.float32(160)), "depth_to_array far= scales to world units")
+    raises(ValueError, lambda: cc.depth_to_array(vals, width=4, height=2),
+           "depth of the wrong length")
 
     # Protobuf: hand-made messages, written from the wire-format rules.
     floats = [1.5, -2.25, 3.0e-3]
@@ -431,12 +459,14 @@ def frames(d):
             want = top_down(w, h)[::-1]
         raw = open(base + ".raw", "rb").read()
         png = open(base + ".png", "rb").read()
-        check(np.array_equal(cc.raw_to_array(raw, tw, th), want), f"RAW {base}")
-        check(np.array_equal(cc.image_to_array(raw, tw, th), want), f"image_to_array RAW {base}")
+        check(np.array_equal(cc.raw_to_array(raw, width=tw, height=th), want), f"RAW {base}")
+        check(np.array_equal(cc.image_to_array(raw, width=tw, height=th), want),
+              f"image_to_array RAW {base}")
         check(np.array_equal(cc.png_to_array(png, decoder="builtin"), want), f"PNG builtin {base}")
         if Image is not None:
             check(np.array_equal(cc.png_to_array(png, decoder="pil"), want), f"PNG PIL {base}")
-        check(np.array_equal(cc.image_to_array(png, tw, th), want), f"image_to_array PNG {base}")
+        check(np.array_equal(cc.image_to_array(png, width=tw, height=th), want),
+              f"image_to_array PNG {base}")
     # The check can fail: a read that forgets the flip does not match.
     w = expected_observation(64, 48, 64, 48)
     check(not np.array_equal(w, w[::-1]), "the test image is not symmetric under a flip")
@@ -452,8 +482,8 @@ def frames(d):
         check(o.ipc_handle == handle and cc.parse_ipc_handle(o.ipc_handle)[1] == 3,
               f"{name}: ipc_handle")
         check(np.array_equal(o.depth, depth), f"{name}: depth ({o.depth.size} floats)")
-        check(np.array_equal(cc.image_to_array(o.image_2, 64, 48), expected_observation(64, 48, 64, 48)),
-              f"{name}: image_2 as an array")
+        check(np.array_equal(cc.image_to_array(o.image_2, width=64, height=48),
+                             expected_observation(64, 48, 64, 48)), f"{name}: image_2 as an array")
 
 
 # --- depth (the library's captureDepthImpl through the JVM on GL) --------------
@@ -486,15 +516,16 @@ def depth(d):
         n, f = NEAR, FAR
         want_raw = n * (f - z) / (z * (f - n)) if z01 else ((2 * n * f / z - n - f) / (f - n) + 1) / 2
         tol = 1e-6 if z01 else 1e-4
-        lin = cc.depth_to_array(open(lin_path, "rb").read(), DW, DH)
+        lin = cc.depth_to_array(open(lin_path, "rb").read(), width=DW, height=DH)
         check(lin.shape == (DH, DW) and lin.dtype == np.float32, f"depth z01={z01}: shape, dtype")
         check(np.abs(lin - z / f).max() <= tol, f"depth z01={z01}: linearised = eye distance / far")
-        metres = cc.depth_to_array(open(lin_path, "rb").read(), DW, DH, far=f)
+        metres = cc.depth_to_array(open(lin_path, "rb").read(), width=DW, height=DH, far=f)
         check(np.abs(metres - z).max() <= tol * f, f"depth z01={z01}: far= gives eye distance")
-        raw = cc.depth_to_array(open(lin_path.replace("_lin", "_raw"), "rb").read(), DW, DH)
+        raw = cc.depth_to_array(open(lin_path.replace("_lin", "_raw"), "rb").read(), width=DW,
+                                height=DH)
         check(np.abs(raw - want_raw).max() <= 1e-6, f"depth z01={z01}: raw reverse-Z depth")
         o = cc.decode_observation(open(os.path.join(d, f"depth_{str(z01).lower()}.pb"), "rb").read())
-        check(np.array_equal(cc.depth_to_array(o.depth, DW, DH), lin),
+        check(np.array_equal(cc.depth_to_array(o.depth, width=DW, height=DH), lin),
               f"depth z01={z01}: the message's field 38 gives the same array")
     if not ran:
         print("SKIP: no depth files")
