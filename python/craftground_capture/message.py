@@ -9,6 +9,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .errors import FormatError
+
 IMAGE, IMAGE_2, IPC_HANDLE, DEPTH = 1, 24, 37, 38
 _VARINT, _I64, _LEN, _SGROUP, _EGROUP, _I32 = 0, 1, 2, 3, 4, 5
 
@@ -24,7 +26,7 @@ def _varint(buf, pos):
     result = shift = 0
     while True:
         if pos >= len(buf):
-            raise ValueError("protobuf: truncated varint")
+            raise FormatError("protobuf: truncated varint")
         b = buf[pos]
         pos += 1
         result |= (b & 0x7F) << shift
@@ -32,7 +34,7 @@ def _varint(buf, pos):
             return result, pos
         shift += 7
         if shift >= 70:
-            raise ValueError("protobuf: varint longer than 10 bytes")
+            raise FormatError("protobuf: varint longer than 10 bytes")
 
 
 def _skip(buf, pos, wire, field, depth=0):
@@ -48,18 +50,18 @@ def _skip(buf, pos, wire, field, depth=0):
         pos += n
     elif wire == _SGROUP:  # deprecated groups: skip to the matching end tag
         if depth > 64:
-            raise ValueError("protobuf: groups nested too deeply")
+            raise FormatError("protobuf: groups nested too deeply")
         while True:
             tag, pos = _varint(buf, pos)
             if tag & 7 == _EGROUP:
                 if tag >> 3 != field:
-                    raise ValueError("protobuf: mismatched end of group")
+                    raise FormatError("protobuf: mismatched end of group")
                 return pos
             pos = _skip(buf, pos, tag & 7, tag >> 3, depth + 1)
     else:
-        raise ValueError(f"protobuf: bad wire type {wire} for field {field}")
+        raise FormatError(f"protobuf: bad wire type {wire} for field {field}")
     if pos > len(buf):
-        raise ValueError(f"protobuf: field {field} runs past the end of the message")
+        raise FormatError(f"protobuf: field {field} runs past the end of the message")
     return pos
 
 
@@ -78,28 +80,28 @@ def decode_observation(message):
         tag, pos = _varint(buf, pos)
         field, wire = tag >> 3, tag & 7
         if field == 0:
-            raise ValueError("protobuf: field number 0")
+            raise FormatError("protobuf: field number 0")
         if field in fields or (field == DEPTH and wire == _LEN):
             if wire != _LEN:
-                raise ValueError(f"protobuf: field {field} has wire type {wire}, expected 2")
+                raise FormatError(f"protobuf: field {field} has wire type {wire}, expected 2")
             n, pos = _varint(buf, pos)
             if pos + n > len(buf):
-                raise ValueError(f"protobuf: field {field} runs past the end of the message")
+                raise FormatError(f"protobuf: field {field} runs past the end of the message")
             value = bytes(buf[pos:pos + n])
             pos += n
             if field == DEPTH:  # packed: n / 4 little-endian floats
                 if n % 4:
-                    raise ValueError(f"protobuf: packed depth of {n} bytes is not whole floats")
+                    raise FormatError(f"protobuf: packed depth of {n} bytes is not whole floats")
                 depth_parts.append(value)
             else:
                 fields[field] = value  # the last occurrence wins, as in protobuf
         elif field == DEPTH and wire == _I32:  # unpacked: one float per entry
             if pos + 4 > len(buf):
-                raise ValueError("protobuf: depth float runs past the end of the message")
+                raise FormatError("protobuf: depth float runs past the end of the message")
             depth_parts.append(bytes(buf[pos:pos + 4]))
             pos += 4
         elif field == DEPTH:
-            raise ValueError(f"protobuf: field 38 has wire type {wire}, expected 2 or 5")
+            raise FormatError(f"protobuf: field 38 has wire type {wire}, expected 2 or 5")
         else:
             pos = _skip(buf, pos, wire, field)
     depth = np.frombuffer(b"".join(depth_parts), dtype="<f4").astype(np.float32)

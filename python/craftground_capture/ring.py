@@ -35,6 +35,7 @@ import time
 
 from .cuda_ipc import HANDLE_SIZE as CUDA_IPC_HANDLE_SIZE
 from .cuda_ipc import KDL_CUDA, DeviceBuffer, _DriverApi, _load
+from .errors import FormatError
 
 DESC_SIZE = 192
 HELLO_SIZE = 64
@@ -115,51 +116,58 @@ def handle_kind(data):
         return "cuda_ipc"
     if len(data) == 4:
         return "mach_port"
-    raise ValueError(f"ipc_handle of {len(data)} bytes is none of the known kinds")
+    raise FormatError(f"ipc_handle of {len(data)} bytes is none of the known kinds")
 
 
 def parse_descriptor(data):
     data = bytes(data)
     if len(data) < 8:
-        raise ValueError(f"zero-copy descriptor: {len(data)} bytes, a v2 descriptor has {DESC_SIZE}")
+        raise FormatError(f"zero-copy descriptor: {len(data)} bytes, a v2 descriptor has "
+                          f"{DESC_SIZE}")
     if data[:4] != b"CGZ2":
         hint = ": a v1 CUDA IPC handle" if len(data) == CUDA_IPC_HANDLE_SIZE else ""
-        raise ValueError(f"zero-copy descriptor: magic {data[:4].hex()} is not CGZ2{hint}")
+        raise FormatError(f"zero-copy descriptor: magic {data[:4].hex()} is not CGZ2{hint}")
     version, length = struct.unpack_from("<HH", data, 4)
     if version not in DESC_VERSIONS:
-        raise ValueError(f"zero-copy descriptor version {version}: this reader knows versions "
-                         f"{DESC_VERSIONS[0]} to {DESC_VERSIONS[-1]}")
+        raise FormatError(f"zero-copy descriptor version {version}: this reader knows versions "
+                          f"{DESC_VERSIONS[0]} to {DESC_VERSIONS[-1]}")
     if length < DESC_SIZE:
-        raise ValueError(f"zero-copy descriptor: length field {length} < {DESC_SIZE}")
+        raise FormatError(f"zero-copy descriptor: length field {length} < {DESC_SIZE}")
     if len(data) < length:
-        raise ValueError(f"zero-copy descriptor truncated: {len(data)} bytes of {length}")
+        raise FormatError(f"zero-copy descriptor truncated: {len(data)} bytes of {length}")
     f = _DESC.unpack_from(data)
     d = Descriptor()
     (_, d.version, _, d.format, d.width, d.height, d.row_pitch, d.slot_count, d.mode,
      d.device_uuid, d.ring_id, d.slot_size, d.slot, flags, d.frame, path, _) = f
     d.flags = flags if version >= 2 else 0  # offset 68 was reserved in version 1
     if b"\0" not in path or path[0] == 0:
-        raise ValueError("zero-copy descriptor: socket path empty or unterminated")
-    d.socket_path = path.split(b"\0", 1)[0].decode()
+        raise FormatError("zero-copy descriptor: socket_path empty or unterminated")
+    path = path.split(b"\0", 1)[0]
+    try:
+        d.socket_path = path.decode()
+    except UnicodeDecodeError as e:
+        raise FormatError(f"zero-copy descriptor: socket_path {path!r} is not UTF-8 (byte "
+                          f"{e.start})") from None
     if d.format not in FORMATS or (d.format == FORMAT_RGB8 and version < 2):
-        raise ValueError(f"zero-copy descriptor: format {d.format} unknown in version {version}")
+        raise FormatError(f"zero-copy descriptor: format {d.format} unknown in version {version}")
     if d.flags & ~FLAGS_KNOWN:
-        raise ValueError(f"zero-copy descriptor: flags {d.flags:#x} has unknown bits")
+        raise FormatError(f"zero-copy descriptor: flags {d.flags:#x} has unknown bits")
     if d.format == FORMAT_RGB8 and d.flags & FLAG_ROWS_BOTTOM_UP:
-        raise ValueError("zero-copy descriptor: format 23 is upright; ROWS_BOTTOM_UP is not allowed")
+        raise FormatError("zero-copy descriptor: format 23 is upright; ROWS_BOTTOM_UP is not "
+                          "allowed")
     if not (1 <= d.width <= 16384 and 1 <= d.height <= 16384):
-        raise ValueError(f"zero-copy descriptor: size {d.width}x{d.height} out of range")
+        raise FormatError(f"zero-copy descriptor: size {d.width}x{d.height} out of range")
     bpp = d.channels
     if (d.row_pitch < d.width * bpp or (bpp == 3 and d.row_pitch != d.width * 3)
             or d.row_pitch * d.height > d.slot_size):
-        raise ValueError(f"zero-copy descriptor: row pitch {d.row_pitch} for width {d.width} "
-                         f"and slot size {d.slot_size}")
+        raise FormatError(f"zero-copy descriptor: row pitch {d.row_pitch} for width {d.width} "
+                          f"and slot size {d.slot_size}")
     if not (1 <= d.slot_count <= MAX_SLOTS) or d.slot >= d.slot_count:
-        raise ValueError(f"zero-copy descriptor: slot {d.slot} of {d.slot_count}")
+        raise FormatError(f"zero-copy descriptor: slot {d.slot} of {d.slot_count}")
     if d.mode not in (MODE_SEMAPHORE, MODE_FENCE):
-        raise ValueError(f"zero-copy descriptor: mode {d.mode} unknown")
+        raise FormatError(f"zero-copy descriptor: mode {d.mode} unknown")
     if d.ring_id == 0 or d.frame >= 1 << 56:
-        raise ValueError(f"zero-copy descriptor: ring id {d.ring_id}, frame {d.frame}")
+        raise FormatError(f"zero-copy descriptor: ring id {d.ring_id}, frame {d.frame}")
     return d
 
 
@@ -197,6 +205,10 @@ _atomics = None
 
 def _word(frame, state):
     return (frame << 8) | state
+
+
+def _state_name(state):
+    return STATE_NAMES[state] if state < len(STATE_NAMES) else f"unknown state {state}"
 
 
 class ControlBlock:
@@ -244,6 +256,9 @@ class ControlBlock:
         state, held = cur & 0xFF, cur >> 8
         if state == CLOSED:
             raise RingError("the zero-copy ring was destroyed by the game")
+        if state >= len(STATE_NAMES):
+            raise RingError(f"slot {slot}'s lease word {cur:#018x} has state {state}, none of "
+                            f"0-{len(STATE_NAMES) - 1} (the control block is corrupt)")
         raise StaleDescriptor(f"slot {slot} holds frame {held} ({STATE_NAMES[state]}), not "
                               f"frame {frame}: the learner fell more than a ring behind")
 
@@ -251,7 +266,7 @@ class ControlBlock:
         ok, cur = self._at.cas(self._addr(slot), _word(frame, ACTIVE), _word(frame, RELEASED))
         if not ok:
             raise RingError(f"release of slot {slot} frame {frame}: it is frame {cur >> 8}, "
-                            f"{STATE_NAMES[cur & 0xFF] if (cur & 0xFF) < 6 else cur & 0xFF}")
+                            f"{_state_name(cur & 0xFF)}")
 
     def close(self):
         if self._map is not None:
@@ -623,7 +638,7 @@ class RingLearner:
             raise StaleDescriptor(f"descriptor of ring {d.ring_id:#x}, this learner has ring "
                                   f"{self.ring_id:#x}: the game re-initialised; reconnect")
         if d.frame == 0:
-            raise ValueError("frame 0 is the ring's template: it names no frame")
+            raise FormatError("frame 0 is the ring's template: it names no frame")
         if (d.slot, d.frame) in self._held:
             raise RingError(f"frame {d.frame} is already acquired and not released")
         self._control.acquire(d.slot, d.frame)
@@ -646,7 +661,7 @@ class RingLearner:
     def state(self, slot):
         """(state name, frame) of a slot's lease word, for diagnostics."""
         st, fr = self._control.state(slot)
-        return STATE_NAMES[st] if st < 6 else str(st), fr
+        return STATE_NAMES[st] if st < len(STATE_NAMES) else str(st), fr
 
     def close(self):
         """Release every held frame, free the imports, disconnect."""

@@ -41,11 +41,14 @@ def check(ok, what):
         failures += 1
 
 
-def raises(exc, fn, what):
+def raises(exc, fn, what, texts=()):
+    """fn() raises exc (or a subclass) whose message holds every one of texts."""
     try:
         fn()
     except exc as e:
-        check(True, f"{what}: {type(e).__name__}: {e}")
+        missing = [t for t in texts if t not in str(e)]
+        check(not missing, f"{what}: {type(e).__name__}: {e}"
+              + (f" (lacks {missing})" if missing else ""))
         return
     except Exception as e:  # the wrong kind is a failure too
         check(False, f"{what}: {type(e).__name__} instead of {exc.__name__}: {e}")
@@ -55,9 +58,23 @@ def raises(exc, fn, what):
 
 # --- independent helpers ---------------------------------------------------
 
+COLOUR_TYPE = {1: 0, 2: 4, 3: 2, 4: 6}  # channels -> PNG colour type
+
+
+def png_chunk(t, body):
+    return struct.pack(">I", len(body)) + t + body + struct.pack(">I", zlib.crc32(t + body))
+
+
+def png_file(w, h, c, idat):
+    """Signature, IHDR (8-bit, c channels), the IDAT chunks given, IEND."""
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, COLOUR_TYPE[c], 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr)
+            + b"".join(png_chunk(b"IDAT", d) for d in idat) + png_chunk(b"IEND", b""))
+
+
 def encode_png(img, filters):
     """A minimal PNG encoder for the tests: row y uses filter filters[y % n].
-    img (H, W, C) uint8, C 3 or 4. Written from the PNG specification."""
+    img (H, W, C) uint8, C 1 to 4. Written from the PNG specification."""
     h, w, c = img.shape
     bpp, rows = c, []
     prev = np.zeros(w * c, np.int32)
@@ -81,13 +98,7 @@ def encode_png(img, filters):
             out = cur - pred
         rows.append(bytes([f]) + (out & 255).astype(np.uint8).tobytes())
         prev = cur
-
-    def chunk(t, body):
-        return struct.pack(">I", len(body)) + t + body + struct.pack(">I", zlib.crc32(t + body))
-
-    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2 if c == 3 else 6, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
-            + chunk(b"IDAT", zlib.compress(b"".join(rows), 6)) + chunk(b"IEND", b""))
+    return png_file(w, h, c, [zlib.compress(b"".join(rows), 6)])
 
 
 def png_filters_used(data):
@@ -102,7 +113,7 @@ def png_filters_used(data):
             idat += body
         pos += 12 + n
     w, h, _, ctype, *_ = ihdr
-    stride = w * {2: 3, 6: 4}[ctype] + 1
+    stride = w * {0: 1, 4: 2, 2: 3, 6: 4}[ctype] + 1
     raw = zlib.decompress(idat)
     return {raw[y * stride] for y in range(h)}
 
@@ -123,6 +134,139 @@ def field(num, wire, payload):
 
 def ld(num, data):
     return field(num, 2, varint(len(data)) + data)
+
+
+# --- the PNG decoder's Average/Paeth paths, its inflate, the keyword sizes ----
+
+def png_filters_both_ways(rng):
+    """Every filter, mixed per row at random, through both ways the decoder
+    undoes Average and Paeth rows (a row at a time with a per-byte loop, or
+    a diagonal at a time) and through decode_png's own choice, at shapes
+    that reach the edges: one row or column, strips of rows (the diagonal
+    way works in strips of `width` rows, at least 64), Average/Paeth rows
+    only in the middle. The oracle is the image itself (the test encoder
+    writes it from the specification; PIL reads the encoder's output)."""
+    from craftground_capture import png as cpng
+    for h, w, c, how in [(1, 1, 3, "all"), (1, 40, 3, "all"), (40, 1, 4, "all"), (5, 300, 3, "all"),
+                         (200, 3, 3, "all"), (150, 70, 4, "all"), (23, 31, 1, "all"),
+                         (29, 17, 2, "all"), (90, 64, 3, "middle"), (64, 90, 3, "one")]:
+        img = rng.integers(0, 256, (h, w, c), dtype=np.uint8)
+        img[h // 2:] = (np.arange(w)[None, :, None] * 7 + np.arange(c) * 40) & 255  # smooth half
+        if how == "all":
+            filters = list(rng.integers(0, 5, h))
+        elif how == "middle":  # 0-2 above and below, 3/4 in rows 30..59
+            filters = [int(f) if 30 <= y < 60 else int(f) % 3
+                       for y, f in enumerate(rng.integers(0, 5, h))]
+        else:  # a single Paeth row among Sub/Up rows
+            filters = [4 if y == 40 else 1 + y % 2 for y in range(h)]
+        png = encode_png(img, filters)
+        tag = f"{h}x{w}x{c}, filters {how} ({sorted(png_filters_used(png))})"
+        if Image is not None and c in (3, 4):
+            import io
+            check(np.array_equal(np.asarray(Image.open(io.BytesIO(png))), img),
+                  f"PIL reads the test encoder's PNG {tag}")
+        got = cc.decode_png(png)
+        check(got.shape == img.shape and np.array_equal(got, img), f"decode_png {tag}")
+        stride = w * c + 1
+        rows = np.frombuffer(zlib.decompress(png_idat(png)), np.uint8).reshape(h, stride)
+        for method in ("rows", "diagonal"):
+            got = np.asarray(cpng._unfilter(rows, w, c, method))
+            check(np.array_equal(got, img), f"unfilter a {method.rstrip('s')} at a time: {tag}")
+    if Image is not None:  # PIL's own encoder picks a filter per row
+        import io
+        y, x = np.mgrid[0:300, 0:333]
+        img = np.stack([(x * 3 + y) & 255, (x * y // 64) & 255, (x ^ y) & 255], axis=2)
+        img = (img + rng.integers(0, 3, img.shape)).astype(np.uint8)
+        buf = io.BytesIO()
+        Image.fromarray(img).save(buf, "PNG")
+        used = sorted(png_filters_used(buf.getvalue()))
+        check(np.array_equal(cc.decode_png(buf.getvalue()), img),
+              f"decode_png reads PIL's 333x300 PNG (filters {used})")
+
+
+def png_idat(data):
+    """The IDAT bytes of a PNG, joined."""
+    pos, out = 8, b""
+    while pos < len(data):
+        n, t = struct.unpack(">I4s", data[pos:pos + 8])
+        if t == b"IDAT":
+            out += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    return out
+
+
+def png_bounded_inflate():
+    """A 261 KB PNG with a small IHDR whose IDAT inflates to 256 MiB of zeros
+    (the size in the issue) is refused as soon as the data passes what IHDR
+    needs: peak memory of the decode (tracemalloc, which sees numpy's and
+    zlib's allocations) stays near the image, not near 256 MiB."""
+    import tracemalloc
+    c = zlib.compressobj(9)
+    zeros = bytes(1 << 20)
+    bomb = b"".join(c.compress(zeros) for _ in range(256)) + c.flush()
+    del zeros
+    for w, h in ((1, 1), (300, 200)):
+        data = png_file(w, h, 3, [bomb[i:i + 65536] for i in range(0, len(bomb), 65536)])
+        need = h * (w * 3 + 1)
+        tracemalloc.start()
+        try:
+            raises(cc.FormatError, lambda: cc.decode_png(data),
+                   f"{len(data)}-byte PNG, IHDR {w}x{h}, IDAT inflating to 256 MiB",
+                   ("IDAT", "IHDR"))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        limit = 2 * len(data) + 3 * need + (1 << 20)
+        check(peak < limit, f"  peak memory {peak} bytes < {limit} (input twice, the image "
+              f"thrice, 1 MiB; the IDAT inflates to {256 << 20})")
+    # Just past and just short of what IHDR needs; the exact size reads.
+    img = np.arange(5 * 4 * 3, dtype=np.uint8).reshape(5, 4, 3)
+    raw = b"".join(b"\0" + img[y].tobytes() for y in range(5))
+    check(np.array_equal(cc.decode_png(png_file(4, 5, 3, [zlib.compress(raw)])), img),
+          "IDAT of exactly IHDR's size reads")
+    raises(cc.FormatError, lambda: cc.decode_png(png_file(4, 5, 3, [zlib.compress(raw + b"\0")])),
+           "IDAT one byte longer than IHDR's 4x5 needs", ("IDAT", "more than the 65 bytes"))
+    raises(cc.FormatError, lambda: cc.decode_png(png_file(4, 5, 3, [zlib.compress(raw[:-1])])),
+           "IDAT one byte shorter", ("IDAT", "64 bytes", "needs 65"))
+    z = zlib.compress(raw)
+    raises(cc.FormatError, lambda: cc.decode_png(png_file(4, 5, 3, [z[:len(z) // 2]])),
+           "IDAT cut in the middle of its zlib stream", ("IDAT", "truncated"))
+    raises(cc.FormatError, lambda: cc.decode_png(png_file(4, 5, 3, [z[:-2]])),
+           "IDAT without the end of its checksum", ("IDAT", "truncated"))
+    raises(cc.FormatError, lambda: cc.decode_png(png_file(4, 5, 3, [z[:2] + b"\xff" * 20])),
+           "IDAT of bad deflate data", ("IDAT", "zlib"))
+    raises(cc.FormatError, lambda: cc.decode_png(png_file(4, 5, 3, [])), "no IDAT", ("no IDAT",))
+    split = png_file(4, 5, 3, [z[i:i + 3] for i in range(0, len(z), 3)])
+    check(np.array_equal(cc.decode_png(split), img), "IDAT split into 3-byte chunks reads")
+    bad = b"".join(bytes([5 if y == 3 else 0]) + img[y].tobytes() for y in range(5))
+    raises(cc.FormatError, lambda: cc.decode_png(png_file(4, 5, 3, [zlib.compress(bad)])),
+           "filter type 5", ("filter type 5 on row 3",))
+
+
+def sizes_keyword_only():
+    """image_to_array, raw_to_array and depth_to_array take the size by
+    keyword only: a RAW frame of W x H has the length of one of H x W, so
+    swapped positional sizes gave a garbled array without an error."""
+    w, h = 4, 3
+    raw = bytes(range(w * h * 3))
+    want = np.frombuffer(raw, np.uint8).reshape(h, w, 3)[::-1]
+    check(np.array_equal(cc.image_to_array(raw, width=w, height=h), want),
+          "image_to_array(width=, height=)")
+    check(np.array_equal(cc.image_to_array(raw, height=h, width=w), want),
+          "keywords in either order")
+    for name, fn in (("image_to_array", lambda: cc.image_to_array(raw, h, w)),
+                     ("image_to_array, one size", lambda: cc.image_to_array(raw, w, height=h)),
+                     ("raw_to_array", lambda: cc.raw_to_array(raw, h, w)),
+                     ("depth_to_array", lambda: cc.depth_to_array([0.0] * 12, h, w))):
+        raises(TypeError, fn, f"{name} with a positional size", ("width=W, height=H",))
+    raises(cc.FormatError, lambda: cc.image_to_array(raw, width=w, height=h + 1),
+           "RAW of the wrong length names both sizes", ("width 4, height 4", "48 bytes, got 36"))
+    raises(cc.FormatError, lambda: cc.depth_to_array([0.0] * 11, width=w, height=h),
+           "depth of the wrong length", ("12 floats, got 11",))
+    png = encode_png(np.zeros((h, w, 3), np.uint8), [1])
+    raises(cc.FormatError, lambda: cc.image_to_array(png, width=h, height=w),
+           "PNG of another size than asked", ("width 4, height 3",))
+    check(issubclass(cc.FormatError, ValueError), "FormatError is a ValueError")
 
 
 # --- unit ------------------------------------------------------------------
@@ -159,15 +303,18 @@ def unit():
     bad[30] ^= 0xFF
     raises(ValueError, lambda: cc.decode_png(bytes(bad)), "corrupt PNG chunk")
     raises(ValueError, lambda: cc.decode_png(b"GIF89a" + bytes(20)), "not a PNG")
+    png_filters_both_ways(rng)
+    png_bounded_inflate()
+    sizes_keyword_only()
 
     # RAW: bottom-up in, upright out.
     raw = bytes(range(2 * 3 * 3)) * 1
     want = np.frombuffer(raw, np.uint8).reshape(3, 2, 3)[::-1]
-    got = cc.raw_to_array(raw, 2, 3)
+    got = cc.raw_to_array(raw, width=2, height=3)
     check(np.array_equal(got, want) and got.flags.c_contiguous, "raw_to_array flips, contiguous")
-    check(np.array_equal(cc.image_to_array(raw, 2, 3), want), "image_to_array RAW")
-    raises(ValueError, lambda: cc.raw_to_array(raw, 3, 3), "RAW of the wrong length")
-    raises(ValueError, lambda: cc.raw_to_array(raw, 0, 3), "RAW width 0")
+    check(np.array_equal(cc.image_to_array(raw, width=2, height=3), want), "image_to_array RAW")
+    raises(ValueError, lambda: cc.raw_to_array(raw, width=3, height=3), "RAW of the wrong length")
+    raises(ValueError, lambda: cc.raw_to_array(raw, width=0, height=3), "RAW width 0")
     raises(ValueError, lambda: cc.image_to_array(raw), "RAW without a size")
 
     # Depth: bottom-up floats in any form -> upright float32.
@@ -175,11 +322,12 @@ def unit():
     want = np.array(vals, np.float32).reshape(2, 3)[::-1]
     for form, v in (("list", vals), ("bytes", struct.pack("<6f", *vals)),
                     ("array", np.array(vals, np.float64))):
-        d = cc.depth_to_array(v, 3, 2)
+        d = cc.depth_to_array(v, width=3, height=2)
         check(d.dtype == np.float32 and np.array_equal(d, want), f"depth_to_array from {form}")
-    check(np.array_equal(cc.depth_to_array(vals, 3, 2, far=160.0), want * np.float32(160)),
-          "depth_to_array far= scales to world units")
-    raises(ValueError, lambda: cc.depth_to_array(vals, 4, 2), "depth of the wrong length")
+    check(np.array_equal(cc.depth_to_array(vals, width=3, height=2, far=160.0),
+                         want * np.float32(160)), "depth_to_array far= scales to world units")
+    raises(ValueError, lambda: cc.depth_to_array(vals, width=4, height=2),
+           "depth of the wrong length")
 
     # Protobuf: hand-made messages, written from the wire-format rules.
     floats = [1.5, -2.25, 3.0e-3]
@@ -311,12 +459,14 @@ def frames(d):
             want = top_down(w, h)[::-1]
         raw = open(base + ".raw", "rb").read()
         png = open(base + ".png", "rb").read()
-        check(np.array_equal(cc.raw_to_array(raw, tw, th), want), f"RAW {base}")
-        check(np.array_equal(cc.image_to_array(raw, tw, th), want), f"image_to_array RAW {base}")
+        check(np.array_equal(cc.raw_to_array(raw, width=tw, height=th), want), f"RAW {base}")
+        check(np.array_equal(cc.image_to_array(raw, width=tw, height=th), want),
+              f"image_to_array RAW {base}")
         check(np.array_equal(cc.png_to_array(png, decoder="builtin"), want), f"PNG builtin {base}")
         if Image is not None:
             check(np.array_equal(cc.png_to_array(png, decoder="pil"), want), f"PNG PIL {base}")
-        check(np.array_equal(cc.image_to_array(png, tw, th), want), f"image_to_array PNG {base}")
+        check(np.array_equal(cc.image_to_array(png, width=tw, height=th), want),
+              f"image_to_array PNG {base}")
     # The check can fail: a read that forgets the flip does not match.
     w = expected_observation(64, 48, 64, 48)
     check(not np.array_equal(w, w[::-1]), "the test image is not symmetric under a flip")
@@ -332,8 +482,8 @@ def frames(d):
         check(o.ipc_handle == handle and cc.parse_ipc_handle(o.ipc_handle)[1] == 3,
               f"{name}: ipc_handle")
         check(np.array_equal(o.depth, depth), f"{name}: depth ({o.depth.size} floats)")
-        check(np.array_equal(cc.image_to_array(o.image_2, 64, 48), expected_observation(64, 48, 64, 48)),
-              f"{name}: image_2 as an array")
+        check(np.array_equal(cc.image_to_array(o.image_2, width=64, height=48),
+                             expected_observation(64, 48, 64, 48)), f"{name}: image_2 as an array")
 
 
 # --- depth (the library's captureDepthImpl through the JVM on GL) --------------
@@ -366,15 +516,16 @@ def depth(d):
         n, f = NEAR, FAR
         want_raw = n * (f - z) / (z * (f - n)) if z01 else ((2 * n * f / z - n - f) / (f - n) + 1) / 2
         tol = 1e-6 if z01 else 1e-4
-        lin = cc.depth_to_array(open(lin_path, "rb").read(), DW, DH)
+        lin = cc.depth_to_array(open(lin_path, "rb").read(), width=DW, height=DH)
         check(lin.shape == (DH, DW) and lin.dtype == np.float32, f"depth z01={z01}: shape, dtype")
         check(np.abs(lin - z / f).max() <= tol, f"depth z01={z01}: linearised = eye distance / far")
-        metres = cc.depth_to_array(open(lin_path, "rb").read(), DW, DH, far=f)
+        metres = cc.depth_to_array(open(lin_path, "rb").read(), width=DW, height=DH, far=f)
         check(np.abs(metres - z).max() <= tol * f, f"depth z01={z01}: far= gives eye distance")
-        raw = cc.depth_to_array(open(lin_path.replace("_lin", "_raw"), "rb").read(), DW, DH)
+        raw = cc.depth_to_array(open(lin_path.replace("_lin", "_raw"), "rb").read(), width=DW,
+                                height=DH)
         check(np.abs(raw - want_raw).max() <= 1e-6, f"depth z01={z01}: raw reverse-Z depth")
         o = cc.decode_observation(open(os.path.join(d, f"depth_{str(z01).lower()}.pb"), "rb").read())
-        check(np.array_equal(cc.depth_to_array(o.depth, DW, DH), lin),
+        check(np.array_equal(cc.depth_to_array(o.depth, width=DW, height=DH), lin),
               f"depth z01={z01}: the message's field 38 gives the same array")
     if not ran:
         print("SKIP: no depth files")

@@ -264,6 +264,8 @@ def unit():
     raises(ValueError, lambda: R.parse_descriptor(patched(64, 3)), "slot 3 of 3", "slot 3")
     raises(ValueError, lambda: R.parse_descriptor(patched(28, 7)), "mode 7", "mode 7")
     raises(ValueError, lambda: R.parse_descriptor(patched(80, 0)), "empty path", "path")
+    raises(R.FormatError, lambda: R.parse_descriptor(patched(81, 0xFF)), "socket_path not UTF-8",
+           "socket_path b'/\\xffun/x.sock' is not UTF-8")
 
     tmp = tempfile.mkdtemp(prefix="cg-zc-py-")
     os.chmod(tmp, 0o700)
@@ -358,6 +360,11 @@ def unit():
     rl = R.RingLearner(desc1, FakeImporter())
     set_word(cmap, 1, 0, R.CLOSED)
     raises(R.RingError, lambda: rl.acquire(desc1), "ring destroyed", "destroyed")
+    # A lease word whose state byte is none of the six (a corrupt control block).
+    for st in (6, 0xFF):
+        set_word(cmap, 1, 7, st)
+        raises(R.RingError, lambda: rl.acquire(desc1), f"lease word of state {st}",
+               f"has state {st}, none of 0-5")
     rl.close()
     prod.close()
 
