@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     uint32_t bits = T.qfam < nq ? qf[T.qfam].timestampValidBits : 0;
     if (!bits || p.limits.timestampPeriod <= 0) {
         printf("skipped: %s has no timestamps on queue family %u\n", T.device_name, T.qfam);
-        vkt_fini(&T);
+        vkt_ring_fini(&T);
         rmdir(socket_dir);
         return 77;
     }
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
            T.device_name);
     rc = run_size(640, 360, iters) | run_size(1920, 1080, iters);
     VKT_FN(&T, vkDestroyQueryPool)(T.dev, pool, NULL);
-    vkt_fini(&T);
+    vkt_ring_fini(&T);
     rmdir(socket_dir);
     return rc;
 }

@@ -182,7 +182,7 @@ static int producer(int v2, int w, int h, int reuse)
     cg_vk_export_destroy(e);
     cg_vk_ring_destroy(ring);
     vkt_image_free(&T, game, gm);
-    vkt_fini(&T);
+    vkt_ring_fini(&T);
     return 0;
 }
 
