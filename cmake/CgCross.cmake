@@ -1,7 +1,7 @@
 # In a cross build (cmake/toolchain-*.cmake), the target cg_cross builds only
 # what `ctest -L cross` runs and what ships: the core test programs,
-# libnative-lib and its natives jar, not the Java test jars or the generated
-# protobuf classes. Included from the top-level CMakeLists.txt after tests/.
+# libnative-lib, its natives jar and the local Maven repository of it, not the
+# Java test jars or the generated protobuf classes. Included from the top-level CMakeLists.txt after tests/.
 if(NOT CMAKE_CROSSCOMPILING)
   return()
 endif()
@@ -12,7 +12,7 @@ foreach(dir tests/core tests/ship)
     list(APPEND cg_cross_deps ${t})
   endif()
 endforeach()
-foreach(t native-lib cg_natives_jar)
+foreach(t native-lib cg_natives_jar cg_maven_repo)
   if(TARGET ${t})
     list(APPEND cg_cross_deps ${t})
   endif()

@@ -80,12 +80,14 @@ fi
 
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
-BUILD=${BUILD_DIR:-build}   # the same tree scripts/test.sh builds
+# Its own tree: the library and the demo only, no tests or benchmarks, so
+# that the demo profile's packages are enough (scripts/test.sh builds build/).
+BUILD=${BUILD_DIR:-build-demo}
 
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh demo
 
 echo "== build (Release)"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCG_BUILD_TESTS=OFF -DCG_BUILD_BENCH=OFF >/dev/null
 cmake --build "$BUILD" -j"$JOBS" --target cg_demo_run_jar
 
 echo "== run"

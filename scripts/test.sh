@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
 
-bash scripts/install-deps.sh
+# The test profile; with the cross builds (the default) the cross one, which includes it.
+if [[ ${CG_CROSS:-1} == 0 ]]; then bash scripts/install-deps.sh test; else bash scripts/install-deps.sh cross; fi
 
 echo "== build (Release, warnings as errors)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCG_WERROR=ON >/dev/null

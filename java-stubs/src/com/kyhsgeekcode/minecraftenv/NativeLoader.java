@@ -18,8 +18,11 @@ import java.util.Locale;
 /**
  * Loads libnative-lib the way the mod's objects need it: from
  * {@code java.library.path} when it is there, otherwise from the natives jar
- * on the classpath ({@code minecraft_capture-natives-<os>-<arch>.jar}, resource
- * {@code natives/<os>-<arch>/<System.mapLibraryName("native-lib")>}).
+ * on the classpath ({@code minecraft-capture-natives-<os>-<arch>-<version>.jar}, resource
+ * {@code com/kyhsgeekcode/minecraftenv/natives/<os>-<arch>/<System.mapLibraryName("native-lib")>}).
+ * The resource lies under this class's package, not under the generic
+ * {@code natives/<os>-<arch>/} of other libraries' jars, so another jar on the
+ * classpath with a library of the same name there cannot shadow it.
  *
  * <p>The resource is copied once into a per-user cache folder named after
  * the SHA-256 of its bytes ({@code <java.io.tmpdir>/minecraft-capture-natives-<user>/<hash>/},
@@ -35,6 +38,9 @@ import java.util.Locale;
  */
 public final class NativeLoader {
     public static final String LIBRARY = "native-lib";
+
+    /** Where the natives jars keep the library: namespaced to this project. */
+    public static final String RESOURCE_ROOT = "com/kyhsgeekcode/minecraftenv/natives/";
 
     private static String loadedFrom;
 
@@ -83,7 +89,7 @@ public final class NativeLoader {
 
     /** The resource name of the library for this OS and CPU. */
     public static String resourceName() {
-        return "natives/" + platform() + "/" + System.mapLibraryName(LIBRARY);
+        return RESOURCE_ROOT + platform() + "/" + System.mapLibraryName(LIBRARY);
     }
 
     private static Path extract() throws IOException {
@@ -93,7 +99,7 @@ public final class NativeLoader {
             if (in == null) {
                 throw new IOException("no resource " + res + " on the classpath (os.name="
                         + System.getProperty("os.name") + ", os.arch=" + System.getProperty("os.arch")
-                        + "): add minecraft_capture-natives-" + platform() + ".jar");
+                        + "): add minecraft-capture-natives-" + platform() + "-<version>.jar");
             }
             ByteArrayOutputStream buf = new ByteArrayOutputStream(1 << 20);
             byte[] chunk = new byte[1 << 16];
