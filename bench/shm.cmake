@@ -1,6 +1,8 @@
-# Shared-memory channel round trip vs the same bytes over a Unix socketpair
-# (bench/shm/). Build, then run:
-#   build/bench/bench_shm [rounds]   or   cmake --build build --target run_bench_shm
+# Shared-memory channel step vs the same bytes over a Unix SocketChannel
+# between the same two processes (bench/shm/). Build, then run:
+#   build/bench/bench_shm [rounds [peer command...]]
+# or `cmake --build build --target run_bench_shm` (the C peer, then the
+# Python peer with a kept j2p mapping, then the predecessor's re-mapping one).
 if(NOT CG_WITH_JNI)
   return()
 endif()
@@ -16,5 +18,9 @@ cg_add_java_program(NAME bench_shm MAIN cgbench.ShmBench
                     DEPENDS shm_bench_peer
                     JAVA_OPTS -Xms512m -Xmx512m -XX:+AlwaysPreTouch
                               -Dcg.shm.peer=$<TARGET_FILE:shm_bench_peer>)
-add_custom_target(run_bench_shm COMMAND ${bench_shm_SCRIPT} USES_TERMINAL
-                  DEPENDS bench_shm_jar shm_bench_peer)
+find_program(CG_BENCH_PYTHON3 NAMES python3)
+set(cg_shm_py ${CMAKE_CURRENT_LIST_DIR}/shm/shm_bench_peer.py)
+add_custom_target(run_bench_shm COMMAND ${bench_shm_SCRIPT} 2000
+                  COMMAND ${bench_shm_SCRIPT} 2000 ${CG_BENCH_PYTHON3} ${cg_shm_py} kept
+                  COMMAND ${bench_shm_SCRIPT} 2000 ${CG_BENCH_PYTHON3} ${cg_shm_py} remap
+                  USES_TERMINAL DEPENDS bench_shm_jar shm_bench_peer)

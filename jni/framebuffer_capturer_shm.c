@@ -12,6 +12,12 @@
  * the dead peer left its objects behind) until readInitialEnvironmentImpl
  * starts a new session on that port. Each entry is reference-counted: a
  * channel is closed only when it is off the list and no call is using it.
+ *
+ * Bytes move between Java arrays and shared memory in one copy, by the
+ * channel's pread/pwrite straight into or out of the array, pinned with
+ * Get/ReleasePrimitiveArrayCritical for just that copy (no JNI call and no
+ * wait in between: the channel's write lock is only ever held by a thread in
+ * such a copy, never by one that allocates).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -151,24 +157,26 @@ static int cg_shm_jname(JNIEnv *env, const char *what, const char *arg, jstring 
 }
 
 /* Throws for a failed channel call and ends it. */
-static void cg_shm_fail_call(JNIEnv *env, const char *what, cg_shm_entry *e, cg_status st)
+static void cg_shm_fail_call(JNIEnv *env, const char *what, cg_shm_entry *e, cg_status st,
+                             const cg_err *why)
 {
-    if (!(*env)->ExceptionCheck(env))
-        cg_throw_status(env, st, what, cg_shm_channel_last_error(e->ch));
+    if (!(*env)->ExceptionCheck(env)) cg_throw_status(env, st, what, why->text);
     cg_shm_reg_release(e);
 }
 
-/* ---- sinks and sources between shared memory and Java arrays ----------- */
+/* ---- the sink that reads shared bytes into a Java array ---------------- */
 
 typedef struct cg_shm_jarray {
     JNIEnv *env;
     jbyteArray reuse; /* may be NULL */
     jbyteArray out;
+    void *pinned;
 } cg_shm_jarray;
 
-/* Copies shared bytes into `reuse` when its length is exactly len, else
- * into a new byte[]: the only allocation of a call. */
-static cg_status cg_shm_to_array(void *user, const uint8_t *data, size_t len)
+/* The bytes go into `reuse` when its length is exactly len, else into a new
+ * byte[] (the only allocation of a call); the array is pinned while the
+ * channel copies into it. */
+static cg_status cg_shm_array_reserve(void *user, size_t len, uint8_t **dst)
 {
     cg_shm_jarray *a = user;
     JNIEnv *env = a->env;
@@ -177,16 +185,21 @@ static cg_status cg_shm_to_array(void *user, const uint8_t *data, size_t len)
         arr = a->reuse;
     else if ((arr = cg_jni_new_bytes(env, len)) == NULL)
         return CG_E_NO_MEMORY; /* exception pending */
-    if (len != 0) (*env)->SetByteArrayRegion(env, arr, 0, (jsize)len, (const jbyte *)data);
     a->out = arr;
+    a->pinned = NULL;
+    if (len == 0) return CG_OK;
+    a->pinned = (*env)->GetPrimitiveArrayCritical(env, arr, NULL);
+    if (a->pinned == NULL) return CG_E_NO_MEMORY;
+    *dst = a->pinned;
     return CG_OK;
 }
 
-static cg_status cg_shm_from_array(void *user, uint8_t *dst, size_t len)
+static void cg_shm_array_finish(void *user, int ok)
 {
     cg_shm_jarray *a = user;
-    if (len != 0) (*a->env)->GetByteArrayRegion(a->env, a->reuse, 0, (jsize)len, (jbyte *)dst);
-    return (*a->env)->ExceptionCheck(a->env) ? CG_E_INVALID_ARG : CG_OK;
+    if (a->pinned != NULL)
+        (*a->env)->ReleasePrimitiveArrayCritical(a->env, a->out, a->pinned, ok ? 0 : JNI_ABORT);
+    a->pinned = NULL;
 }
 
 /* ---- natives ----------------------------------------------------------- */
@@ -208,9 +221,11 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_readInitialEnvironmentImp
                NULL;
     cg_shm_entry *e = cg_shm_reg_acquire(env, what, name_port, 1);
     if (e == NULL) return NULL;
-    cg_shm_jarray a = {env, NULL, NULL};
-    cg_status st = cg_shm_channel_read_initial_environment(e->ch, cg_shm_to_array, &a);
-    if (st != CG_OK) return cg_shm_fail_call(env, what, e, st), NULL;
+    cg_shm_jarray a = {env, NULL, NULL, NULL};
+    cg_shm_sink sink = {cg_shm_array_reserve, cg_shm_array_finish, &a};
+    cg_err why;
+    cg_status st = cg_shm_channel_read_initial_environment(e->ch, &sink, &why);
+    if (st != CG_OK) return cg_shm_fail_call(env, what, e, st, &why), NULL;
     cg_shm_reg_release(e);
     return a.out;
 }
@@ -226,9 +241,11 @@ JNIEXPORT jbyteArray JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCaptu
         return NULL;
     cg_shm_entry *e = cg_shm_reg_acquire(env, what, port, 0);
     if (e == NULL) return NULL;
-    cg_shm_jarray a = {env, actionData, NULL};
-    cg_status st = cg_shm_channel_read_action(e->ch, cg_shm_to_array, &a);
-    if (st != CG_OK) return cg_shm_fail_call(env, what, e, st), NULL;
+    cg_shm_jarray a = {env, actionData, NULL, NULL};
+    cg_shm_sink sink = {cg_shm_array_reserve, cg_shm_array_finish, &a};
+    cg_err why;
+    cg_status st = cg_shm_channel_read_action(e->ch, &sink, &why);
+    if (st != CG_OK) return cg_shm_fail_call(env, what, e, st, &why), NULL;
     cg_shm_reg_release(e);
     return a.out;
 }
@@ -257,10 +274,19 @@ JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_wr
     jsize len = (*env)->GetArrayLength(env, observationData);
     cg_shm_entry *e = cg_shm_reg_acquire(env, what, port, 0);
     if (e == NULL) return;
-    cg_shm_jarray a = {env, observationData, NULL};
-    cg_status st = cg_shm_channel_write(e->ch, (size_t)len, cg_shm_from_array, &a);
+    /* Pinned for the copy alone: the channel calls nothing of the JVM. */
+    void *data = len == 0 ? NULL : (*env)->GetPrimitiveArrayCritical(env, observationData, NULL);
+    cg_err why;
+    cg_status st = CG_E_NO_MEMORY;
+    if (len == 0 || data != NULL) {
+        st = cg_shm_channel_write(e->ch, data, (size_t)len, &why);
+        if (data != NULL)
+            (*env)->ReleasePrimitiveArrayCritical(env, observationData, data, JNI_ABORT);
+    } else {
+        cg_fail(&why, st, "%s: cannot pin the %d-byte observation array", what, (int)len);
+    }
     if (st != CG_OK) {
-        cg_shm_fail_call(env, what, e, st);
+        cg_shm_fail_call(env, what, e, st, &why);
         return;
     }
     cg_shm_reg_release(e);

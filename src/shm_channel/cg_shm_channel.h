@@ -17,16 +17,26 @@
  *
  * Trust: nothing read from shared memory is used before it is checked. Every
  * offset/size pair must lie inside the object's current size (fstat, taken
- * again on every call, so an object shrunk under us is seen) and past the
+ * again on every read, so an object shrunk under us is seen) and past the
  * header; both semaphore names must be exactly the port's. A failed check is
  * CG_E_CHANNEL_CORRUPT and touches no byte outside the object.
  *
- * A channel keeps its descriptors, mappings and semaphores from open to close
- * (no shm_open/mmap per call; a mapping is replaced only when the object's
- * size changed). Calls on one channel are serialised by its own mutex, so
- * any thread may call; a reader blocked in cg_shm_channel_read_action holds
- * it until an action arrives or the peer is found gone. Nothing here prints,
- * aborts or allocates after open.
+ * Shrinking: the other process may truncate either object at any moment,
+ * also between our size check and the copy. On Linux every byte moves with
+ * pread/pwrite on the descriptor (cg_shm_io_fd.c), which return a short count
+ * where an access through a mapping would raise SIGBUS: a read that comes up
+ * short is CG_E_CHANNEL_CORRUPT, a write grows the object back. On macOS an
+ * object's size is set once and never changes, and read/write do not work on
+ * shared-memory descriptors, so bytes move through a mapping there
+ * (cg_shm_io_map.c).
+ *
+ * A channel keeps its descriptors and semaphores from open to close (no
+ * shm_open per call). Reads (the initial environment, actions) are
+ * serialised by one mutex, writes by another, and neither is held while
+ * cg_shm_channel_read_action waits for the semaphore: a waiting reader never
+ * holds up a write, so any thread may call. Failures are described in the
+ * caller's `why` (may be NULL). Nothing here prints, aborts or allocates
+ * after open.
  */
 #ifndef CG_SHM_CHANNEL_H
 #define CG_SHM_CHANNEL_H
@@ -70,12 +80,17 @@ typedef struct cg_shm_channel cg_shm_channel;
 
 /* Opens the channel of `port`: both objects, both semaphores (never created
  * here: the Python side owns them), and checks the p2j header and names.
+ * Where the platform can list the processes mapping the objects (Linux:
+ * /proc), one must be found: objects and semaphores that no other process
+ * maps were left behind by a Python side that has gone (SIGKILL runs no
+ * cleanup), so nothing will ever post an action; that is CG_E_CHANNEL_CLOSED.
  * On success *out owns everything until cg_shm_channel_close. On failure
  * *out is NULL and, when why != NULL, why gets a sentence naming
  * the object and the bad value. Statuses: CG_E_INVALID_ARG (port < 0),
  * CG_E_CHANNEL_ABSENT (an object or semaphore does not exist),
  * CG_E_CHANNEL_CORRUPT (header or names fail the checks above),
- * CG_E_NO_MEMORY, CG_E_PLATFORM (another OS call failed). */
+ * CG_E_CHANNEL_CLOSED (left behind, as above), CG_E_NO_MEMORY,
+ * CG_E_PLATFORM (another OS call failed). */
 cg_status cg_shm_channel_open(cg_shm_channel **out, int port, cg_err *why);
 
 /* Releases descriptors, mappings and semaphores; unlinks nothing (the
@@ -85,46 +100,43 @@ void cg_shm_channel_close(cg_shm_channel *ch);
 
 int cg_shm_channel_port(const cg_shm_channel *ch);
 
-/* The sentence describing the last failure of a call on `ch` ("" if none).
- * Valid until the next call on the channel; read it on the calling thread
- * right after the failing call. */
-const char *cg_shm_channel_last_error(const cg_shm_channel *ch);
-
-/* Receives bytes that live in shared memory: data[0..len) is valid only
- * during the call (the channel is locked meanwhile). Returning anything but
- * CG_OK makes the calling function return that status. */
-typedef cg_status (*cg_shm_sink)(void *user, const uint8_t *data, size_t len);
-
-/* Fills dst[0..len) with the message to publish (dst is shared memory). */
-typedef cg_status (*cg_shm_source)(void *user, uint8_t *dst, size_t len);
+/* Where bytes read out of shared memory go. reserve(user, len, &dst) is
+ * called once the length is known and checked; it returns CG_OK and a
+ * buffer of len bytes (ignored when len is 0), or a failure that the read
+ * then returns. After a successful reserve, finish(user, ok) is always
+ * called: ok = 1 when dst holds the bytes, 0 when the read failed after all
+ * (the object shrank under us). Nothing of the channel is locked that the
+ * caller could need meanwhile. */
+typedef struct cg_shm_sink {
+    cg_status (*reserve)(void *user, size_t len, uint8_t **dst);
+    void (*finish)(void *user, int ok);
+    void *user;
+} cg_shm_sink;
 
 /* Hands the initial-environment bytes (initial_environment_offset/size of
  * p2j, checked) to `sink`. Does not wait. */
-cg_status cg_shm_channel_read_initial_environment(cg_shm_channel *ch, cg_shm_sink sink,
-                                                  void *user);
+cg_status cg_shm_channel_read_initial_environment(cg_shm_channel *ch, const cg_shm_sink *sink,
+                                                  cg_err *why);
 
 /* Waits for one post of /cg_sem_act<port> (one post = one action), then
  * hands the action bytes (action_offset/size, checked after the post) to
- * `sink`. While waiting it checks about every 100 ms that the Python side
- * is still there: both object names still exist (on Linux: and still lead
- * to the objects opened, not a new session's), and, on Linux, some process
- * found mapping the objects or semaphores at open is still alive (when one
- * was found: SIGKILL leaves the objects behind). When not,
- * it returns CG_E_CHANNEL_CLOSED, and so does every later call on this
- * channel. If the sink fails, the post is given back, so the next call
- * delivers the same action. */
-cg_status cg_shm_channel_read_action(cg_shm_channel *ch, cg_shm_sink sink, void *user);
+ * `sink`. While waiting it holds no lock and checks about every 100 ms that
+ * the Python side is still there: both object names still exist (on Linux:
+ * and still lead to the objects opened, not a new session's), and, on
+ * Linux, some process found mapping the objects or semaphores at open is
+ * still alive. When not, it returns CG_E_CHANNEL_CLOSED, and so does every
+ * later call on this channel. If the sink's reserve fails, the post is
+ * given back, so the next call delivers the same action. */
+cg_status cg_shm_channel_read_action(cg_shm_channel *ch, const cg_shm_sink *sink, cg_err *why);
 
-/* Publishes one message of `len` bytes: grows j2p (ftruncate, never
- * shrinking) to at least 24 + len, lets `fill` write the bytes at offset 24,
- * sets data_offset = 24 and data_size = len, then posts /cg_sem_obs<port>.
- * CG_E_OVERFLOW when 24 + len does not fit an object size; CG_E_PLATFORM
- * when the object cannot grow (macOS sets a shared-memory object's size only
- * once, so there j2p must be created large enough). */
-cg_status cg_shm_channel_write(cg_shm_channel *ch, size_t len, cg_shm_source fill, void *user);
-
-/* cg_shm_channel_write of a buffer the caller has (memcpy source). */
-cg_status cg_shm_channel_write_bytes(cg_shm_channel *ch, const uint8_t *data, size_t len);
+/* Publishes data[0..len): writes it at offset 24 of j2p, growing the object
+ * to at least 24 + len (never shrinking it), sets data_offset = 24 and
+ * data_size = len, then posts /cg_sem_obs<port>. CG_E_OVERFLOW when 24 + len
+ * does not fit an object size; CG_E_NO_MEMORY when the system has no room
+ * for the bytes; CG_E_PLATFORM when the object cannot grow (macOS sets a
+ * shared-memory object's size only once, so there j2p must be created large
+ * enough). data may be NULL when len is 0. */
+cg_status cg_shm_channel_write(cg_shm_channel *ch, const uint8_t *data, size_t len, cg_err *why);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,7 @@ static int cg_shm_maps_any(pid_t pid, char paths[4][CG_SHM_PATH_MAX])
     return found;
 }
 
-void cg_shm_peer_find(cg_shm_peer *p, const char *const names[4])
+int cg_shm_peer_find(cg_shm_peer *p, const char *const names[4])
 {
     p->n = 0;
     char paths[4][CG_SHM_PATH_MAX];
@@ -54,7 +54,7 @@ void cg_shm_peer_find(cg_shm_peer *p, const char *const names[4])
         snprintf(paths[i], sizeof paths[i], i < 2 ? "/dev/shm%s" : "/dev/shm/sem.%s",
                  i < 2 ? names[i] : names[i] + 1);
     DIR *d = opendir("/proc");
-    if (d == NULL) return;
+    if (d == NULL) return 0;
     pid_t self = getpid();
     struct dirent *e;
     while (p->n < CG_SHM_PEER_MAX && (e = readdir(d)) != NULL) {
@@ -68,6 +68,7 @@ void cg_shm_peer_find(cg_shm_peer *p, const char *const names[4])
         if (fd >= 0) p->fd[p->n++] = fd;
     }
     closedir(d);
+    return 1;
 }
 
 /* A process is alive while its stat reads and its state is not zombie. */

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * The shared-memory natives in a real JVM against the Python side (shm_peer.py,
  * a separate process written from the wire format, driven line by line).
  *
- * Usage: ShmTest PYTHON PEER_SCRIPT roundtrip|errors|peer_gone_SIGTERM|peer_gone_SIGKILL
+ * Usage: ShmTest PYTHON PEER_SCRIPT roundtrip|errors|registry|peer_gone_SIGTERM|peer_gone_SIGKILL|
+ *        shrink_race|write_while_waiting|left_behind
  *
  * The bytes each side checks are computed independently on both sides from the
  * step number (the functions below mirror shm_peer.py's; neither side reads the
@@ -334,19 +335,11 @@ public final class ShmTest {
                 fail("initial environment of the new session differs");
             FC.writeObservationImpl(p, j, ack());
             peer.ok("read ack");
-            peer.ok("action 5");
-            if (!Arrays.equals(FC.readActionImpl(p, null), actionBytes(5, actionLen(5))))
-                fail("action of the new session differs");
-            fillObs(obs, 5);
-            FC.writeObservationImpl(p, j, obs);
-            peer.ok("read obs:5:" + OBS_LEN);
+            step(peer, p, j, obs, 5, "of the new session");
             System.out.println("a new session on the same port works after readInitialEnvironmentImpl");
         } finally {
             peer.close();
-            // SIGKILL runs no cleanup: remove what it left (glibc's paths).
-            for (String f : new String[] {"craftground_" + port + "_p2j", "craftground_" + port + "_j2p",
-                    "sem.cg_sem_obs" + port, "sem.cg_sem_act" + port})
-                Files.deleteIfExists(Paths.get("/dev/shm", f));
+            removeLeftovers(port); // SIGKILL runs no cleanup
         }
     }
 
@@ -400,6 +393,165 @@ public final class ShmTest {
         }
     }
 
+    /** One whole step, action `s` in and observation `s` out, checked both ways. */
+    static void step(Peer peer, String p, String j, byte[] obs, int s, String when) throws Exception {
+        peer.ok("action " + s);
+        if (!Arrays.equals(FC.readActionImpl(p, null), actionBytes(s, actionLen(s))))
+            fail("action " + when + " differs");
+        fillObs(obs, s);
+        FC.writeObservationImpl(p, j, obs);
+        peer.ok("read obs:" + s + ":" + obs.length);
+    }
+
+    /** Removes what a SIGKILLed peer left in /dev/shm (glibc's paths). */
+    static void removeLeftovers(int port) throws IOException {
+        for (String f : new String[] {"craftground_" + port + "_p2j", "craftground_" + port + "_j2p",
+                "sem.cg_sem_obs" + port, "sem.cg_sem_act" + port})
+            Files.deleteIfExists(Paths.get("/dev/shm", f));
+    }
+
+    /** Runs c on its own thread; false when it has not returned within `seconds`. */
+    static boolean returnsWithin(double seconds, String what, Call c) throws InterruptedException {
+        final Throwable[] err = new Throwable[1];
+        Thread t = new Thread(() -> {
+            try {
+                c.run();
+            } catch (Throwable e) {
+                err[0] = e;
+            }
+        }, what);
+        t.setDaemon(true);
+        t.start();
+        t.join((long) (seconds * 1000));
+        if (t.isAlive()) {
+            fail(what + " did not return within " + seconds + " s");
+            return false;
+        }
+        if (err[0] != null) fail(what + ": " + err[0]);
+        return true;
+    }
+
+    /**
+     * A hostile peer shrinks both objects to small sizes in a tight loop while
+     * the game writes RAW 640x360 observations, reads actions and re-reads the
+     * initial environment. Each call must return or throw IllegalStateException;
+     * before the fix the JVM died of SIGBUS in writeObservationImpl.
+     */
+    static void shrinkRace(String py, String script) throws Exception {
+        int port = basePort() + 26;
+        String p = p2j(port), j = j2p(port);
+        final int rounds = 2000;
+        try (Peer peer = new Peer(py, script)) {
+            peer.ok("create " + port + " " + ACTION_SIZE + " " + ENV_SIZE);
+            FC.readInitialEnvironmentImpl(p, port);
+            FC.writeObservationImpl(p, j, ack());
+            peer.ok("read ack");
+            peer.ok("post_act " + rounds);
+            byte[] obs = new byte[OBS_LEN];
+            fillObs(obs, 1);
+            int[] ok = new int[3], refused = new int[3];
+            peer.ok("hostile_start");
+            Call[] calls = {
+                () -> FC.writeObservationImpl(p, j, obs),
+                () -> FC.readActionImpl(p, null),
+                () -> FC.readInitialEnvironmentImpl(p, port),
+            };
+            // Then the last 50 rounds also reopen the channel: a failed reopen
+            // leaves no channel listed, and later calls open again.
+            for (int i = 0; i < rounds; i++) {
+                for (int k = 0; k < (i < rounds - 50 ? 2 : 3); k++) {
+                    try {
+                        calls[k].run();
+                        ok[k]++;
+                    } catch (IllegalStateException e) {
+                        refused[k]++;
+                    } catch (Throwable t) {
+                        fail("round " + i + ", call " + k + ": " + t);
+                    }
+                }
+            }
+            peer.ok("hostile_stop");
+            System.out.printf("shrink race: %d rounds; writeObservationImpl %d ok / %d refused, "
+                    + "readActionImpl %d / %d, readInitialEnvironmentImpl %d / %d%n", rounds,
+                    ok[0], refused[0], ok[1], refused[1], ok[2], refused[2]);
+            // Whole again: a new session's first calls work.
+            peer.ok("drain_act");
+            peer.ok("drain_obs");
+            if (!Arrays.equals(FC.readInitialEnvironmentImpl(p, port), initEnv(ENV_SIZE)))
+                fail("initial environment after the race differs");
+            step(peer, p, j, obs, 4, "after the race");
+        }
+    }
+
+    /**
+     * One thread waits in readActionImpl (no action posted), another writes
+     * the observation the peer waits for: the write must return (before the
+     * fix it waited for the reader's mutex, a deadlock in the protocol's
+     * lockstep). 10 s tells "returned" from "hung"; it is no speed limit.
+     */
+    static void writeWhileWaiting(String py, String script) throws Exception {
+        int port = basePort() + 28;
+        String p = p2j(port), j = j2p(port);
+        try (Peer peer = new Peer(py, script)) {
+            peer.ok("create " + port + " " + ACTION_SIZE + " " + ENV_SIZE);
+            FC.readInitialEnvironmentImpl(p, port);
+            final byte[][] got = new byte[1][];
+            final Throwable[] err = new Throwable[1];
+            Thread reader = new Thread(() -> {
+                try {
+                    got[0] = FC.readActionImpl(p, null);
+                } catch (Throwable e) {
+                    err[0] = e;
+                }
+            }, "reader");
+            reader.setDaemon(true);
+            reader.start();
+            Thread.sleep(300); // into the wait (sooner only makes the test pass vacuously)
+            byte[] obs = new byte[OBS_LEN];
+            fillObs(obs, 3);
+            boolean returned = returnsWithin(10, "writeObservationImpl while readActionImpl waits",
+                    () -> FC.writeObservationImpl(p, j, obs));
+            if (returned) peer.ok("read obs:3:" + OBS_LEN);
+            peer.ok("action 2");
+            reader.join(10000);
+            if (reader.isAlive()) fail("readActionImpl did not return after the action");
+            else if (err[0] != null) fail("readActionImpl: " + err[0]);
+            else if (!Arrays.equals(got[0], actionBytes(2, actionLen(2)))) fail("action differs");
+            System.out.println("writeObservationImpl returned while readActionImpl waited: " + returned);
+        }
+    }
+
+    /**
+     * The peer is SIGKILLed right after creating everything, before the game
+     * opens the channel: the objects are all there, mapped by nobody. Every
+     * call must throw IllegalStateException at once (before the fix the stale
+     * initial environment came back and readActionImpl blocked forever).
+     */
+    static void leftBehind(String py, String script) throws Exception {
+        int port = basePort() + 30;
+        String p = p2j(port), j = j2p(port);
+        try {
+            Peer peer = new Peer(py, script);
+            peer.ok("create " + port + " " + ACTION_SIZE + " " + ENV_SIZE);
+            peer.ok("die_later SIGKILL 0");
+            if (!peer.proc.waitFor(10, TimeUnit.SECONDS)) fail("peer still running");
+            if (!Files.exists(Paths.get("/dev/shm", "craftground_" + port + "_p2j")))
+                fail("the killed peer left no objects (the test needs them)");
+            String m = expect(IllegalStateException.class, "readInitialEnvironmentImpl, left behind",
+                    () -> FC.readInitialEnvironmentImpl(p, port));
+            System.out.println("  readInitialEnvironmentImpl: " + m);
+            if (!m.contains("no other process")) fail("message does not say why: " + m);
+            returnsWithin(10, "readActionImpl on a left-behind channel", () -> expect(
+                    IllegalStateException.class, "readActionImpl, left behind", () -> FC.readActionImpl(p, null)));
+            returnsWithin(10, "writeObservationImpl on a left-behind channel", () -> expect(
+                    IllegalStateException.class, "writeObservationImpl, left behind",
+                    () -> FC.writeObservationImpl(p, j, ack())));
+            peer.close();
+        } finally {
+            removeLeftovers(port);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 3) {
             System.out.println("usage: ShmTest PYTHON PEER_SCRIPT SCENARIO");
@@ -412,12 +564,16 @@ public final class ShmTest {
             case "registry": registry(py, script); break;
             case "peer_gone_SIGTERM": peerGone(py, script, "SIGTERM"); break;
             case "peer_gone_SIGKILL": peerGone(py, script, "SIGKILL"); break;
+            case "shrink_race": shrinkRace(py, script); break;
+            case "write_while_waiting": writeWhileWaiting(py, script); break;
+            case "left_behind": leftBehind(py, script); break;
             default: throw new IllegalArgumentException(scenario);
         }
         if (failures != 0) {
             System.out.println(failures + " failure(s)");
-            System.exit(1);
+            System.exit(1); // also past a native call that never returned
         }
         System.out.println("PASS " + scenario);
+        System.exit(0);
     }
 }

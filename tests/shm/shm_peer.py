@@ -21,8 +21,12 @@ Driven line by line on stdin by the JVM test (one reply line each on stdout):
   die_later SIGNAL MS         reply, sleep MS, then kill ourselves with SIGNAL
   read EXPECT                 wait for /cg_sem_obs, read the message, check it
   truncate p2j|j2p SIZE       ftruncate an object (shrink it under the reader)
-  post_act                    post /cg_sem_act without touching the header
+  post_act [N]                post /cg_sem_act (N times) without touching the header
   drain_obs                   take every pending post of /cg_sem_obs
+  drain_act                   take every pending post of /cg_sem_act
+  hostile_start               fork a process that truncates both objects to small
+                              sizes in a tight loop (restoring p2j between)
+  hostile_stop                kill it; p2j whole again, as created
   unlink                      remove every object and semaphore
   quit
 EXPECT: "ack" (the handshake bytes), "obs:STEP:LEN" (observation pattern).
@@ -99,6 +103,14 @@ def sem_wait(sem, seconds):
         raise oserr("sem_timedwait")
 
 
+def drain(sem):
+    """Takes every pending post; returns how many there were."""
+    n = 0
+    while libc.sem_trywait(sem) == 0:
+        n += 1
+    return n
+
+
 # ---- the deterministic bytes both sides compute from the step number ----
 # The JVM side computes the same functions independently (ShmTest.java).
 
@@ -142,6 +154,8 @@ class Peer:
         self.sem_obs = self.sem_act = None
         self.limit = 0
         self.j2p_size_seen = 0
+        self.p2j_image = b""
+        self.hostile = 0
 
     def names(self):
         p = self.port
@@ -198,6 +212,40 @@ class Peer:
         self.p2j[env_off:env_off + env_size] = init_env_bytes(env_size)
         # An initial no-op action.
         self.p2j[P2J_HEADER:P2J_HEADER + action_size] = b"\0" * action_size
+        self.p2j_image = bytes(self.p2j[:size])
+
+    def hostile_start(self):
+        """A child that shrinks both objects under the Java side, through the
+        descriptors only (our mapping of p2j would fault)."""
+        parent = os.getpid()
+        pid = os.fork()
+        if pid:
+            self.hostile = pid
+            return
+        try:
+            full = len(self.p2j_image)
+            p2j_sizes = (0, 100, 140, full // 2, 0, full)
+            j2p_sizes = (0, 24, 4096, 300000, 1)
+            i = 0
+            while True:
+                os.ftruncate(self.p2j_fd, p2j_sizes[i % len(p2j_sizes)])
+                os.ftruncate(self.p2j_fd, full)
+                if i % 2:
+                    os.pwrite(self.p2j_fd, self.p2j_image, 0)
+                os.ftruncate(self.j2p_fd, j2p_sizes[i % len(j2p_sizes)])
+                i += 1
+                if i % 256 == 0 and os.getppid() != parent:
+                    break  # orphaned: the test is over
+        finally:
+            os._exit(0)
+
+    def hostile_stop(self):
+        os.kill(self.hostile, signal.SIGKILL)
+        os.waitpid(self.hostile, 0)
+        self.hostile = 0
+        os.ftruncate(self.p2j_fd, len(self.p2j_image))
+        os.pwrite(self.p2j_fd, self.p2j_image, 0)
+        self.j2p_size_seen = 0
 
     def write_action(self, data):
         # As the RL package does: bytes at 136, then action_size, then post.
@@ -252,6 +300,8 @@ def main():
     peer = Peer()
 
     def on_signal(signum, frame):
+        if peer.hostile:
+            os.kill(peer.hostile, signal.SIGKILL)
         peer.unlink()
         os._exit(128 + signum)
 
@@ -293,12 +343,18 @@ def main():
                 os.ftruncate(peer.p2j_fd if w[1] == "p2j" else peer.j2p_fd, int(w[2]))
                 reply("ok")
             elif cmd == "drain_obs":
-                n = 0
-                while libc.sem_trywait(peer.sem_obs) == 0:
-                    n += 1
-                reply("ok %d" % n)
+                reply("ok %d" % drain(peer.sem_obs))
             elif cmd == "post_act":
-                libc.sem_post(peer.sem_act)
+                for _ in range(int(w[1]) if len(w) > 1 else 1):
+                    libc.sem_post(peer.sem_act)
+                reply("ok")
+            elif cmd == "drain_act":
+                reply("ok %d" % drain(peer.sem_act))
+            elif cmd == "hostile_start":
+                peer.hostile_start()
+                reply("ok")
+            elif cmd == "hostile_stop":
+                peer.hostile_stop()
                 reply("ok")
             elif cmd == "unlink":
                 peer.unlink()
@@ -310,6 +366,8 @@ def main():
                 reply("fail unknown command " + cmd)
         except Exception as e:  # reported to the JVM side, which fails the test
             reply("fail %s: %r" % (cmd, e))
+    if peer.hostile:
+        peer.hostile_stop()
     peer.unlink()
 
 

@@ -36,6 +36,7 @@ typedef struct side {
     int p2j_fd, j2p_fd;
     uint8_t *map; /* p2j, P2J_SIZE bytes */
     sem_t *sem_obs, *sem_act;
+    pid_t holder; /* the Python side's process: maps everything, sleeps */
 } side;
 
 static int next_port(void)
@@ -102,13 +103,46 @@ static void side_create_port(side *s, int port)
     for (int i = 0; i < ENV; i++) s->map[136 + ACT + i] = (uint8_t)(100 + i);
 }
 
+/* The Python side is another process (a process's own mappings do not count
+ * as a peer's): a child that inherits every mapping and sleeps until
+ * side_destroy kills it. */
+static void side_hold(side *s)
+{
+    s->holder = fork();
+    ck_assert_int_ge(s->holder, 0);
+    if (s->holder == 0)
+        for (;;) pause();
+}
+
+/* A live process mapping objects somebody else made (side_names first). */
+static void side_hold_existing(side *s)
+{
+    s->p2j_fd = shm_open(s->p2j, O_RDWR, 0);
+    ck_assert_int_ge(s->p2j_fd, 0);
+    s->j2p_fd = shm_open(s->j2p, O_RDWR, 0);
+    ck_assert_int_ge(s->j2p_fd, 0);
+    s->map = mmap(NULL, P2J_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, s->p2j_fd, 0);
+    ck_assert_ptr_ne(s->map, MAP_FAILED);
+    s->sem_obs = sem_open(s->obs, 0);
+    s->sem_act = sem_open(s->act, 0);
+    ck_assert_ptr_ne(s->sem_obs, SEM_FAILED);
+    ck_assert_ptr_ne(s->sem_act, SEM_FAILED);
+    side_hold(s);
+}
+
 static void side_create(side *s)
 {
     side_create_port(s, next_port());
+    side_hold(s);
 }
 
 static void side_destroy(side *s)
 {
+    if (s->holder > 0) {
+        kill(s->holder, SIGKILL);
+        waitpid(s->holder, NULL, 0);
+        s->holder = 0;
+    }
     side_unlink(s);
     if (s->map != NULL && s->map != MAP_FAILED) munmap(s->map, P2J_SIZE);
     close(s->p2j_fd);
@@ -129,25 +163,35 @@ typedef struct got {
     uint8_t buf[4096];
     size_t len;
     int calls;
+    int finished_ok; /* finish(ok) calls with ok = 1 */
 } got;
 
-static cg_status keep(void *user, const uint8_t *data, size_t len)
+static cg_status keep_reserve(void *user, size_t len, uint8_t **dst)
 {
     got *g = user;
-    ck_assert_uint_le(len, sizeof g->buf);
-    memcpy(g->buf, data, len);
+    if (len > sizeof g->buf) return CG_E_BUFFER_TOO_SMALL;
+    *dst = g->buf;
     g->len = len;
     g->calls++;
     return CG_OK;
 }
 
-static cg_status refuse(void *user, const uint8_t *data, size_t len)
+static void keep_finish(void *user, int ok)
 {
-    (void)data;
+    ((got *)user)->finished_ok += ok;
+}
+
+static cg_status refuse_reserve(void *user, size_t len, uint8_t **dst)
+{
     (void)len;
+    (void)dst;
     ((got *)user)->calls++;
     return CG_E_NO_MEMORY;
 }
+
+/* The sinks over a `got`. */
+#define KEEP(g) (&(cg_shm_sink){keep_reserve, keep_finish, (g)})
+#define REFUSE(g) (&(cg_shm_sink){refuse_reserve, keep_finish, (g)})
 
 static cg_shm_channel *open_ok(const side *s)
 {
@@ -297,18 +341,20 @@ START_TEST(initial_environment)
     cg_shm_channel *ch = open_ok(&s);
     ck_assert_int_eq(cg_shm_channel_port(ch), s.port);
     got g = {0};
-    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, keep, &g), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, KEEP(&g), NULL), CG_OK);
     ck_assert_uint_eq(g.len, ENV);
     uint8_t want[ENV];
     for (int i = 0; i < ENV; i++) want[i] = (uint8_t)(100 + i);
     ck_assert_mem_eq(g.buf, want, ENV);
     /* Corrupted after open: refused, then fine again. */
     put64(s.map, 32, ENV + 1);
-    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, keep, &g), CG_E_CHANNEL_CORRUPT);
-    ck_assert_ptr_nonnull(strstr(cg_shm_channel_last_error(ch), "initial environment"));
+    cg_err why;
+    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, KEEP(&g), &why),
+                     CG_E_CHANNEL_CORRUPT);
+    ck_assert_ptr_nonnull(strstr(why.text, "initial environment"));
     put64(s.map, 32, ENV);
-    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, keep, &g), CG_OK);
-    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, NULL, &g), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, KEEP(&g), NULL), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, NULL, NULL), CG_E_INVALID_ARG);
     cg_shm_channel_close(ch);
     side_destroy(&s);
 }
@@ -322,7 +368,7 @@ START_TEST(actions)
     got g = {0};
     static const uint8_t a1[] = {1, 2, 3, 4, 5};
     side_action(&s, a1, sizeof a1);
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_OK);
     ck_assert_uint_eq(g.len, 5);
     ck_assert_mem_eq(g.buf, a1, 5);
     /* Longer than the initial action area (over the environment bytes) but
@@ -330,23 +376,23 @@ START_TEST(actions)
     uint8_t a2[ACT + ENV];
     for (size_t i = 0; i < sizeof a2; i++) a2[i] = (uint8_t)(i * 3);
     side_action(&s, a2, sizeof a2);
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_OK);
     ck_assert_uint_eq(g.len, sizeof a2);
     ck_assert_mem_eq(g.buf, a2, sizeof a2);
     /* Empty action. */
     side_action(&s, a1, 0);
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_OK);
     ck_assert_uint_eq(g.len, 0);
     /* One past the object: the post is consumed, nothing read. */
     g.calls = 0;
     put64(s.map, 16, ACT + ENV + 1);
     sem_post(s.sem_act);
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_E_CHANNEL_CORRUPT);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CORRUPT);
     ck_assert_int_eq(g.calls, 0);
     /* A failing sink gives the post back: the same action comes again. */
     side_action(&s, a1, 3);
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, refuse, &g), CG_E_NO_MEMORY);
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, REFUSE(&g), NULL), CG_E_NO_MEMORY);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_OK);
     ck_assert_uint_eq(g.len, 3);
     ck_assert_mem_eq(g.buf, a1, 3);
     /* Nothing posted twice: the semaphore is back at 0. */
@@ -366,17 +412,18 @@ START_TEST(action_after_shrink)
     /* Header still there, action no longer inside. */
     side_action(&s, a, ACT);
     ck_assert_int_eq(ftruncate(s.p2j_fd, 140), 0);
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_E_CHANNEL_CORRUPT);
-    ck_assert_ptr_nonnull(strstr(cg_shm_channel_last_error(ch), "140"));
+    cg_err why;
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), &why), CG_E_CHANNEL_CORRUPT);
+    ck_assert_ptr_nonnull(strstr(why.text, "140"));
     /* Header gone. */
     ck_assert_int_eq(ftruncate(s.p2j_fd, 64), 0);
     sem_post(s.sem_act);
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_E_CHANNEL_CORRUPT);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CORRUPT);
     /* Grown back: remapped, readable again. */
     ck_assert_int_eq(ftruncate(s.p2j_fd, 4096), 0);
     put64(s.map, 8, 136);
     side_action(&s, a, ACT);
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_OK);
     ck_assert_mem_eq(g.buf, a, ACT);
     cg_shm_channel_close(ch);
     side_destroy(&s);
@@ -418,28 +465,28 @@ START_TEST(writes_grow_never_shrink)
     ck_assert_ptr_nonnull(back);
     for (size_t i = 0; i < BIG; i++) msg[i] = (uint8_t)((i * 2654435761u) >> 16);
     /* Fits the object Python made (24 + ENV bytes): no growth. */
-    ck_assert_int_eq(cg_shm_channel_write_bytes(ch, msg, 10), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_write(ch, msg, 10, NULL), CG_OK);
     ck_assert_int_eq(fsize(s.j2p_fd), 24 + ENV);
     ck_assert_uint_eq(py_read(&s, back, BIG), 10);
     ck_assert_mem_eq(back, msg, 10);
     /* RAW 640x360: grows to exactly 24 + 691200. */
-    ck_assert_int_eq(cg_shm_channel_write_bytes(ch, msg, BIG), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_write(ch, msg, BIG, NULL), CG_OK);
     ck_assert_int_eq(fsize(s.j2p_fd), 24 + 691200);
     ck_assert_uint_eq(py_read(&s, back, BIG), BIG);
     ck_assert_int_eq(memcmp(back, msg, BIG), 0);
     /* Smaller again: never shrunk. */
-    ck_assert_int_eq(cg_shm_channel_write_bytes(ch, msg + 7, 3), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_write(ch, msg + 7, 3, NULL), CG_OK);
     ck_assert_int_eq(fsize(s.j2p_fd), 24 + 691200);
     ck_assert_uint_eq(py_read(&s, back, BIG), 3);
     ck_assert_mem_eq(back, msg + 7, 3);
     /* Shrunk under us to nothing: grown back before writing. */
     ck_assert_int_eq(ftruncate(s.j2p_fd, 0), 0);
-    ck_assert_int_eq(cg_shm_channel_write_bytes(ch, msg, 1000), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_write(ch, msg, 1000, NULL), CG_OK);
     ck_assert_int_eq(fsize(s.j2p_fd), 24 + 1000);
     ck_assert_uint_eq(py_read(&s, back, BIG), 1000);
     ck_assert_mem_eq(back, msg, 1000);
     /* Empty message. */
-    ck_assert_int_eq(cg_shm_channel_write_bytes(ch, NULL, 0), CG_OK);
+    ck_assert_int_eq(cg_shm_channel_write(ch, NULL, 0, NULL), CG_OK);
     ck_assert_uint_eq(py_read(&s, back, BIG), 0);
     free(msg);
     free(back);
@@ -448,30 +495,20 @@ START_TEST(writes_grow_never_shrink)
 }
 END_TEST
 
-static int fill_calls;
-static cg_status count_fill(void *user, uint8_t *dst, size_t len)
-{
-    (void)user;
-    (void)dst;
-    (void)len;
-    fill_calls++;
-    return CG_OK;
-}
-
 START_TEST(write_overflow)
 {
     side s;
     side_create(&s);
     cg_shm_channel *ch = open_ok(&s);
-    fill_calls = 0;
-    ck_assert_int_eq(cg_shm_channel_write(ch, SIZE_MAX, count_fill, NULL), CG_E_OVERFLOW);
-    ck_assert_int_eq(cg_shm_channel_write(ch, SIZE_MAX - 23, count_fill, NULL), CG_E_OVERFLOW);
-    ck_assert_int_eq(cg_shm_channel_write(ch, (size_t)INT64_MAX, count_fill, NULL), CG_E_OVERFLOW);
-    ck_assert_int_eq(fill_calls, 0);
+    /* The lengths are refused before a byte of `one` is read. */
+    static const uint8_t one[1] = {1};
+    ck_assert_int_eq(cg_shm_channel_write(ch, one, SIZE_MAX, NULL), CG_E_OVERFLOW);
+    ck_assert_int_eq(cg_shm_channel_write(ch, one, SIZE_MAX - 23, NULL), CG_E_OVERFLOW);
+    ck_assert_int_eq(cg_shm_channel_write(ch, one, (size_t)INT64_MAX, NULL), CG_E_OVERFLOW);
     ck_assert_int_eq(fsize(s.j2p_fd), 24 + ENV);
     ck_assert_int_eq(sem_trywait(s.sem_obs), -1);
-    ck_assert_int_eq(cg_shm_channel_write(ch, 4, NULL, NULL), CG_E_INVALID_ARG);
-    ck_assert_int_eq(cg_shm_channel_write_bytes(ch, NULL, 4), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_shm_channel_write(ch, NULL, 4, NULL), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, NULL, NULL), CG_E_INVALID_ARG);
     cg_shm_channel_close(ch);
     side_destroy(&s);
 }
@@ -496,13 +533,13 @@ START_TEST(closed_when_unlinked)
     shm_unlink(s.p2j);
     shm_unlink(s.j2p);
     double t0 = now_s();
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_E_CHANNEL_CLOSED);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
     ck_assert_double_lt(now_s() - t0, 10.0); /* hang detector, not a speed limit */
     ck_assert_int_eq(g.calls, 0);
     /* Closed for good, also for writes. */
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_E_CHANNEL_CLOSED);
-    ck_assert_int_eq(cg_shm_channel_write_bytes(ch, (const uint8_t *)"x", 1), CG_E_CHANNEL_CLOSED);
-    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, keep, &g), CG_E_CHANNEL_CLOSED);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
+    ck_assert_int_eq(cg_shm_channel_write(ch, (const uint8_t *)"x", 1, NULL), CG_E_CHANNEL_CLOSED);
+    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
     cg_shm_channel_close(ch);
     side_destroy(&s);
 }
@@ -520,24 +557,22 @@ START_TEST(closed_when_replaced)
     shm_unlink(s.p2j);
     int fd = shm_open(s.p2j, O_CREAT | O_RDWR, 0666);
     ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_E_CHANNEL_CLOSED);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
     close(fd);
     cg_shm_channel_close(ch);
     side_destroy(&s);
 }
 END_TEST
 
-/* SIGKILL runs no cleanup: the objects stay, the process that mapped them
- * goes. The Python side here is a child process. */
-START_TEST(closed_when_peer_killed)
+/* A child process playing the Python side of `port`: creates everything,
+ * says so, then just lives (until killed). */
+static pid_t spawn_python_side(int port)
 {
     int ready[2];
     ck_assert_int_eq(pipe(ready), 0);
-    int port = next_port();
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        /* The Python side: creates everything, says so, then just lives. */
         side c;
         side_create_port(&c, port);
         if (write(ready[1], "r", 1) != 1) _exit(1);
@@ -545,6 +580,17 @@ START_TEST(closed_when_peer_killed)
     }
     char r;
     ck_assert_int_eq(read(ready[0], &r, 1), 1);
+    close(ready[0]);
+    close(ready[1]);
+    return pid;
+}
+
+/* SIGKILL runs no cleanup: the objects stay, the process that mapped them
+ * goes. */
+START_TEST(closed_when_peer_killed)
+{
+    int port = next_port();
+    pid_t pid = spawn_python_side(port);
     side s;
     side_names(&s, port);
     cg_shm_channel *ch = open_ok(&s);
@@ -552,13 +598,38 @@ START_TEST(closed_when_peer_killed)
     /* Not reaped yet: a zombie counts as gone. */
     got g = {0};
     double t0 = now_s();
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, keep, &g), CG_E_CHANNEL_CLOSED);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
     ck_assert_double_lt(now_s() - t0, 10.0);
     waitpid(pid, NULL, 0);
     cg_shm_channel_close(ch);
     side_unlink(&s);
-    close(ready[0]);
-    close(ready[1]);
+}
+END_TEST
+
+/* The Python side was SIGKILLed before we ever opened: its objects and
+ * semaphores are all there, header and initial environment intact, but no
+ * process maps them and nothing will ever post an action. Open must say so
+ * (before the fix it opened, handed out the stale initial environment and
+ * read_action waited forever). */
+START_TEST(refused_when_left_behind)
+{
+    int port = next_port();
+    pid_t pid = spawn_python_side(port);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    side s;
+    side_names(&s, port);
+    cg_shm_channel *ch = (cg_shm_channel *)&ch;
+    cg_err why = {""};
+    ck_assert_int_eq(cg_shm_channel_open(&ch, port, &why), CG_E_CHANNEL_CLOSED);
+    ck_assert_ptr_null(ch);
+    ck_assert_msg(strstr(why.text, s.p2j) != NULL && strstr(why.text, "no other process") != NULL,
+                  "%s", why.text);
+    /* The same objects with a live process mapping them open fine. */
+    side_hold_existing(&s);
+    ch = open_ok(&s);
+    cg_shm_channel_close(ch);
+    side_destroy(&s);
 }
 END_TEST
 #endif
@@ -587,7 +658,7 @@ static void *writer(void *p)
     memset(buf, 'a' + w->id, max);
     for (int i = 0; i < WRITES; i++) {
         size_t len = (size_t)(i * WRITERS + w->id + 1) * STEP_BYTES;
-        if (cg_shm_channel_write_bytes(w->ch, buf, len) != CG_OK) w->failures++;
+        if (cg_shm_channel_write(w->ch, buf, len, NULL) != CG_OK) w->failures++;
     }
     free(buf);
     return NULL;
@@ -632,6 +703,159 @@ START_TEST(concurrent_writes_are_serialised)
 }
 END_TEST
 
+/* One thread waits in read_action (no action posted: in the protocol's
+ * lockstep the Python side posts only after reading an observation);
+ * another writes that observation. The write must not wait for the reader
+ * (before the fix the channel's one mutex was held across the wait: a
+ * deadlock). The 10 s bound only tells "returned" from "hung". */
+typedef struct waiter_arg {
+    cg_shm_channel *ch;
+    got g;
+    cg_status st;
+    sem_t started, done;
+} waiter_arg;
+
+static void *wait_action(void *p)
+{
+    waiter_arg *w = p;
+    sem_post(&w->started);
+    w->st = cg_shm_channel_read_action(w->ch, KEEP(&w->g), NULL);
+    return NULL;
+}
+
+static void *write_observation(void *p)
+{
+    waiter_arg *w = p;
+    static uint8_t msg[640 * 360 * 3];
+    w->st = cg_shm_channel_write(w->ch, msg, sizeof msg, NULL);
+    sem_post(&w->done);
+    return NULL;
+}
+
+START_TEST(write_while_reader_waits)
+{
+    side s;
+    side_create(&s);
+    cg_shm_channel *ch = open_ok(&s);
+    waiter_arg r = {.ch = ch, .st = CG_E_PLATFORM}, w = {.ch = ch, .st = CG_E_PLATFORM};
+    ck_assert_int_eq(sem_init(&r.started, 0, 0), 0);
+    ck_assert_int_eq(sem_init(&w.done, 0, 0), 0);
+    pthread_t reader, writer_t;
+    ck_assert_int_eq(pthread_create(&reader, NULL, wait_action, &r), 0);
+    ck_assert_int_eq(sem_wait(&r.started), 0);
+    /* Let it reach the semaphore wait (a slower start only makes the test
+     * pass without exercising the wait, never fail wrongly). */
+    nanosleep(&(struct timespec){0, 300000000L}, NULL);
+    ck_assert_int_eq(pthread_create(&writer_t, NULL, write_observation, &w), 0);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    int returned = sem_timedwait(&w.done, &until) == 0;
+    /* Release the reader either way, so the threads can be joined. */
+    static const uint8_t a[3] = {4, 5, 6};
+    side_action(&s, a, sizeof a);
+    pthread_join(reader, NULL);
+    pthread_join(writer_t, NULL);
+    ck_assert_msg(returned, "write_observation did not return while read_action waited");
+    ck_assert_int_eq(w.st, CG_OK);
+    ck_assert_int_eq(r.st, CG_OK);
+    ck_assert_uint_eq(r.g.len, 3);
+    ck_assert_mem_eq(r.g.buf, a, 3);
+    ck_assert_int_eq(sem_trywait(s.sem_obs), 0);
+    sem_destroy(&r.started);
+    sem_destroy(&w.done);
+    cg_shm_channel_close(ch);
+    side_destroy(&s);
+}
+END_TEST
+
+#if !defined(CG_SHM_TEST_MAP_IO)
+/* A hostile Python side truncates both objects to small sizes in a tight
+ * loop (restoring them between, so that some calls succeed) while we write
+ * RAW 640x360 messages, read actions and read the initial environment many
+ * times. Every call must return OK or CG_E_CHANNEL_CORRUPT; before the fix
+ * the copies went through mappings and the process died of SIGBUS. */
+static void hostile_loop(const side *s)
+{
+    uint8_t hdr[P2J_SIZE];
+    if (pread(s->p2j_fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr) _exit(1);
+    static const off_t p2j_sizes[] = {0, 100, 140, 136 + ACT, 0, P2J_SIZE};
+    static const off_t j2p_sizes[] = {0, 24, 4096, 300000, 1};
+    for (unsigned i = 0;; i++) {
+        off_t p = p2j_sizes[i % (sizeof p2j_sizes / sizeof p2j_sizes[0])];
+        if (ftruncate(s->p2j_fd, p) != 0) _exit(1);
+        if (ftruncate(s->p2j_fd, P2J_SIZE) != 0) _exit(1);
+        if (i % 2 && pwrite(s->p2j_fd, hdr, sizeof hdr, 0) != (ssize_t)sizeof hdr) _exit(1);
+        if (ftruncate(s->j2p_fd, j2p_sizes[i % (sizeof j2p_sizes / sizeof j2p_sizes[0])]) != 0)
+            _exit(1);
+    }
+}
+
+enum { RACE_ROUNDS = 3000 };
+
+START_TEST(survives_shrinking_peer)
+{
+    side s;
+    side_create(&s);
+    cg_shm_channel *ch = open_ok(&s);
+    pid_t hostile = fork();
+    ck_assert_int_ge(hostile, 0);
+    if (hostile == 0) hostile_loop(&s);
+    static uint8_t msg[640 * 360 * 3];
+    memset(msg, 0x5a, sizeof msg);
+    int n_ok[3] = {0, 0, 0}, n_corrupt[3] = {0, 0, 0}, other = 0;
+    cg_status other_st = CG_OK;
+    got g = {0};
+    /* Our own mapping of p2j (s.map) is not touched while the race runs. */
+    for (int i = 0; i < RACE_ROUNDS; i++) {
+        cg_status st[3];
+        st[0] = cg_shm_channel_write(ch, msg, i % 5 ? sizeof msg : (size_t)i, NULL);
+        sem_post(s.sem_act);
+        st[1] = cg_shm_channel_read_action(ch, KEEP(&g), NULL);
+        st[2] = i % 10 ? CG_OK : cg_shm_channel_read_initial_environment(ch, KEEP(&g), NULL);
+        for (int k = 0; k < (i % 10 ? 2 : 3); k++) {
+            if (st[k] == CG_OK)
+                n_ok[k]++;
+            else if (st[k] == CG_E_CHANNEL_CORRUPT)
+                n_corrupt[k]++;
+            else
+                other++, other_st = st[k];
+        }
+    }
+    kill(hostile, SIGKILL);
+    int wst = 0;
+    waitpid(hostile, &wst, 0);
+    ck_assert_msg(WIFSIGNALED(wst) && WTERMSIG(wst) == SIGKILL, "the hostile peer stopped early");
+    ck_assert_msg(other == 0, "%d calls failed otherwise, e.g. %s", other,
+                  cg_status_name(other_st));
+    if (getenv("CG_TEST_VERBOSE") != NULL)
+        fprintf(stderr, "race: writes %d ok; actions %d ok, %d corrupt; environments %d ok, %d "
+                "corrupt\n", n_ok[0], n_ok[1], n_corrupt[1], n_ok[2], n_corrupt[2]);
+    /* Writes grow the object back: every one succeeds. */
+    ck_assert_int_eq(n_ok[0], RACE_ROUNDS);
+    ck_assert_int_eq(n_ok[1] + n_corrupt[1], RACE_ROUNDS);
+    ck_assert_int_eq(n_ok[2] + n_corrupt[2], RACE_ROUNDS / 10);
+    while (sem_trywait(s.sem_obs) == 0) {
+    }
+    /* Whole again: the channel works. */
+    ck_assert_int_eq(ftruncate(s.p2j_fd, P2J_SIZE), 0);
+    static const uint8_t a[5] = {1, 2, 3, 4, 5};
+    put64(s.map, 8, 136);
+    put64(s.map, 24, 136 + ACT);
+    put64(s.map, 32, ENV);
+    side_action(&s, a, sizeof a);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_OK);
+    ck_assert_mem_eq(g.buf, a, 5);
+    ck_assert_int_eq(cg_shm_channel_write(ch, msg, 100, NULL), CG_OK);
+    uint8_t back[100];
+    ck_assert_uint_eq(py_read(&s, back, sizeof back), 100);
+    ck_assert_mem_eq(back, msg, 100);
+    cg_shm_channel_close(ch);
+    side_destroy(&s);
+}
+END_TEST
+#endif
+
 #if defined(CG_SHM_COUNT_ALLOCS)
 /* Linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc: every
  * allocation made by the channel code is counted here. */
@@ -658,16 +882,6 @@ void *__wrap_realloc(void *p, size_t n)
     return __real_realloc(p, n);
 }
 
-static cg_status keep_quietly(void *user, const uint8_t *data, size_t len)
-{
-    got *g = user;
-    if (len > sizeof g->buf) return CG_E_BUFFER_TOO_SMALL;
-    memcpy(g->buf, data, len);
-    g->len = len;
-    g->calls++;
-    return CG_OK;
-}
-
 START_TEST(hot_path_allocates_nothing)
 {
     side s;
@@ -685,11 +899,11 @@ START_TEST(hot_path_allocates_nothing)
         memcpy(s.map + 136, a, sizeof a);
         put64(s.map, 16, sizeof a);
         bad += sem_post(s.sem_act) != 0;
-        bad += cg_shm_channel_read_action(ch, keep_quietly, &g) != CG_OK;
-        bad += cg_shm_channel_write_bytes(ch, msg, (size_t)(i + 1) * 2000) != CG_OK;
+        bad += cg_shm_channel_read_action(ch, KEEP(&g), NULL) != CG_OK;
+        bad += cg_shm_channel_write(ch, msg, (size_t)(i + 1) * 2000, NULL) != CG_OK;
         bad += sem_trywait(s.sem_obs) != 0;
     }
-    bad += cg_shm_channel_read_initial_environment(ch, keep_quietly, &g) != CG_OK;
+    bad += cg_shm_channel_read_initial_environment(ch, KEEP(&g), NULL) != CG_OK;
     long during = allocs - before;
     ck_assert_int_eq(bad, 0);
     ck_assert_int_eq(g.calls, 51);
@@ -724,10 +938,16 @@ Suite *make_suite(void)
 #if defined(__linux__)
     tcase_add_test(peer, closed_when_replaced);
     tcase_add_test(peer, closed_when_peer_killed);
+    tcase_add_test(peer, refused_when_left_behind);
 #endif
     suite_add_tcase(s, peer);
     TCase *threads = test_tcase("threads");
     tcase_add_test(threads, concurrent_writes_are_serialised);
+    tcase_add_test(threads, write_while_reader_waits);
+#if !defined(CG_SHM_TEST_MAP_IO)
+    /* Not over cg_shm_io_map.c: macOS's objects cannot shrink. */
+    tcase_add_test(threads, survives_shrinking_peer);
+#endif
 #if defined(CG_SHM_COUNT_ALLOCS)
     tcase_add_test(threads, hot_path_allocates_nothing);
 #endif

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""The Python side of the shared-memory round-trip benchmark, in Python as the
+RL package is (bench/shm/ShmBench.java starts it and serves it through the real
+natives and through a Unix SocketChannel, in alternating blocks of rounds).
+
+One step over the channel: write a 24-byte action at 136 of p2j, set
+action_size, post /cg_sem_act<port>, wait on /cg_sem_obs<port>, copy the
+691,200-byte RAW 640x360 message out of j2p into a kept buffer. One step over
+the socket (the limit, between the same two processes): send the same 24 bytes,
+receive the 691,200 bytes into the same buffer.
+
+  kept   (default) one mapping per object, kept for the whole run (j2p is
+         mapped again only when a message does not fit the mapping);
+  remap  the predecessor's reader: fstat, map the 24-byte header, map
+         24 + data_size, copy, unmap, every step.
+
+Usage: shm_bench_peer.py kept|remap PORT ROUNDS SOCKET_PATH
+Prints "ready" once the objects exist and the socket is connected, then the
+medians and their ratio when the JVM has served every round.
+"""
+import ctypes
+import mmap
+import os
+import socket
+import statistics
+import struct
+import sys
+import time
+
+ACTION, ENV, OBS = 24, 64, 640 * 360 * 3
+BLOCK, WARM_BLOCKS = 25, 2
+
+
+# The test peer's libc bindings (tests/shm/shm_peer.py), plus sem_wait.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                "shm"))
+from shm_peer import libc  # noqa: E402
+
+libc.sem_wait.argtypes = [ctypes.c_void_p]
+
+
+def main():
+    mode, port, rounds, sock_path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    rounds -= rounds % BLOCK
+    names = ["/craftground_%d_p2j" % port, "/craftground_%d_j2p" % port,
+             "/cg_sem_obs%d" % port, "/cg_sem_act%d" % port]
+
+    def cleanup():
+        for n in names[:2]:
+            libc.shm_unlink(n.encode())
+        for n in names[2:]:
+            libc.sem_unlink(n.encode())
+
+    cleanup()
+    p2j_size = 136 + ACTION + ENV
+    pfd = libc.shm_open(names[0].encode(), os.O_CREAT | os.O_RDWR, 0o666)
+    jfd = libc.shm_open(names[1].encode(), os.O_CREAT | os.O_RDWR, 0o666)
+    os.ftruncate(pfd, p2j_size)
+    os.ftruncate(jfd, 24 + ENV)
+    p2j = mmap.mmap(pfd, p2j_size)
+    sem_obs = libc.sem_open(names[2].encode(), os.O_CREAT, 0o666, 0)
+    sem_act = libc.sem_open(names[3].encode(), os.O_CREAT, 0o666, 0)
+    struct.pack_into("<5Q", p2j, 0, 0, 136, ACTION, 136 + ACTION, ENV)
+    p2j[56:56 + len(names[2]) + 1] = names[2].encode() + b"\0"
+    p2j[104:104 + len(names[3]) + 1] = names[3].encode() + b"\0"
+    p2j[136 + ACTION:136 + ACTION + ENV] = b"\7" * ENV
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(sock_path)
+    print("ready", flush=True)
+
+    out = bytearray(OBS)
+    out_mv = memoryview(out)
+    p2j_mv = memoryview(p2j)
+    j2p = None
+    j2p_mv = None
+    t_shm, t_sock = [], []
+    bad = None
+
+    def read_kept():
+        nonlocal j2p, j2p_mv
+        if j2p is None or len(j2p) < 24 + OBS:
+            if j2p_mv is not None:
+                j2p_mv.release()
+                j2p.close()
+            j2p = mmap.mmap(jfd, os.fstat(jfd).st_size, prot=mmap.PROT_READ)
+            j2p_mv = memoryview(j2p)
+        off, n = struct.unpack_from("<2Q", j2p, 8)
+        if off != 24 or n != OBS:
+            return "header says data_offset %d, data_size %d" % (off, n)
+        out_mv[:n] = j2p_mv[24:24 + n]
+        return None
+
+    def read_remap():
+        size = os.fstat(jfd).st_size
+        with mmap.mmap(jfd, 24, prot=mmap.PROT_READ) as h:
+            off, n = struct.unpack_from("<2Q", h, 8)
+        if off != 24 or n != OBS or size < 24 + n:
+            return "header says data_offset %d, data_size %d" % (off, n)
+        with mmap.mmap(jfd, 24 + n, prot=mmap.PROT_READ) as m:
+            mv = memoryview(m)
+            out_mv[:n] = mv[24:24 + n]
+            mv.release()
+        return None
+
+    read = read_kept if mode == "kept" else read_remap
+    # The handshake ack.
+    libc.sem_wait(sem_obs)
+    now = time.perf_counter_ns
+    for b in range(-WARM_BLOCKS, rounds // BLOCK):
+        for i in range(BLOCK):
+            r = b * BLOCK + i
+            action = bytes((r + k) & 0xFF for k in range(ACTION))
+            t0 = now()
+            p2j_mv[136:136 + ACTION] = action
+            struct.pack_into("<Q", p2j, 16, ACTION)
+            libc.sem_post(sem_act)
+            libc.sem_wait(sem_obs)
+            bad = read()
+            t1 = now()
+            if bad:
+                break
+            if r >= 0:
+                t_shm.append((t1 - t0) / 1000.0)
+        if bad:
+            break
+        for i in range(BLOCK):
+            r = b * BLOCK + i
+            action = bytes((r + k) & 0xFF for k in range(ACTION))
+            t0 = now()
+            sock.sendall(action)
+            got = 0
+            while got < OBS:
+                k = sock.recv_into(out_mv[got:], OBS - got)
+                if k == 0:
+                    bad = "socket closed"
+                    break
+                got += k
+            t1 = now()
+            if bad:
+                break
+            if r >= 0:
+                t_sock.append((t1 - t0) / 1000.0)
+        if bad:
+            break
+    sock.close()
+    cleanup()
+    if bad:
+        print("shm_bench_peer.py: %s" % bad, file=sys.stderr)
+        return 1
+    shm, sk = statistics.median(t_shm), statistics.median(t_sock)
+    print("Python peer (%s j2p mapping): one step, a %d-byte action to the JVM and a RAW 640x360 "
+          "observation (%d bytes) back; medians of %d steps each, alternating blocks of %d"
+          % ("kept" if mode == "kept" else "re-mapped every read", ACTION, OBS, rounds, BLOCK))
+    print("  shared-memory channel (readActionImpl + writeObservationImpl)  %8.1f us" % shm)
+    print("  limit: Unix SocketChannel, same bytes, same two processes       %8.1f us" % sk)
+    print("  ratio channel/socket: %.2f (target < 1) %s" % (shm / sk, "MET" if shm < sk else "MISSED"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
