@@ -128,11 +128,9 @@ public final class Demo {
                 png.writeTo(o);
             }
             writeDepth(depth, w, h, new File(dir, String.format("depth_%03d.png", f)));
-            double el = (System.nanoTime() - started) / 1e9;
-            System.err.printf("\rdemo: frame %d/%d  %.1f s  RAW %d bytes  PNG %d bytes   ", f + 1, frames,
-                    el, raw.size(), png.size());
+            progress(f + 1, frames, (System.nanoTime() - started) / 1e9, raw.size(), png.size());
         }
-        System.err.println();
+        if (TTY) System.err.println();
         VoxelScene.close();
 
         System.out.printf("demo: time per frame over %d frames (%dx%d), in ms:%n", frames, w, h);
@@ -144,6 +142,24 @@ public final class Demo {
                     percentile(ns[s], 10) / 1e6, percentile(ns[s], 90) / 1e6);
         }
         System.out.println("demo: wrote " + frames * 3 + " files to " + dir.getAbsolutePath());
+    }
+
+    /** Whether stderr is a terminal: progress then rewrites one line in place. */
+    static final boolean TTY = VoxelScene.stderrIsTerminal();
+
+    /**
+     * Progress on stderr: on a terminal one line rewritten in place ("\r") every
+     * frame; into a log or a pipe a plain line every tenth of the run (and the
+     * last frame), so that a log gets at most 11 short lines and no "\r".
+     */
+    static void progress(int done, int frames, double seconds, int rawBytes, int pngBytes) {
+        String line = String.format("demo: frame %d/%d  %.1f s  RAW %d bytes  PNG %d bytes", done, frames,
+                seconds, rawBytes, pngBytes);
+        if (TTY) {
+            System.err.print("\r" + line + "   ");
+        } else if (done == frames || done % ((frames + 9) / 10) == 0) {
+            System.err.println(line);
+        }
     }
 
     /** The p-th percentile, linear between the closest ranks (p = 50: the median). */

@@ -4,6 +4,7 @@
  * FramebufferCapturer exactly as the mod does.
  */
 #include <jni.h>
+#include <unistd.h>
 
 #include "voxel_scene.h"
 
@@ -17,6 +18,7 @@ JNIEXPORT jfloat JNICALL CLS(farPlane)(JNIEnv *env, jclass cls);
 JNIEXPORT jboolean JNICALL CLS(render)(JNIEnv *env, jclass cls, jint frame, jint frames);
 JNIEXPORT jboolean JNICALL CLS(readback)(JNIEnv *env, jclass cls, jobject dst);
 JNIEXPORT void JNICALL CLS(close)(JNIEnv *env, jclass cls);
+JNIEXPORT jboolean JNICALL CLS(stderrIsTerminal)(JNIEnv *env, jclass cls);
 
 JNIEXPORT jstring JNICALL CLS(open)(JNIEnv *env, jclass cls, jint w, jint h)
 {
@@ -82,4 +84,11 @@ JNIEXPORT void JNICALL CLS(close)(JNIEnv *env, jclass cls)
     (void)env;
     (void)cls;
     vs_close();
+}
+
+JNIEXPORT jboolean JNICALL CLS(stderrIsTerminal)(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    return isatty(STDERR_FILENO) ? JNI_TRUE : JNI_FALSE;
 }
