@@ -1,5 +1,6 @@
 package cgdemo;
 
+import cgcapture.wire.ObservationProto.ObservationSpaceMessage;
 import com.google.protobuf.ByteString;
 import com.kyhsgeekcode.minecraftenv.FramebufferCapturer;
 import java.awt.image.BufferedImage;
@@ -28,7 +29,9 @@ import javax.imageio.ImageIO;
  * rows flipped to top-down for viewing), wire_NNN.png (the PNG observation
  * exactly as sent: bottom-up rows, so it looks upside down, the Python side
  * flips it), depth_NNN.png (linearised depth, near = dark, far = white,
- * top-down).
+ * top-down); for the first SAMPLE_MESSAGES frames also obs_raw_NNN.bin and
+ * obs_png_NNN.bin, the ObservationSpaceMessages the mod would send (RAW or
+ * PNG image, and the depth).
  */
 public final class Demo {
     static final FramebufferCapturer FC = FramebufferCapturer.INSTANCE;
@@ -128,11 +131,10 @@ public final class Demo {
                 png.writeTo(o);
             }
             writeDepth(depth, w, h, new File(dir, String.format("depth_%03d.png", f)));
-            double el = (System.nanoTime() - started) / 1e9;
-            System.err.printf("\rdemo: frame %d/%d  %.1f s  RAW %d bytes  PNG %d bytes   ", f + 1, frames,
-                    el, raw.size(), png.size());
+            if (f < SAMPLE_MESSAGES) writeMessages(raw, png, depth, dir, f);
+            progress(f + 1, frames, (System.nanoTime() - started) / 1e9, raw.size(), png.size());
         }
-        System.err.println();
+        if (TTY) System.err.println();
         VoxelScene.close();
 
         System.out.printf("demo: time per frame over %d frames (%dx%d), in ms:%n", frames, w, h);
@@ -143,7 +145,47 @@ public final class Demo {
             System.out.printf("    %-38s %9.3f %9.3f %9.3f%n", stage[s], percentile(ns[s], 50) / 1e6,
                     percentile(ns[s], 10) / 1e6, percentile(ns[s], 90) / 1e6);
         }
-        System.out.println("demo: wrote " + frames * 3 + " files to " + dir.getAbsolutePath());
+        System.out.println("demo: wrote " + (frames * 3 + 2 * Math.min(frames, SAMPLE_MESSAGES)) + " files to "
+                + dir.getAbsolutePath());
+    }
+
+    /** Frames whose observations are also written as protobuf messages. */
+    static final int SAMPLE_MESSAGES = 3;
+
+    /**
+     * The observation messages the mod would send for this frame, as the
+     * Python side receives them: obs_raw_NNN.bin (image: the RAW capture)
+     * and obs_png_NNN.bin (image: the PNG capture), both with the
+     * linearised depth, serialised ObservationSpaceMessages.
+     */
+    static void writeMessages(ByteString raw, ByteString png, float[] depth, File dir, int f)
+            throws IOException {
+        ByteString[] images = {raw, png};
+        String[] kinds = {"raw", "png"};
+        for (int i = 0; i < 2; i++) {
+            ObservationSpaceMessage.Builder b = ObservationSpaceMessage.newBuilder().setImage(images[i]);
+            for (float d : depth) b.addDepth(d);
+            Files.write(new File(dir, String.format("obs_%s_%03d.bin", kinds[i], f)).toPath(),
+                    b.build().toByteArray());
+        }
+    }
+
+    /** Whether stderr is a terminal: progress then rewrites one line in place. */
+    static final boolean TTY = VoxelScene.stderrIsTerminal();
+
+    /**
+     * Progress on stderr: on a terminal one line rewritten in place ("\r") every
+     * frame; into a log or a pipe a plain line every tenth of the run (and the
+     * last frame), so that a log gets at most 11 short lines and no "\r".
+     */
+    static void progress(int done, int frames, double seconds, int rawBytes, int pngBytes) {
+        String line = String.format("demo: frame %d/%d  %.1f s  RAW %d bytes  PNG %d bytes", done, frames,
+                seconds, rawBytes, pngBytes);
+        if (TTY) {
+            System.err.print("\r" + line + "   ");
+        } else if (done == frames || done % ((frames + 9) / 10) == 0) {
+            System.err.println(line);
+        }
     }
 
     /** The p-th percentile, linear between the closest ranks (p = 50: the median). */

@@ -30,4 +30,7 @@ final class VoxelScene {
     static native boolean readback(ByteBuffer dst);
 
     static native void close();
+
+    /** Whether the process's stderr (fd 2) is a terminal (isatty). */
+    static native boolean stderrIsTerminal();
 }

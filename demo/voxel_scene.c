@@ -1,13 +1,11 @@
 /*
- * libcg_demo.so: the demo's stand-in for the game. Owns a headless EGL
- * context (GL 3.3 core; the NVIDIA EGL device when present, else Mesa
- * llvmpipe), renders a small Minecraft-like voxel world into a color + depth
- * texture pair the way the game renders its main target (reverse-Z depth),
- * and hands the texture names to the Java demo, which captures them through
- * FramebufferCapturer exactly as the mod does. Demo-only: globals are fine.
+ * The demo's scene (voxel_scene.h): the world, its mesh with the shading
+ * baked into the vertex colours, the camera flight and the GL targets.
+ * Demo-only: one scene per process, in globals.
  */
+#include "voxel_scene.h"
+
 #include <epoxy/gl.h>
-#include <jni.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,22 +14,10 @@
 
 #include "cg_egl_headless.h"
 
-#define CLS(name) Java_cgdemo_VoxelScene_##name
-
-JNIEXPORT jstring JNICALL CLS(open)(JNIEnv *env, jclass cls, jint w, jint h);
-JNIEXPORT jintArray JNICALL CLS(textures)(JNIEnv *env, jclass cls);
-JNIEXPORT jboolean JNICALL CLS(zeroToOne)(JNIEnv *env, jclass cls);
-JNIEXPORT jfloat JNICALL CLS(nearPlane)(JNIEnv *env, jclass cls);
-JNIEXPORT jfloat JNICALL CLS(farPlane)(JNIEnv *env, jclass cls);
-JNIEXPORT jboolean JNICALL CLS(render)(JNIEnv *env, jclass cls, jint frame, jint frames);
-JNIEXPORT jboolean JNICALL CLS(readback)(JNIEnv *env, jclass cls, jobject dst);
-JNIEXPORT void JNICALL CLS(close)(JNIEnv *env, jclass cls);
-
-enum { WORLD = 48, MAX_H = 12 };
-static const float k_near = 0.1f, k_far = 160.0f;
+const float VS_SKY[3] = {0.53f, 0.81f, 0.92f};
 
 typedef struct vertex {
-    float pos[3], color[3], normal[3];
+    float pos[3], color[3];
 } vertex;
 
 static struct {
@@ -42,18 +28,16 @@ static struct {
     GLsizei nverts;
 } g;
 
+/* The shading is in the vertex colours (voxel_scene.h); fog per fragment. */
 static const char *const vs_src =
     "#version 330 core\n"
     "layout(location = 0) in vec3 pos;\n"
     "layout(location = 1) in vec3 color;\n"
-    "layout(location = 2) in vec3 normal;\n"
     "uniform mat4 mvp;\n"
     "out vec3 v_color;\n"
     "out float v_dist;\n"
     "void main() {\n"
-    "  vec3 sun = normalize(vec3(0.45, 0.85, 0.3));\n"
-    "  float light = 0.42 + 0.58 * max(dot(normal, sun), 0.0);\n"
-    "  v_color = color * light;\n"
+    "  v_color = color;\n"
     "  gl_Position = mvp * vec4(pos, 1.0);\n"
     "  v_dist = gl_Position.w;\n"
     "}\n";
@@ -61,24 +45,24 @@ static const char *const fs_src =
     "#version 330 core\n"
     "in vec3 v_color;\n"
     "in float v_dist;\n"
+    "uniform vec4 fog;\n" /* start, range, unused, unused */
+    "uniform vec3 sky;\n"
     "out vec4 frag;\n"
     "void main() {\n"
-    "  float fog = clamp((v_dist - 40.0) / 60.0, 0.0, 1.0);\n"
-    "  frag = vec4(mix(v_color, vec3(0.53, 0.81, 0.92), fog), 1.0);\n"
+    "  float f = clamp((v_dist - fog.x) / fog.y, 0.0, 1.0);\n"
+    "  frag = vec4(mix(v_color, sky, f), 1.0);\n"
     "}\n";
 
-/* Terrain height of column (x, z): rolling hills, 1..MAX_H. */
-static int height_at(int x, int z)
+int vs_height_at(int x, int z)
 {
-    if (x < 0 || z < 0 || x >= WORLD || z >= WORLD) return 0;
+    if (x < 0 || z < 0 || x >= VS_WORLD || z >= VS_WORLD) return 0;
     double v = 5.0 + 3.0 * sin(x * 0.21) * cos(z * 0.17) + 2.0 * sin((x + z) * 0.11) +
                1.5 * cos(x * 0.05 - z * 0.31);
     int h = (int)floor(v);
-    return h < 1 ? 1 : (h > MAX_H ? MAX_H : h);
+    return h < 1 ? 1 : (h > VS_MAX_H ? VS_MAX_H : h);
 }
 
-/* Block colors by layer: grass on top, dirt below it, stone deeper. */
-static void block_color(int y, int top, int is_top_face, float out[3])
+void vs_block_color(int y, int top, int is_top_face, float out[3])
 {
     static const float grass[3] = {0.36f, 0.66f, 0.24f}, grass_side[3] = {0.45f, 0.55f, 0.25f},
                        dirt[3] = {0.55f, 0.38f, 0.22f}, stone[3] = {0.5f, 0.5f, 0.52f},
@@ -89,50 +73,78 @@ static void block_color(int y, int top, int is_top_face, float out[3])
     memcpy(out, c, sizeof grass);
 }
 
+static int solid(int x, int y, int z)
+{
+    return y >= 0 && y < vs_height_at(x, z);
+}
+
+/* The corners of each face of the unit cube, counter-clockwise seen from
+ * outside (GL's front faces), indexed by axis * 2 + (side < 0). */
+static const int k_quads[6][4][3] = {
+    {{1, 0, 0}, {1, 1, 0}, {1, 1, 1}, {1, 0, 1}}, /* +x */
+    {{0, 0, 1}, {0, 1, 1}, {0, 1, 0}, {0, 0, 0}}, /* -x */
+    {{0, 1, 1}, {1, 1, 1}, {1, 1, 0}, {0, 1, 0}}, /* +y */
+    {{0, 0, 0}, {1, 0, 0}, {1, 0, 1}, {0, 0, 1}}, /* -y */
+    {{1, 0, 1}, {1, 1, 1}, {0, 1, 1}, {0, 0, 1}}, /* +z */
+    {{0, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 0, 0}}, /* -z */
+};
+
+/* The occlusion factor of corner q of the face of block b facing `side`
+ * along `axis` (voxel_scene.h): the blocks in front of the face touching it. */
+static float corner_ao(const int b[3], int axis, int side, const int q[3])
+{
+    int t1 = (axis + 1) % 3, t2 = (axis + 2) % 3;
+    int front[3] = {b[0], b[1], b[2]};
+    front[axis] += side;
+    int e1[3] = {front[0], front[1], front[2]}, e2[3] = {front[0], front[1], front[2]};
+    e1[t1] += q[t1] ? 1 : -1;
+    e2[t2] += q[t2] ? 1 : -1;
+    int s1 = solid(e1[0], e1[1], e1[2]), s2 = solid(e2[0], e2[1], e2[2]);
+    int cn[3] = {e1[0], e1[1], e1[2]};
+    cn[t2] = e2[t2];
+    int occ = s1 && s2 ? 3 : s1 + s2 + solid(cn[0], cn[1], cn[2]);
+    return 1.0f - VS_AO_STEP * (float)occ;
+}
+
 /* Append one face (two triangles) of the unit cube at (x, y, z). */
 static void face(vertex *v, size_t *n, int x, int y, int z, int axis, int side, const float c[3])
 {
-    static const int quads[6][4][3] = {
-        {{1, 0, 0}, {1, 1, 0}, {1, 1, 1}, {1, 0, 1}}, /* +x */
-        {{0, 0, 1}, {0, 1, 1}, {0, 1, 0}, {0, 0, 0}}, /* -x */
-        {{0, 1, 1}, {1, 1, 1}, {1, 1, 0}, {0, 1, 0}}, /* +y */
-        {{0, 0, 0}, {1, 0, 0}, {1, 0, 1}, {0, 0, 1}}, /* -y */
-        {{1, 0, 1}, {1, 1, 1}, {0, 1, 1}, {0, 0, 1}}, /* +z */
-        {{0, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 0, 0}}, /* -z */
-    };
-    int f = axis * 2 + (side < 0);
-    float nrm[3] = {0, 0, 0};
-    nrm[axis] = (float)side;
-    static const int order[6] = {0, 1, 2, 0, 2, 3};
+    const int b[3] = {x, y, z};
+    const int(*q)[3] = k_quads[axis * 2 + (side < 0)];
+    float shade = axis == 1 ? VS_SHADE_TOP : (axis == 2 ? VS_SHADE_Z : VS_SHADE_X), ao[4];
+    for (int i = 0; i < 4; i++) ao[i] = corner_ao(b, axis, side, q[i]);
+    /* Split along the brighter diagonal, so that an occluded corner's
+     * shadow does not leak across the whole face. */
+    static const int diag02[6] = {0, 1, 2, 0, 2, 3}, diag13[6] = {0, 1, 3, 1, 2, 3};
+    const int *order = ao[0] + ao[2] >= ao[1] + ao[3] ? diag02 : diag13;
     for (int i = 0; i < 6; i++) {
-        const int *q = quads[f][order[i]];
+        int k = order[i];
         vertex *o = &v[(*n)++];
-        o->pos[0] = (float)(x + q[0]);
-        o->pos[1] = (float)(y + q[1]);
-        o->pos[2] = (float)(z + q[2]);
-        memcpy(o->color, c, sizeof o->color);
-        memcpy(o->normal, nrm, sizeof nrm);
+        for (int j = 0; j < 3; j++) {
+            o->pos[j] = (float)(b[j] + q[k][j]);
+            o->color[j] = c[j] * shade * ao[k];
+        }
     }
 }
 
 /* Visible faces only: tops, and sides where the neighbour column is lower. */
 static vertex *build_mesh(size_t *count)
 {
-    size_t cap = (size_t)WORLD * WORLD * (1 + 4 * MAX_H) * 6;
+    size_t cap = (size_t)VS_WORLD * VS_WORLD * (1 + 4 * VS_MAX_H) * 6;
     vertex *v = malloc(cap * sizeof *v);
     if (!v) return NULL;
     size_t n = 0;
-    for (int x = 0; x < WORLD; x++) {
-        for (int z = 0; z < WORLD; z++) {
-            int top = height_at(x, z);
+    for (int x = 0; x < VS_WORLD; x++) {
+        for (int z = 0; z < VS_WORLD; z++) {
+            int top = vs_height_at(x, z);
             float c[3];
-            block_color(top - 1, top, 1, c);
+            vs_block_color(top - 1, top, 1, c);
             face(v, &n, x, top - 1, z, 1, 1, c);
             const int nb[4][4] = {{1, 0, 0, 1}, {-1, 0, 0, -1}, {0, 1, 2, 1}, {0, -1, 2, -1}};
             for (int k = 0; k < 4; k++) {
-                int other = height_at(x + nb[k][0], z + nb[k][1]);
+                int other = vs_height_at(x + nb[k][0], z + nb[k][1]);
                 for (int y = other; y < top; y++) {
-                    block_color(y, top, 0, c);
+                    vs_block_color(y, top, 0, c);
                     face(v, &n, x, y, z, nb[k][2], nb[k][3], c);
                 }
             }
@@ -205,6 +217,10 @@ static int setup_gl(int w, int h, char *why, size_t why_len)
         return 1;
     }
     g.u_mvp = glGetUniformLocation(g.prog, "mvp");
+    glUseProgram(g.prog);
+    glUniform4f(glGetUniformLocation(g.prog, "fog"), VS_FOG_START, VS_FOG_RANGE, 0.0f, 0.0f);
+    glUniform3fv(glGetUniformLocation(g.prog, "sky"), 1, VS_SKY);
+    glUseProgram(0);
     glGenTextures(1, &g.color);
     glBindTexture(GL_TEXTURE_2D, g.color);
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
@@ -242,7 +258,7 @@ static int setup_gl(int w, int h, char *why, size_t why_len)
     glBindBuffer(GL_ARRAY_BUFFER, g.vbo);
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(n * sizeof *v), v, GL_STATIC_DRAW);
     free(v);
-    for (GLuint i = 0; i < 3; i++) {
+    for (GLuint i = 0; i < 2; i++) {
         glVertexAttribPointer(i, 3, GL_FLOAT, GL_FALSE, sizeof(vertex),
                               (const void *)(i * 3 * sizeof(float)));
         glEnableVertexAttribArray(i);
@@ -260,64 +276,56 @@ static int setup_gl(int w, int h, char *why, size_t why_len)
     return 0;
 }
 
-JNIEXPORT jstring JNICALL CLS(open)(JNIEnv *env, jclass cls, jint w, jint h)
+int vs_open(int w, int h, char *why, size_t why_len)
 {
-    (void)cls;
-    char why[512];
-    if (cg_egl_headless_open(&g.ctx, why, sizeof why) != 0) {
-        (*env)->ThrowNew(env, (*env)->FindClass(env, "java/lang/IllegalStateException"), why);
-        return NULL;
+    if (cg_egl_headless_open(&g.ctx, why, why_len) != 0) return 1;
+    if (setup_gl(w, h, why, why_len) != 0) {
+        vs_close();
+        return 1;
     }
-    if (setup_gl(w, h, why, sizeof why) != 0) {
-        (*env)->ThrowNew(env, (*env)->FindClass(env, "java/lang/IllegalStateException"), why);
-        return NULL;
-    }
-    return (*env)->NewStringUTF(env, cg_egl_headless_describe(g.ctx));
+    return 0;
 }
 
-JNIEXPORT jintArray JNICALL CLS(textures)(JNIEnv *env, jclass cls)
+const char *vs_describe(void)
 {
-    (void)cls;
-    const jint t[2] = {(jint)g.color, (jint)g.depth};
-    jintArray a = (*env)->NewIntArray(env, 2);
-    if (a) (*env)->SetIntArrayRegion(env, a, 0, 2, t);
-    return a;
+    return g.ctx ? cg_egl_headless_describe(g.ctx) : "";
 }
 
-JNIEXPORT jboolean JNICALL CLS(zeroToOne)(JNIEnv *env, jclass cls)
+unsigned vs_color_texture(void)
 {
-    (void)env;
-    (void)cls;
-    return g.zero_to_one ? JNI_TRUE : JNI_FALSE;
+    return g.color;
 }
 
-JNIEXPORT jfloat JNICALL CLS(nearPlane)(JNIEnv *env, jclass cls)
+unsigned vs_depth_texture(void)
 {
-    (void)env;
-    (void)cls;
-    return k_near;
+    return g.depth;
 }
 
-JNIEXPORT jfloat JNICALL CLS(farPlane)(JNIEnv *env, jclass cls)
+int vs_zero_to_one(void)
 {
-    (void)env;
-    (void)cls;
-    return k_far;
+    return g.zero_to_one;
+}
+
+void vs_camera(int frame, int frames, float eye[3], float at[3])
+{
+    float t = frames > 1 ? (float)frame / (float)(frames - 1) : 0.0f;
+    float ang = 0.6f + 1.6f * t;
+    const float c = VS_WORLD * 0.5f;
+    eye[0] = c + 30.0f * cosf(ang);
+    eye[1] = 20.0f - 6.0f * t;
+    eye[2] = c + 30.0f * sinf(ang);
+    at[0] = c - 6.0f * cosf(ang);
+    at[1] = 4.0f;
+    at[2] = c - 6.0f * sinf(ang);
 }
 
 /* One frame of a camera flying an arc over the world, finished on the GPU
  * (glFinish) so its cost is the render stage alone. */
-JNIEXPORT jboolean JNICALL CLS(render)(JNIEnv *env, jclass cls, jint frame, jint frames)
+int vs_render(int frame, int frames)
 {
-    (void)env;
-    (void)cls;
-    float t = frames > 1 ? (float)frame / (float)(frames - 1) : 0.0f;
-    float ang = 0.6f + 1.6f * t;
-    const float c = WORLD * 0.5f;
-    const float eye[3] = {c + 30.0f * cosf(ang), 20.0f - 6.0f * t, c + 30.0f * sinf(ang)};
-    const float at[3] = {c - 6.0f * cosf(ang), 4.0f, c - 6.0f * sinf(ang)};
-    float proj[16], view[16], mvp[16];
-    perspective_reverse_z(1.1f, (float)g.w / (float)g.h, k_near, k_far, g.zero_to_one, proj);
+    float eye[3], at[3], proj[16], view[16], mvp[16];
+    vs_camera(frame, frames, eye, at);
+    perspective_reverse_z(VS_FOVY, (float)g.w / (float)g.h, VS_NEAR, VS_FAR, g.zero_to_one, proj);
     look_at(eye, at, view);
     mat_mul(proj, view, mvp);
 
@@ -327,7 +335,7 @@ JNIEXPORT jboolean JNICALL CLS(render)(JNIEnv *env, jclass cls, jint frame, jint
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_GREATER);
     glEnable(GL_CULL_FACE);
-    glClearColor(0.53f, 0.81f, 0.92f, 1.0f);
+    glClearColor(VS_SKY[0], VS_SKY[1], VS_SKY[2], 1.0f);
     glClearDepth(0.0);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glUseProgram(g.prog);
@@ -338,27 +346,21 @@ JNIEXPORT jboolean JNICALL CLS(render)(JNIEnv *env, jclass cls, jint frame, jint
     glUseProgram(0);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glFinish();
-    return glGetError() == GL_NO_ERROR ? JNI_TRUE : JNI_FALSE;
+    return glGetError() == GL_NO_ERROR ? 0 : 1;
 }
 
-/* A plain glReadPixels of the color texture into a direct buffer: the
- * readback stage on its own, for the demo's timing table. */
-JNIEXPORT jboolean JNICALL CLS(readback)(JNIEnv *env, jclass cls, jobject dst)
+int vs_readback(void *dst, size_t dst_len)
 {
-    (void)cls;
-    void *p = (*env)->GetDirectBufferAddress(env, dst);
-    if (!p || (*env)->GetDirectBufferCapacity(env, dst) < (jlong)g.w * g.h * 4) return JNI_FALSE;
+    if (!dst || dst_len < (size_t)g.w * (size_t)g.h * 4) return 1;
     glBindFramebuffer(GL_READ_FRAMEBUFFER, g.fbo);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glReadPixels(0, 0, g.w, g.h, GL_RGBA, GL_UNSIGNED_BYTE, p);
+    glReadPixels(0, 0, g.w, g.h, GL_RGBA, GL_UNSIGNED_BYTE, dst);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-    return glGetError() == GL_NO_ERROR ? JNI_TRUE : JNI_FALSE;
+    return glGetError() == GL_NO_ERROR ? 0 : 1;
 }
 
-JNIEXPORT void JNICALL CLS(close)(JNIEnv *env, jclass cls)
+void vs_close(void)
 {
-    (void)env;
-    (void)cls;
     if (!g.ctx) return;
     glDeleteFramebuffers(1, &g.fbo);
     glDeleteTextures(1, &g.color);
@@ -367,5 +369,5 @@ JNIEXPORT void JNICALL CLS(close)(JNIEnv *env, jclass cls)
     glDeleteVertexArrays(1, &g.vao);
     glDeleteProgram(g.prog);
     cg_egl_headless_close(g.ctx);
-    g.ctx = NULL;
+    memset(&g, 0, sizeof g);
 }

@@ -27,15 +27,25 @@ CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCG_WERROR=
   -DCG_BUILD_BENCH=OFF -DCG_BUILD_DEMO=OFF >/dev/null
 cmake --build build-fuzz -j"$JOBS" --target fuzz_targets
 
+# ctest in build folder $1 (more ctest arguments after it), then every
+# skipped test with the reason it printed: ctest's summary names them only.
+run_ctest() {
+  local dir=$1 rc=0
+  shift
+  (cd "$dir" && ctest --output-on-failure -j"$JOBS" --output-junit "$PWD/ctest-junit.xml" "$@") || rc=1
+  python3 scripts/ctest-skips.py "$dir/ctest-junit.xml" || true
+  return $rc
+}
+
 status=0
 echo "== ctest: core tests under ASan+UBSan"
-(cd build-asan && ctest -L core --output-on-failure -j"$JOBS") || status=1
+run_ctest build-asan -L core || status=1
 
 echo "== ctest: timed libFuzzer runs (corpus + regressions first)"
-(cd build-fuzz && ctest -L fuzz --output-on-failure -j"$JOBS") || status=1
+run_ctest build-fuzz -L fuzz || status=1
 
 echo "== ctest: all tests"
-(cd build && ctest --output-on-failure -j"$JOBS") || status=1
+run_ctest build || status=1
 
 # Cross builds: the core suites (NEON included) under qemu-user and under
 # Wine, libnative-lib and its natives jar for aarch64 Linux and Windows x64.
@@ -51,7 +61,7 @@ echo "== cross build: aarch64 Linux (core, JNI, natives jar); tests under qemu-u
 cmake -S . -B build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64-linux-gnu.cmake \
   "${cross[@]}" >/dev/null
 cmake --build build-aarch64 -j"$JOBS" --target cg_cross
-(cd build-aarch64 && ctest -L cross --output-on-failure -j"$JOBS") || status=1
+run_ctest build-aarch64 -L cross || status=1
 echo "   aarch64: $((SECONDS - t0)) s"
 
 t0=$SECONDS
@@ -65,6 +75,6 @@ t1=$SECONDS
 WINEPREFIX=$PWD/build-mingw/wineprefix WINEDEBUG=-all DISPLAY= /usr/lib/wine/wine64 wineboot --init \
   >/dev/null 2>&1 || true
 echo "   wine prefix ready in $((SECONDS - t1)) s"
-(cd build-mingw && ctest -L cross --output-on-failure -j"$JOBS") || status=1
+run_ctest build-mingw -L cross || status=1
 echo "   windows: $((SECONDS - t0)) s"
 exit $status

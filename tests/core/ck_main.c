@@ -21,7 +21,14 @@ int main(void)
     }
     SRunner *sr = srunner_create(make_suite());
     srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
+    int failed = srunner_ntests_failed(sr), ran = srunner_ntests_run(sr);
     srunner_free(sr);
+    /* A ctest entry for one case (CK_RUN_CASE) whose case was renamed or
+     * removed would otherwise pass having checked nothing. */
+    const char *only = getenv("CK_RUN_CASE");
+    if (only && *only && ran == 0) {
+        printf("FAIL: CK_RUN_CASE=%s names no test case of this suite\n", only);
+        return EXIT_FAILURE;
+    }
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

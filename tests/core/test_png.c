@@ -445,6 +445,11 @@ enum { MAX_FRAMES = 64 };
 static char corpus_names[MAX_FRAMES][1024];
 static int corpus_count;
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
 static void corpus_scan(void)
 {
     DIR *d = opendir(CG_TEST_CORPUS);
@@ -456,6 +461,9 @@ static void corpus_scan(void)
                      CG_TEST_CORPUS, e->d_name);
     }
     if (d != NULL) closedir(d);
+    /* readdir's order is the file system's: sorted, every shard process
+     * (make_suite) sees the same frame at the same index. */
+    qsort(corpus_names, (size_t)corpus_count, sizeof corpus_names[0], by_name);
 }
 
 /* libpng decodes the stored frame: these RGB bytes are the RAW input. */
@@ -499,6 +507,12 @@ static const cg_png_options corpus_opts[] = {
     {3, CG_PNG_FILTER_ALL, -1, 1},
 };
 enum { N_CORPUS_OPTS = (int)(sizeof corpus_opts / sizeof corpus_opts[0]) };
+
+/* The corpus cases' count (corpus_0 ...; tests/core/CMakeLists.txt runs
+ * each as its own ctest). */
+#ifndef CG_TEST_CORPUS_SHARDS
+#define CG_TEST_CORPUS_SHARDS 1
+#endif
 
 /* Loop index: frame. Each frame: the default, the fast setting and
  * corpus_opts, then levels 5 and 1 through the zlib fallback. */
@@ -771,13 +785,20 @@ Suite *make_suite(void)
     tcase_add_test(core, buffer_reused);
     suite_add_tcase(s, core);
     corpus_scan();
-    TCase *corpus = test_tcase("corpus");
-    tcase_add_test(corpus, corpus_present);
-    tcase_add_loop_test(corpus, corpus_frames, 0,
-                        (corpus_count + CG_TEST_CORPUS_STEP - 1) / CG_TEST_CORPUS_STEP);
-    tcase_add_loop_test(corpus, own_paths_agree, 0,
-                        (corpus_count + CG_TEST_CORPUS_STEP - 1) / CG_TEST_CORPUS_STEP);
-    suite_add_tcase(s, corpus);
+    /* The corpus in CG_TEST_CORPUS_SHARDS cases corpus_0, corpus_1, ... of
+     * consecutive frames: ctest runs one case each (CK_RUN_CASE,
+     * tests/core/CMakeLists.txt), in parallel. */
+    const int frames = (corpus_count + CG_TEST_CORPUS_STEP - 1) / CG_TEST_CORPUS_STEP;
+    for (int k = 0; k < CG_TEST_CORPUS_SHARDS; k++) {
+        static char names[CG_TEST_CORPUS_SHARDS][16];
+        snprintf(names[k], sizeof names[k], "corpus_%d", k);
+        TCase *corpus = test_tcase(names[k]);
+        if (k == 0) tcase_add_test(corpus, corpus_present);
+        int lo = frames * k / CG_TEST_CORPUS_SHARDS, hi = frames * (k + 1) / CG_TEST_CORPUS_SHARDS;
+        tcase_add_loop_test(corpus, corpus_frames, lo, hi);
+        tcase_add_loop_test(corpus, own_paths_agree, lo, hi);
+        suite_add_tcase(s, corpus);
+    }
     TCase *parts = test_tcase("parts");
     tcase_add_test(parts, filter_choice);
     tcase_add_test(parts, filter_simd_matches_scalar);

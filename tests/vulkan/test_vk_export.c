@@ -327,9 +327,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "unknown case %s\n", which);
         failures++;
     }
+    /* The device's name outlives the context: vkt_fini clears T. */
+    char device[sizeof T.device_name];
+    snprintf(device, sizeof device, "%s", T.device_name);
     vkt_fini(&T);
     if (missing) {
-        printf("SKIP: %s lacks %s: the %s case cannot run\n", T.device_name, missing, which);
+        printf("SKIP vulkan_export_%s: %s lacks %s: the %s case cannot run\n", which, device, missing,
+               which);
         return 77;
     }
     if (failures) fprintf(stderr, "%d failure(s)\n", failures);
