@@ -27,7 +27,9 @@ installs missing packages and builds first.
 
 Files per frame: frame_NNN.png (the RAW observation, upright for viewing),
 wire_NNN.png (the PNG observation as sent: bottom-up, so upside down) and
-depth_NNN.png (linearised depth, near = dark).
+depth_NNN.png (linearised depth, near = dark); for the first three frames also
+obs_raw_NNN.bin and obs_png_NNN.bin, the ObservationSpaceMessages the mod would
+send (RAW or PNG image + depth), which the Python package reads.
 USAGE
 }
 
