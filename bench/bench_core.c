@@ -254,9 +254,9 @@ static void case_init(raw_ctx *r, const uint8_t *src, int sw, int sh, int dw, in
     r->p.dst_h = dh;
     r->p.filter = filter;
     r->p.flip = flip;
-    r->p.draw_cursor = 1;
-    r->p.cursor_x = dw / 2;
-    r->p.cursor_y = dh / 2;
+    r->p.cursor.draw = 1;
+    r->p.cursor.x = dw / 2;
+    r->p.cursor.y = dh / 2;
     r->dst_len = (size_t)dw * (size_t)dh * 3;
     r->dst = malloc(r->dst_len);
     if (src == NULL || r->dst == NULL) abort();

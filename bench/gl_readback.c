@@ -145,7 +145,7 @@ static int bench_size(int w, int h, int frames_per_method)
     int n = frames_per_method;
     double *samples = malloc(sizeof(double) * (size_t)n * METHODS * 2);
     if (!samples) return 1;
-    cg_gl_color_request rq = {t.tex, w, h, w, h, CG_FILTER_NEAREST, 0, 0, 0};
+    cg_gl_color_request rq = {t.tex, w, h, w, h, CG_FILTER_NEAREST, {0, 0, 0}};
     int warmup = 2 * METHODS;
     for (int situation = 0; situation < 2; situation++) {
         for (int f = -warmup; f < n * METHODS; f++) {

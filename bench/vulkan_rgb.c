@@ -50,7 +50,7 @@ static double gpu_us(cg_vk_ring *r, VkImage img, VkImageLayout layout, int iters
         VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 0);
         uint8_t desc[192];
         /* A cursor that moves, as a player's does. */
-        cg_vk_ring_cursor c = {rgb, 10 + i % 100, 20 + i % 50};
+        cg_cursor c = {rgb, 10 + i % 100, 20 + i % 50};
         cg_status st = cg_vk_ring_record_cursor(r, T.cmd, img, layout, rgb ? &c : NULL, desc);
         VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 1);
         if (st != CG_OK || vkt_submit_wait(&T)) {

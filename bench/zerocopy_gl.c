@@ -42,7 +42,7 @@ static double zerocopy(GLuint tex, int w, int h, int every_frame, int n)
     }
     cg_gl_cuda_set_register_every_frame(g, every_frame);
     double *t = malloc(sizeof(double) * (size_t)n);
-    cg_gl_cuda_frame fr = {tex, 0, 0, 0};
+    cg_gl_cuda_frame fr = {tex, {0, 0, 0}};
     for (int i = -10; i < n; i++) {
         game_clear(i + 10);
         double a = bench_now_us();

@@ -116,7 +116,7 @@ static int ring_frame(void *p, GLuint tex)
 {
     ring_ctx *c = p;
     uint8_t desc[CG_ZC_DESC_SIZE];
-    cg_vk_ring_cursor cur = {c->cursor, 100, 50};
+    cg_cursor cur = {c->cursor, 100, 50};
     int timed = c->q && c->i < c->nq;
     if (timed) glBeginQuery(GL_TIME_ELAPSED, c->q[c->i]);
     cg_status st = cg_gl_ring_publish_cursor(c->r, tex, &cur, desc);
@@ -144,7 +144,7 @@ static double gpu_median(ring_ctx *c, int n)
 
 static int cuda_frame(void *p, GLuint tex)
 {
-    cg_gl_cuda_frame fr = {tex, 0, 0, 0};
+    cg_gl_cuda_frame fr = {tex, {0, 0, 0}};
     return cg_gl_cuda_capture(p, &fr) != CG_OK;
 }
 

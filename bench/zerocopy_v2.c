@@ -201,7 +201,7 @@ static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
     double *t = malloc(sizeof(double) * 100000);
     int n = 0;
     char c;
-    cg_gl_cuda_frame fr = {tex, 0, 0, 0};
+    cg_gl_cuda_frame fr = {tex, {0, 0, 0}};
     for (int f = 0; read_full(0, &c, 1) == 0 && c == 'g'; f++) {
         bench_gl_game_frame(gl_fbo, f);
         double a = bench_now_us();

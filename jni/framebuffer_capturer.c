@@ -167,9 +167,9 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
         .dst_h = targetH,
         .flip = flipVertically ? 1 : 0,
         .filter = CG_FILTER_NEAREST,
-        .draw_cursor = drawCursor ? 1 : 0,
-        .cursor_x = xPos,
-        .cursor_y = yPos,
+        .cursor.draw = drawCursor ? 1 : 0,
+        .cursor.x = xPos,
+        .cursor.y = yPos,
     };
     return cg_jni_frame_bytes(env, &p, encodingMode, "convertCapturedFrameImpl");
 }

@@ -173,7 +173,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
     }
     if (mode != CG_GL_PACK_RGBA) {
         cg_gl_color_request q = {(unsigned)textureId, texW, texH, targetW, targetH,
-                                 CG_FILTER_NEAREST, drawCursor ? 1 : 0, xPos, yPos};
+                                 CG_FILTER_NEAREST, {drawCursor ? 1 : 0, xPos, yPos}};
         return cg_gl_raw_packed(env, t, what, &q);
     }
     const uint8_t *rgba = NULL;
@@ -188,7 +188,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
     cg_convert_params p = {
         .src = rgba, .src_stride = (size_t)texW * 4, .src_w = texW, .src_h = texH,
         .dst_w = targetW, .dst_h = targetH, .flip = 0, .filter = CG_FILTER_NEAREST,
-        .draw_cursor = drawCursor ? 1 : 0, .cursor_x = xPos, .cursor_y = yPos,
+        .cursor = {drawCursor ? 1 : 0, xPos, yPos},
     };
     return cg_jni_frame_bytes(env, &p, encodingMode, what);
 }

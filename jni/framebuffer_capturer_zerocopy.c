@@ -78,7 +78,7 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferZerocop
     if (cg_jni_check_texture(env, what, "texture id", sourceTextureId)) return NULL;
     const cg_gpu_backend *be = cg_gpu_backend_get();
     cg_err why = {""};
-    cg_gpu_gl_frame f = {(unsigned)sourceTextureId, drawCursor ? 1 : 0, mouseX, mouseY};
+    cg_gpu_gl_frame f = {(unsigned)sourceTextureId, {drawCursor ? 1 : 0, mouseX, mouseY}};
     cg_jni_singleton_lock(&g_glz, NULL);
     cg_status st = CG_OK;
     if (!g_glz.ctx || !be->gl_live(g_glz.ctx)) {

@@ -82,8 +82,8 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferZerocop
     cg_jni_singleton_lock(&g_gl, NULL);
     cg_status st = CG_E_NOT_INITIALIZED;
     if (g_gl.ctx != NULL) {
-        st = cg_metal_gl_capture(g_gl.ctx, (uint32_t)sourceTextureId, targetW, targetH,
-                                 drawCursor == JNI_TRUE, mouseX, mouseY);
+        cg_cursor cursor = {drawCursor == JNI_TRUE, mouseX, mouseY};
+        st = cg_metal_gl_capture(g_gl.ctx, (uint32_t)sourceTextureId, targetW, targetH, &cursor);
         if (st != CG_OK) cg_fail(&err, st, "%s", cg_metal_gl_last_error(g_gl.ctx));
     } else {
         cg_fail(&err, st, "call initializeZerocopyImpl first");

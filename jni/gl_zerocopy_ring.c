@@ -29,7 +29,7 @@ static cg_status make(void *arg, void **ctx, uint8_t *tmpl, size_t *len, cg_err 
 /* One frame: the texture and its cursor. */
 typedef struct gl_frame {
     unsigned texture;
-    cg_vk_ring_cursor cursor;
+    cg_cursor cursor;
 } gl_frame;
 
 static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)

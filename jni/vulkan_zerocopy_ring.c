@@ -30,7 +30,7 @@ typedef struct frame_args {
     VkCommandBuffer cmd; /* VK_NULL_HANDLE: publish */
     VkImage image;
     VkImageLayout layout;
-    const cg_vk_ring_cursor *cursor;
+    const cg_cursor *cursor;
 } frame_args;
 
 static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)
@@ -172,7 +172,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
 
 /* publish (cmd == 0) or record: the descriptor, null when the ring was full. */
 static jobject frame(JNIEnv *env, const char *what, jlong cmd, jlong image, jint layout, int record,
-                     const cg_vk_ring_cursor *cursor)
+                     const cg_cursor *cursor)
 {
     if (!image || (record && !cmd))
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: %s is 0", what,
@@ -202,7 +202,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
     jint cursorY)
 {
     (void)thiz;
-    cg_vk_ring_cursor c = {drawCursor ? 1 : 0, cursorX, cursorY};
+    cg_cursor c = {drawCursor ? 1 : 0, cursorX, cursorY};
     return frame(env, "VulkanZerocopyRing.publishCursorImpl", 0, image, imageLayout, 0, &c);
 }
 
@@ -211,7 +211,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
     jboolean drawCursor, jint cursorX, jint cursorY)
 {
     (void)thiz;
-    cg_vk_ring_cursor c = {drawCursor ? 1 : 0, cursorX, cursorY};
+    cg_cursor c = {drawCursor ? 1 : 0, cursorX, cursorY};
     return frame(env, "VulkanZerocopyRing.recordCursorImpl", commandBuffer, image, imageLayout, 1,
                  &c);
 }

@@ -25,6 +25,15 @@
 extern "C" {
 #endif
 
+/* The cursor of one frame, as every path takes it (wire format,
+ * "Cursor"): drawn when draw is nonzero; the hot spot (x, y) is in target
+ * pixels from the TOP-left, any int valid (outside the image: nothing is
+ * drawn, as the placement below says). The one type of it in the library. */
+typedef struct cg_cursor {
+    int draw;
+    int x, y;
+} cg_cursor;
+
 /* Bitmap size (square). */
 #define CG_CURSOR_SIZE 16
 

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cg_cursor.h"
 #include "cg_err.h"
 #include "cg_size.h"
 #include "cg_status.h"
@@ -60,8 +61,7 @@ int cg_ext_memory_handle_is_valid(cg_ext_handle_type type, int64_t handle);
 /* A GL frame for the GL interop path. */
 typedef struct cg_gpu_gl_frame {
     unsigned texture;       /* GL_TEXTURE_2D, RGBA8, at least the buffer's size */
-    int draw_cursor;        /* nonzero: draw the arrow (cg_cursor.h) */
-    int cursor_x, cursor_y; /* pixels from the TOP-left; any value */
+    cg_cursor cursor;       /* the arrow (cg_cursor.h) */
 } cg_gpu_gl_frame;
 
 /* Contexts are opaque to jni/. Every function taking one accepts NULL where

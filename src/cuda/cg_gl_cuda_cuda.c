@@ -181,7 +181,7 @@ static cg_status capture_frame(cg_gl_cuda *g, const cg_gl_cuda_frame *f)
     if (st == CG_OK) st = cg_cuda_shared_copy_from_array(&g->shared, arr, &g->err);
     cg_status ust = CG_CUDA_CHECK(&g->err, cudaGraphicsUnmapResources(1, &g->res, s));
     if (st == CG_OK) st = ust;
-    if (st == CG_OK && f->draw_cursor) st = draw_cursor(g, f->cursor_x, f->cursor_y);
+    if (st == CG_OK && f->cursor.draw) st = draw_cursor(g, f->cursor.x, f->cursor.y);
     if (st == CG_OK) st = cg_cuda_shared_sync(&g->shared, &g->err);
     return st;
 }

@@ -265,7 +265,7 @@ static void box_rows(const cg_convert_params *p, uint8_t *dst, const cg_row_kern
         py0 = y0;
         py1 = y1;
     }
-    if (p->draw_cursor) cursor_rows(dst, p->dst_w, p->dst_h, p->cursor_x, p->cursor_y);
+    if (p->cursor.draw) cursor_rows(dst, p->dst_w, p->dst_h, p->cursor.x, p->cursor.y);
 }
 
 /* k == NULL runs the scalar reference. */
@@ -282,7 +282,7 @@ static void convert_rows(const cg_convert_params *p, uint8_t *dst, const cg_row_
      * ordered by bitmap row, i.e. by descending buffer row: walk them from
      * the end as y ascends. */
     cg_cursor_run runs[CG_CURSOR_MAX_RUNS];
-    int next = (p->draw_cursor ? cg_cursor_runs(p->dst_w, p->dst_h, p->cursor_x, p->cursor_y,
+    int next = (p->cursor.draw ? cg_cursor_runs(p->dst_w, p->dst_h, p->cursor.x, p->cursor.y,
                                                 runs)
                                : 0) - 1;
     for (int y = 0; y < p->dst_h; y++) {

@@ -49,9 +49,8 @@ typedef struct cg_convert_params {
     int dst_w, dst_h;   /* destination size in pixels */
     int flip;           /* nonzero: reverse the row order */
     cg_filter filter;
-    int draw_cursor;    /* nonzero: draw the 16x16 arrow after the resize */
-    int cursor_x;       /* destination pixels from the left; any value, clipped */
-    int cursor_y;       /* destination pixels from the TOP; any value, clipped */
+    cg_cursor cursor;   /* draw: the 16x16 arrow after the resize, its hot spot in
+                           destination pixels from the TOP-left; any value, clipped */
 } cg_convert_params;
 
 typedef enum cg_simd_level {
@@ -81,7 +80,7 @@ cg_status cg_convert(const cg_convert_params *p, uint8_t *dst, size_t dst_len);
 cg_status cg_convert_with(const cg_convert_params *p, uint8_t *dst, size_t dst_len,
                           cg_simd_level level);
 
-/* Draw the cursor exactly as cg_convert's draw_cursor does onto an RGB8
+/* Draw the cursor exactly as cg_convert's cursor.draw does onto an RGB8
  * image already in dst: w x h pixels, tightly packed rows (w*3 bytes),
  * bottom-up (the wire's order). (cursor_x, cursor_y) in pixels from the
  * TOP-LEFT, any value, placed and clipped as cg_cursor.h says; only the up

@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cg_cursor.h"
 #include "cg_frame.h"
 #include "cg_status.h"
 
@@ -145,7 +146,7 @@ typedef struct cg_gl_color_request {
                          the texture must be at least this large */
     int dst_w, dst_h; /* output size; differs from tex_*: resize (cg_convert) */
     cg_filter filter;
-    int draw_cursor, cursor_x, cursor_y; /* as cg_convert_params */
+    cg_cursor cursor; /* as cg_convert_params */
 } cg_gl_color_request;
 
 /* Read the texture as RGBA8 and convert it into dst (dst_w*dst_h*3 bytes

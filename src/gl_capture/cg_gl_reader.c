@@ -389,7 +389,7 @@ static cg_status cg_gl_convert(cg_gl_reader *r, const cg_gl_color_request *q,
     cg_convert_params p = {
         .src = src, .src_stride = (size_t)w * 4, .src_w = w, .src_h = h,
         .dst_w = q->dst_w, .dst_h = q->dst_h, .flip = 0, .filter = q->filter,
-        .draw_cursor = q->draw_cursor, .cursor_x = q->cursor_x, .cursor_y = q->cursor_y,
+        .cursor = q->cursor,
     };
     cg_status st = cg_convert(&p, dst, dst_len);
     if (st != CG_OK) return cg_gl_fail(r, st, "cg_convert: %s", cg_strerror(st));
@@ -400,9 +400,9 @@ static cg_status cg_gl_convert(cg_gl_reader *r, const cg_gl_color_request *q,
 static cg_status cg_gl_cursor(cg_gl_reader *r, const cg_gl_color_request *q, uint8_t *dst,
                               size_t dst_len)
 {
-    if (!q->draw_cursor) return CG_OK;
-    cg_status st = cg_draw_cursor_rgb(dst, dst_len, q->dst_w, q->dst_h, q->cursor_x,
-                                      q->cursor_y);
+    if (!q->cursor.draw) return CG_OK;
+    cg_status st = cg_draw_cursor_rgb(dst, dst_len, q->dst_w, q->dst_h, q->cursor.x,
+                                      q->cursor.y);
     if (st != CG_OK) return cg_gl_fail(r, st, "cg_draw_cursor_rgb: %s", cg_strerror(st));
     return CG_OK;
 }
@@ -458,7 +458,7 @@ static cg_status cg_gl_color_bands(cg_gl_reader *r, const cg_gl_color_request *q
         GLC(r, glReadPixels(0, y0, w, n, GL_RGBA, GL_UNSIGNED_BYTE, r->scratch));
         cg_gl_color_request b = *q;
         b.tex_h = b.dst_h = n;
-        b.draw_cursor = 0;
+        b.cursor.draw = 0;
         CG_TRY(cg_gl_convert(r, &b, r->scratch, w, n, dst + (size_t)y0 * drow,
                              (size_t)n * drow));
     }

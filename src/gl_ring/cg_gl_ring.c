@@ -438,7 +438,7 @@ static cg_status rgb_ubo(cg_gl_ring *r, GLuint *buf, const void *data, size_t by
 /* The frame's parameters: the texture's size, the slot's, GL's rows
  * (bottom first: the RAW path's flip is 0), the cursor by the wire
  * format's rule (a hot spot outside the target draws nothing). */
-static gr_params rgb_params(const cg_gl_ring *r, const cg_vk_ring_cursor *cursor)
+static gr_params rgb_params(const cg_gl_ring *r, const cg_cursor *cursor)
 {
     gr_params p;
     memset(&p, 0, sizeof p);
@@ -485,7 +485,7 @@ static cg_status rgb_setup(cg_gl_ring *r)
 
 /* The slot's pixels by one dispatch, the state restored by the reader. */
 static cg_status rgb_dispatch(cg_gl_ring *r, unsigned texture, uint32_t slot,
-                              const cg_vk_ring_cursor *cursor)
+                              const cg_cursor *cursor)
 {
     cg_gl_dispatch gd;
     memset(&gd, 0, sizeof gd);
@@ -778,14 +778,14 @@ cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[C
 
 /* The frame into the claimed slot: the pack, or the RGB dispatch. */
 static cg_status write_slot(cg_gl_ring *r, unsigned texture, uint32_t slot,
-                            const cg_vk_ring_cursor *cursor)
+                            const cg_cursor *cursor)
 {
     if (r->program) return rgb_dispatch(r, texture, slot, cursor);
     return cg_gl_read_rgba_to_buffer(r->reader, texture, r->d.width, r->d.height, r->buffer[slot]);
 }
 
 cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
-                                    const cg_vk_ring_cursor *cursor,
+                                    const cg_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE])
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);

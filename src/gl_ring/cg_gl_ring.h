@@ -151,7 +151,7 @@ cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[C
  * also needs the texture's level 0 to be GL_RGBA8 or GL_RGB8, not sRGB
  * (CG_E_BAD_TEXTURE). */
 cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
-                                    const cg_vk_ring_cursor *cursor,
+                                    const cg_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE]);
 
 /* The descriptor with frame 0 (cg_vk_ring_template). */

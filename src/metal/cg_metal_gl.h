@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "cg_cursor.h"
 #include "cg_metal.h"
 
 #ifdef __cplusplus
@@ -43,8 +44,8 @@ cg_status cg_metal_gl_export_port(cg_metal_gl *g, int pid, uint32_t *port);
 
 /* Copy color texture `src_texture` (GL_TEXTURE_2D, any size; scaled with
  * GL_NEAREST when it differs) into the surface, then draw the 16x16 cursor
- * at (cursor_x, cursor_y) target pixels from the top-left when draw_cursor
- * is set. Finishes the GL work before returning, so the surface is complete
+ * at (cursor->x, cursor->y) target pixels from the top-left when cursor
+ * (may be NULL) is set to draw. Finishes the GL work before returning, so the surface is complete
  * for the consumer. Restores the bindings and state it touches (read/draw
  * framebuffer, 2D texture binding, scissor test and box, clear color,
  * color mask).
@@ -52,7 +53,7 @@ cg_status cg_metal_gl_export_port(cg_metal_gl *g, int pid, uint32_t *port);
  * (none current, or not the one of create), CG_E_BAD_TEXTURE (not a
  * complete color texture), CG_E_GL. */
 cg_status cg_metal_gl_capture(cg_metal_gl *g, uint32_t src_texture, int w, int h,
-                              int draw_cursor, int cursor_x, int cursor_y);
+                              const cg_cursor *cursor);
 
 /* The surface (for its bytes per row, handle). Owned by g. */
 const cg_metal_surface *cg_metal_gl_surface(const cg_metal_gl *g);

@@ -296,7 +296,7 @@ static cg_status blit_frame(cg_metal_gl *g, GLuint tex, int draw, int cx, int cy
 }
 
 cg_status cg_metal_gl_capture(cg_metal_gl *g, uint32_t src_texture, int w, int h,
-                              int draw_cursor_flag, int cursor_x, int cursor_y)
+                              const cg_cursor *cursor)
 {
     if (g == NULL) return CG_E_INVALID_ARG;
     cg_err_clear(&g->err);
@@ -313,7 +313,8 @@ cg_status cg_metal_gl_capture(cg_metal_gl *g, uint32_t src_texture, int w, int h
     saved_state saved;
     drain_gl_errors();
     save_state(&saved);
-    cg_status st = blit_frame(g, (GLuint)src_texture, draw_cursor_flag, cursor_x, cursor_y);
+    cg_status st = blit_frame(g, (GLuint)src_texture, cursor && cursor->draw, cursor ? cursor->x : 0,
+                                cursor ? cursor->y : 0);
     restore_state(&saved);
     return st;
 }

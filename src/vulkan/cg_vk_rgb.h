@@ -32,7 +32,8 @@
 
 #include "cg_err.h"
 #include "cg_status.h"
-#include "cg_vk_ring.h" /* cg_vk_ring_cursor */
+#include "cg_cursor.h"
+#include "cg_vk_ring.h"
 #include "cg_zc_proto.h"
 
 typedef struct cg_vk_rgb cg_vk_rgb;
@@ -83,6 +84,6 @@ cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err);
  * constants bound to the ring's. cg_vk_rgb_prepare(src) must have
  * succeeded. */
 void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage src,
-                      VkImageLayout src_layout, const cg_vk_ring_cursor *cursor, int acquire);
+                      VkImageLayout src_layout, const cg_cursor *cursor, int acquire);
 
 #endif /* CG_VK_RGB_H */

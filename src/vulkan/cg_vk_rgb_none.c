@@ -24,7 +24,7 @@ cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err)
 }
 
 void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage src,
-                      VkImageLayout src_layout, const cg_vk_ring_cursor *cursor, int acquire)
+                      VkImageLayout src_layout, const cg_cursor *cursor, int acquire)
 {
     (void)g, (void)cmd, (void)slot, (void)src, (void)src_layout, (void)cursor, (void)acquire;
 }

@@ -59,7 +59,7 @@ typedef struct ring_slot {
     VkImage rec_src;
     VkImageLayout rec_layout;
     int rec_acquire; /* recorded with the acquire from the external family */
-    cg_vk_ring_cursor rec_cursor; /* RGB8: the cursor recorded */
+    cg_cursor rec_cursor; /* RGB8: the cursor recorded */
 } ring_slot;
 
 struct cg_vk_ring {
@@ -109,7 +109,7 @@ struct cg_vk_ring {
     int failed;
     VkBufferUsageFlags usage; /* of the slot buffers */
     cg_vk_rgb *rgb;           /* RGB8 slot format: the compute pass (cg_vk_rgb.c) */
-    cg_vk_ring_cursor cursor; /* the frame being recorded's */
+    cg_cursor cursor; /* the frame being recorded's */
 };
 
 #define RING_CHECK(r, expr) cg_vk_check_result(&(r)->err, (expr), #expr, __FILE__, __LINE__)
@@ -918,7 +918,7 @@ static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayo
 
 /* Per-frame cursor (RGB8 only) and the source's view (RGB8), before a
  * slot is claimed: neither failure consumes a frame or fails the ring. */
-static cg_status frame_inputs(cg_vk_ring *r, VkImage src, const cg_vk_ring_cursor *cursor)
+static cg_status frame_inputs(cg_vk_ring *r, VkImage src, const cg_cursor *cursor)
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
     if (r->d.external_writer)
@@ -950,7 +950,7 @@ cg_status cg_vk_ring_record(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
 }
 
 cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
-                                    const cg_vk_ring_cursor *cursor,
+                                    const cg_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE])
 {
     uint32_t slot = 0;
@@ -964,7 +964,7 @@ cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout sr
 }
 
 cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
-                                   VkImageLayout src_layout, const cg_vk_ring_cursor *cursor,
+                                   VkImageLayout src_layout, const cg_cursor *cursor,
                                    uint8_t desc_out[CG_ZC_DESC_SIZE])
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);

@@ -42,6 +42,7 @@
 
 #include <stdint.h>
 
+#include "cg_cursor.h"
 #include "cg_err.h"
 #include "cg_status.h"
 #include "cg_zc_proto.h"
@@ -68,14 +69,6 @@ typedef enum cg_vk_slot_format {
      * more). */
     CG_VK_SLOT_RGB8 = 1
 } cg_vk_slot_format;
-
-/* The cursor of one frame, as the RAW path takes it (wire format,
- * "Cursor"): drawn when draw is nonzero and the hot spot (x, y), in target
- * pixels from the top-left, lies inside the target; any int is valid. */
-typedef struct cg_vk_ring_cursor {
-    int draw;
-    int x, y;
-} cg_vk_ring_cursor;
 
 #define CG_VK_RING_DEFAULT_SLOTS 3
 
@@ -194,17 +187,17 @@ cg_status cg_vk_ring_publish(cg_vk_ring *r, VkImage src, VkImageLayout src_layou
 cg_status cg_vk_ring_record(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
                             VkImageLayout src_layout, uint8_t desc_out[CG_ZC_DESC_SIZE]);
 
-/* The same two, with this frame's cursor (NULL: none). A cursor to draw
+/* The same two, with this frame's cursor (cg_cursor.h; NULL: none). A cursor to draw
  * needs the RGB8 slot format (CG_E_INVALID_ARG otherwise). In fence mode
  * with RGB8, `cmd`'s compute pipeline, descriptor sets and push constants
  * are the ring's afterwards (the game rebinds its own); record outside a
  * render pass. CG_E_INVALID_ARG when an RGB8 ring is given a ninth
  * distinct image (the frame is not recorded; the ring stays usable). */
 cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
-                                    const cg_vk_ring_cursor *cursor,
+                                    const cg_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE]);
 cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
-                                   VkImageLayout src_layout, const cg_vk_ring_cursor *cursor,
+                                   VkImageLayout src_layout, const cg_cursor *cursor,
                                    uint8_t desc_out[CG_ZC_DESC_SIZE]);
 
 /* ---- an external writer (the GL producer, cg_gl_ring.h) ------------------

@@ -32,10 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p.dst_h = take(&data, &size);
     int pad = take(&data, &size);
     int flags = take(&data, &size);
-    p.cursor_x = take(&data, &size);
-    p.cursor_y = take(&data, &size);
+    p.cursor.x = take(&data, &size);
+    p.cursor.y = take(&data, &size);
     p.flip = flags & 1;
-    p.draw_cursor = flags & 2;
+    p.cursor.draw = flags & 2;
     p.filter = (cg_filter)((flags >> 2) & 3); /* 2 and 3 are invalid */
     p.src_stride = (size_t)(p.src_w > 0 ? p.src_w : 0) * 4 + (size_t)(pad & 0x1f);
 

@@ -307,7 +307,7 @@ static void oracle_box(const cg_convert_params *p, uint8_t *out)
     }
 #undef SAT
     free(sat);
-    if (p->draw_cursor) spec_overlay_cursor(out, p->dst_w, p->dst_h, p->cursor_x, p->cursor_y);
+    if (p->cursor.draw) spec_overlay_cursor(out, p->dst_w, p->dst_h, p->cursor.x, p->cursor.y);
 }
 
 /* Shapes where source or destination is one pixel thin, up- and
@@ -342,9 +342,9 @@ START_TEST(box_matches_definition)
     const int cursors[][3] = {{0, 0, 0}, {1, -3, -5}, {1, dw / 2, dh / 2}, {1, dw - 4, dh - 3}};
     for (int k = 0; k < 4; k++) {
         p.flip = k & 1;
-        p.draw_cursor = cursors[k][0];
-        p.cursor_x = cursors[k][1];
-        p.cursor_y = cursors[k][2];
+        p.cursor.draw = cursors[k][0];
+        p.cursor.x = cursors[k][1];
+        p.cursor.y = cursors[k][2];
         oracle_box(&p, want);
         expect(&p, want, n);
     }
@@ -361,9 +361,9 @@ static void cursor3(int cx, int cy, const uint8_t want[27])
     uint8_t src[3 * 3 * 4];
     memset(src, G, sizeof src);
     cg_convert_params p = params(src, 12, 3, 3, 3, 3);
-    p.draw_cursor = 1;
-    p.cursor_x = cx;
-    p.cursor_y = cy;
+    p.cursor.draw = 1;
+    p.cursor.x = cx;
+    p.cursor.y = cy;
     expect(&p, want, 27);
 }
 
@@ -429,7 +429,7 @@ START_TEST(cursor_after_resize_and_flip)
     uint8_t *src = coord_image(4, 4, 16);
     cg_convert_params p = params(src, 16, 4, 4, 2, 2);
     p.flip = 1;
-    p.draw_cursor = 1;
+    p.cursor.draw = 1;
     expect(&p, want, sizeof want);
     free(src);
 }
@@ -463,7 +463,7 @@ START_TEST(cursor_lower_rows_golden)
             if (rows[r][c] != '.')
                 memset(want + ((size_t)(5 - r) * 16 + (size_t)c) * 3, rows[r][c] == 'B' ? 0 : W, 3);
     cg_convert_params p = params(src, 16 * 4, 16, 16, 16, 16);
-    p.draw_cursor = 1;
+    p.cursor.draw = 1;
     expect(&p, want, sizeof want);
 }
 END_TEST
@@ -487,9 +487,9 @@ static void cursor_at(int cx, int cy)
     memset(src, G, sizeof src);
     cursor_golden(want, cx, cy);
     cg_convert_params p = params(src, CW * 4, CW, CH, CW, CH);
-    p.draw_cursor = 1;
-    p.cursor_x = cx;
-    p.cursor_y = cy;
+    p.cursor.draw = 1;
+    p.cursor.x = cx;
+    p.cursor.y = cy;
     expect(&p, want, sizeof want);
 }
 

@@ -64,9 +64,9 @@ static void random_case(uint32_t seed, int max_side)
     p.src_stride = (size_t)p.src_w * 4 + (size_t)pick(&s, 0, 2) * (size_t)pick(&s, 0, 37);
     p.flip = pick(&s, 0, 1);
     p.filter = pick(&s, 0, 4) == 0 ? CG_FILTER_BOX : CG_FILTER_NEAREST;
-    p.draw_cursor = pick(&s, 0, 1);
-    p.cursor_x = pick(&s, -20, p.dst_w + 4);
-    p.cursor_y = pick(&s, -20, p.dst_h + 4);
+    p.cursor.draw = pick(&s, 0, 1);
+    p.cursor.x = pick(&s, -20, p.dst_w + 4);
+    p.cursor.y = pick(&s, -20, p.dst_h + 4);
     /* Exact extent: the last row ends at its last pixel, not at the stride. */
     size_t len = p.src_stride * (size_t)(p.src_h - 1) + (size_t)p.src_w * 4;
     uint8_t *src = malloc(len);
@@ -140,9 +140,9 @@ START_TEST(game_sizes)
     p.dst_w = k[2];
     p.dst_h = k[3];
     p.flip = 1;
-    p.draw_cursor = 1;
-    p.cursor_x = k[2] / 2;
-    p.cursor_y = k[3] - 5;
+    p.cursor.draw = 1;
+    p.cursor.x = k[2] / 2;
+    p.cursor.y = k[3] - 5;
     compare_levels(&p);
     free(src);
 }

@@ -90,7 +90,7 @@ static void run_size(int w, int h, int frames)
     for (int f = 0; f < frames && !bad; f++) {
         zc_pattern(want, w, h, f);
         upload(tex, w, h, want);
-        cg_gl_cuda_frame fr = {tex, 0, 0, 0};
+        cg_gl_cuda_frame fr = {tex, {0, 0, 0}};
         st = cg_gl_cuda_capture(g, &fr);
         CHECK(st == CG_OK, "capture: %s", cg_gl_cuda_last_error(g));
         bad = !compare(g, want, w, h, got);
@@ -101,7 +101,7 @@ static void run_size(int w, int h, int frames)
     for (int i = 0; i < 4; i++) {
         zc_pattern(want, w, h, 100 + i);
         upload(tex, w, h, want);
-        cg_gl_cuda_frame fr = {tex, 1, spots[i][0], spots[i][1]};
+        cg_gl_cuda_frame fr = {tex, {1, spots[i][0], spots[i][1]}};
         CHECK(cg_gl_cuda_capture(g, &fr) == CG_OK, "cursor capture");
         draw_expected_cursor(want, w, h, spots[i][0], spots[i][1]);
         CHECK(compare(g, want, w, h, got), "%dx%d cursor at (%d,%d) differs", w, h, spots[i][0],
@@ -114,25 +114,25 @@ static void run_size(int w, int h, int frames)
     for (int y = 0; y < h; y++)
         memcpy(want + (size_t)y * (size_t)w * 4, bigpx + (size_t)y * (size_t)(w + 3) * 4,
                (size_t)w * 4);
-    cg_gl_cuda_frame fb = {big, 0, 0, 0};
+    cg_gl_cuda_frame fb = {big, {0, 0, 0}};
     CHECK(cg_gl_cuda_capture(g, &fb) == CG_OK, "larger texture: %s", cg_gl_cuda_last_error(g));
     CHECK(compare(g, want, w, h, got), "larger texture: region differs");
     /* Register every frame (the predecessor's pattern): same bytes. */
     cg_gl_cuda_set_register_every_frame(g, 1);
     zc_pattern(want, w, h, 9);
     upload(tex, w, h, want);
-    cg_gl_cuda_frame ft = {tex, 0, 0, 0};
+    cg_gl_cuda_frame ft = {tex, {0, 0, 0}};
     CHECK(cg_gl_cuda_capture(g, &ft) == CG_OK && compare(g, want, w, h, got),
           "register-every-frame capture");
     cg_gl_cuda_set_register_every_frame(g, 0);
     /* Refused textures; the context stays usable. */
     GLuint small = texture(w > 1 ? w - 1 : 1, h, GL_RGBA8, NULL);
-    cg_gl_cuda_frame fs = {small, 0, 0, 0};
+    cg_gl_cuda_frame fs = {small, {0, 0, 0}};
     if (w > 1) CHECK(cg_gl_cuda_capture(g, &fs) == CG_E_BAD_TEXTURE, "too small texture");
     GLuint f16 = texture(w, h, GL_RGBA16F, NULL);
-    cg_gl_cuda_frame ff = {f16, 0, 0, 0};
+    cg_gl_cuda_frame ff = {f16, {0, 0, 0}};
     CHECK(cg_gl_cuda_capture(g, &ff) == CG_E_BAD_TEXTURE, "RGBA16F texture");
-    cg_gl_cuda_frame fn = {424242, 0, 0, 0};
+    cg_gl_cuda_frame fn = {424242, {0, 0, 0}};
     CHECK(cg_gl_cuda_capture(g, &fn) == CG_E_BAD_TEXTURE, "not a texture");
     CHECK(cg_gl_cuda_capture(g, &ft) == CG_OK && compare(g, want, w, h, got), "usable afterwards");
     printf("GL->CUDA %dx%d: %d frames, cursor, re-registration %s\n", w, h, frames,
@@ -157,7 +157,7 @@ int main(void)
     printf("%s\n", cg_egl_headless_describe(ctx));
     cg_gl_cuda *g = NULL;
     cg_gl_cuda_create(&g);
-    cg_gl_cuda_frame f0 = {1, 0, 0, 0};
+    cg_gl_cuda_frame f0 = {1, {0, 0, 0}};
     CHECK(cg_gl_cuda_capture(g, &f0) == CG_E_NOT_INITIALIZED, "capture before init");
     cg_gl_cuda_destroy(g);
     run_size(640, 360, 30);

@@ -47,8 +47,8 @@ enum { STEPS = 5 };
 
 static cg_status step(int k, cg_gl_reader **r, uint8_t *rgb, size_t rgb_len, float *depth)
 {
-    cg_gl_color_request resize = {g_s.color, W, H, DW, DH, CG_FILTER_NEAREST, 0, 0, 0};
-    cg_gl_color_request same = {g_s.color, W, H, W, H, CG_FILTER_NEAREST, 1, 3, 2};
+    cg_gl_color_request resize = {g_s.color, W, H, DW, DH, CG_FILTER_NEAREST, {0, 0, 0}};
+    cg_gl_color_request same = {g_s.color, W, H, W, H, CG_FILTER_NEAREST, {1, 3, 2}};
     const uint8_t *px = NULL;
     switch (k) {
     case 0: {

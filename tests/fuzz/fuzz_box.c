@@ -30,10 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p.dst_w = dim(data + 4);
     p.dst_h = dim(data + 6);
     p.flip = data[8] & 1;
-    p.draw_cursor = (data[8] >> 1) & 1;
+    p.cursor.draw = (data[8] >> 1) & 1;
     p.filter = CG_FILTER_BOX;
-    p.cursor_x = (int)((int64_t)(int8_t)data[9] * p.dst_w / 128);
-    p.cursor_y = (int)((int64_t)(int8_t)data[10] * p.dst_h / 128);
+    p.cursor.x = (int)((int64_t)(int8_t)data[9] * p.dst_w / 128);
+    p.cursor.y = (int)((int64_t)(int8_t)data[10] * p.dst_h / 128);
     data += 11;
     size -= 11;
     if ((int64_t)p.src_w * p.src_h > (1 << 18) || (int64_t)p.dst_w * p.dst_h > (1 << 20)) return 0;

@@ -96,7 +96,7 @@ static void check_color(cg_gl_reader *r, gl_scene *s, int dst_w, int dst_h)
     size_t len = (size_t)dst_w * (size_t)dst_h * 3;
     uint8_t *got = malloc(len);
     ck_assert_ptr_nonnull(got);
-    cg_gl_color_request rq = {s->color, s->w, s->h, dst_w, dst_h, CG_FILTER_NEAREST, 0, 0, 0};
+    cg_gl_color_request rq = {s->color, s->w, s->h, dst_w, dst_h, CG_FILTER_NEAREST, {0, 0, 0}};
     int lag = -1;
     cg_status st = cg_gl_read_color(r, &rq, got, len, &lag);
     ck_assert_msg(st == CG_OK, "read %dx%d -> %dx%d: %s (%s)", s->w, s->h, dst_w, dst_h,
@@ -182,7 +182,7 @@ START_TEST(ring_returns_older_frames)
     for (int k = 0; k < 12; k++) {
         const uint8_t c[3] = {(uint8_t)k, (uint8_t)(2 * k), (uint8_t)(3 * k)};
         ck_assert_int_eq(gl_scene_draw_color(&s, c, NULL, 0), 0);
-        cg_gl_color_request rq = {s.color, s.w, s.h, 16, 9, CG_FILTER_NEAREST, 0, 0, 0};
+        cg_gl_color_request rq = {s.color, s.w, s.h, 16, 9, CG_FILTER_NEAREST, {0, 0, 0}};
         int lag = -1;
         cg_status st = cg_gl_read_color(r, &rq, got, sizeof got, &lag);
         ck_assert_msg(st == CG_OK, "%s", cg_gl_reader_last_error(r));
@@ -215,7 +215,7 @@ START_TEST(ring_matches_sync_content)
             int n = scene_quads(s.w, s.h, q);
             ck_assert_int_eq(gl_scene_draw_color(&s, k_clear, q, n), 0);
             uint8_t got[40 * 24 * 3];
-            cg_gl_color_request rq = {s.color, s.w, s.h, s.w, s.h, CG_FILTER_NEAREST, 0, 0, 0};
+            cg_gl_color_request rq = {s.color, s.w, s.h, s.w, s.h, CG_FILTER_NEAREST, {0, 0, 0}};
             ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_OK);
             /* The first call after the resize returns the previous frame,
              * rendered at the old size, resized to the new target. */
@@ -348,7 +348,7 @@ START_TEST(state_is_preserved)
         cg_gl_reader *r = new_reader_with(ring, ring ? CG_GL_PACK_AUTO : (cg_gl_pack)mode, 0);
         uint8_t got[37 * 19 * 3];
         float depth[37 * 19];
-        cg_gl_color_request rq = {s.color, s.w, s.h, s.w, s.h, CG_FILTER_NEAREST, 0, 0, 0};
+        cg_gl_color_request rq = {s.color, s.w, s.h, s.w, s.h, CG_FILTER_NEAREST, {0, 0, 0}};
         /* First calls create the framebuffers; later ones reuse them. */
         for (int k = 0; k < 3; k++) {
             ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_OK);
@@ -362,7 +362,7 @@ START_TEST(state_is_preserved)
         expect_scene(got, s.w, s.h, q, n, s.w, s.h);
         /* A failing call restores too. */
         ck_assert_int_eq(cg_gl_read_color(r, &(cg_gl_color_request){s.color, 999, 999, 4, 4,
-                                                                   CG_FILTER_NEAREST, 0, 0, 0},
+                                                                   CG_FILTER_NEAREST, {0, 0, 0}},
                                           got, sizeof got, NULL),
                          CG_E_BAD_TEXTURE);
         query_state(&after);
@@ -407,7 +407,7 @@ START_TEST(ten_thousand_captures_flat_rss)
     cg_gl_reader *sync = new_reader(0), *ring = new_reader(3);
     static uint8_t out[160 * 90 * 3];
     static float depth[160 * 90];
-    cg_gl_color_request rq = {s.color, s.w, s.h, 84, 84, CG_FILTER_NEAREST, 1, 5, 5};
+    cg_gl_color_request rq = {s.color, s.w, s.h, 84, 84, CG_FILTER_NEAREST, {1, 5, 5}};
     long base = 0;
     for (int i = 0; i < 10000 + 200; i++) {
         if (i == 200) base = rss_kib();
@@ -439,7 +439,7 @@ START_TEST(errors_are_statuses)
     uint8_t got[16 * 8 * 3];
     float depth[16 * 8];
     memset(got, 0xAB, sizeof got);
-    cg_gl_color_request ok = {s.color, 16, 8, 16, 8, CG_FILTER_NEAREST, 0, 0, 0};
+    cg_gl_color_request ok = {s.color, 16, 8, 16, 8, CG_FILTER_NEAREST, {0, 0, 0}};
     cg_gl_color_request rq = ok;
 
     /* Arguments, before any GL call. */
@@ -588,7 +588,7 @@ static void check_mode_case(cg_gl_reader *r, gl_scene *s, int dst_w, int dst_h, 
         }
     }
     if (draw) overlay_cursor(want, dst_w, dst_h, cx, cy);
-    cg_gl_color_request rq = {s->color, s->w, s->h, dst_w, dst_h, CG_FILTER_NEAREST, draw, cx, cy};
+    cg_gl_color_request rq = {s->color, s->w, s->h, dst_w, dst_h, CG_FILTER_NEAREST, {draw, cx, cy}};
     cg_status st = cg_gl_read_color(r, &rq, got, len, NULL);
     ck_assert_msg(st == CG_OK, "%dx%d -> %dx%d: %s (%s)", s->w, s->h, dst_w, dst_h,
                   cg_strerror(st), cg_gl_reader_last_error(r));
@@ -719,7 +719,7 @@ START_TEST(destroy_in_other_context_keeps_its_objects)
         cg_gl_reader *r = new_reader_with(ring, CG_GL_PACK_PBO, 0);
         uint8_t got[8 * 8 * 3];
         float depth[8 * 8];
-        cg_gl_color_request rq = {s.color, 8, 8, 8, 8, CG_FILTER_NEAREST, 0, 0, 0};
+        cg_gl_color_request rq = {s.color, 8, 8, 8, 8, CG_FILTER_NEAREST, {0, 0, 0}};
         ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, NULL), CG_OK);
         ck_assert_int_eq(cg_gl_read_depth(r, s.depth, 8, 8, NULL, depth, 8 * 8), CG_OK);
 
@@ -946,7 +946,7 @@ static void check_hostile(int i, int compat)
         uint8_t got[W * H * 3 + 8];
         for (int k = 0; k < 2; k++) { /* creating the objects, then reusing them */
             memset(got, 0xCD, sizeof got);
-            cg_gl_color_request rq = {col.color, W, H, W, H, CG_FILTER_NEAREST, 0, 0, 0};
+            cg_gl_color_request rq = {col.color, W, H, W, H, CG_FILTER_NEAREST, {0, 0, 0}};
             cg_status st = cg_gl_read_color(r, &rq, got, W * H * 3, NULL);
             ck_assert_msg(st == CG_OK, "%s, %s: %s", h->name, cg_gl_pack_name(modes[m].pack),
                           cg_gl_reader_last_error(r));

@@ -71,7 +71,7 @@ int main(void)
 
     cg_gl_reader *r = NULL;
     uint8_t got[5 * 3 * 3];
-    cg_gl_color_request rq = {tex, 5, 3, 5, 3, CG_FILTER_NEAREST, 0, 0, 0};
+    cg_gl_color_request rq = {tex, 5, 3, 5, 3, CG_FILTER_NEAREST, {0, 0, 0}};
     if (cg_gl_reader_create(NULL, &r) != CG_OK) return fail("reader");
     cg_status st = cg_gl_read_color(r, &rq, got, sizeof got, NULL);
     if (st != CG_OK) {

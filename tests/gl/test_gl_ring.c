@@ -664,7 +664,7 @@ static int read_slot_gl(const cg_gl_ring_info *gi, uint32_t slot, uint8_t *out, 
  * the frame matched. */
 static int rgb_frame(cg_gl_ring *r, const cg_gl_ring_info *gi, const cg_vk_ring_info *vi,
                      gl_scene *sc, const sweep_size *z, const uint8_t *rgba, int dw, int dh,
-                     const cg_vk_ring_cursor *cur, uint8_t *desc, uint8_t *want, uint8_t *got)
+                     const cg_cursor *cur, uint8_t *desc, uint8_t *want, uint8_t *got)
 {
     cg_status st = cg_gl_ring_publish_cursor(r, sc->color, cur, desc);
     CHECK(st == CG_OK, "%dx%d -> %dx%d cursor (%d,%d,%d): %s %s", z->sw, z->sh, dw, dh, cur->draw,
@@ -730,7 +730,7 @@ static int case_rgb(int mode)
               dh, dd.row_pitch);
         size_t src_bytes = (size_t)z->sw * z->sh * 4, n = (size_t)dw * dh * 3;
         uint8_t *rgba = malloc(src_bytes), *want = malloc(n), *got = malloc(n + 12);
-        cg_vk_ring_cursor cur[10];
+        cg_cursor cur[10];
         int nc = cursors(dw, dh, cur);
         if ((size_t)z->sw * z->sh > 100000) nc = 3; /* 1080p: inside, corner, corner */
         int big = (size_t)z->sw * z->sh > 100000;
@@ -760,7 +760,7 @@ static int case_rgb(int mode)
             for (int f = 0; f < 3; f++) {
                 noise(rgba, src_bytes, (uint32_t)(900 + f));
                 gl_scene_upload(sc.color, z->sw, z->sh, rgba);
-                cg_vk_ring_cursor c1 = {1, 2 + 3 * f, 5};
+                cg_cursor c1 = {1, 2 + 3 * f, 5};
                 rgb_oracle(rgba, z->sw, z->sh, dw, dh, 0, &c1, wants + (size_t)f * n);
                 CHECK(cg_gl_ring_publish_cursor(r, sc.color, &c1, descs[f]) == CG_OK, "learner frame %d", f);
             }
@@ -823,7 +823,7 @@ static int case_rgb_bad_input(void)
     d = ring_desc(32, 16, CG_ZC_MODE_FENCE);
     CHECK(cg_gl_ring_create(&d, &r, &e) == CG_OK, "copy ring: %s", e.text);
     uint8_t desc[CG_ZC_DESC_SIZE];
-    cg_vk_ring_cursor cur = {1, 3, 3}, off = {0, 3, 3};
+    cg_cursor cur = {1, 3, 3}, off = {0, 3, 3};
     cg_zc_desc dd;
     if (r) {
         CHECK(cg_gl_ring_publish_cursor(r, sc.color, &cur, desc) == CG_E_INVALID_ARG &&

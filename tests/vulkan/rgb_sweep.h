@@ -29,9 +29,9 @@ static const sweep_size SIZES[] = {
 /* Cursor positions for a dw x dh target: inside, at the corners and
  * edges, partly outside right/bottom, hot spot outside (nothing drawn), and
  * draw off with the position inside. */
-static inline int cursors(int dw, int dh, cg_vk_ring_cursor out[10])
+static inline int cursors(int dw, int dh, cg_cursor out[10])
 {
-    cg_vk_ring_cursor c[10] = {
+    cg_cursor c[10] = {
         {1, dw / 3, dh / 3}, {1, 0, 0},        {1, dw - 1, dh - 1}, {1, dw - 5, 2},
         {1, 1, dh - 4},      {1, -1, 0},       {1, dw, 0},          {1, 3, dh},
         {0, dw / 2, dh / 2}, {1, -100000, 7},
@@ -44,7 +44,7 @@ static inline int cursors(int dw, int dh, cg_vk_ring_cursor out[10])
  * code: nearest, the RAW flip, the cursor) of an R, G, B, A frame, with
  * its rows reversed to upright: what an RGB slot must hold. 0: done. */
 static inline int rgb_oracle(const uint8_t *rgba, int sw, int sh, int dw, int dh, int flip,
-                             const cg_vk_ring_cursor *cur, uint8_t *out)
+                             const cg_cursor *cur, uint8_t *out)
 {
     size_t row = (size_t)dw * 3, n = row * (size_t)dh;
     uint8_t *raw = malloc(n);
@@ -59,9 +59,9 @@ static inline int rgb_oracle(const uint8_t *rgba, int sw, int sh, int dw, int dh
     p.dst_h = dh;
     p.flip = flip;
     p.filter = CG_FILTER_NEAREST;
-    p.draw_cursor = cur && cur->draw;
-    p.cursor_x = cur ? cur->x : 0;
-    p.cursor_y = cur ? cur->y : 0;
+    p.cursor.draw = cur && cur->draw;
+    p.cursor.x = cur ? cur->x : 0;
+    p.cursor.y = cur ? cur->y : 0;
     cg_status st = cg_convert_with(&p, raw, n, CG_SIMD_SCALAR);
     for (int y = 0; y < dh; y++) memcpy(out + (size_t)y * row, raw + (size_t)(dh - 1 - y) * row, row);
     free(raw);

@@ -61,7 +61,7 @@ static void noise(uint8_t *p, size_t n, uint32_t seed)
  * the frame as R, G, B, A bytes, then the rows reversed. `stored` is what
  * the image holds (B, G, R, A for the BGRA formats). */
 static int expected_slot(const uint8_t *stored, VkFormat fmt, int sw, int sh, int dw, int dh,
-                         int flip, const cg_vk_ring_cursor *cur, uint8_t *out)
+                         int flip, const cg_cursor *cur, uint8_t *out)
 {
     size_t n = (size_t)sw * (size_t)sh * 4;
     uint8_t *rgba = malloc(n);
@@ -97,7 +97,7 @@ static cg_vk_ring_desc ring_desc(VkFormat fmt, int sw, int sh, int dw, int dh, i
  * command buffer, submitted and waited as a game would), then the slot
  * read back. Returns the slot or -1. */
 static int run_frame(cg_vk_ring *r, cg_zc_mode mode, VkImage img, VkImageLayout layout,
-                     const cg_vk_ring_cursor *cur, uint8_t *desc)
+                     const cg_cursor *cur, uint8_t *desc)
 {
     cg_status st;
     if (mode == CG_ZC_MODE_FENCE) {
@@ -175,13 +175,13 @@ static int sweep(cg_zc_mode mode, int reuse)
                 CHECK(info.format == 23 && info.width == (uint32_t)z->dw &&
                           info.height == (uint32_t)z->dh && info.row_pitch == (uint32_t)z->dw * 3,
                       "ring info: format 23, target size, pitch");
-                cg_vk_ring_cursor cur[10];
+                cg_cursor cur[10];
                 int nc = cursors(z->dw, z->dh, cur);
                 if (big) nc = 2;
                 /* With reuse, each cursor twice (the second submits the
                  * recorded commands again) and back to the first. */
                 for (int k = 0; k < nc * (reuse ? 2 : 1) + (reuse ? 1 : 0); k++) {
-                    const cg_vk_ring_cursor *c = &cur[reuse ? (k / 2) % nc : k];
+                    const cg_cursor *c = &cur[reuse ? (k / 2) % nc : k];
                     uint8_t desc[CG_ZC_DESC_SIZE];
                     int slot = run_frame(r, mode, img, lay, c, desc);
                     if (slot < 0) break;
@@ -313,7 +313,7 @@ static int case_bad_input(void)
     for (int i = 0; i < 10; i++)
         CHECK(vkt_upload(&T, img[i], 32, 16, pat, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL) == 0, "upload");
     uint8_t desc[CG_ZC_DESC_SIZE];
-    cg_vk_ring_cursor cur = {1, 2, 2};
+    cg_cursor cur = {1, 2, 2};
     VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
