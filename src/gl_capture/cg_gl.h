@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "cg_cursor.h"
+#include "cg_err.h"
 #include "cg_frame.h"
 #include "cg_status.h"
 
@@ -240,6 +241,16 @@ int cg_gl_has_compute(const char **missing);
  * (GL_RGBA8 or GL_RGB8; not sRGB, which texelFetch would decode): the
  * shader reads stored bytes, as glReadPixels does; CG_E_GL (see cg_gl_reader_last_error; the reader is then failed). */
 cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d);
+
+/* A linked compute program (*program) from GLSL source starting with
+ * "#version 430"; in a GL 3.3 context with the compute extensions
+ * (cg_gl_has_compute) they are named in place of that line. CG_E_GL with
+ * the compile or link log. (cg_gl_compute.c) */
+cg_status cg_gl_compute_program(const char *source, unsigned *program, cg_err *err);
+
+/* A new uniform buffer (*buf) of `bytes` of `data`, through the generic
+ * binding, restored at once. */
+cg_status cg_gl_uniform_buffer(unsigned *buf, const void *data, size_t bytes, cg_err *err);
 
 /* How to linearise depth (cg_depth_linearize); NULL: raw window depth. */
 typedef struct cg_gl_depth_linear {

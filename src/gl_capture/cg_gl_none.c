@@ -79,6 +79,19 @@ cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d)
     return CG_E_UNSUPPORTED;
 }
 
+cg_status cg_gl_compute_program(const char *source, unsigned *program, cg_err *err)
+{
+    (void)source;
+    if (program) *program = 0;
+    return cg_fail(err, CG_E_UNSUPPORTED, "this build has no GL capture");
+}
+
+cg_status cg_gl_uniform_buffer(unsigned *buf, const void *data, size_t bytes, cg_err *err)
+{
+    (void)buf, (void)data, (void)bytes;
+    return cg_fail(err, CG_E_UNSUPPORTED, "this build has no GL capture");
+}
+
 cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
                            const cg_gl_depth_linear *lin, float *dst, size_t dst_count)
 {

@@ -11,6 +11,7 @@
 
 #include "cg_gl.h"
 #include "cg_gl_check.h"
+#include "cg_gl_reader_internal.h"
 
 /* A framebuffer with one texture attached, re-attached only when the
  * texture name or the requested size changes. */
@@ -146,7 +147,7 @@ const char *cg_gl_reader_last_error(const cg_gl_reader *r)
 
 /* Every entry point starts here: a reader whose GL objects are in an
  * unknown state after a failed GL call refuses work until reset. */
-static cg_status cg_gl_usable(cg_gl_reader *r)
+cg_status cg_gl_usable(cg_gl_reader *r)
 {
     if (r->failed)
         return cg_gl_fail(r, CG_E_BAD_STATE,
@@ -156,7 +157,7 @@ static cg_status cg_gl_usable(cg_gl_reader *r)
 }
 
 /* A GL failure leaves the reader failed. */
-static cg_status cg_gl_mark(cg_gl_reader *r, cg_status st)
+cg_status cg_gl_mark(cg_gl_reader *r, cg_status st)
 {
     if (st == CG_E_GL) r->failed = 1;
     return st;
@@ -212,7 +213,7 @@ static unsigned cg_gl_caps(void)
  * them, and make fresh ones in this context. The full check (desktop GL
  * 3.0+, about 2 us in libepoxy) runs once per context; after that only
  * whether GL still answers (a lost context does not). */
-static cg_status cg_gl_enter(cg_gl_reader *r)
+cg_status cg_gl_enter(cg_gl_reader *r)
 {
     void *key = cg_gl_current_key();
     if (key && key == r->gl_ctx && glGetString(GL_VERSION) != NULL) return CG_OK;
@@ -318,7 +319,7 @@ static void cg_gl_restore(const cg_gl_saved *s)
 
 /* The texture must be a GL_TEXTURE_2D at least w x h at level 0. Binds it to
  * GL_TEXTURE_2D of the active unit (restored by cg_gl_restore). */
-static cg_status cg_gl_check_texture(cg_gl_reader *r, GLuint tex, int w, int h, int *format)
+cg_status cg_gl_check_texture(cg_gl_reader *r, GLuint tex, int w, int h, int *format)
 {
     int tw = 0, th = 0;
     CG_TRY(cg_gl_texture_level0(tex, &tw, &th, format, &r->err));
@@ -703,146 +704,14 @@ cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex
     return st;
 }
 
-/* ---- compute dispatch (cg_gl_dispatch_compute) ----------------------------- */
+/* ---- for cg_gl_compute.c (cg_gl_reader_internal.h) ------------------------ */
 
-/* The caller's state a dispatch changes (cg_gl.h lists it). */
-typedef struct cg_gl_saved_compute {
-    GLint program, active_unit, tex2d, sampler, generic_ubo, generic_ssbo;
-    GLint buffer[CG_GL_DISPATCH_BINDINGS];
-    GLint64 start[CG_GL_DISPATCH_BINDINGS], size[CG_GL_DISPATCH_BINDINGS];
-} cg_gl_saved_compute;
-
-/* GL_UNIFORM_BUFFER or GL_SHADER_STORAGE_BUFFER: the queries of its
- * indexed bindings. */
-static void cg_gl_binding_queries(GLenum target, GLenum q[3])
+int cg_gl_reader_can_compute(const cg_gl_reader *r)
 {
-    int ubo = target == GL_UNIFORM_BUFFER;
-    q[0] = ubo ? GL_UNIFORM_BUFFER_BINDING : GL_SHADER_STORAGE_BUFFER_BINDING;
-    q[1] = ubo ? GL_UNIFORM_BUFFER_START : GL_SHADER_STORAGE_BUFFER_START;
-    q[2] = ubo ? GL_UNIFORM_BUFFER_SIZE : GL_SHADER_STORAGE_BUFFER_SIZE;
+    return (r->caps & CG_GL_CAP_COMPUTE) != 0;
 }
 
-/* Leaves unit 0 active. */
-static void cg_gl_save_compute(cg_gl_saved_compute *s, const cg_gl_dispatch *d)
+cg_err *cg_gl_reader_err(cg_gl_reader *r)
 {
-    glGetIntegerv(GL_CURRENT_PROGRAM, &s->program);
-    glGetIntegerv(GL_ACTIVE_TEXTURE, &s->active_unit);
-    glGetIntegerv(GL_UNIFORM_BUFFER_BINDING, &s->generic_ubo);
-    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &s->generic_ssbo);
-    for (int i = 0; i < CG_GL_DISPATCH_BINDINGS; i++) {
-        if (!d->bind[i].target) continue;
-        GLenum q[3];
-        cg_gl_binding_queries(d->bind[i].target, q);
-        glGetIntegeri_v(q[0], d->bind[i].index, &s->buffer[i]);
-        glGetInteger64i_v(q[1], d->bind[i].index, &s->start[i]);
-        glGetInteger64i_v(q[2], d->bind[i].index, &s->size[i]);
-    }
-    glActiveTexture(GL_TEXTURE0);
-    glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->tex2d);
-    glGetIntegerv(GL_SAMPLER_BINDING, &s->sampler);
-}
-
-static void cg_gl_restore_compute(const cg_gl_saved_compute *s, const cg_gl_dispatch *d)
-{
-    glUseProgram((GLuint)s->program);
-    /* Indexed bindings first: binding one also sets the generic binding. */
-    for (int i = 0; i < CG_GL_DISPATCH_BINDINGS; i++) {
-        if (!d->bind[i].target) continue;
-        if (s->buffer[i] && s->size[i] > 0)
-            glBindBufferRange(d->bind[i].target, d->bind[i].index, (GLuint)s->buffer[i],
-                              (GLintptr)s->start[i], (GLsizeiptr)s->size[i]);
-        else
-            glBindBufferBase(d->bind[i].target, d->bind[i].index, (GLuint)s->buffer[i]);
-    }
-    glBindBuffer(GL_UNIFORM_BUFFER, (GLuint)s->generic_ubo);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, (GLuint)s->generic_ssbo);
-    glActiveTexture(GL_TEXTURE0);
-    glBindSampler(0, (GLuint)s->sampler);
-    glBindTexture(GL_TEXTURE_2D, (GLuint)s->tex2d);
-    glActiveTexture((GLenum)s->active_unit);
-    cg_gl_drain_errors();
-}
-
-/* Level 0 holds 8-bit RGB(A) texels that texelFetch returns as stored. An
- * sRGB texture is not one: texelFetch decoded it to linear even with
- * GL_SKIP_DECODE_EXT set on the texture (Mesa 22.3), while glReadPixels
- * gives its stored bytes. */
-static cg_status cg_gl_check_rgba8(cg_gl_reader *r, unsigned tex, int format)
-{
-    switch (format) {
-    case GL_RGBA8: case GL_RGB8: case GL_RGBA: case GL_RGB: return CG_OK;
-    case GL_SRGB8_ALPHA8: case GL_SRGB8:
-        return cg_gl_fail(r, CG_E_BAD_TEXTURE,
-                          "texture %u is sRGB: a compute shader reads it decoded to linear, not "
-                          "as stored (use the plain copy for sRGB targets)",
-                          tex);
-    default:
-        return cg_gl_fail(r, CG_E_BAD_TEXTURE,
-                          "texture %u's internal format 0x%04x is not 8-bit RGB(A) "
-                          "(GL_RGBA8, GL_RGB8 or their sRGB forms)",
-                          tex, (unsigned)format);
-    }
-}
-
-static cg_status cg_gl_run_dispatch(cg_gl_reader *r, const cg_gl_dispatch *d)
-{
-    int format = 0;
-    CG_TRY(cg_gl_check_texture(r, d->texture, d->tex_w, d->tex_h, &format));
-    CG_TRY(cg_gl_check_rgba8(r, d->texture, format));
-    /* One error check for the lot: a glGetError per call would be a round
-     * trip to a threaded driver each. */
-    glUseProgram(d->program);
-    glBindSampler(0, d->sampler);
-    for (int i = 0; i < CG_GL_DISPATCH_BINDINGS; i++)
-        if (d->bind[i].target)
-            glBindBufferBase(d->bind[i].target, d->bind[i].index, d->bind[i].buffer);
-    if (d->update_size) {
-        glBindBuffer(GL_UNIFORM_BUFFER, d->update_buffer);
-        glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)d->update_size, d->update);
-    }
-    glDispatchCompute(d->groups_x, d->groups_y, 1);
-    if (d->barriers) glMemoryBarrier(d->barriers);
-    return cg_gl_check_call(&r->err,
-                            "glUseProgram, glBindSampler, glBindBufferBase, glBufferSubData, "
-                            "glDispatchCompute, glMemoryBarrier",
-                            __FILE__, __LINE__);
-}
-
-int cg_gl_has_compute(const char **missing)
-{
-    static const char *const need[] = {"GL_ARB_compute_shader",
-                                       "GL_ARB_shader_storage_buffer_object",
-                                       "GL_ARB_shading_language_420pack"};
-    const char *dummy;
-    if (!missing) missing = &dummy;
-    *missing = NULL;
-    if (epoxy_gl_version() >= 43) return 1;
-    *missing = "GL 3.3 with GL_ARB_compute_shader";
-    if (epoxy_gl_version() < 33) return 0;
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-        if (!epoxy_has_gl_extension(need[i])) {
-            *missing = need[i];
-            return 0;
-        }
-    *missing = NULL;
-    return 1;
-}
-
-cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d)
-{
-    CG_RETURN_IF(!r || !d || !d->program || !d->groups_x || !d->groups_y, CG_E_INVALID_ARG);
-    CG_TRY(cg_gl_usable(r));
-    CG_TRY(cg_check_dims(d->tex_w, d->tex_h));
-    CG_TRY(cg_gl_enter(r));
-    if (!(r->caps & CG_GL_CAP_COMPUTE))
-        return cg_gl_fail(r, CG_E_UNSUPPORTED,
-                          "a compute dispatch needs GL 4.3 (compute shaders) or GL 3.3 with its "
-                          "extensions; this context is GL %d.%d",
-                          epoxy_gl_version() / 10, epoxy_gl_version() % 10);
-    cg_gl_drain_errors();
-    cg_gl_saved_compute saved;
-    cg_gl_save_compute(&saved, d);
-    cg_status st = cg_gl_run_dispatch(r, d);
-    cg_gl_restore_compute(&saved, d);
-    return cg_gl_mark(r, st);
+    return &r->err;
 }

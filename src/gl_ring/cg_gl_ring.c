@@ -13,37 +13,11 @@
 #include "cg_cursor.h"
 #include "cg_gl.h"
 #include "cg_gl_check.h"
+#include "cg_gl_extmem.h"
 #include "cg_gl_rgb_source.h" /* cg_gl_rgb_source: src/vulkan/cg_vk_rgb.comp's text */
 #include "cg_size.h"
-#include "cg_vk_export.h" /* cg_vk_check_result */
-#include "cg_vk_instance.h"
+#include "cg_vk_device.h" /* cg_vk_own_device_open, CG_VK_CHECK */
 #include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size, cg_vk_rgb_groups: the shader's layout */
-
-/* GL_NV_timeline_semaphore, which Debian 12's libepoxy does not know (values
- * from the Khronos registry's glext.h). */
-#ifndef GL_SEMAPHORE_TYPE_NV
-#define GL_TIMELINE_SEMAPHORE_VALUE_NV 0x9595
-#define GL_SEMAPHORE_TYPE_NV 0x95B3
-#define GL_SEMAPHORE_TYPE_TIMELINE_NV 0x95B5
-#endif
-typedef void (*gr_create_semaphores_nv)(GLsizei n, GLuint *semaphores);
-typedef void (*gr_semaphore_parameteriv_nv)(GLuint semaphore, GLenum pname, const GLint *params);
-
-#define GR_INSTANCE_FUNCS(X)                                                    \
-    X(vkEnumeratePhysicalDevices)                                               \
-    X(vkGetPhysicalDeviceProperties2)                                           \
-    X(vkGetPhysicalDeviceFeatures2)                                             \
-    X(vkGetPhysicalDeviceQueueFamilyProperties)                                 \
-    X(vkEnumerateDeviceExtensionProperties)                                     \
-    X(vkCreateDevice)                                                           \
-    X(vkGetDeviceProcAddr)
-
-#define GR_DEVICE_FUNCS(X)                                                      \
-    X(vkDestroyDevice)                                                          \
-    X(vkGetDeviceQueue)                                                         \
-    X(vkDeviceWaitIdle)                                                         \
-    X(vkCreateSemaphore)                                                        \
-    X(vkDestroySemaphore)
 
 /* The shader's Params block (std140: nine 4-byte members, padded to 48). */
 typedef struct gr_params {
@@ -58,32 +32,16 @@ struct cg_gl_ring {
     cg_zc_mode mode;
     size_t frame_bytes;
     /* Vulkan: the process's own instance (kept for the process's life,
-     * cg_vk_instance.h), the ring's own device */
-    PFN_vkGetInstanceProcAddr gipa;
-#define GR_MEMBER_(fn) PFN_##fn fn;
-    GR_INSTANCE_FUNCS(GR_MEMBER_)
-    GR_DEVICE_FUNCS(GR_MEMBER_)
-#undef GR_MEMBER_
-    PFN_vkGetSemaphoreFdKHR vkGetSemaphoreFdKHR;
-    VkInstance instance;
-    VkPhysicalDevice phys;
-    VkDevice device;
-    VkQueue queue;
-    uint32_t queue_family;
-    int vk_sem_fd, vk_timeline; /* the device has them (enabled) */
-    char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
-    uint8_t uuid[CG_DEVICE_UUID_SIZE];
+     * cg_vk_instance.h), the ring's own device on GL's GPU */
+    cg_vk_own_device own;
     cg_vk_ring *ring;
     /* per slot */
     VkSemaphore vk_sem[CG_ZC_MAX_SLOTS]; /* semaphore mode: GL signals, the bridge waits */
     cg_gl_ring_signal signal;            /* what pick_mode chose (never AUTO) */
     GLuint gl_sem[CG_ZC_MAX_SLOTS];
-    GLuint memobj[CG_ZC_MAX_SLOTS];
-    GLuint buffer[CG_ZC_MAX_SLOTS];
+    cg_gl_imported mem[CG_ZC_MAX_SLOTS]; /* the slots' memory as GL buffers */
     /* GL_NV_timeline_semaphore: the ring's timeline imported into GL */
-    GLuint gl_timeline;
-    gr_create_semaphores_nv glCreateSemaphoresNV;
-    gr_semaphore_parameteriv_nv glSemaphoreParameterivNV;
+    cg_gl_timeline timeline;
     cg_gl_reader *reader;
     /* RGB8 slot format: the compute program, its nearest sampler, the
      * cursor bitmap and, per slot, the parameters of its last dispatch. */
@@ -95,7 +53,6 @@ struct cg_gl_ring {
     int failed;
 };
 
-#define GR_VK(r, expr) CG_TRY(cg_vk_check_result(&(r)->err, (expr), #expr, __FILE__, __LINE__))
 #define GR_GL(r, expr) CG_GL_CALL_AS(&(r)->err, expr, #expr)
 
 /* ---- the device rule ------------------------------------------------------ */
@@ -132,161 +89,14 @@ cg_status cg_gl_ring_match_device(const uint8_t gl_uuid[CG_DEVICE_UUID_SIZE],
                    want, n, n ? list : "none");
 }
 
-/* ---- Vulkan: the library's own instance and device ------------------------ */
-
-static int has_ext(const VkExtensionProperties *e, uint32_t n, const char *name)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (strcmp(e[i].extensionName, name) == 0) return 1;
-    return 0;
-}
-
-static cg_status vk_load(cg_gl_ring *r)
-{
-    cg_vk_instance vk;
-    CG_TRY(cg_vk_instance_get(r->d.vulkan_library, &vk, &r->err));
-    r->gipa = vk.get_instance_proc_addr;
-    r->instance = vk.instance;
-#define GR_LOAD_I_(fn)                                                          \
-    r->fn = (PFN_##fn)r->gipa(r->instance, #fn);                                \
-    if (!r->fn) return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan: %s is missing", #fn);
-    GR_INSTANCE_FUNCS(GR_LOAD_I_)
-#undef GR_LOAD_I_
-    return CG_OK;
-}
-
-/* The physical device whose deviceUUID is GL's. */
-static cg_status vk_pick(cg_gl_ring *r, const uint8_t gl_uuid[CG_DEVICE_UUID_SIZE])
-{
-    uint32_t n = 0;
-    GR_VK(r, r->vkEnumeratePhysicalDevices(r->instance, &n, NULL));
-    if (n > 16) n = 16;
-    VkPhysicalDevice pd[16];
-    uint8_t uuids[16][CG_DEVICE_UUID_SIZE];
-    char names[16][VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
-    const char *name_ptr[16];
-    if (n) {
-        VkResult res = r->vkEnumeratePhysicalDevices(r->instance, &n, pd);
-        if (res != VK_SUCCESS && res != VK_INCOMPLETE)
-            GR_VK(r, res);
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        VkPhysicalDeviceIDProperties idp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-        VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-        p2.pNext = &idp;
-        r->vkGetPhysicalDeviceProperties2(pd[i], &p2);
-        memcpy(uuids[i], idp.deviceUUID, CG_DEVICE_UUID_SIZE);
-        snprintf(names[i], sizeof names[i], "%s", p2.properties.deviceName);
-        name_ptr[i] = names[i];
-    }
-    uint32_t k = 0;
-    CG_TRY(cg_gl_ring_match_device(gl_uuid, (const uint8_t(*)[CG_DEVICE_UUID_SIZE])uuids, name_ptr,
-                                   n, &k, &r->err));
-    r->phys = pd[k];
-    memcpy(r->uuid, uuids[k], CG_DEVICE_UUID_SIZE);
-    memcpy(r->device_name, names[k], sizeof r->device_name); /* both NUL-terminated, 256 */
-    return CG_OK;
-}
-
-static cg_status vk_device(cg_gl_ring *r)
-{
-    uint32_t ne = 0;
-    GR_VK(r, r->vkEnumerateDeviceExtensionProperties(r->phys, NULL, &ne, NULL));
-    VkExtensionProperties *ext = calloc(ne + 1, sizeof *ext);
-    if (!ext) return cg_fail(&r->err, CG_E_NO_MEMORY, "device extension list");
-    VkResult res = r->vkEnumerateDeviceExtensionProperties(r->phys, NULL, &ne, ext);
-    int mem_fd = res == VK_SUCCESS && has_ext(ext, ne, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
-    r->vk_sem_fd = res == VK_SUCCESS && has_ext(ext, ne, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
-    free(ext);
-    if (!mem_fd)
-        return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan device %s lacks %s", r->device_name,
-                       VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
-    VkPhysicalDeviceTimelineSemaphoreFeatures tf = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
-    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    f2.pNext = &tf;
-    r->vkGetPhysicalDeviceFeatures2(r->phys, &f2);
-    r->vk_timeline = r->vk_sem_fd && tf.timelineSemaphore;
-
-    /* Any queue serves: the ring's submits carry no commands. */
-    uint32_t nq = 0;
-    r->vkGetPhysicalDeviceQueueFamilyProperties(r->phys, &nq, NULL);
-    VkQueueFamilyProperties qp[16];
-    if (nq > 16) nq = 16;
-    r->vkGetPhysicalDeviceQueueFamilyProperties(r->phys, &nq, qp);
-    r->queue_family = UINT32_MAX;
-    for (uint32_t i = 0; i < nq && r->queue_family == UINT32_MAX; i++)
-        if (qp[i].queueCount > 0) r->queue_family = i;
-    if (r->queue_family == UINT32_MAX)
-        return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan device %s has no queue", r->device_name);
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    qci.queueFamilyIndex = r->queue_family;
-    qci.queueCount = 1;
-    qci.pQueuePriorities = &prio;
-    const char *names[2] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
-                            VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
-    VkPhysicalDeviceTimelineSemaphoreFeatures on = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
-    on.timelineSemaphore = r->vk_timeline ? VK_TRUE : VK_FALSE;
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    dci.pNext = r->vk_timeline ? &on : NULL;
-    dci.queueCreateInfoCount = 1;
-    dci.pQueueCreateInfos = &qci;
-    dci.enabledExtensionCount = r->vk_sem_fd ? 2 : 1;
-    dci.ppEnabledExtensionNames = names;
-    GR_VK(r, r->vkCreateDevice(r->phys, &dci, NULL, &r->device));
-#define GR_LOAD_D_(fn)                                                          \
-    r->fn = (PFN_##fn)r->vkGetDeviceProcAddr(r->device, #fn);                   \
-    if (!r->fn) return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan: %s is missing", #fn);
-    GR_DEVICE_FUNCS(GR_LOAD_D_)
-#undef GR_LOAD_D_
-    if (r->vk_sem_fd)
-        r->vkGetSemaphoreFdKHR =
-            (PFN_vkGetSemaphoreFdKHR)r->vkGetDeviceProcAddr(r->device, "vkGetSemaphoreFdKHR");
-    r->vkGetDeviceQueue(r->device, r->queue_family, 0, &r->queue);
-    return CG_OK;
-}
-
 /* ---- GL --------------------------------------------------------------------- */
-
-/* A GL entry point libepoxy does not know (GL_NV_timeline_semaphore in
- * Debian 12's), from the window-system library the process already loaded:
- * EGL's eglGetProcAddress, else GLX's glXGetProcAddressARB. */
-typedef void (*gr_gl_fn)(void);
-typedef gr_gl_fn (*gr_get_proc)(const char *);
-
-static gr_gl_fn gl_proc(const char *name)
-{
-    static const char *const getter[2] = {"eglGetProcAddress", "glXGetProcAddressARB"};
-    const char *const *libs[2] = {cg_egl_libs, cg_glx_libs};
-    for (int i = 0; i < 2; i++) {
-        void *sym = cg_gl_loaded_sym(libs[i], getter[i]);
-        if (!sym) continue;
-        gr_get_proc get;
-        memcpy(&get, &sym, sizeof get); /* object -> function pointer, C11-clean */
-        gr_gl_fn fn = get(name);
-        if (fn) return fn;
-    }
-    return NULL;
-}
-
-static int gl_timeline_available(cg_gl_ring *r)
-{
-    if (!epoxy_has_gl_extension("GL_NV_timeline_semaphore")) return 0;
-    gr_gl_fn c = gl_proc("glCreateSemaphoresNV"), p = gl_proc("glSemaphoreParameterivNV");
-    if (!c || !p) return 0;
-    memcpy(&r->glCreateSemaphoresNV, &c, sizeof c);
-    memcpy(&r->glSemaphoreParameterivNV, &p, sizeof p);
-    return 1;
-}
 
 /* Which mode: what GL and Vulkan offer, and what the caller asked. */
 static cg_status pick_mode(cg_gl_ring *r)
 {
     int gl_sem = epoxy_has_gl_extension("GL_EXT_semaphore") &&
                  epoxy_has_gl_extension("GL_EXT_semaphore_fd");
-    int can = gl_sem && r->vk_timeline && r->vkGetSemaphoreFdKHR;
+    int can = gl_sem && r->own.timeline && r->own.vk.vkGetSemaphoreFdKHR;
     if (r->d.mode == CG_ZC_MODE_SEMAPHORE && !can)
         return cg_fail(&r->err, CG_E_UNSUPPORTED,
                        "semaphore mode needs %s: use fence mode",
@@ -295,7 +105,7 @@ static cg_status pick_mode(cg_gl_ring *r)
     r->mode = r->d.mode == CG_ZC_MODE_FENCE || !can ? CG_ZC_MODE_FENCE : CG_ZC_MODE_SEMAPHORE;
     r->signal = r->d.signal;
     if (r->mode != CG_ZC_MODE_SEMAPHORE || r->signal == CG_GL_RING_SIGNAL_BRIDGE) return CG_OK;
-    int timeline = gl_timeline_available(r);
+    int timeline = cg_gl_timeline_available(&r->timeline);
     if (r->signal == CG_GL_RING_SIGNAL_AUTO)
         r->signal = timeline ? CG_GL_RING_SIGNAL_GL_TIMELINE : CG_GL_RING_SIGNAL_BRIDGE;
     else if (!timeline)
@@ -306,134 +116,41 @@ static cg_status pick_mode(cg_gl_ring *r)
 
 /* Slot i's memory as a GL buffer object (and, semaphore mode, its binary
  * semaphore made in Vulkan and imported into GL). */
-static cg_status import_slot(cg_gl_ring *r, uint32_t i, uint64_t slot_size, int dsa)
+static cg_status import_slot(cg_gl_ring *r, uint32_t i, uint64_t slot_size)
 {
     int fd = dup(cg_vk_ring_slot_fd(r->ring, i));
     if (fd < 0) return cg_fail(&r->err, CG_E_PLATFORM, "dup of slot %u's memory fd failed", i);
-    GR_GL(r, glCreateMemoryObjectsEXT(1, &r->memobj[i]));
-    glImportMemoryFdEXT(r->memobj[i], slot_size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
-    cg_status st = cg_gl_check_call(&r->err, "glImportMemoryFdEXT", __FILE__, __LINE__);
-    if (st != CG_OK) {
-        close(fd); /* a failed import does not take the fd */
-        return st;
-    }
-    if (dsa) {
-        GR_GL(r, glCreateBuffers(1, &r->buffer[i]));
-        GR_GL(r, glNamedBufferStorageMemEXT(r->buffer[i], (GLsizeiptr)r->frame_bytes, r->memobj[i], 0));
-    } else {
-        /* Through the pack binding, restored at once. */
-        GLint old = 0;
-        glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &old);
-        glGenBuffers(1, &r->buffer[i]);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, r->buffer[i]);
-        glBufferStorageMemEXT(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)r->frame_bytes, r->memobj[i], 0);
-        st = cg_gl_check_call(&r->err, "glBufferStorageMemEXT", __FILE__, __LINE__);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)old);
-        CG_TRY(st);
-    }
+    CG_TRY(cg_gl_import_buffer(fd, slot_size, r->frame_bytes, &r->mem[i], &r->err));
     if (r->mode != CG_ZC_MODE_SEMAPHORE || r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
         return CG_OK;
+    const cg_vk_device *vk = &r->own.vk;
     VkExportSemaphoreCreateInfo es = {.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
     es.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     si.pNext = &es;
-    GR_VK(r, r->vkCreateSemaphore(r->device, &si, NULL, &r->vk_sem[i]));
+    CG_TRY(CG_VK_CHECK(&r->err, vk->vkCreateSemaphore(vk->device, &si, NULL, &r->vk_sem[i])));
     VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
     gi.semaphore = r->vk_sem[i];
     gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     int sfd = -1;
-    GR_VK(r, r->vkGetSemaphoreFdKHR(r->device, &gi, &sfd));
-    GR_GL(r, glGenSemaphoresEXT(1, &r->gl_sem[i]));
-    glImportSemaphoreFdEXT(r->gl_sem[i], GL_HANDLE_TYPE_OPAQUE_FD_EXT, sfd);
-    st = cg_gl_check_call(&r->err, "glImportSemaphoreFdEXT", __FILE__, __LINE__);
-    if (st != CG_OK) close(sfd);
-    return st;
+    CG_TRY(CG_VK_CHECK(&r->err, vk->vkGetSemaphoreFdKHR(vk->device, &gi, &sfd)));
+    return cg_gl_import_semaphore(sfd, &r->gl_sem[i], &r->err);
 }
 
 /* GL_NV_timeline_semaphore: the ring's timeline semaphore, exported again
  * and imported into GL as a timeline. */
 static cg_status import_timeline(cg_gl_ring *r, VkSemaphore timeline)
 {
+    const cg_vk_device *vk = &r->own.vk;
     VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
     gi.semaphore = timeline;
     gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     int fd = -1;
-    GR_VK(r, r->vkGetSemaphoreFdKHR(r->device, &gi, &fd));
-    const GLint type = GL_SEMAPHORE_TYPE_TIMELINE_NV;
-    r->glCreateSemaphoresNV(1, &r->gl_timeline);
-    r->glSemaphoreParameterivNV(r->gl_timeline, GL_SEMAPHORE_TYPE_NV, &type);
-    glImportSemaphoreFdEXT(r->gl_timeline, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
-    cg_status st = cg_gl_check_call(&r->err, "glImportSemaphoreFdEXT(timeline)", __FILE__, __LINE__);
-    if (st != CG_OK) close(fd);
-    return st;
+    CG_TRY(CG_VK_CHECK(&r->err, vk->vkGetSemaphoreFdKHR(vk->device, &gi, &fd)));
+    return cg_gl_timeline_import(&r->timeline, fd, &r->err);
 }
 
 /* ---- the RGB slot format -------------------------------------------------- */
-
-/* GL_COMPUTE_SHADER from the Vulkan ring's source (its GL form: no VULKAN
- * define), linked into r->program. */
-static cg_status rgb_program(cg_gl_ring *r)
-{
-    GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
-    if (!sh) {
-        cg_gl_drain_errors();
-        return cg_fail(&r->err, CG_E_GL, "glCreateShader(GL_COMPUTE_SHADER) returned 0");
-    }
-    /* GL 4.3 takes the source as it is. An older context with the
-     * extensions that make up compute gets them named in
-     * place of the "#version 430" line (cg_gl_has_compute). */
-    static const char version_line[] = "#version 430\n";
-    static const char extensions[] = "#version 330\n"
-                                     "#extension GL_ARB_compute_shader : require\n"
-                                     "#extension GL_ARB_shader_storage_buffer_object : require\n"
-                                     "#extension GL_ARB_shading_language_420pack : require\n";
-    const GLchar *src[2] = {extensions, cg_gl_rgb_source};
-    int n = 1;
-    if (epoxy_gl_version() >= 43) {
-        src[0] = cg_gl_rgb_source;
-    } else if (strncmp(cg_gl_rgb_source, version_line, sizeof version_line - 1) == 0) {
-        src[1] = cg_gl_rgb_source + sizeof version_line - 1;
-        n = 2;
-    } else {
-        glDeleteShader(sh);
-        return cg_fail(&r->err, CG_E_GL, "the RGB compute shader does not start with %s",
-                       "#version 430");
-    }
-    glShaderSource(sh, n, src, NULL);
-    glCompileShader(sh);
-    GLint ok = 0;
-    char log[512] = "";
-    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        glGetShaderInfoLog(sh, sizeof log, NULL, log);
-        glDeleteShader(sh);
-        return cg_fail(&r->err, CG_E_GL, "the RGB compute shader did not compile: %s", log);
-    }
-    r->program = glCreateProgram();
-    glAttachShader(r->program, sh);
-    glLinkProgram(r->program);
-    glDeleteShader(sh); /* freed with the program */
-    glGetProgramiv(r->program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        glGetProgramInfoLog(r->program, sizeof log, NULL, log);
-        return cg_fail(&r->err, CG_E_GL, "the RGB compute program did not link: %s", log);
-    }
-    return cg_gl_check_call(&r->err, "glLinkProgram(RGB compute)", __FILE__, __LINE__);
-}
-
-/* A uniform buffer with `bytes` of `data`, through the generic binding,
- * restored at once. */
-static cg_status rgb_ubo(cg_gl_ring *r, GLuint *buf, const void *data, size_t bytes)
-{
-    GLint old = 0;
-    glGetIntegerv(GL_UNIFORM_BUFFER_BINDING, &old);
-    glGenBuffers(1, buf);
-    glBindBuffer(GL_UNIFORM_BUFFER, *buf);
-    glBufferData(GL_UNIFORM_BUFFER, (GLsizeiptr)bytes, data, GL_DYNAMIC_DRAW);
-    cg_status st = cg_gl_check_call(&r->err, "glBufferData(GL_UNIFORM_BUFFER)", __FILE__, __LINE__);
-    glBindBuffer(GL_UNIFORM_BUFFER, (GLuint)old);
-    return st;
-}
 
 /* The frame's parameters: the texture's size, the slot's, GL's rows
  * (bottom first: the RAW path's flip is 0), the cursor by the wire
@@ -466,18 +183,18 @@ static cg_status rgb_setup(cg_gl_ring *r)
                        "at most %lld (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)",
                        r->d.target_width, r->d.target_height, r->frame_bytes,
                        (long long)max_block);
-    CG_TRY(rgb_program(r));
+    CG_TRY(cg_gl_compute_program(cg_gl_rgb_source, &r->program, &r->err));
     GR_GL(r, glGenSamplers(1, &r->sampler));
     GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
     GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST));
     uint32_t rows[CG_CURSOR_SIZE]; /* std140 uvec4 rows[4]: the same 16 words */
     cg_cursor_bits(rows);
-    CG_TRY(rgb_ubo(r, &r->cursor_ubo, rows, sizeof rows));
+    CG_TRY(cg_gl_uniform_buffer(&r->cursor_ubo, rows, sizeof rows, &r->err));
     cg_vk_ring_info info;
     cg_vk_ring_get_info(r->ring, &info);
     for (uint32_t i = 0; i < info.slots; i++) {
         r->params[i] = rgb_params(r, NULL);
-        CG_TRY(rgb_ubo(r, &r->params_ubo[i], &r->params[i], sizeof r->params[i]));
+        CG_TRY(cg_gl_uniform_buffer(&r->params_ubo[i], &r->params[i], sizeof r->params[i], &r->err));
     }
     cg_vk_rgb_groups(r->d.target_width, r->d.target_height, &r->groups_x, &r->groups_y);
     return CG_OK;
@@ -501,7 +218,7 @@ static cg_status rgb_dispatch(cg_gl_ring *r, unsigned texture, uint32_t slot,
     gd.bind[0].buffer = r->params_ubo[slot];
     gd.bind[1].target = GL_SHADER_STORAGE_BUFFER;
     gd.bind[1].index = 2;
-    gd.bind[1].buffer = r->buffer[slot];
+    gd.bind[1].buffer = r->mem[slot].buffer;
     gd.bind[2].target = GL_UNIFORM_BUFFER;
     gd.bind[2].index = 3;
     gd.bind[2].buffer = r->cursor_ubo;
@@ -537,32 +254,21 @@ static cg_status setup(cg_gl_ring *r)
                        "(%s) is GL %d.%d without it: use the plain copy",
                        missing, (const char *)glGetString(GL_RENDERER), epoxy_gl_version() / 10,
                        epoxy_gl_version() % 10);
-    const char *need[2] = {"GL_EXT_memory_object", "GL_EXT_memory_object_fd"};
-    for (int i = 0; i < 2; i++)
-        if (!epoxy_has_gl_extension(need[i]))
-            return cg_fail(&r->err, CG_E_UNSUPPORTED,
-                           "this GL driver (%s) lacks %s: zero-copy v2 for GL is not available; "
-                           "the readback and the v1 paths still are",
-                           (const char *)glGetString(GL_RENDERER), need[i]);
-    GLint ndev = 0;
-    GR_GL(r, glGetIntegerv(GL_NUM_DEVICE_UUIDS_EXT, &ndev));
-    if (ndev < 1) return cg_fail(&r->err, CG_E_NO_DEVICE, "GL reports %d device UUIDs", ndev);
-    uint8_t gl_uuid[GL_UUID_SIZE_EXT];
-    GR_GL(r, glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_uuid));
+    uint8_t gl_uuid[CG_DEVICE_UUID_SIZE];
+    CG_TRY(cg_gl_extmem_device(gl_uuid, &r->err));
 
-    CG_TRY(vk_load(r));
-    CG_TRY(vk_pick(r, gl_uuid));
-    CG_TRY(vk_device(r));
+    cg_vk_own_desc od = {r->d.vulkan_library, gl_uuid, cg_gl_ring_match_device};
+    CG_TRY(cg_vk_own_device_open(&od, &r->own, &r->err));
     CG_TRY(pick_mode(r));
 
     cg_vk_ring_desc vd;
     memset(&vd, 0, sizeof vd);
-    vd.instance = r->instance;
-    vd.physical_device = r->phys;
-    vd.device = r->device;
-    vd.get_instance_proc_addr = r->gipa;
-    vd.queue_family = r->queue_family;
-    vd.queue = r->queue;
+    vd.instance = r->own.vk.instance;
+    vd.physical_device = r->own.vk.physical_device;
+    vd.device = r->own.vk.device;
+    vd.get_instance_proc_addr = r->own.vk.vkGetInstanceProcAddr;
+    vd.queue_family = r->own.queue_family;
+    vd.queue = r->own.queue;
     vd.width = r->d.width;
     vd.height = r->d.height;
     vd.format = VK_FORMAT_R8G8B8A8_UNORM;
@@ -587,8 +293,7 @@ static cg_status setup(cg_gl_ring *r)
     cg_vk_ring_info info;
     cg_vk_ring_get_info(r->ring, &info);
 
-    int dsa = epoxy_gl_version() >= 45 || epoxy_has_gl_extension("GL_ARB_direct_state_access");
-    for (uint32_t i = 0; i < info.slots; i++) CG_TRY(import_slot(r, i, info.slot_size, dsa));
+    for (uint32_t i = 0; i < info.slots; i++) CG_TRY(import_slot(r, i, info.slot_size));
     if (r->mode == CG_ZC_MODE_SEMAPHORE && r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
         CG_TRY(import_timeline(r, info.semaphore));
     CG_TRY(cg_gl_reader_create(NULL, &r->reader));
@@ -674,11 +379,10 @@ void cg_gl_ring_destroy(cg_gl_ring *r)
          * imported memory end before it goes. */
         glFinish();
         for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) {
-            if (r->buffer[i]) glDeleteBuffers(1, &r->buffer[i]);
-            if (r->memobj[i]) glDeleteMemoryObjectsEXT(1, &r->memobj[i]);
-            if (r->gl_sem[i]) glDeleteSemaphoresEXT(1, &r->gl_sem[i]);
+            cg_gl_imported_delete(&r->mem[i]);
+            cg_gl_semaphore_delete(&r->gl_sem[i]);
         }
-        if (r->gl_timeline) glDeleteSemaphoresEXT(1, &r->gl_timeline);
+        cg_gl_semaphore_delete(&r->timeline.sem);
         for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++)
             if (r->params_ubo[i]) glDeleteBuffers(1, &r->params_ubo[i]);
         if (r->cursor_ubo) glDeleteBuffers(1, &r->cursor_ubo);
@@ -688,13 +392,12 @@ void cg_gl_ring_destroy(cg_gl_ring *r)
     }
     cg_gl_reader_destroy(r->reader);
     cg_vk_ring_destroy(r->ring); /* waits for its bridge submits */
-    if (r->device) {
-        (void)r->vkDeviceWaitIdle(r->device);
+    if (r->own.vk.device && r->own.vk.vkDestroySemaphore) {
+        (void)r->own.vk.vkDeviceWaitIdle(r->own.vk.device);
         for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++)
-            if (r->vk_sem[i]) r->vkDestroySemaphore(r->device, r->vk_sem[i], NULL);
-        r->vkDestroyDevice(r->device, NULL);
+            if (r->vk_sem[i]) r->own.vk.vkDestroySemaphore(r->own.vk.device, r->vk_sem[i], NULL);
     }
-    /* Not the instance: it is the process's (cg_vk_instance.h says why). */
+    cg_vk_own_device_close(&r->own); /* not the instance: it is the process's */
     free(r);
     (void)cg_gl_binding_restore(&game);
 }
@@ -725,11 +428,11 @@ void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info)
     info->mode = r->mode;
     info->signal = r->signal;
     info->ring = r->ring;
-    snprintf(info->device_name, sizeof info->device_name, "%s", r->device_name);
-    memcpy(info->device_uuid, r->uuid, CG_DEVICE_UUID_SIZE);
-    for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) info->buffers[i] = r->buffer[i];
-    info->device = r->device;
-    info->get_device_proc_addr = r->vkGetDeviceProcAddr;
+    snprintf(info->device_name, sizeof info->device_name, "%s", r->own.name);
+    memcpy(info->device_uuid, r->own.uuid, CG_DEVICE_UUID_SIZE);
+    for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) info->buffers[i] = r->mem[i].buffer;
+    info->device = r->own.vk.device;
+    info->get_device_proc_addr = r->own.vk.vkGetDeviceProcAddr;
 }
 
 cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap)
@@ -746,29 +449,11 @@ cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap)
  * the bridge's wait; fence mode waits on the CPU. */
 static cg_status complete(cg_gl_ring *r, uint32_t slot, uint64_t frame)
 {
-    if (r->mode == CG_ZC_MODE_SEMAPHORE && r->gl_timeline) {
-        const GLuint64 value = frame;
-        GR_GL(r, glSemaphoreParameterui64vEXT(r->gl_timeline, GL_TIMELINE_SEMAPHORE_VALUE_NV, &value));
-        GR_GL(r, glSignalSemaphoreEXT(r->gl_timeline, 1, &r->buffer[slot], 0, NULL, NULL));
-        GR_GL(r, glFlush());
-        return CG_OK;
-    }
-    if (r->mode == CG_ZC_MODE_SEMAPHORE) {
-        GR_GL(r, glSignalSemaphoreEXT(r->gl_sem[slot], 1, &r->buffer[slot], 0, NULL, NULL));
-        GR_GL(r, glFlush());
-        return CG_OK;
-    }
-    GLsync sync = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    CG_TRY(cg_gl_check_call(&r->err, "glFenceSync", __FILE__, __LINE__));
-    if (!sync) return cg_fail(&r->err, CG_E_GL, "glFenceSync returned 0");
-    GLenum w;
-    do {
-        w = glClientWaitSync(sync, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000u);
-    } while (w == GL_TIMEOUT_EXPIRED);
-    glDeleteSync(sync);
-    CG_TRY(cg_gl_check_call(&r->err, "glClientWaitSync", __FILE__, __LINE__));
-    if (w == GL_WAIT_FAILED) return cg_fail(&r->err, CG_E_GL, "glClientWaitSync failed");
-    return CG_OK;
+    if (r->mode == CG_ZC_MODE_SEMAPHORE && r->timeline.sem)
+        return cg_gl_signal_timeline(&r->timeline, frame, r->mem[slot].buffer, &r->err);
+    if (r->mode == CG_ZC_MODE_SEMAPHORE)
+        return cg_gl_signal_semaphore(r->gl_sem[slot], r->mem[slot].buffer, &r->err);
+    return cg_gl_finish_fence(&r->err);
 }
 
 cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[CG_ZC_DESC_SIZE])
@@ -781,7 +466,8 @@ static cg_status write_slot(cg_gl_ring *r, unsigned texture, uint32_t slot,
                             const cg_cursor *cursor)
 {
     if (r->program) return rgb_dispatch(r, texture, slot, cursor);
-    return cg_gl_read_rgba_to_buffer(r->reader, texture, r->d.width, r->d.height, r->buffer[slot]);
+    return cg_gl_read_rgba_to_buffer(r->reader, texture, r->d.width, r->d.height,
+                                     r->mem[slot].buffer);
 }
 
 cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,

@@ -1,12 +1,11 @@
 /*
  * cg_vk_export.c - exportable destination image, fd/semaphore export and
  * the per-frame copy (cg_vk_export.h). Entry points come from the caller's
- * vkGetInstanceProcAddr into a per-context table (volk-style); nothing here
- * links the Vulkan loader or CUDA.
+ * vkGetInstanceProcAddr into a per-context table (cg_vk_device.h); nothing
+ * here links the Vulkan loader or CUDA.
  */
 #include "cg_vk_export.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,45 +13,9 @@
 #include "cg_size.h"
 #include "cg_vk_internal.h"
 
-/* Device-level entry points: X(name, required). */
-#define CG_VK_DEVICE_FUNCS(X)                                                   \
-    X(vkCreateImage)                                                            \
-    X(vkDestroyImage)                                                           \
-    X(vkGetImageMemoryRequirements2)                                            \
-    X(vkAllocateMemory)                                                         \
-    X(vkFreeMemory)                                                             \
-    X(vkBindImageMemory)                                                        \
-    X(vkGetMemoryFdKHR)                                                         \
-    X(vkCreateSemaphore)                                                        \
-    X(vkDestroySemaphore)                                                       \
-    X(vkCreateCommandPool)                                                      \
-    X(vkDestroyCommandPool)                                                     \
-    X(vkAllocateCommandBuffers)                                                 \
-    X(vkBeginCommandBuffer)                                                     \
-    X(vkEndCommandBuffer)                                                       \
-    X(vkResetCommandBuffer)                                                     \
-    X(vkCmdPipelineBarrier)                                                     \
-    X(vkCmdCopyImage)                                                           \
-    X(vkGetDeviceQueue)                                                         \
-    X(vkQueueSubmit)                                                            \
-    X(vkCreateFence)                                                            \
-    X(vkDestroyFence)                                                           \
-    X(vkWaitForFences)                                                          \
-    X(vkResetFences)
-
 struct cg_vk_export {
     cg_vk_export_desc d;
-    /* instance-level */
-    PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr;
-    PFN_vkGetPhysicalDeviceProperties2 vkGetPhysicalDeviceProperties2;
-    PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties;
-    PFN_vkGetPhysicalDeviceImageFormatProperties2 vkGetPhysicalDeviceImageFormatProperties2;
-    PFN_vkSetDebugUtilsObjectNameEXT vkSetDebugUtilsObjectNameEXT; /* may be NULL */
-    PFN_vkGetSemaphoreFdKHR vkGetSemaphoreFdKHR;                   /* semaphore modes */
-#define CG_VK_MEMBER_(fn) PFN_##fn fn;
-    CG_VK_DEVICE_FUNCS(CG_VK_MEMBER_)
-#undef CG_VK_MEMBER_
-
+    cg_vk_device vk; /* the caller's instance and device */
     VkQueue queue;
     VkImage image;
     VkDeviceMemory memory;
@@ -68,83 +31,16 @@ struct cg_vk_export {
     int failed; /* a per-frame copy failed: refused until destroyed */
 };
 
-const char *cg_vk_result_name(VkResult r)
-{
-    switch (r) {
-#define CG_VK_R_(x) \
-    case x:         \
-        return #x;
-        CG_VK_R_(VK_SUCCESS)
-        CG_VK_R_(VK_NOT_READY)
-        CG_VK_R_(VK_TIMEOUT)
-        CG_VK_R_(VK_INCOMPLETE)
-        CG_VK_R_(VK_ERROR_OUT_OF_HOST_MEMORY)
-        CG_VK_R_(VK_ERROR_OUT_OF_DEVICE_MEMORY)
-        CG_VK_R_(VK_ERROR_INITIALIZATION_FAILED)
-        CG_VK_R_(VK_ERROR_DEVICE_LOST)
-        CG_VK_R_(VK_ERROR_MEMORY_MAP_FAILED)
-        CG_VK_R_(VK_ERROR_LAYER_NOT_PRESENT)
-        CG_VK_R_(VK_ERROR_EXTENSION_NOT_PRESENT)
-        CG_VK_R_(VK_ERROR_FEATURE_NOT_PRESENT)
-        CG_VK_R_(VK_ERROR_INCOMPATIBLE_DRIVER)
-        CG_VK_R_(VK_ERROR_TOO_MANY_OBJECTS)
-        CG_VK_R_(VK_ERROR_FORMAT_NOT_SUPPORTED)
-        CG_VK_R_(VK_ERROR_FRAGMENTED_POOL)
-        CG_VK_R_(VK_ERROR_UNKNOWN)
-        CG_VK_R_(VK_ERROR_OUT_OF_POOL_MEMORY)
-        CG_VK_R_(VK_ERROR_INVALID_EXTERNAL_HANDLE)
-#undef CG_VK_R_
-    default:
-        return "VK_ERROR_(unnamed)";
-    }
-}
-
-#define CG_VK_CHECK(e, expr) cg_vk_check_result(&(e)->err, (expr), #expr, __FILE__, __LINE__)
 #define fail(e, st, ...) cg_fail(&(e)->err, (st), __VA_ARGS__)
-
-static void set_name(cg_vk_export *e, VkObjectType type, uint64_t handle, const char *name)
-{
-    if (!e->d.debug_utils || !e->vkSetDebugUtilsObjectNameEXT || !handle) return;
-    VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
-    ni.objectType = type;
-    ni.objectHandle = handle;
-    ni.pObjectName = name;
-    /* Naming is a debugging aid: its failure must not fail the setup. */
-    (void)e->vkSetDebugUtilsObjectNameEXT(e->d.device, &ni);
-}
-#define CG_NAME(e, type, obj, name) set_name((e), (type), (uint64_t)(uintptr_t)(obj), (name))
 
 static cg_status load_functions(cg_vk_export *e)
 {
-    PFN_vkGetInstanceProcAddr gipa = e->d.get_instance_proc_addr;
-    VkInstance inst = e->d.instance;
-#define CG_VK_LOAD_I_(fn) e->fn = (PFN_##fn)gipa(inst, #fn)
-    CG_VK_LOAD_I_(vkGetDeviceProcAddr);
-    CG_VK_LOAD_I_(vkGetPhysicalDeviceProperties2);
-    CG_VK_LOAD_I_(vkGetPhysicalDeviceMemoryProperties);
-    CG_VK_LOAD_I_(vkGetPhysicalDeviceImageFormatProperties2);
-    CG_VK_LOAD_I_(vkSetDebugUtilsObjectNameEXT);
-#undef CG_VK_LOAD_I_
-    if (!e->vkGetDeviceProcAddr || !e->vkGetPhysicalDeviceProperties2 ||
-        !e->vkGetPhysicalDeviceMemoryProperties || !e->vkGetPhysicalDeviceImageFormatProperties2)
-        return fail(e, CG_E_UNSUPPORTED, "Vulkan 1.1 instance entry points are missing");
-    PFN_vkGetDeviceProcAddr gdpa = e->vkGetDeviceProcAddr;
-    VkDevice dev = e->d.device;
-#define CG_VK_LOAD_D_(fn)                                                        \
-    e->fn = (PFN_##fn)gdpa(dev, #fn);                                           \
-    if (!e->fn)                                                                 \
-        return fail(e, CG_E_UNSUPPORTED,                                        \
-                    "device entry point %s is missing (is VK_KHR_external_memory_fd " \
-                    "enabled?)",                                                \
-                    #fn);
-    CG_VK_DEVICE_FUNCS(CG_VK_LOAD_D_)
-#undef CG_VK_LOAD_D_
-    if (e->d.sync != CG_VK_SYNC_FENCE) {
-        e->vkGetSemaphoreFdKHR = (PFN_vkGetSemaphoreFdKHR)gdpa(dev, "vkGetSemaphoreFdKHR");
-        if (!e->vkGetSemaphoreFdKHR)
-            return fail(e, CG_E_UNSUPPORTED,
-                        "vkGetSemaphoreFdKHR is missing: enable VK_KHR_external_semaphore_fd");
-    }
+    cg_vk_device_desc dd = {e->d.get_instance_proc_addr, e->d.instance, e->d.physical_device,
+                            e->d.device, e->d.debug_utils};
+    CG_TRY(cg_vk_device_load(&e->vk, &dd, &e->err));
+    if (e->d.sync != CG_VK_SYNC_FENCE && !e->vk.vkGetSemaphoreFdKHR)
+        return fail(e, CG_E_UNSUPPORTED,
+                    "vkGetSemaphoreFdKHR is missing: enable VK_KHR_external_semaphore_fd");
     return CG_OK;
 }
 
@@ -153,7 +49,7 @@ static cg_status query_device(cg_vk_export *e)
     VkPhysicalDeviceIDProperties idp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     p2.pNext = &idp;
-    e->vkGetPhysicalDeviceProperties2(e->d.physical_device, &p2);
+    e->vk.vkGetPhysicalDeviceProperties2(e->d.physical_device, &p2);
     memcpy(e->uuid, idp.deviceUUID, CG_DEVICE_UUID_SIZE);
 
     /* Can this format/usage be exported as OPAQUE_FD, and must it be dedicated? */
@@ -170,7 +66,7 @@ static cg_status query_device(cg_vk_export *e)
     VkExternalImageFormatProperties eprops = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
     VkImageFormatProperties2 props = {.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2};
     props.pNext = &eprops;
-    VkResult r = e->vkGetPhysicalDeviceImageFormatProperties2(e->d.physical_device, &fi, &props);
+    VkResult r = e->vk.vkGetPhysicalDeviceImageFormatProperties2(e->d.physical_device, &fi, &props);
     /* Only FORMAT_NOT_SUPPORTED means "cannot export"; any other failure
      * (out of memory, device lost) is reported as itself. */
     if (r != VK_SUCCESS && r != VK_ERROR_FORMAT_NOT_SUPPORTED)
@@ -208,16 +104,16 @@ static cg_status create_image(cg_vk_export *e)
                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
     ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    CG_TRY(CG_VK_CHECK(e, e->vkCreateImage(e->d.device, &ci, NULL, &e->image)));
-    CG_NAME(e, VK_OBJECT_TYPE_IMAGE, e->image, "cg zero-copy export image");
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkCreateImage(e->d.device, &ci, NULL, &e->image)));
+    CG_VK_NAME(&e->vk, VK_OBJECT_TYPE_IMAGE, e->image, "cg zero-copy export image");
 
     VkImageMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2};
     ri.image = e->image;
     VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
-    e->vkGetImageMemoryRequirements2(e->d.device, &ri, &req);
+    e->vk.vkGetImageMemoryRequirements2(e->d.device, &ri, &req);
 
     VkPhysicalDeviceMemoryProperties mp;
-    e->vkGetPhysicalDeviceMemoryProperties(e->d.physical_device, &mp);
+    e->vk.vkGetPhysicalDeviceMemoryProperties(e->d.physical_device, &mp);
     uint32_t type = UINT32_MAX;
     for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++) {
         if ((req.memoryRequirements.memoryTypeBits & (1u << i)) &&
@@ -237,10 +133,10 @@ static cg_status create_image(cg_vk_export *e)
     ai.pNext = &exp;
     ai.allocationSize = req.memoryRequirements.size;
     ai.memoryTypeIndex = type;
-    CG_TRY(CG_VK_CHECK(e, e->vkAllocateMemory(e->d.device, &ai, NULL, &e->memory)));
-    CG_NAME(e, VK_OBJECT_TYPE_DEVICE_MEMORY, e->memory, "cg zero-copy export memory");
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkAllocateMemory(e->d.device, &ai, NULL, &e->memory)));
+    CG_VK_NAME(&e->vk, VK_OBJECT_TYPE_DEVICE_MEMORY, e->memory, "cg zero-copy export memory");
     e->alloc_size = req.memoryRequirements.size;
-    return CG_VK_CHECK(e, e->vkBindImageMemory(e->d.device, e->image, e->memory, 0));
+    return CG_VK_CHECK(&e->err, e->vk.vkBindImageMemory(e->d.device, e->image, e->memory, 0));
 }
 
 static cg_status create_sync(cg_vk_export *e)
@@ -248,18 +144,18 @@ static cg_status create_sync(cg_vk_export *e)
     VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pi.queueFamilyIndex = e->d.queue_family;
-    CG_TRY(CG_VK_CHECK(e, e->vkCreateCommandPool(e->d.device, &pi, NULL, &e->pool)));
-    CG_NAME(e, VK_OBJECT_TYPE_COMMAND_POOL, e->pool, "cg zero-copy command pool");
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkCreateCommandPool(e->d.device, &pi, NULL, &e->pool)));
+    CG_VK_NAME(&e->vk, VK_OBJECT_TYPE_COMMAND_POOL, e->pool, "cg zero-copy command pool");
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = e->pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
-    CG_TRY(CG_VK_CHECK(e, e->vkAllocateCommandBuffers(e->d.device, &ai, &e->cmd)));
-    CG_NAME(e, VK_OBJECT_TYPE_COMMAND_BUFFER, e->cmd, "cg zero-copy command buffer");
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkAllocateCommandBuffers(e->d.device, &ai, &e->cmd)));
+    CG_VK_NAME(&e->vk, VK_OBJECT_TYPE_COMMAND_BUFFER, e->cmd, "cg zero-copy command buffer");
     VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    CG_TRY(CG_VK_CHECK(e, e->vkCreateFence(e->d.device, &fi, NULL, &e->fence)));
-    CG_NAME(e, VK_OBJECT_TYPE_FENCE, e->fence, "cg zero-copy fence");
-    e->vkGetDeviceQueue(e->d.device, e->d.queue_family, e->d.queue_index, &e->queue);
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkCreateFence(e->d.device, &fi, NULL, &e->fence)));
+    CG_VK_NAME(&e->vk, VK_OBJECT_TYPE_FENCE, e->fence, "cg zero-copy fence");
+    e->vk.vkGetDeviceQueue(e->d.device, e->d.queue_family, e->d.queue_index, &e->queue);
     if (e->d.sync == CG_VK_SYNC_FENCE) return CG_OK;
 
     VkSemaphoreTypeCreateInfo ti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
@@ -270,8 +166,8 @@ static cg_status create_sync(cg_vk_export *e)
     if (e->d.sync == CG_VK_SYNC_TIMELINE) es.pNext = &ti;
     VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     si.pNext = &es;
-    CG_TRY(CG_VK_CHECK(e, e->vkCreateSemaphore(e->d.device, &si, NULL, &e->semaphore)));
-    CG_NAME(e, VK_OBJECT_TYPE_SEMAPHORE, e->semaphore,
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkCreateSemaphore(e->d.device, &si, NULL, &e->semaphore)));
+    CG_VK_NAME(&e->vk, VK_OBJECT_TYPE_SEMAPHORE, e->semaphore,
             e->d.sync == CG_VK_SYNC_TIMELINE ? "cg zero-copy timeline semaphore"
                                              : "cg zero-copy binary semaphore");
     return CG_OK;
@@ -315,14 +211,14 @@ void cg_vk_export_destroy(cg_vk_export *e)
 {
     if (!e) return;
     VkDevice dev = e->d.device;
-    if (e->fence && e->fence_pending && e->vkWaitForFences)
-        (void)e->vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX);
+    if (e->fence && e->fence_pending && e->vk.vkWaitForFences)
+        (void)e->vk.vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX);
     /* Functions may be missing when loading failed half-way. */
-    if (e->semaphore && e->vkDestroySemaphore) e->vkDestroySemaphore(dev, e->semaphore, NULL);
-    if (e->fence && e->vkDestroyFence) e->vkDestroyFence(dev, e->fence, NULL);
-    if (e->pool && e->vkDestroyCommandPool) e->vkDestroyCommandPool(dev, e->pool, NULL);
-    if (e->image && e->vkDestroyImage) e->vkDestroyImage(dev, e->image, NULL);
-    if (e->memory && e->vkFreeMemory) e->vkFreeMemory(dev, e->memory, NULL);
+    if (e->semaphore && e->vk.vkDestroySemaphore) e->vk.vkDestroySemaphore(dev, e->semaphore, NULL);
+    if (e->fence && e->vk.vkDestroyFence) e->vk.vkDestroyFence(dev, e->fence, NULL);
+    if (e->pool && e->vk.vkDestroyCommandPool) e->vk.vkDestroyCommandPool(dev, e->pool, NULL);
+    if (e->image && e->vk.vkDestroyImage) e->vk.vkDestroyImage(dev, e->image, NULL);
+    if (e->memory && e->vk.vkFreeMemory) e->vk.vkFreeMemory(dev, e->memory, NULL);
     free(e);
 }
 
@@ -354,7 +250,7 @@ cg_status cg_vk_export_memory_fd(cg_vk_export *e, int *fd)
     VkMemoryGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
     gi.memory = e->memory;
     gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    return CG_VK_CHECK(e, e->vkGetMemoryFdKHR(e->d.device, &gi, fd));
+    return CG_VK_CHECK(&e->err, e->vk.vkGetMemoryFdKHR(e->d.device, &gi, fd));
 }
 
 cg_status cg_vk_export_semaphore_fd(cg_vk_export *e, int *fd)
@@ -365,7 +261,7 @@ cg_status cg_vk_export_semaphore_fd(cg_vk_export *e, int *fd)
     VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
     gi.semaphore = e->semaphore;
     gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-    return CG_VK_CHECK(e, e->vkGetSemaphoreFdKHR(e->d.device, &gi, fd));
+    return CG_VK_CHECK(&e->err, e->vk.vkGetSemaphoreFdKHR(e->d.device, &gi, fd));
 }
 
 cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage src,
@@ -381,7 +277,7 @@ cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage
     if (move_src)
         pre[npre++] = cg_vk_image_barrier(src, src_layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                               VK_ACCESS_MEMORY_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-    e->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+    e->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                             VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, npre, pre);
     VkImageCopy region;
     memset(&region, 0, sizeof region);
@@ -391,7 +287,7 @@ cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage
     region.extent.width = (uint32_t)e->d.width;
     region.extent.height = (uint32_t)e->d.height;
     region.extent.depth = 1;
-    e->vkCmdCopyImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, e->image,
+    e->vk.vkCmdCopyImage(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, e->image,
                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
     VkImageMemoryBarrier post[2];
     uint32_t npost = 0;
@@ -405,7 +301,7 @@ cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage
     if (move_src)
         post[npost++] = cg_vk_image_barrier(src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, src_layout,
                                 VK_ACCESS_TRANSFER_READ_BIT, 0);
-    e->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+    e->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                             VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, npost,
                             post);
     return CG_OK;
@@ -432,16 +328,16 @@ static cg_status submit_copy(cg_vk_export *e, VkImage src, VkImageLayout src_lay
 {
     VkDevice dev = e->d.device;
     if (e->fence_pending) {
-        CG_TRY(CG_VK_CHECK(e, e->vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX)));
+        CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX)));
         e->fence_pending = 0;
     }
-    CG_TRY(CG_VK_CHECK(e, e->vkResetFences(dev, 1, &e->fence)));
-    CG_TRY(CG_VK_CHECK(e, e->vkResetCommandBuffer(e->cmd, 0)));
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkResetFences(dev, 1, &e->fence)));
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkResetCommandBuffer(e->cmd, 0)));
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    CG_TRY(CG_VK_CHECK(e, e->vkBeginCommandBuffer(e->cmd, &bi)));
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkBeginCommandBuffer(e->cmd, &bi)));
     CG_TRY(cg_vk_export_record_copy(e, e->cmd, src, src_layout));
-    CG_TRY(CG_VK_CHECK(e, e->vkEndCommandBuffer(e->cmd)));
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkEndCommandBuffer(e->cmd)));
 
     uint64_t value = e->timeline_value + 1;
     VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
@@ -455,14 +351,14 @@ static cg_status submit_copy(cg_vk_export *e, VkImage src, VkImageLayout src_lay
         si.pSignalSemaphores = &e->semaphore;
         if (e->d.sync == CG_VK_SYNC_TIMELINE) si.pNext = &ts;
     }
-    CG_TRY(CG_VK_CHECK(e, e->vkQueueSubmit(e->queue, 1, &si, e->fence)));
+    CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkQueueSubmit(e->queue, 1, &si, e->fence)));
     e->fence_pending = 1;
     if (e->d.sync == CG_VK_SYNC_TIMELINE) {
         e->timeline_value = value;
         if (signal_value) *signal_value = value;
     }
     if (e->d.sync == CG_VK_SYNC_FENCE) {
-        CG_TRY(CG_VK_CHECK(e, e->vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX)));
+        CG_TRY(CG_VK_CHECK(&e->err, e->vk.vkWaitForFences(dev, 1, &e->fence, VK_TRUE, UINT64_MAX)));
         e->fence_pending = 0;
     }
     return CG_OK;

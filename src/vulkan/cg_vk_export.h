@@ -22,16 +22,9 @@
 #ifndef CG_VK_EXPORT_H
 #define CG_VK_EXPORT_H
 
-#ifndef VK_NO_PROTOTYPES
-#define VK_NO_PROTOTYPES
-#endif
-#include <vulkan/vulkan.h>
-
 #include <stdint.h>
 
-#include "cg_err.h"
-#include "cg_size.h"
-#include "cg_status.h"
+#include "cg_vk_device.h" /* vulkan.h without prototypes, cg_err.h, cg_vk_result_name */
 
 #ifdef __cplusplus
 extern "C" {
@@ -117,20 +110,6 @@ cg_status cg_vk_export_record_copy(cg_vk_export *e, VkCommandBuffer cmd, VkImage
  * CG_E_BAD_STATE; destroyed by cg_vk_export_destroy. */
 cg_status cg_vk_export_copy(cg_vk_export *e, VkImage src, VkImageLayout src_layout,
                             uint64_t *signal_value);
-
-/* The VkResult's symbolic name ("VK_ERROR_OUT_OF_DEVICE_MEMORY"). */
-const char *cg_vk_result_name(VkResult r);
-
-/* Record a failed Vulkan call in the shared shape (cg_err.h); CG_OK for
- * VK_SUCCESS. Out of host memory is CG_E_NO_MEMORY, the rest CG_E_VULKAN.
- * The one VkResult checker of every Vulkan user in the library. */
-static inline cg_status cg_vk_check_result(cg_err *e, VkResult r, const char *expr,
-                                           const char *file, int line)
-{
-    if (r == VK_SUCCESS) return CG_OK;
-    return cg_fail_call(e, r == VK_ERROR_OUT_OF_HOST_MEMORY ? CG_E_NO_MEMORY : CG_E_VULKAN, expr,
-                        cg_vk_result_name(r), (long long)r, file, line);
-}
 
 #ifdef __cplusplus
 }

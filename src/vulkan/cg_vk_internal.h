@@ -1,13 +1,13 @@
 /*
  * cg_vk_internal.h - internal to src/vulkan: the barriers the exporter (v1),
- * the ring (v2) and its RGB pass record. (The VkResult checker,
- * cg_vk_check_result, is in cg_vk_export.h: src/gl_ring uses it too.)
+ * the ring (v2) and its RGB pass record. (The function table, the VkResult
+ * checker and the namer are cg_vk_device.h: src/gl_ring uses them too.)
  */
 #ifndef CG_VK_INTERNAL_H
 #define CG_VK_INTERNAL_H
 
 #include "cg_err.h"
-#include "cg_vk_export.h" /* cg_vk_check_result, vulkan.h without prototypes */
+#include "cg_vk_device.h" /* vulkan.h without prototypes */
 
 /* A colour image barrier on mip 0 / layer 0, no queue family transfer. */
 static inline VkImageMemoryBarrier cg_vk_image_barrier(VkImage img, VkImageLayout from,

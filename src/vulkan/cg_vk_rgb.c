@@ -4,7 +4,6 @@
  */
 #include "cg_vk_rgb.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,38 +13,6 @@
 /* Generated at build time from cg_vk_rgb.comp (glslangValidator -V --vn). */
 #include "cg_vk_rgb_buffer.spv.h" /* cg_rgb_buffer_spv: CG_SRC_BUFFER defined */
 #include "cg_vk_rgb_image.spv.h"  /* cg_rgb_image_spv */
-
-#define CG_RGB_FUNCS(X)                                                         \
-    X(vkCreateShaderModule)                                                     \
-    X(vkDestroyShaderModule)                                                    \
-    X(vkCreateDescriptorSetLayout)                                              \
-    X(vkDestroyDescriptorSetLayout)                                             \
-    X(vkCreatePipelineLayout)                                                   \
-    X(vkDestroyPipelineLayout)                                                  \
-    X(vkCreateComputePipelines)                                                 \
-    X(vkDestroyPipeline)                                                        \
-    X(vkCreateDescriptorPool)                                                   \
-    X(vkDestroyDescriptorPool)                                                  \
-    X(vkAllocateDescriptorSets)                                                 \
-    X(vkUpdateDescriptorSets)                                                   \
-    X(vkCreateSampler)                                                          \
-    X(vkDestroySampler)                                                         \
-    X(vkCreateImageView)                                                        \
-    X(vkDestroyImageView)                                                       \
-    X(vkCreateBuffer)                                                           \
-    X(vkDestroyBuffer)                                                          \
-    X(vkGetBufferMemoryRequirements)                                            \
-    X(vkAllocateMemory)                                                         \
-    X(vkFreeMemory)                                                             \
-    X(vkBindBufferMemory)                                                       \
-    X(vkMapMemory)                                                              \
-    X(vkUnmapMemory)                                                            \
-    X(vkCmdPipelineBarrier)                                                     \
-    X(vkCmdCopyImageToBuffer)                                                   \
-    X(vkCmdBindPipeline)                                                        \
-    X(vkCmdBindDescriptorSets)                                                  \
-    X(vkCmdPushConstants)                                                       \
-    X(vkCmdDispatch)
 
 /* The shader's push constants (cg_vk_rgb.comp, Params), in its order. */
 typedef struct rgb_params {
@@ -61,9 +28,8 @@ typedef struct rgb_source {
 
 struct cg_vk_rgb {
     cg_vk_rgb_desc d;
-#define CG_RGB_MEMBER_(fn) PFN_##fn fn;
-    CG_RGB_FUNCS(CG_RGB_MEMBER_)
-#undef CG_RGB_MEMBER_
+    const cg_vk_device *vk; /* d.vk */
+    VkDevice dev;
     int from_buffer; /* SRGB: copy to the staging buffer first */
     VkDescriptorSetLayout src_layout, slot_layout;
     VkPipelineLayout pipeline_layout;
@@ -80,21 +46,6 @@ struct cg_vk_rgb {
     cg_err err;
 };
 
-#define RGB_CHECK(g, expr) cg_vk_check_result(&(g)->err, (expr), #expr, __FILE__, __LINE__)
-
-static void name(cg_vk_rgb *g, VkObjectType type, uint64_t handle, const char *what)
-{
-    if (!g->d.set_object_name || !handle) return;
-    char text[64];
-    snprintf(text, sizeof text, "cg ring rgb %s", what);
-    VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
-    ni.objectType = type;
-    ni.objectHandle = handle;
-    ni.pObjectName = text;
-    (void)g->d.set_object_name(g->d.device, &ni); /* a debugging aid: never fatal */
-}
-#define RGB_NAME(g, type, obj, what) name((g), (type), (uint64_t)(uintptr_t)(obj), (what))
-
 static int is_srgb(VkFormat f)
 {
     return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB;
@@ -104,17 +55,17 @@ static cg_status make_buffer(cg_vk_rgb *g, VkDeviceSize size, VkBufferUsageFlags
                              VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem,
                              const char *what)
 {
-    VkDevice dev = g->d.device;
+    VkDevice dev = g->dev;
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bci.size = size;
     bci.usage = usage;
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    CG_TRY(RGB_CHECK(g, g->vkCreateBuffer(dev, &bci, NULL, buf)));
-    RGB_NAME(g, VK_OBJECT_TYPE_BUFFER, *buf, what);
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateBuffer(dev, &bci, NULL, buf)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_BUFFER, *buf, "cg ring rgb %s", what);
     VkMemoryRequirements req;
-    g->vkGetBufferMemoryRequirements(dev, *buf, &req);
+    g->vk->vkGetBufferMemoryRequirements(dev, *buf, &req);
     VkPhysicalDeviceMemoryProperties mp;
-    g->d.get_memory_properties(g->d.physical_device, &mp);
+    g->vk->vkGetPhysicalDeviceMemoryProperties(g->vk->physical_device, &mp);
     uint32_t type = UINT32_MAX;
     for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++)
         if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & props) == props)
@@ -125,9 +76,9 @@ static cg_status make_buffer(cg_vk_rgb *g, VkDeviceSize size, VkBufferUsageFlags
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.allocationSize = req.size;
     ai.memoryTypeIndex = type;
-    CG_TRY(RGB_CHECK(g, g->vkAllocateMemory(dev, &ai, NULL, mem)));
-    RGB_NAME(g, VK_OBJECT_TYPE_DEVICE_MEMORY, *mem, what);
-    return RGB_CHECK(g, g->vkBindBufferMemory(dev, *buf, *mem, 0));
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkAllocateMemory(dev, &ai, NULL, mem)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_DEVICE_MEMORY, *mem, "cg ring rgb %s", what);
+    return CG_VK_CHECK(&g->err, g->vk->vkBindBufferMemory(dev, *buf, *mem, 0));
 }
 
 /* The bitmap of cg_cursor_rows, 2 bits a pixel (cg_cursor_bits), written
@@ -140,15 +91,15 @@ static cg_status upload_cursor(cg_vk_rgb *g)
                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                        &g->cursor_buffer, &g->cursor_memory, "cursor bitmap"));
     void *map = NULL;
-    CG_TRY(RGB_CHECK(g, g->vkMapMemory(g->d.device, g->cursor_memory, 0, VK_WHOLE_SIZE, 0, &map)));
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkMapMemory(g->dev, g->cursor_memory, 0, VK_WHOLE_SIZE, 0, &map)));
     memcpy(map, rows, sizeof rows);
-    g->vkUnmapMemory(g->d.device, g->cursor_memory);
+    g->vk->vkUnmapMemory(g->dev, g->cursor_memory);
     return CG_OK;
 }
 
 static cg_status make_layouts(cg_vk_rgb *g)
 {
-    VkDevice dev = g->d.device;
+    VkDevice dev = g->dev;
     VkDescriptorSetLayoutBinding sb = {0};
     sb.binding = 0;
     sb.descriptorCount = 1;
@@ -162,8 +113,8 @@ static cg_status make_layouts(cg_vk_rgb *g)
     VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     li.bindingCount = 1;
     li.pBindings = &sb;
-    CG_TRY(RGB_CHECK(g, g->vkCreateDescriptorSetLayout(dev, &li, NULL, &g->src_layout)));
-    RGB_NAME(g, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, g->src_layout, "source set layout");
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateDescriptorSetLayout(dev, &li, NULL, &g->src_layout)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, g->src_layout, "cg ring rgb source set layout");
 
     VkDescriptorSetLayoutBinding db[2] = {{0}, {0}};
     db[0].binding = 0;
@@ -175,8 +126,8 @@ static cg_status make_layouts(cg_vk_rgb *g)
     db[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
     li.bindingCount = 2;
     li.pBindings = db;
-    CG_TRY(RGB_CHECK(g, g->vkCreateDescriptorSetLayout(dev, &li, NULL, &g->slot_layout)));
-    RGB_NAME(g, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, g->slot_layout, "slot set layout");
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateDescriptorSetLayout(dev, &li, NULL, &g->slot_layout)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, g->slot_layout, "cg ring rgb slot set layout");
 
     VkDescriptorSetLayout sets[2] = {g->src_layout, g->slot_layout};
     VkPushConstantRange pc = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(rgb_params)};
@@ -185,37 +136,37 @@ static cg_status make_layouts(cg_vk_rgb *g)
     pli.pSetLayouts = sets;
     pli.pushConstantRangeCount = 1;
     pli.pPushConstantRanges = &pc;
-    CG_TRY(RGB_CHECK(g, g->vkCreatePipelineLayout(dev, &pli, NULL, &g->pipeline_layout)));
-    RGB_NAME(g, VK_OBJECT_TYPE_PIPELINE_LAYOUT, g->pipeline_layout, "pipeline layout");
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreatePipelineLayout(dev, &pli, NULL, &g->pipeline_layout)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_PIPELINE_LAYOUT, g->pipeline_layout, "cg ring rgb pipeline layout");
     return CG_OK;
 }
 
 static cg_status make_pipeline(cg_vk_rgb *g)
 {
-    VkDevice dev = g->d.device;
+    VkDevice dev = g->dev;
     VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     mi.codeSize = g->from_buffer ? sizeof cg_rgb_buffer_spv : sizeof cg_rgb_image_spv;
     mi.pCode = g->from_buffer ? cg_rgb_buffer_spv : cg_rgb_image_spv;
     VkShaderModule mod;
-    CG_TRY(RGB_CHECK(g, g->vkCreateShaderModule(dev, &mi, NULL, &mod)));
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateShaderModule(dev, &mi, NULL, &mod)));
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     ci.stage.module = mod;
     ci.stage.pName = "main";
     ci.layout = g->pipeline_layout;
-    cg_status st = RGB_CHECK(g, g->vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, NULL,
+    cg_status st = CG_VK_CHECK(&g->err, g->vk->vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, NULL,
                                                             &g->pipeline));
-    g->vkDestroyShaderModule(dev, mod, NULL); /* the pipeline keeps what it needs */
+    g->vk->vkDestroyShaderModule(dev, mod, NULL); /* the pipeline keeps what it needs */
     CG_TRY(st);
-    RGB_NAME(g, VK_OBJECT_TYPE_PIPELINE, g->pipeline, g->from_buffer ? "pipeline (from buffer)"
-                                                                     : "pipeline (from image)");
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_PIPELINE, g->pipeline, "cg ring rgb %s",
+               g->from_buffer ? "pipeline (from buffer)" : "pipeline (from image)");
     return CG_OK;
 }
 
 static cg_status make_sets(cg_vk_rgb *g)
 {
-    VkDevice dev = g->d.device;
+    VkDevice dev = g->dev;
     uint32_t nsrc = g->from_buffer ? 1 : CG_VK_RGB_MAX_SOURCES;
     VkDescriptorPoolSize sizes[3] = {
         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, g->d.slots + 1},
@@ -226,8 +177,8 @@ static cg_status make_sets(cg_vk_rgb *g)
     pi.maxSets = g->d.slots + nsrc;
     pi.poolSizeCount = g->from_buffer ? 2 : 3;
     pi.pPoolSizes = sizes;
-    CG_TRY(RGB_CHECK(g, g->vkCreateDescriptorPool(dev, &pi, NULL, &g->pool)));
-    RGB_NAME(g, VK_OBJECT_TYPE_DESCRIPTOR_POOL, g->pool, "descriptor pool");
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateDescriptorPool(dev, &pi, NULL, &g->pool)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_DESCRIPTOR_POOL, g->pool, "cg ring rgb descriptor pool");
 
     VkDescriptorSetLayout layouts[CG_ZC_MAX_SLOTS + CG_VK_RGB_MAX_SOURCES];
     VkDescriptorSet sets[CG_ZC_MAX_SLOTS + CG_VK_RGB_MAX_SOURCES];
@@ -237,7 +188,7 @@ static cg_status make_sets(cg_vk_rgb *g)
     ai.descriptorPool = g->pool;
     ai.descriptorSetCount = g->d.slots + nsrc;
     ai.pSetLayouts = layouts;
-    CG_TRY(RGB_CHECK(g, g->vkAllocateDescriptorSets(dev, &ai, sets)));
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkAllocateDescriptorSets(dev, &ai, sets)));
     for (uint32_t i = 0; i < nsrc; i++) g->src[i].set = sets[g->d.slots + i];
 
     VkDescriptorBufferInfo cursor = {g->cursor_buffer, 0, VK_WHOLE_SIZE};
@@ -254,7 +205,7 @@ static cg_status make_sets(cg_vk_rgb *g)
         w[1].dstBinding = 1;
         w[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
         w[1].pBufferInfo = &cursor;
-        g->vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+        g->vk->vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
     }
     if (g->from_buffer) {
         VkDescriptorBufferInfo st = {g->staging, 0, VK_WHOLE_SIZE};
@@ -263,27 +214,21 @@ static cg_status make_sets(cg_vk_rgb *g)
         w.descriptorCount = 1;
         w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         w.pBufferInfo = &st;
-        g->vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
+        g->vk->vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
     }
     return CG_OK;
 }
 
 static cg_status setup(cg_vk_rgb *g)
 {
-    PFN_vkGetDeviceProcAddr gdpa = g->d.get_device_proc_addr;
-#define LOAD_(fn)                                                               \
-    g->fn = (PFN_##fn)gdpa(g->d.device, #fn);                                   \
-    if (!g->fn) return cg_fail(&g->err, CG_E_UNSUPPORTED, "device entry point %s is missing", #fn);
-    CG_RGB_FUNCS(LOAD_)
-#undef LOAD_
     g->from_buffer = is_srgb(g->d.format);
     if (!g->from_buffer) {
         VkSamplerCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
         si.magFilter = si.minFilter = VK_FILTER_NEAREST;
         si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
         si.addressModeU = si.addressModeV = si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
-        CG_TRY(RGB_CHECK(g, g->vkCreateSampler(g->d.device, &si, NULL, &g->sampler)));
-        RGB_NAME(g, VK_OBJECT_TYPE_SAMPLER, g->sampler, "sampler");
+        CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateSampler(g->dev, &si, NULL, &g->sampler)));
+        CG_VK_NAME(g->vk, VK_OBJECT_TYPE_SAMPLER, g->sampler, "cg ring rgb sampler");
     } else {
         size_t bytes;
         CG_TRY(cg_image_size(g->d.src_w, g->d.src_h, 4, &bytes));
@@ -303,8 +248,7 @@ cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err
 {
     CG_RETURN_IF(!out, CG_E_INVALID_ARG);
     *out = NULL;
-    if (!d || !d->device || !d->get_device_proc_addr || !d->get_memory_properties ||
-        !d->slot_buffers || d->slots < 1 || d->slots > CG_ZC_MAX_SLOTS)
+    if (!d || !d->vk || !d->vk->device || !d->slot_buffers || d->slots < 1 || d->slots > CG_ZC_MAX_SLOTS)
         return cg_fail(err, CG_E_INVALID_ARG, "RGB slot format: incomplete description");
     CG_TRY(cg_check_dims(d->src_w, d->src_h));
     cg_status st = cg_check_dims(d->dst_w, d->dst_h);
@@ -313,6 +257,8 @@ cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err
     cg_vk_rgb *g = calloc(1, sizeof *g);
     CG_RETURN_IF(!g, CG_E_NO_MEMORY);
     g->d = *d;
+    g->vk = d->vk;
+    g->dev = d->vk->device;
     memcpy(g->slot_buffer, d->slot_buffers, sizeof(VkBuffer) * d->slots);
     g->d.slot_buffers = NULL; /* the caller's array is not kept */
     st = setup(g);
@@ -328,19 +274,19 @@ cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err
 void cg_vk_rgb_destroy(cg_vk_rgb *g)
 {
     if (!g) return;
-    VkDevice dev = g->d.device;
+    VkDevice dev = g->dev;
     for (uint32_t i = 0; i < g->sources; i++)
-        if (g->src[i].view) g->vkDestroyImageView(dev, g->src[i].view, NULL);
-    if (g->pool) g->vkDestroyDescriptorPool(dev, g->pool, NULL);
-    if (g->pipeline) g->vkDestroyPipeline(dev, g->pipeline, NULL);
-    if (g->pipeline_layout) g->vkDestroyPipelineLayout(dev, g->pipeline_layout, NULL);
-    if (g->slot_layout) g->vkDestroyDescriptorSetLayout(dev, g->slot_layout, NULL);
-    if (g->src_layout) g->vkDestroyDescriptorSetLayout(dev, g->src_layout, NULL);
-    if (g->sampler) g->vkDestroySampler(dev, g->sampler, NULL);
-    if (g->cursor_buffer) g->vkDestroyBuffer(dev, g->cursor_buffer, NULL);
-    if (g->cursor_memory) g->vkFreeMemory(dev, g->cursor_memory, NULL);
-    if (g->staging) g->vkDestroyBuffer(dev, g->staging, NULL);
-    if (g->staging_memory) g->vkFreeMemory(dev, g->staging_memory, NULL);
+        if (g->src[i].view) g->vk->vkDestroyImageView(dev, g->src[i].view, NULL);
+    if (g->pool) g->vk->vkDestroyDescriptorPool(dev, g->pool, NULL);
+    if (g->pipeline) g->vk->vkDestroyPipeline(dev, g->pipeline, NULL);
+    if (g->pipeline_layout) g->vk->vkDestroyPipelineLayout(dev, g->pipeline_layout, NULL);
+    if (g->slot_layout) g->vk->vkDestroyDescriptorSetLayout(dev, g->slot_layout, NULL);
+    if (g->src_layout) g->vk->vkDestroyDescriptorSetLayout(dev, g->src_layout, NULL);
+    if (g->sampler) g->vk->vkDestroySampler(dev, g->sampler, NULL);
+    if (g->cursor_buffer) g->vk->vkDestroyBuffer(dev, g->cursor_buffer, NULL);
+    if (g->cursor_memory) g->vk->vkFreeMemory(dev, g->cursor_memory, NULL);
+    if (g->staging) g->vk->vkDestroyBuffer(dev, g->staging, NULL);
+    if (g->staging_memory) g->vk->vkFreeMemory(dev, g->staging_memory, NULL);
     free(g);
 }
 
@@ -369,16 +315,16 @@ cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err)
     vi.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
     vi.subresourceRange.levelCount = 1;
     vi.subresourceRange.layerCount = 1;
-    cg_status st = RGB_CHECK(g, g->vkCreateImageView(g->d.device, &vi, NULL, &s->view));
+    cg_status st = CG_VK_CHECK(&g->err, g->vk->vkCreateImageView(g->dev, &vi, NULL, &s->view));
     if (st != CG_OK) return cg_fail_from(err, st, &g->err);
-    RGB_NAME(g, VK_OBJECT_TYPE_IMAGE_VIEW, s->view, "source view");
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_IMAGE_VIEW, s->view, "cg ring rgb source view");
     VkDescriptorImageInfo ii = {VK_NULL_HANDLE, s->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     w.dstSet = s->set;
     w.descriptorCount = 1;
     w.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
     w.pImageInfo = &ii;
-    g->vkUpdateDescriptorSets(g->d.device, 1, &w, 0, NULL);
+    g->vk->vkUpdateDescriptorSets(g->dev, 1, &w, 0, NULL);
     s->image = src;
     g->sources++;
     return CG_OK;
@@ -413,7 +359,7 @@ void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage 
     mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
     mb.dstAccessMask = read_access | VK_ACCESS_SHADER_READ_BIT |
                        (g->from_buffer ? VK_ACCESS_TRANSFER_WRITE_BIT : 0); /* staging: WAR */
-    g->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+    g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                             read_stage | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 1, &bb,
                             move ? 1 : 0, &ib);
     /* The image goes back to the game's layout after its last read here;
@@ -429,11 +375,11 @@ void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage 
         reg.imageExtent.width = (uint32_t)g->d.src_w;
         reg.imageExtent.height = (uint32_t)g->d.src_h;
         reg.imageExtent.depth = 1;
-        g->vkCmdCopyImageToBuffer(cmd, src, read_layout, g->staging, 1, &reg);
+        g->vk->vkCmdCopyImageToBuffer(cmd, src, read_layout, g->staging, 1, &reg);
         VkBufferMemoryBarrier sb = cg_vk_buffer_barrier(g->staging, VK_ACCESS_TRANSFER_WRITE_BIT,
                                                         VK_ACCESS_SHADER_READ_BIT,
                                                         VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
-        g->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+        g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                                 0, 0, NULL, 1, &sb, move ? 1 : 0, &back);
     }
@@ -449,17 +395,17 @@ void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage 
         pc.cursor_y = cursor->y;
     }
     VkDescriptorSet sets[2] = {source->set, g->slot_set[slot]};
-    g->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline);
-    g->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline_layout, 0, 2, sets,
+    g->vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline);
+    g->vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline_layout, 0, 2, sets,
                                0, NULL);
-    g->vkCmdPushConstants(cmd, g->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-    g->vkCmdDispatch(cmd, g->groups_x, g->groups_y, 1);
+    g->vk->vkCmdPushConstants(cmd, g->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+    g->vk->vkCmdDispatch(cmd, g->groups_x, g->groups_y, 1);
 
     /* Release the slot to the learner; the image back (UNORM path). */
     VkBufferMemoryBarrier rel = cg_vk_buffer_barrier(buf, VK_ACCESS_SHADER_WRITE_BIT, 0, family,
                                                      VK_QUEUE_FAMILY_EXTERNAL);
     int back_here = move && !g->from_buffer;
-    g->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+    g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                             VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 1, &rel,
                             back_here ? 1 : 0, &back);
 }

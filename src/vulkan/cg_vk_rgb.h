@@ -32,6 +32,7 @@
 
 #include "cg_err.h"
 #include "cg_status.h"
+#include "cg_vk_device.h"
 #include "cg_cursor.h"
 #include "cg_vk_ring.h"
 #include "cg_zc_proto.h"
@@ -41,11 +42,7 @@ typedef struct cg_vk_rgb cg_vk_rgb;
 #define CG_VK_RGB_MAX_SOURCES 8
 
 typedef struct cg_vk_rgb_desc {
-    VkDevice device;
-    VkPhysicalDevice physical_device;
-    PFN_vkGetDeviceProcAddr get_device_proc_addr;
-    PFN_vkGetPhysicalDeviceMemoryProperties get_memory_properties;
-    PFN_vkSetDebugUtilsObjectNameEXT set_object_name; /* NULL: objects are not named */
+    const cg_vk_device *vk; /* the ring's table: outlives the pass (names with debug_utils) */
     uint32_t queue_family;
     VkFormat format;    /* the game image's: R8G8B8A8/B8G8R8A8, UNORM or SRGB */
     int src_w, src_h;   /* the game image */

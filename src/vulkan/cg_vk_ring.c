@@ -1,6 +1,7 @@
 /*
  * cg_vk_ring.c - the zero-copy v2 producer (cg_vk_ring.h). Entry points
- * come from the caller's vkGetInstanceProcAddr into a per-ring table.
+ * come from the caller's vkGetInstanceProcAddr into a per-ring table
+ * (cg_vk_device.h).
  */
 #define _GNU_SOURCE /* getrandom */
 #include "cg_vk_ring.h"
@@ -19,31 +20,6 @@
 #include "cg_vk_internal.h"
 #include "cg_vk_rgb.h"
 #include "cg_zc_server.h"
-
-#define CG_RING_DEVICE_FUNCS(X)                                                 \
-    X(vkCreateBuffer)                                                           \
-    X(vkDestroyBuffer)                                                          \
-    X(vkGetBufferMemoryRequirements)                                            \
-    X(vkAllocateMemory)                                                         \
-    X(vkFreeMemory)                                                             \
-    X(vkBindBufferMemory)                                                       \
-    X(vkGetMemoryFdKHR)                                                         \
-    X(vkCreateCommandPool)                                                      \
-    X(vkDestroyCommandPool)                                                     \
-    X(vkAllocateCommandBuffers)                                                 \
-    X(vkBeginCommandBuffer)                                                     \
-    X(vkEndCommandBuffer)                                                       \
-    X(vkResetCommandPool)                                                       \
-    X(vkCmdPipelineBarrier)                                                     \
-    X(vkCmdCopyImageToBuffer)                                                   \
-    X(vkQueueSubmit)                                                            \
-    X(vkCreateFence)                                                            \
-    X(vkDestroyFence)                                                           \
-    X(vkGetFenceStatus)                                                         \
-    X(vkWaitForFences)                                                          \
-    X(vkResetFences)                                                            \
-    X(vkCreateSemaphore)                                                        \
-    X(vkDestroySemaphore)
 
 typedef struct ring_slot {
     VkBuffer buffer;
@@ -64,21 +40,7 @@ typedef struct ring_slot {
 
 struct cg_vk_ring {
     cg_vk_ring_desc d;
-    PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr;
-    PFN_vkGetPhysicalDeviceProperties2 vkGetPhysicalDeviceProperties2;
-    PFN_vkGetPhysicalDeviceMemoryProperties vkGetPhysicalDeviceMemoryProperties;
-    PFN_vkGetPhysicalDeviceExternalBufferProperties vkGetPhysicalDeviceExternalBufferProperties;
-    PFN_vkGetPhysicalDeviceQueueFamilyProperties vkGetPhysicalDeviceQueueFamilyProperties;
-    /* VK_EXT_debug_utils (NULL without it) */
-    PFN_vkSetDebugUtilsObjectNameEXT vkSetDebugUtilsObjectNameEXT;
-    PFN_vkCmdBeginDebugUtilsLabelEXT vkCmdBeginDebugUtilsLabelEXT;
-    PFN_vkCmdEndDebugUtilsLabelEXT vkCmdEndDebugUtilsLabelEXT;
-    PFN_vkQueueBeginDebugUtilsLabelEXT vkQueueBeginDebugUtilsLabelEXT;
-    PFN_vkQueueEndDebugUtilsLabelEXT vkQueueEndDebugUtilsLabelEXT;
-    PFN_vkGetSemaphoreFdKHR vkGetSemaphoreFdKHR; /* semaphore mode */
-#define CG_RING_MEMBER_(fn) PFN_##fn fn;
-    CG_RING_DEVICE_FUNCS(CG_RING_MEMBER_)
-#undef CG_RING_MEMBER_
+    cg_vk_device vk; /* the caller's instance and device; debug_utils: names, labels */
 
     ring_slot slot[CG_ZC_MAX_SLOTS];
     /* The producer's own view of the lease words: what it last wrote to
@@ -112,69 +74,22 @@ struct cg_vk_ring {
     cg_cursor cursor; /* the frame being recorded's */
 };
 
-#define RING_CHECK(r, expr) cg_vk_check_result(&(r)->err, (expr), #expr, __FILE__, __LINE__)
-
-/* "cg ring slot <i> <what>", or "cg ring <what>" for slot < 0. */
-static void set_name(cg_vk_ring *r, VkObjectType type, uint64_t handle, const char *what, int slot)
-{
-    if (!r->d.debug_utils || !r->vkSetDebugUtilsObjectNameEXT || !handle) return;
-    char name[64];
-    if (slot >= 0) snprintf(name, sizeof name, "cg ring slot %d %s", slot, what);
-    else snprintf(name, sizeof name, "cg ring %s", what);
-    VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
-    ni.objectType = type;
-    ni.objectHandle = handle;
-    ni.pObjectName = name;
-    /* A debugging aid: its failure must not fail the setup. */
-    (void)r->vkSetDebugUtilsObjectNameEXT(r->d.device, &ni);
-}
-#define RING_NAME(r, type, obj, what, slot) set_name((r), (type), (uint64_t)(uintptr_t)(obj), (what), (slot))
-
 static cg_status load_functions(cg_vk_ring *r)
 {
-    PFN_vkGetInstanceProcAddr gipa = r->d.get_instance_proc_addr;
-    VkInstance inst = r->d.instance;
-#define LOAD_I_(fn) r->fn = (PFN_##fn)gipa(inst, #fn)
-    LOAD_I_(vkGetDeviceProcAddr);
-    LOAD_I_(vkGetPhysicalDeviceProperties2);
-    LOAD_I_(vkGetPhysicalDeviceMemoryProperties);
-    LOAD_I_(vkGetPhysicalDeviceExternalBufferProperties);
-    LOAD_I_(vkGetPhysicalDeviceQueueFamilyProperties);
-    if (r->d.debug_utils) {
-        LOAD_I_(vkSetDebugUtilsObjectNameEXT);
-        LOAD_I_(vkCmdBeginDebugUtilsLabelEXT);
-        LOAD_I_(vkCmdEndDebugUtilsLabelEXT);
-        LOAD_I_(vkQueueBeginDebugUtilsLabelEXT);
-        LOAD_I_(vkQueueEndDebugUtilsLabelEXT);
-    }
-#undef LOAD_I_
-    if (!r->vkGetDeviceProcAddr || !r->vkGetPhysicalDeviceProperties2 ||
-        !r->vkGetPhysicalDeviceMemoryProperties || !r->vkGetPhysicalDeviceExternalBufferProperties ||
-        !r->vkGetPhysicalDeviceQueueFamilyProperties)
-        return cg_fail(&r->err, CG_E_UNSUPPORTED, "Vulkan 1.1 instance entry points are missing");
-    PFN_vkGetDeviceProcAddr gdpa = r->vkGetDeviceProcAddr;
-#define LOAD_D_(fn)                                                             \
-    r->fn = (PFN_##fn)gdpa(r->d.device, #fn);                                   \
-    if (!r->fn)                                                                 \
-        return cg_fail(&r->err, CG_E_UNSUPPORTED,                               \
-                       "device entry point %s is missing (is VK_KHR_external_memory_fd enabled?)", \
-                       #fn);
-    CG_RING_DEVICE_FUNCS(LOAD_D_)
-#undef LOAD_D_
-    if (r->d.mode == CG_ZC_MODE_SEMAPHORE) {
-        r->vkGetSemaphoreFdKHR = (PFN_vkGetSemaphoreFdKHR)gdpa(r->d.device, "vkGetSemaphoreFdKHR");
-        if (!r->vkGetSemaphoreFdKHR)
-            return cg_fail(&r->err, CG_E_UNSUPPORTED,
-                           "semaphore mode needs VK_KHR_external_semaphore_fd (vkGetSemaphoreFdKHR "
-                           "is missing): use fence mode");
-    }
+    cg_vk_device_desc dd = {r->d.get_instance_proc_addr, r->d.instance, r->d.physical_device,
+                            r->d.device, r->d.debug_utils};
+    CG_TRY(cg_vk_device_load(&r->vk, &dd, &r->err));
+    if (r->d.mode == CG_ZC_MODE_SEMAPHORE && !r->vk.vkGetSemaphoreFdKHR)
+        return cg_fail(&r->err, CG_E_UNSUPPORTED,
+                       "semaphore mode needs VK_KHR_external_semaphore_fd (vkGetSemaphoreFdKHR "
+                       "is missing): use fence mode");
     return CG_OK;
 }
 
 static uint32_t device_local_type(cg_vk_ring *r, uint32_t bits)
 {
     VkPhysicalDeviceMemoryProperties mp;
-    r->vkGetPhysicalDeviceMemoryProperties(r->d.physical_device, &mp);
+    r->vk.vkGetPhysicalDeviceMemoryProperties(r->d.physical_device, &mp);
     for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
         if ((bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
             return i;
@@ -189,7 +104,7 @@ static cg_status check_exportable(cg_vk_ring *r)
     bi.usage = r->usage;
     bi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkExternalBufferProperties ep = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
-    r->vkGetPhysicalDeviceExternalBufferProperties(r->d.physical_device, &bi, &ep);
+    r->vk.vkGetPhysicalDeviceExternalBufferProperties(r->d.physical_device, &bi, &ep);
     VkExternalMemoryFeatureFlags f = ep.externalMemoryProperties.externalMemoryFeatures;
     if (!(f & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
         return cg_fail(&r->err, CG_E_UNSUPPORTED, "this device cannot export a buffer as OPAQUE_FD");
@@ -211,10 +126,10 @@ static cg_status create_slot(cg_vk_ring *r, uint32_t i, VkDeviceSize size)
     bci.size = size;
     bci.usage = r->usage;
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    CG_TRY(RING_CHECK(r, r->vkCreateBuffer(dev, &bci, NULL, &s->buffer)));
-    RING_NAME(r, VK_OBJECT_TYPE_BUFFER, s->buffer, "buffer", (int)i);
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkCreateBuffer(dev, &bci, NULL, &s->buffer)));
+    CG_VK_NAME(&r->vk, VK_OBJECT_TYPE_BUFFER, s->buffer, "cg ring slot %d buffer", (int)i);
     VkMemoryRequirements req;
-    r->vkGetBufferMemoryRequirements(dev, s->buffer, &req);
+    r->vk.vkGetBufferMemoryRequirements(dev, s->buffer, &req);
     uint32_t type = device_local_type(r, req.memoryTypeBits);
     if (type == UINT32_MAX)
         return cg_fail(&r->err, CG_E_UNSUPPORTED, "no device-local memory type for the ring buffers");
@@ -224,29 +139,29 @@ static cg_status create_slot(cg_vk_ring *r, uint32_t i, VkDeviceSize size)
     ai.pNext = &ex;
     ai.allocationSize = req.size;
     ai.memoryTypeIndex = type;
-    CG_TRY(RING_CHECK(r, r->vkAllocateMemory(dev, &ai, NULL, &s->memory)));
-    RING_NAME(r, VK_OBJECT_TYPE_DEVICE_MEMORY, s->memory, "memory", (int)i);
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkAllocateMemory(dev, &ai, NULL, &s->memory)));
+    CG_VK_NAME(&r->vk, VK_OBJECT_TYPE_DEVICE_MEMORY, s->memory, "cg ring slot %d memory", (int)i);
     r->slot_size = req.size; /* the same for every slot: same size and usage */
-    CG_TRY(RING_CHECK(r, r->vkBindBufferMemory(dev, s->buffer, s->memory, 0)));
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkBindBufferMemory(dev, s->buffer, s->memory, 0)));
     VkMemoryGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
     gi.memory = s->memory;
     gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    CG_TRY(RING_CHECK(r, r->vkGetMemoryFdKHR(dev, &gi, &s->memory_fd)));
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkGetMemoryFdKHR(dev, &gi, &s->memory_fd)));
 
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
     pci.queueFamilyIndex = r->d.queue_family;
-    CG_TRY(RING_CHECK(r, r->vkCreateCommandPool(dev, &pci, NULL, &s->pool)));
-    RING_NAME(r, VK_OBJECT_TYPE_COMMAND_POOL, s->pool, "command pool", (int)i);
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkCreateCommandPool(dev, &pci, NULL, &s->pool)));
+    CG_VK_NAME(&r->vk, VK_OBJECT_TYPE_COMMAND_POOL, s->pool, "cg ring slot %d command pool", (int)i);
     VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     cai.commandPool = s->pool;
     cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     cai.commandBufferCount = 1;
-    CG_TRY(RING_CHECK(r, r->vkAllocateCommandBuffers(dev, &cai, &s->cmd)));
-    RING_NAME(r, VK_OBJECT_TYPE_COMMAND_BUFFER, s->cmd, "copy", (int)i);
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkAllocateCommandBuffers(dev, &cai, &s->cmd)));
+    CG_VK_NAME(&r->vk, VK_OBJECT_TYPE_COMMAND_BUFFER, s->cmd, "cg ring slot %d copy", (int)i);
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    CG_TRY(RING_CHECK(r, r->vkCreateFence(dev, &fci, NULL, &s->fence)));
-    RING_NAME(r, VK_OBJECT_TYPE_FENCE, s->fence, "fence", (int)i);
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkCreateFence(dev, &fci, NULL, &s->fence)));
+    CG_VK_NAME(&r->vk, VK_OBJECT_TYPE_FENCE, s->fence, "cg ring slot %d fence", (int)i);
     return CG_OK;
 }
 
@@ -260,12 +175,12 @@ static cg_status create_semaphore(cg_vk_ring *r)
     es.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     si.pNext = &es;
-    CG_TRY(RING_CHECK(r, r->vkCreateSemaphore(r->d.device, &si, NULL, &r->semaphore)));
-    RING_NAME(r, VK_OBJECT_TYPE_SEMAPHORE, r->semaphore, "timeline semaphore", -1);
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkCreateSemaphore(r->d.device, &si, NULL, &r->semaphore)));
+    CG_VK_NAME(&r->vk, VK_OBJECT_TYPE_SEMAPHORE, r->semaphore, "cg ring timeline semaphore");
     VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
     gi.semaphore = r->semaphore;
     gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-    return RING_CHECK(r, r->vkGetSemaphoreFdKHR(r->d.device, &gi, &r->semaphore_fd));
+    return CG_VK_CHECK(&r->err, r->vk.vkGetSemaphoreFdKHR(r->d.device, &gi, &r->semaphore_fd));
 }
 
 static uint64_t new_ring_id(void)
@@ -284,11 +199,7 @@ static cg_status create_rgb(cg_vk_ring *r)
 {
     cg_vk_rgb_desc gd;
     memset(&gd, 0, sizeof gd);
-    gd.device = r->d.device;
-    gd.physical_device = r->d.physical_device;
-    gd.get_device_proc_addr = r->vkGetDeviceProcAddr;
-    gd.get_memory_properties = r->vkGetPhysicalDeviceMemoryProperties;
-    gd.set_object_name = r->d.debug_utils ? r->vkSetDebugUtilsObjectNameEXT : NULL;
+    gd.vk = &r->vk;
     gd.queue_family = r->d.queue_family;
     gd.format = r->d.format;
     gd.src_w = r->d.width;
@@ -308,7 +219,7 @@ static cg_status create_rgb(cg_vk_ring *r)
 static cg_status check_queue_family(cg_vk_ring *r)
 {
     uint32_t n = 0;
-    r->vkGetPhysicalDeviceQueueFamilyProperties(r->d.physical_device, &n, NULL);
+    r->vk.vkGetPhysicalDeviceQueueFamilyProperties(r->d.physical_device, &n, NULL);
     if (r->d.queue_family >= n)
         return cg_fail(&r->err, CG_E_INVALID_ARG,
                        "queue family %u: the device has %u queue families (0..%u)",
@@ -324,7 +235,7 @@ static cg_status setup(cg_vk_ring *r)
     VkPhysicalDeviceIDProperties idp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     p2.pNext = &idp;
-    r->vkGetPhysicalDeviceProperties2(r->d.physical_device, &p2);
+    r->vk.vkGetPhysicalDeviceProperties2(r->d.physical_device, &p2);
 
     cg_zc_desc *t = &r->tmpl;
     int rgb = r->d.slot_format == CG_VK_SLOT_RGB8;
@@ -349,8 +260,8 @@ static cg_status setup(cg_vk_ring *r)
         CG_TRY(create_slot(r, i, (VkDeviceSize)frame_bytes + r->d.slot_slack));
     if (rgb && !r->d.external_writer) CG_TRY(create_rgb(r));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    CG_TRY(RING_CHECK(r, r->vkCreateFence(r->d.device, &fci, NULL, &r->grave_fence)));
-    RING_NAME(r, VK_OBJECT_TYPE_FENCE, r->grave_fence, "deferred-free fence", -1);
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkCreateFence(r->d.device, &fci, NULL, &r->grave_fence)));
+    CG_VK_NAME(&r->vk, VK_OBJECT_TYPE_FENCE, r->grave_fence, "cg ring deferred-free fence");
     t->slot_size = r->slot_size;
     if (r->d.mode == CG_ZC_MODE_SEMAPHORE) CG_TRY(create_semaphore(r));
     CG_TRY(cg_zc_control_create(r->d.slots, t->ring_id, &r->control, &r->err));
@@ -469,8 +380,8 @@ static void free_deferred(cg_vk_ring *r)
     VkDevice dev = r->d.device;
     for (uint32_t i = 0; i < r->d.slots; i++) {
         ring_slot *s = &r->slot[i];
-        if (s->buffer && r->vkDestroyBuffer) r->vkDestroyBuffer(dev, s->buffer, NULL);
-        if (s->memory && r->vkFreeMemory) r->vkFreeMemory(dev, s->memory, NULL);
+        if (s->buffer && r->vk.vkDestroyBuffer) r->vk.vkDestroyBuffer(dev, s->buffer, NULL);
+        if (s->memory && r->vk.vkFreeMemory) r->vk.vkFreeMemory(dev, s->memory, NULL);
     }
     cg_vk_rgb_destroy(r->rgb);
     free(r);
@@ -512,7 +423,7 @@ static void drain_graves(cg_vk_ring *r)
 {
     VkDevice dev = r->d.device;
     if (r->grave_pending) {
-        if (r->vkGetFenceStatus(dev, r->grave_fence) != VK_SUCCESS) return; /* later */
+        if (r->vk.vkGetFenceStatus(dev, r->grave_fence) != VK_SUCCESS) return; /* later */
         free_covered(r);
     }
     if (!atomic_load(&g_grave_count)) return;
@@ -531,8 +442,8 @@ static void drain_graves(cg_vk_ring *r)
     if (!r->covered) return;
     /* Zero batches: the fence still signals when all work submitted to the
      * queue before it has completed (vkQueueSubmit). */
-    if (r->vkResetFences(dev, 1, &r->grave_fence) == VK_SUCCESS &&
-        r->vkQueueSubmit(r->d.queue, 0, NULL, r->grave_fence) == VK_SUCCESS) {
+    if (r->vk.vkResetFences(dev, 1, &r->grave_fence) == VK_SUCCESS &&
+        r->vk.vkQueueSubmit(r->d.queue, 0, NULL, r->grave_fence) == VK_SUCCESS) {
         r->grave_pending = 1;
         return;
     }
@@ -559,19 +470,19 @@ void cg_vk_ring_destroy(cg_vk_ring *r)
         ring_slot *s = &r->slot[i];
         /* Teardown is the one place that waits: the ring's own copies must
          * finish before their buffers go. */
-        if (s->pending && r->vkWaitForFences)
-            (void)r->vkWaitForFences(dev, 1, &s->fence, VK_TRUE, UINT64_MAX);
-        if (s->fence && r->vkDestroyFence) r->vkDestroyFence(dev, s->fence, NULL);
-        if (s->pool && r->vkDestroyCommandPool) r->vkDestroyCommandPool(dev, s->pool, NULL);
+        if (s->pending && r->vk.vkWaitForFences)
+            (void)r->vk.vkWaitForFences(dev, 1, &s->fence, VK_TRUE, UINT64_MAX);
+        if (s->fence && r->vk.vkDestroyFence) r->vk.vkDestroyFence(dev, s->fence, NULL);
+        if (s->pool && r->vk.vkDestroyCommandPool) r->vk.vkDestroyCommandPool(dev, s->pool, NULL);
         if (s->memory_fd >= 0) close(s->memory_fd);
         s->memory_fd = -1;
     }
     /* Rings this one covered: their fence is submitted, so it signals. */
     if (r->grave_pending)
-        (void)r->vkWaitForFences(dev, 1, &r->grave_fence, VK_TRUE, UINT64_MAX);
+        (void)r->vk.vkWaitForFences(dev, 1, &r->grave_fence, VK_TRUE, UINT64_MAX);
     free_covered(r);
-    if (r->grave_fence && r->vkDestroyFence) r->vkDestroyFence(dev, r->grave_fence, NULL);
-    if (r->semaphore && r->vkDestroySemaphore) r->vkDestroySemaphore(dev, r->semaphore, NULL);
+    if (r->grave_fence && r->vk.vkDestroyFence) r->vk.vkDestroyFence(dev, r->grave_fence, NULL);
+    if (r->semaphore && r->vk.vkDestroySemaphore) r->vk.vkDestroySemaphore(dev, r->semaphore, NULL);
     if (r->semaphore_fd >= 0) close(r->semaphore_fd);
     cg_zc_control_free(&r->control);
     if (r->recorded) { /* a copy in a game command buffer may still be submitted */
@@ -629,12 +540,12 @@ static cg_status slot_idle(cg_vk_ring *r, ring_slot *s, int *idle)
 {
     *idle = 1;
     if (!s->pending) return CG_OK;
-    VkResult res = r->vkGetFenceStatus(r->d.device, s->fence);
+    VkResult res = r->vk.vkGetFenceStatus(r->d.device, s->fence);
     if (res == VK_NOT_READY) {
         *idle = 0;
         return CG_OK;
     }
-    CG_TRY(RING_CHECK(r, res));
+    CG_TRY(CG_VK_CHECK(&r->err, res));
     s->pending = 0;
     return CG_OK;
 }
@@ -754,7 +665,7 @@ static cg_status claim_next(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
 static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuffer cmd,
                         VkImage src, VkImageLayout src_layout, uint64_t frame)
 {
-    if (r->vkCmdBeginDebugUtilsLabelEXT) {
+    if (r->vk.vkCmdBeginDebugUtilsLabelEXT) {
         char name[80];
         if (frame)
             snprintf(name, sizeof name, "cg ring: frame %llu -> slot %u", (unsigned long long)frame, slot);
@@ -762,12 +673,12 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
             snprintf(name, sizeof name, "cg ring: copy -> slot %u", slot);
         VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
         l.pLabelName = name;
-        r->vkCmdBeginDebugUtilsLabelEXT(cmd, &l);
+        r->vk.vkCmdBeginDebugUtilsLabelEXT(cmd, &l);
     }
     if (r->rgb) { /* the RGB slot format: one dispatch in place of the copy */
         cg_vk_rgb_record(r->rgb, cmd, slot, src, src_layout, &r->cursor, s->released);
         s->released = 1;
-        if (r->vkCmdEndDebugUtilsLabelEXT) r->vkCmdEndDebugUtilsLabelEXT(cmd);
+        if (r->vk.vkCmdEndDebugUtilsLabelEXT) r->vk.vkCmdEndDebugUtilsLabelEXT(cmd);
         return;
     }
     int move = src_layout != VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
@@ -786,7 +697,7 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    r->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+    r->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                             0, move ? 0 : 1, &mb, 1, &bb, move ? 1 : 0, &ib);
     VkBufferImageCopy reg;
     memset(&reg, 0, sizeof reg);
@@ -796,7 +707,7 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
     reg.imageExtent.width = (uint32_t)r->d.width;
     reg.imageExtent.height = (uint32_t)r->d.height;
     reg.imageExtent.depth = 1;
-    r->vkCmdCopyImageToBuffer(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s->buffer, 1, &reg);
+    r->vk.vkCmdCopyImageToBuffer(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s->buffer, 1, &reg);
     /* Release to the external consumer (the learner's CUDA context). */
     VkBufferMemoryBarrier rel = cg_vk_buffer_barrier(s->buffer, VK_ACCESS_TRANSFER_WRITE_BIT, 0,
                                                r->d.queue_family, VK_QUEUE_FAMILY_EXTERNAL);
@@ -807,10 +718,10 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
         cg_vk_image_barrier(src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, src_layout,
                             VK_ACCESS_TRANSFER_READ_BIT,
                             VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-    r->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+    r->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                             0, 0, NULL, 1, &rel, move ? 1 : 0, &back);
     s->released = 1;
-    if (r->vkCmdEndDebugUtilsLabelEXT) r->vkCmdEndDebugUtilsLabelEXT(cmd);
+    if (r->vk.vkCmdEndDebugUtilsLabelEXT) r->vk.vkCmdEndDebugUtilsLabelEXT(cmd);
 }
 
 static cg_status begin_frame(cg_vk_ring *r, VkImage src, uint8_t *desc_out, cg_zc_mode want,
@@ -872,18 +783,18 @@ static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayo
         s->rec_acquire != s->released ||
         memcmp(&s->rec_cursor, &r->cursor, sizeof r->cursor) != 0) {
         s->rec_src = VK_NULL_HANDLE; /* nothing valid recorded until End succeeds */
-        CG_TRY(RING_CHECK(r, r->vkResetCommandPool(dev, s->pool, 0)));
+        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetCommandPool(dev, s->pool, 0)));
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        CG_TRY(RING_CHECK(r, r->vkBeginCommandBuffer(s->cmd, &bi)));
+        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkBeginCommandBuffer(s->cmd, &bi)));
         int acquire = s->released;
         record_copy(r, s, i, s->cmd, src, layout, 0);
-        CG_TRY(RING_CHECK(r, r->vkEndCommandBuffer(s->cmd)));
+        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkEndCommandBuffer(s->cmd)));
         s->rec_src = src;
         s->rec_layout = layout;
         s->rec_acquire = acquire;
         s->rec_cursor = r->cursor;
     }
-    CG_TRY(RING_CHECK(r, r->vkResetFences(dev, 1, &s->fence)));
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetFences(dev, 1, &s->fence)));
 
     /* Ordering after the game's rendering (Vulkan spec, "Synchronization
      * and Cache Control" > "Implicit Synchronization Guarantees"): command
@@ -904,14 +815,14 @@ static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayo
     si.pCommandBuffers = &s->cmd;
     si.signalSemaphoreCount = 1;
     si.pSignalSemaphores = &r->semaphore;
-    if (r->vkQueueBeginDebugUtilsLabelEXT) {
+    if (r->vk.vkQueueBeginDebugUtilsLabelEXT) {
         VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
         l.pLabelName = "cg ring publish";
-        r->vkQueueBeginDebugUtilsLabelEXT(r->d.queue, &l);
+        r->vk.vkQueueBeginDebugUtilsLabelEXT(r->d.queue, &l);
     }
-    VkResult res = r->vkQueueSubmit(r->d.queue, 1, &si, s->fence);
-    if (r->vkQueueEndDebugUtilsLabelEXT) r->vkQueueEndDebugUtilsLabelEXT(r->d.queue);
-    CG_TRY(RING_CHECK(r, res));
+    VkResult res = r->vk.vkQueueSubmit(r->d.queue, 1, &si, s->fence);
+    if (r->vk.vkQueueEndDebugUtilsLabelEXT) r->vk.vkQueueEndDebugUtilsLabelEXT(r->d.queue);
+    CG_TRY(CG_VK_CHECK(&r->err, res));
     s->pending = 1;
     return CG_OK;
 }
@@ -1007,7 +918,7 @@ cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
  * signal the timeline to `frame`, and the slot's fence. */
 static cg_status submit_bridge(cg_vk_ring *r, ring_slot *s, VkSemaphore wait, uint64_t frame)
 {
-    CG_TRY(RING_CHECK(r, r->vkResetFences(r->d.device, 1, &s->fence)));
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetFences(r->d.device, 1, &s->fence)));
     const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     const uint64_t ignored = 0; /* a binary wait's value is ignored */
     VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
@@ -1022,7 +933,7 @@ static cg_status submit_bridge(cg_vk_ring *r, ring_slot *s, VkSemaphore wait, ui
     si.pWaitDstStageMask = &stage;
     si.signalSemaphoreCount = 1;
     si.pSignalSemaphores = &r->semaphore;
-    CG_TRY(RING_CHECK(r, r->vkQueueSubmit(r->d.queue, 1, &si, s->fence)));
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkQueueSubmit(r->d.queue, 1, &si, s->fence)));
     s->pending = 1;
     return CG_OK;
 }

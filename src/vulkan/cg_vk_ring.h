@@ -35,16 +35,10 @@
 #ifndef CG_VK_RING_H
 #define CG_VK_RING_H
 
-#ifndef VK_NO_PROTOTYPES
-#define VK_NO_PROTOTYPES
-#endif
-#include <vulkan/vulkan.h>
-
 #include <stdint.h>
 
 #include "cg_cursor.h"
-#include "cg_err.h"
-#include "cg_status.h"
+#include "cg_vk_device.h" /* vulkan.h without prototypes, cg_err.h */
 #include "cg_zc_proto.h"
 
 #ifdef __cplusplus

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cg_vk_export.h" /* cg_vk_check_result */
+#include "cg_vk_device.h" /* cg_vk_check_result */
 
 typedef struct kept {
     char library[256];
