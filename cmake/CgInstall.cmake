@@ -19,7 +19,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(CG_CORE_TARGETS cg_common cg_frame)
-set(CG_PUBLIC_HEADER_NAMES cg_frame.h cg_status.h cg_size.h cg_cursor.h)
+set(CG_PUBLIC_HEADER_NAMES cg_frame.h cg_status.h cg_size.h cg_cursor.h cg_version.h)
 
 set(cg_core_objects)
 set(cg_core_dirs)
@@ -28,8 +28,11 @@ foreach(t ${CG_CORE_TARGETS})
   if(TARGET ${t})
     list(APPEND cg_core_present ${t})
     list(APPEND cg_core_objects $<TARGET_OBJECTS:${t}>)
+    # Headers are in the source folder, or generated in the binary one
+    # (cg_version.h).
     get_target_property(d ${t} SOURCE_DIR)
-    list(APPEND cg_core_dirs ${d})
+    get_target_property(b ${t} BINARY_DIR)
+    list(APPEND cg_core_dirs ${d} ${b})
   endif()
 endforeach()
 

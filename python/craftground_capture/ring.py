@@ -106,17 +106,53 @@ class Descriptor:
                 f"{self.width}x{self.height}, mode={self.mode})")
 
 
+# The kinds of an observation's ipc_handle (docs/wire-format.md, "Telling
+# the ipc_handle kinds apart"). A tagged handle starts with an 8-byte header:
+# a 4-byte magic "CG" + two of A-Z 0-9, a u16 version, a u16 length (of the
+# whole handle, header included, at most the bytes given). Every backend
+# after the first two is tagged; the two untagged ones are known by their
+# exact length only when the bytes carry no tag.
+TAGGED_KINDS = {b"CGZ2": "ring"}
+UNTAGGED_KINDS = {CUDA_IPC_HANDLE_SIZE: "cuda_ipc", 4: "mach_port"}
+TAG_HEADER_SIZE = 8
+_TAG_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def _handle_tag(data):
+    """The magic of a tagged handle, or None when the bytes carry no tag. A
+    known magic tags whatever follows (its own parser checks the rest); an
+    unknown one needs the whole header: the namespace and a length field
+    that fits."""
+    if len(data) < TAG_HEADER_SIZE:
+        return None
+    magic = data[:4]
+    if magic in TAGGED_KINDS:
+        return magic
+    if magic[:2] != b"CG" or any(c not in _TAG_CHARS for c in magic[2:]):
+        return None
+    (length,) = struct.unpack_from("<H", data, 6)
+    return magic if TAG_HEADER_SIZE <= length <= len(data) else None
+
+
 def handle_kind(data):
-    """What an observation's ipc_handle bytes are: "ring" (this descriptor),
-    "cuda_ipc" (the 68-byte v1 handle) or "mach_port" (4 bytes, macOS)."""
+    """What an observation's ipc_handle bytes are: "ring" (tagged CGZ2: this
+    descriptor), or, untagged, "cuda_ipc" (the 68-byte v1 handle) or
+    "mach_port" (4 bytes, macOS). A tagged handle of a kind this reader does
+    not know is refused, whatever its length: never taken for CUDA."""
     data = bytes(data)
-    if len(data) >= 8 and data[:4] == b"CGZ2":
-        return "ring"
-    if len(data) == CUDA_IPC_HANDLE_SIZE:
-        return "cuda_ipc"
-    if len(data) == 4:
-        return "mach_port"
-    raise FormatError(f"ipc_handle of {len(data)} bytes is none of the known kinds")
+    magic = _handle_tag(data)
+    if magic is not None:
+        kind = TAGGED_KINDS.get(magic)
+        if kind is None:
+            raise FormatError(f"ipc_handle of {len(data)} bytes is tagged {magic.decode()} "
+                              f"(version {struct.unpack_from('<H', data, 4)[0]}), a kind this "
+                              f"reader does not know (known: "
+                              f"{', '.join(m.decode() for m in TAGGED_KINDS)}): a newer producer?")
+        return kind
+    kind = UNTAGGED_KINDS.get(len(data))
+    if kind is None:
+        raise FormatError(f"ipc_handle of {len(data)} bytes is none of the known kinds")
+    return kind
 
 
 def parse_descriptor(data):

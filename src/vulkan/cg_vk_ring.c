@@ -19,6 +19,7 @@
 #include "cg_size.h"
 #include "cg_vk_internal.h"
 #include "cg_vk_rgb.h"
+#include "cg_zc_leases.h"
 #include "cg_zc_server.h"
 
 typedef struct ring_slot {
@@ -43,13 +44,9 @@ struct cg_vk_ring {
     cg_vk_device vk; /* the caller's instance and device; debug_utils: names, labels */
 
     ring_slot slot[CG_ZC_MAX_SLOTS];
-    /* The producer's own view of the lease words: what it last wrote to
-     * each, and which it holds (WRITING). A learner may only move
-     * PUBLISHED(F) -> ACTIVE(F) -> RELEASED(F); any other word found in
-     * shared memory is not trusted (claim_slot puts this view back). */
-    uint64_t own[CG_ZC_MAX_SLOTS];
-    uint32_t held;
-    uint32_t seen_epoch; /* the server's connect/disconnect count last seen */
+    /* The producer's own view of the lease words, the slot search and the
+     * frame number (src/zc, cg_zc_leases.h). */
+    cg_zc_leases leases;
     /* Fence mode: a copy was recorded into a game command buffer, whose
      * completion the ring cannot see; destroy then defers freeing the slot
      * memory (and the RGB pass) that such a copy targets (see "deferred"
@@ -64,8 +61,6 @@ struct cg_vk_ring {
     cg_zc_control control;
     cg_zc_server *server;
     cg_zc_desc tmpl; /* the descriptor's constant fields */
-    uint64_t frame;  /* last frame number published */
-    uint32_t next;   /* where the slot search starts */
     uint64_t slot_size;
     cg_err err;
     int failed;
@@ -284,6 +279,7 @@ static cg_status setup(cg_vk_ring *r)
     sd.dir = r->d.socket_dir;
     CG_TRY(cg_zc_server_create(&sd, &r->server, &r->err));
     snprintf(t->socket_path, sizeof t->socket_path, "%s", cg_zc_server_path(r->server));
+    cg_zc_leases_init(&r->leases, &r->control, r->server, r->d.slots, r->d.wait_ns);
     return CG_OK;
 }
 
@@ -528,16 +524,12 @@ cg_status cg_vk_ring_template(const cg_vk_ring *r, uint8_t *out, size_t cap)
 
 /* ---- per frame ------------------------------------------------------------ */
 
-static uint64_t now_ns(void)
+/* Is the slot's last copy finished on the GPU? Never waits. The lease
+ * search's test of a slot (cg_zc_slot_idle_fn). */
+static cg_status slot_idle(void *user, uint32_t slot, int *idle)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Is the slot's last copy finished on the GPU? Never waits. */
-static cg_status slot_idle(cg_vk_ring *r, ring_slot *s, int *idle)
-{
+    cg_vk_ring *r = user;
+    ring_slot *s = &r->slot[slot];
     *idle = 1;
     if (!s->pending) return CG_OK;
     VkResult res = r->vk.vkGetFenceStatus(r->d.device, s->fence);
@@ -550,111 +542,14 @@ static cg_status slot_idle(cg_vk_ring *r, ring_slot *s, int *idle)
     return CG_OK;
 }
 
-/* What the producer may do with slot i, from the shared word w and its own
- * view. A word the protocol does not let a learner write there (any state
- * but ACTIVE/RELEASED of the frame the producer published, a state out of
- * the table, CLOSED, another frame) is put back to the producer's view:
- * nothing a learner stores can hold a slot except a lease it took. */
-typedef enum slot_use { SLOT_HELD, SLOT_FREE, SLOT_PUBLISHED } slot_use;
-
-/* Is w a move a learner may make from the producer's word own? */
-static int learner_move(uint64_t own, uint64_t w)
-{
-    return CG_ZC_WORD_STATE(own) == CG_ZC_PUBLISHED &&
-           CG_ZC_WORD_FRAME(w) == CG_ZC_WORD_FRAME(own) &&
-           (CG_ZC_WORD_STATE(w) == CG_ZC_ACTIVE || CG_ZC_WORD_STATE(w) == CG_ZC_RELEASED);
-}
-
-static slot_use slot_use_of(cg_vk_ring *r, uint32_t i, uint64_t *w)
-{
-    if (r->held & (1u << i)) return SLOT_HELD;
-    uint64_t own = r->own[i];
-    /* Not the producer's word nor a learner's move from it: the producer's
-     * view wins. A failed CAS means the word moved meanwhile (*w is then
-     * what is there); the claim's own CAS decides on it. */
-    if (*w != own && !learner_move(own, *w) && cg_zc_lease_cas(&r->control, i, w, own)) *w = own;
-    if (*w != own && learner_move(own, *w))
-        return CG_ZC_WORD_STATE(*w) == CG_ZC_ACTIVE ? SLOT_HELD : SLOT_FREE;
-    if (*w != own) return SLOT_FREE;
-    return CG_ZC_WORD_STATE(own) == CG_ZC_PUBLISHED ? SLOT_PUBLISHED : SLOT_FREE;
-}
-
-/* After a learner connected or left (the server's epoch moved): every slot
- * the producer does not hold is put back to a word it can use. */
-static void reset_slots(cg_vk_ring *r)
-{
-    uint32_t epoch = cg_zc_server_epoch(r->server);
-    if (epoch == r->seen_epoch) return;
-    r->seen_epoch = epoch;
-    for (uint32_t i = 0; i < r->d.slots; i++) {
-        uint64_t w = cg_zc_lease_load(&r->control, i);
-        (void)slot_use_of(r, i, &w);
-    }
-}
-
-/* Claim a slot for frame F: EMPTY/RELEASED first, else the oldest
- * PUBLISHED frame; never an ACTIVE (leased) or WRITING one. Polls for at
- * most wait_ns when none is free (docs/zero-copy-v2.md, "All slots held"). */
-static cg_status claim_slot(cg_vk_ring *r, uint64_t frame, uint32_t *out)
-{
-    uint64_t deadline = 0;
-    uint32_t races = 0;
-    reset_slots(r);
-    for (;;) {
-        int best = -1;
-        uint64_t best_word = 0;
-        for (uint32_t k = 0; k < r->d.slots; k++) {
-            uint32_t i = (r->next + k) % r->d.slots;
-            uint64_t w = cg_zc_lease_load(&r->control, i);
-            slot_use use = slot_use_of(r, i, &w);
-            if (use == SLOT_HELD) continue;
-            int idle;
-            CG_TRY(slot_idle(r, &r->slot[i], &idle));
-            if (!idle) continue;
-            if (use == SLOT_FREE) {
-                best = (int)i;
-                best_word = w;
-                break;
-            }
-            if (best < 0 || CG_ZC_WORD_FRAME(w) < CG_ZC_WORD_FRAME(best_word)) {
-                best = (int)i;
-                best_word = w;
-            }
-        }
-        /* The CAS fails when the learner acquired that frame meanwhile:
-         * then look again (a bounded number of times at once: a peer that
-         * keeps rewriting a word only costs the wait below). */
-        if (best >= 0 &&
-            cg_zc_lease_cas(&r->control, (uint32_t)best, &best_word, CG_ZC_WORD(frame, CG_ZC_WRITING))) {
-            r->own[best] = CG_ZC_WORD(frame, CG_ZC_WRITING);
-            r->held |= 1u << best;
-            *out = (uint32_t)best;
-            r->next = ((uint32_t)best + 1) % r->d.slots;
-            return CG_OK;
-        }
-        if (best >= 0 && ++races <= 2 * CG_ZC_MAX_SLOTS) continue;
-        uint64_t t = now_ns();
-        if (!deadline) deadline = t + r->d.wait_ns;
-        if (t >= deadline)
-            return cg_fail(&r->err, CG_E_RING_FULL,
-                           "all %u slots are held by the learner (or still copying) after %llu ns: "
-                           "frame %llu skipped",
-                           r->d.slots, (unsigned long long)r->d.wait_ns, (unsigned long long)frame);
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
-    }
-}
-
 /* The next frame's number and a slot for it (publish, record and an
- * external writer's claim). A failure other than a full ring fails the
- * ring. */
+ * external writer's claim; the lease contract is src/zc's). A failure
+ * other than a full ring fails the ring. */
 static cg_status claim_next(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
 {
-    if (r->frame >= CG_ZC_MAX_FRAME) return cg_fail(&r->err, CG_E_OVERFLOW, "frame numbers exhausted");
     drain_graves(r);
-    cg_status st = claim_slot(r, r->frame + 1, slot);
-    if (st == CG_OK) *frame = r->frame + 1;
-    else if (st != CG_E_RING_FULL) r->failed = 1;
+    cg_status st = cg_zc_leases_claim(&r->leases, slot_idle, r, slot, frame, &r->err);
+    if (st != CG_OK && st != CG_E_RING_FULL) r->failed = 1;
     return st;
 }
 
@@ -738,29 +633,20 @@ static cg_status begin_frame(cg_vk_ring *r, VkImage src, uint8_t *desc_out, cg_z
     return claim_next(r, slot, frame);
 }
 
-/* The producer gives up its hold of a slot with this word. */
-static void set_word(cg_vk_ring *r, uint32_t slot, uint64_t word)
-{
-    r->own[slot] = word;
-    r->held &= ~(1u << slot);
-    cg_zc_lease_store(&r->control, slot, word);
-}
-
 static void end_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, uint8_t *desc_out)
 {
-    r->frame = frame;
     cg_zc_desc d = r->tmpl;
     d.slot = slot;
     d.frame = frame;
     (void)cg_zc_desc_encode(&d, desc_out, CG_ZC_DESC_SIZE);
-    set_word(r, slot, CG_ZC_WORD(frame, CG_ZC_PUBLISHED));
+    cg_zc_leases_publish(&r->leases, slot, frame);
 }
 
 /* A failed Vulkan call after the claim: the slot goes back to RELEASED so
  * no learner waits for it, and the ring refuses further work. */
 static cg_status fail_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, cg_status st)
 {
-    set_word(r, slot, CG_ZC_WORD(frame, CG_ZC_RELEASED));
+    cg_zc_leases_release(&r->leases, slot, frame);
     if (st != CG_E_RING_FULL) r->failed = 1;
     return st;
 }
@@ -770,7 +656,7 @@ static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayo
 {
     ring_slot *s = &r->slot[i];
     VkDevice dev = r->d.device;
-    /* The slot's fence was seen signalled in claim_slot: its command
+    /* The slot's fence was seen signalled by the claim (slot_idle): its command
      * buffer is not in use, so it may be submitted again as recorded, or
      * reset with its pool and recorded anew. The recording depends only on
      * the source image, its layout and whether the buffer comes back from
@@ -899,12 +785,6 @@ int cg_vk_ring_slot_fd(const cg_vk_ring *r, uint32_t slot)
     return r && slot < r->d.slots ? r->slot[slot].memory_fd : -1;
 }
 
-/* The producer holds slot for frame (claimed, not yet committed). */
-static int claimed(const cg_vk_ring *r, uint32_t slot, uint64_t frame)
-{
-    return (r->held & (1u << slot)) && r->own[slot] == CG_ZC_WORD(frame, CG_ZC_WRITING);
-}
-
 cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
 {
     CG_RETURN_IF(!r || !slot || !frame, CG_E_INVALID_ARG);
@@ -944,7 +824,8 @@ cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSema
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
     /* The producer's own view, not the shared word: a learner may have
      * written anything there meanwhile. */
-    if (slot >= r->d.slots || !desc_out || frame != r->frame + 1 || !claimed(r, slot, frame))
+    if (slot >= r->d.slots || !desc_out || frame != r->leases.frame + 1 ||
+        !cg_zc_leases_claimed(&r->leases, slot, frame))
         return cg_fail(&r->err, CG_E_INVALID_ARG,
                        "slot %u frame %llu was not claimed (or no descriptor buffer)", slot,
                        (unsigned long long)frame);
@@ -960,6 +841,6 @@ cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSema
 
 void cg_vk_ring_abandon(cg_vk_ring *r, uint32_t slot, uint64_t frame)
 {
-    if (!r || slot >= r->d.slots || !claimed(r, slot, frame)) return;
-    set_word(r, slot, CG_ZC_WORD(frame, CG_ZC_RELEASED));
+    if (!r || slot >= r->d.slots || !cg_zc_leases_claimed(&r->leases, slot, frame)) return;
+    cg_zc_leases_release(&r->leases, slot, frame);
 }

@@ -212,6 +212,26 @@ def unit():
     check(R.handle_kind(GOLDEN_DESC) == "ring" and R.handle_kind(b"\0" * 68) == "cuda_ipc" and
           R.handle_kind(b"\1\0\0\0") == "mach_port", "handle kinds by magic and length")
     raises(ValueError, lambda: R.handle_kind(b"\0" * 10), "10-byte handle")
+    # The documented rule (docs/wire-format.md, "Telling the ipc_handle kinds
+    # apart"), with hand-written headers: magic, u16 version, u16 length.
+    future = b"CGH1" + struct.pack("<HH", 1, 68) + bytes(60)
+    raises(ValueError, lambda: R.handle_kind(future), "68 bytes tagged CGH1: not CUDA",
+           "tagged CGH1")
+    raises(ValueError, lambda: R.handle_kind(b"CGZ9" + struct.pack("<HH", 3, 200) + bytes(192)),
+           "unknown tag of 200 bytes", "tagged CGZ9")
+    check(R.handle_kind(b"CGZ2" + bytes(64)) == "ring", "68 bytes starting CGZ2: the ring's")
+    # Not a tag: the length field does not fit, the namespace differs, or
+    # fewer than 8 bytes; those stay the untagged kinds by their length.
+    check(R.handle_kind(b"CGH1" + struct.pack("<HH", 1, 69) + bytes(60)) == "cuda_ipc",
+          "CG magic with a length beyond the bytes is no tag")
+    check(R.handle_kind(b"CGh1" + struct.pack("<HH", 1, 68) + bytes(60)) == "cuda_ipc",
+          "a lower-case letter is outside the tag namespace")
+    check(R.handle_kind(b"XGH1" + struct.pack("<HH", 1, 68) + bytes(60)) == "cuda_ipc",
+          "no CG prefix: untagged")
+    check(R.handle_kind(b"CGZ2") == "mach_port" and R.handle_kind(b"CGH1") == "mach_port",
+          "4 bytes cannot hold a tag: a mach port")
+    raises(ValueError, lambda: R.handle_kind(b"CGH1" + struct.pack("<HH", 1, 8)),
+           "an unknown 8-byte tagged handle", "tagged CGH1")
 
     def patched(off, val):
         b = bytearray(GOLDEN_DESC)

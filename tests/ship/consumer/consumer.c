@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <cg_frame.h>
+#include <cg_version.h>
 
 static int failures;
 
@@ -64,6 +65,12 @@ int main(void)
     st = cg_convert(&p, out, 3);
     if (st != CG_E_INVALID_ARG || strcmp(cg_status_name(st), "CG_E_INVALID_ARG") != 0) {
         fprintf(stderr, "FAIL width 0 gave %s\n", cg_status_name(st));
+        failures++;
+    }
+    /* The installed header's version is the installed library's. */
+    if (cg_version() != CG_VERSION_NUMBER || strcmp(cg_version_string(), CG_VERSION_STRING) != 0) {
+        fprintf(stderr, "FAIL cg_version %u (%s), header %d (%s)\n", cg_version(),
+                cg_version_string(), CG_VERSION_NUMBER, CG_VERSION_STRING);
         failures++;
     }
     if (failures) return 1;

@@ -1,7 +1,7 @@
 /*
  * cg_zc_server.c - the hand-off socket of zero-copy v2 (cg_zc_server.h).
  */
-#define _GNU_SOURCE /* struct ucred, SO_PEERCRED, accept4 */
+#define _GNU_SOURCE /* accept4, pipe2 */
 #include "cg_zc_server.h"
 
 #include <dirent.h>
@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include "cg_zc_transport.h"
 
 struct cg_zc_server {
     int fds[CG_ZC_MAX_FDS];
@@ -136,30 +138,7 @@ static int send_hello(cg_zc_server *s, int conn, uint16_t status)
     h.fd_count = status == CG_ZC_HELLO_OK ? s->fd_count : 0;
     uint8_t buf[CG_ZC_HELLO_SIZE];
     cg_zc_hello_encode(&h, buf);
-    struct iovec iov = {.iov_base = buf, .iov_len = sizeof buf};
-    union {
-        char buf[CMSG_SPACE(sizeof(int) * CG_ZC_MAX_FDS)];
-        struct cmsghdr align;
-    } ctl;
-    memset(&ctl, 0, sizeof ctl);
-    struct msghdr msg;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    if (h.fd_count) {
-        msg.msg_control = ctl.buf;
-        msg.msg_controllen = CMSG_SPACE(sizeof(int) * h.fd_count);
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int) * h.fd_count);
-        memcpy(CMSG_DATA(cm), s->fds, sizeof(int) * h.fd_count);
-    }
-    ssize_t n;
-    do {
-        n = sendmsg(conn, &msg, MSG_NOSIGNAL);
-    } while (n < 0 && errno == EINTR);
-    return n == (ssize_t)sizeof buf ? 0 : -1;
+    return cg_zc_send_fds(conn, buf, sizeof buf, s->fds, h.fd_count);
 }
 
 /* Accept one connection and decide. Returns the new learner's fd, or -1. */
@@ -167,11 +146,9 @@ static int handle_accept(cg_zc_server *s, int have_learner)
 {
     int conn = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
     if (conn < 0) return -1;
-    struct ucred cred;
-    socklen_t len = sizeof cred;
     /* Counted before the peer can read the answer, so what it sees is
      * already in the stats. */
-    if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != getuid()) {
+    if (!cg_zc_peer_is_same_user(conn)) {
         bump(s, &s->stats.refused_uid, -1);
         (void)send_hello(s, conn, CG_ZC_HELLO_WRONG_UID);
         close(conn);
@@ -366,38 +343,15 @@ cg_status cg_zc_connect(const char *path, cg_zc_hello *hello, int *fds, uint32_t
         return cg_fail(err, CG_E_NOT_INITIALIZED, "no zero-copy producer at %s (errno %d)", path, e);
     }
     uint8_t buf[CG_ZC_HELLO_SIZE];
-    union {
-        char buf[CMSG_SPACE(sizeof(int) * CG_ZC_MAX_FDS)];
-        struct cmsghdr align;
-    } ctl;
-    struct iovec iov = {.iov_base = buf, .iov_len = sizeof buf};
-    struct msghdr msg;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = ctl.buf;
-    msg.msg_controllen = sizeof ctl.buf;
-    ssize_t n;
-    do {
-        n = recvmsg(c, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
-    } while (n < 0 && errno == EINTR);
-    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); n >= 0 && cm; cm = CMSG_NXTHDR(&msg, cm)) {
-        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS) continue;
-        uint32_t k = (uint32_t)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-        for (uint32_t i = 0; i < k; i++) {
-            int fd;
-            memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof fd);
-            if (*nfds < CG_ZC_MAX_FDS) fds[(*nfds)++] = fd;
-            else close(fd);
-        }
-    }
+    int truncated;
+    long n = cg_zc_recv_fds(c, buf, sizeof buf, fds, CG_ZC_MAX_FDS, nfds, &truncated);
     cg_status st = CG_OK;
     if (n < 0) st = cg_fail(err, CG_E_PLATFORM, "recvmsg(hello): errno %d", errno);
     else if (n == 0) st = cg_fail(err, CG_E_PROTOCOL, "the producer closed the socket before the hello");
     else if (n < CG_ZC_HELLO_SIZE)
-        st = cg_fail(err, CG_E_PROTOCOL, "zero-copy hello truncated: %zd bytes of %d", n,
+        st = cg_fail(err, CG_E_PROTOCOL, "zero-copy hello truncated: %ld bytes of %d", n,
                      CG_ZC_HELLO_SIZE);
-    else if (msg.msg_flags & MSG_CTRUNC)
+    else if (truncated)
         st = cg_fail(err, CG_E_PROTOCOL, "the hello's fds were truncated");
     else st = cg_zc_hello_decode(buf, (size_t)n, hello, err);
     if (st == CG_OK && hello->status == CG_ZC_HELLO_BUSY)

@@ -3,16 +3,13 @@
  * (cg_zc_proto.h, docs/zero-copy-v2.md). Encoding is byte by byte, so the
  * wire is little-endian whatever the host is.
  */
-#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "cg_zc_proto.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "cg_zc_transport.h"
 
 static const uint8_t DESC_MAGIC[4] = {'C', 'G', 'Z', '2'};
 static const uint8_t HELLO_MAGIC[4] = {'C', 'G', 'Z', 'H'};
@@ -211,20 +208,9 @@ cg_status cg_zc_control_create(uint32_t slot_count, uint64_t ring_id, cg_zc_cont
     memset(c, 0, sizeof *c);
     c->fd = -1;
     CG_RETURN_IF(slot_count < 1 || slot_count > CG_ZC_MAX_SLOTS, CG_E_INVALID_ARG);
-    int fd = memfd_create("cg-zc-control", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0) return cg_fail(err, CG_E_PLATFORM, "memfd_create(control block): errno %d", errno);
-    if (ftruncate(fd, CG_ZC_CONTROL_SIZE) != 0 ||
-        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-        int e = errno;
-        close(fd);
-        return cg_fail(err, CG_E_PLATFORM, "sizing/sealing the control block: errno %d", e);
-    }
-    void *m = mmap(NULL, CG_ZC_CONTROL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED) {
-        int e = errno;
-        close(fd);
-        return cg_fail(err, CG_E_PLATFORM, "mmap(control block): errno %d", e);
-    }
+    int fd;
+    uint8_t *m;
+    CG_TRY(cg_zc_shm_create("cg-zc-control", CG_ZC_CONTROL_SIZE, &fd, &m, err));
     c->map = m;
     c->fd = fd;
     c->slot_count = slot_count;
@@ -246,16 +232,8 @@ cg_status cg_zc_control_map(int fd, uint32_t slot_count, uint64_t ring_id, cg_zc
     memset(c, 0, sizeof *c);
     c->fd = -1;
     CG_RETURN_IF(fd < 0, CG_E_INVALID_ARG);
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < CG_ZC_CONTROL_SIZE) {
-        close(fd);
-        return cg_fail(err, CG_E_PROTOCOL, "zero-copy control block: not a %d-byte file",
-                       CG_ZC_CONTROL_SIZE);
-    }
-    void *m = mmap(NULL, CG_ZC_CONTROL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int e = errno;
-    close(fd);
-    if (m == MAP_FAILED) return cg_fail(err, CG_E_PLATFORM, "mmap(control block): errno %d", e);
+    uint8_t *m;
+    CG_TRY(cg_zc_shm_map(fd, CG_ZC_CONTROL_SIZE, &m, err));
     c->map = m;
     c->slot_count = slot_count;
     c->ring_id = ring_id;
@@ -273,8 +251,7 @@ cg_status cg_zc_control_map(int fd, uint32_t slot_count, uint64_t ring_id, cg_zc
 void cg_zc_control_free(cg_zc_control *c)
 {
     if (!c) return;
-    if (c->map) munmap(c->map, CG_ZC_CONTROL_SIZE);
-    if (c->fd >= 0) close(c->fd);
+    cg_zc_shm_free(c->fd, c->map, CG_ZC_CONTROL_SIZE);
     c->map = NULL;
     c->fd = -1;
 }

@@ -9,7 +9,9 @@
  * connects or disconnects it returns every lease no learner holds any more
  * (cg_zc_control_reclaim) and moves the epoch (cg_zc_server_epoch). The
  * learner sends nothing: one that sends a byte is disconnected (its leases
- * come back), so a flooding peer costs no CPU. Linux only.
+ * come back), so a flooding peer costs no CPU. The socket and its thread
+ * are POSIX; descriptors, the peer's uid and the shared memory go through
+ * the transport (cg_zc_transport.h; Linux: cg_zc_transport_posix.c).
  */
 #ifndef CG_ZC_SERVER_H
 #define CG_ZC_SERVER_H

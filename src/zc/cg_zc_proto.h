@@ -3,9 +3,10 @@
  * (docs/zero-copy-v2.md): the 192-byte descriptor, the 64-byte hello, and
  * the control block (a memfd of per-slot atomic lease words).
  *
- * Both sides use it: the producer (cg_vk_ring) and C learners (the tests).
- * Linux only (memfd_create). Nothing here prints, blocks or allocates on
- * the lease paths.
+ * Both sides use it: the producer (cg_zc_leases.h, which cg_vk_ring uses)
+ * and C learners (the tests). No GPU API; the control block's memory comes
+ * from the transport (cg_zc_transport.h). Nothing here prints, blocks or
+ * allocates on the lease paths.
  */
 #ifndef CG_ZC_PROTO_H
 #define CG_ZC_PROTO_H
