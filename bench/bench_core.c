@@ -331,6 +331,7 @@ typedef struct png_frame {
 typedef struct png_ctx {
     raw_ctx raw; /* conversion into raw.dst first, as the JNI layer does */
     cg_png_options opt;
+    cg_png_encoder *enc; /* kept across frames, as the JNI layer keeps one per thread */
     cg_buf out;
 } png_ctx;
 
@@ -338,8 +339,8 @@ static void run_png(void *c)
 {
     png_ctx *g = c;
     run_convert(&g->raw);
-    if (cg_png_encode_rgb(g->raw.dst, g->raw.p.dst_w, g->raw.p.dst_h,
-                          (size_t)g->raw.p.dst_w * 3, &g->opt, &g->out) != CG_OK)
+    if (cg_png_encoder_encode(g->enc, g->raw.dst, g->raw.p.dst_w, g->raw.p.dst_h,
+                              (size_t)g->raw.p.dst_w * 3, &g->opt, &g->out) != CG_OK)
         abort();
 }
 
@@ -403,12 +404,13 @@ static void png_setup(png_ctx *g, const png_frame *f)
     g->raw.dst_len = (size_t)f->w * (size_t)f->h * 3;
     g->raw.dst = malloc(g->raw.dst_len);
     g->raw.level = cg_simd_best();
-    if (g->raw.dst == NULL) abort();
+    if (g->raw.dst == NULL || cg_png_encoder_create(0, &g->enc) != CG_OK) abort();
 }
 
 static void png_teardown(png_ctx *g)
 {
     cg_buf_free(&g->out);
+    cg_png_encoder_destroy(g->enc);
     free(g->raw.dst);
 }
 

@@ -19,7 +19,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(CG_CORE_TARGETS cg_common cg_frame)
-set(CG_PUBLIC_HEADER_NAMES cg_frame.h cg_status.h cg_size.h cg_cursor.h cg_version.h)
+set(CG_PUBLIC_HEADER_NAMES cg_frame.h cg_status.h cg_err.h cg_size.h cg_cursor.h cg_version.h)
 
 set(cg_core_objects)
 set(cg_core_dirs)

@@ -240,10 +240,9 @@ int cg_throw_status(JNIEnv *env, cg_status st, const char *what, const char *det
 
 int cg_jni_check_dims(JNIEnv *env, const char *what, jint w, jint h)
 {
-    if (w <= 0 || h <= 0 || w > CG_MAX_DIM || h > CG_MAX_DIM)
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s size %dx%d is invalid: width and height must be 1..%d", what, (int)w,
-                        (int)h, CG_MAX_DIM);
+    cg_err why;
+    if (cg_check_dims_named(what, (int)w, (int)h, &why) != CG_OK)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s", why.text);
     return 0;
 }
 

@@ -54,7 +54,8 @@ int cg_throw_status(JNIEnv *env, cg_status st, const char *what, const char *det
 
 /* ---- argument checks (throw IllegalArgumentException naming the value) -- */
 
-/* w, h in 1..CG_MAX_DIM; `what` names the pair ("source", "target"). */
+/* w, h in 1..CG_MAX_DIM (cg_check_dims_named, the core's check and text);
+ * `what` names the pair ("source", "target"). */
 int cg_jni_check_dims(JNIEnv *env, const char *what, jint w, jint h);
 
 /* A GL texture name: id > 0. `name` introduces the value in the message

@@ -37,90 +37,92 @@ static jobject cg_convert_raw(JNIEnv *env, const cg_convert_params *p, size_t ou
     return bs;
 }
 
-/* PNG scratch, one per thread: the RGB rows and the encoded bytes, kept for
- * the thread's next frame and freed when the thread ends. Fresh buffers each
- * call cost page faults: a 640x360 frame measured about 3 ms more with them
- * (bench_jvm's PNG table). Frames above PNG_KEEP_MAX bytes of RGB use
- * buffers of their own call, so a thread never holds more than about twice
- * that. */
-enum { PNG_KEEP_MAX = 64 << 20 };
-
-typedef struct png_scratch {
-    uint8_t *rgb;
-    size_t rgb_cap;
+/* PNG: one encoder per thread (cg_png_encoder: the RGB rows and the work
+ * area, kept for the thread's next frame up to its cap) and the encoded
+ * bytes before their copy into the byte[], freed when the thread ends. Fresh
+ * buffers each call cost page faults: a 640x360 frame measured about 3 ms
+ * more with them (bench_jvm's PNG table). */
+typedef struct png_thread {
+    cg_png_encoder *enc;
     cg_buf png;
-} png_scratch;
+} png_thread;
 
 static pthread_key_t png_key;
 static pthread_once_t png_once = PTHREAD_ONCE_INIT;
 static int png_key_ok;
 
-static void png_scratch_free(void *p)
+static void png_thread_free(void *p)
 {
-    png_scratch *s = p;
-    free(s->rgb);
-    cg_buf_free(&s->png);
-    free(s);
+    png_thread *t = p;
+    cg_png_encoder_destroy(t->enc);
+    cg_buf_free(&t->png);
+    free(t);
 }
 
 static void png_key_init(void)
 {
-    png_key_ok = pthread_key_create(&png_key, png_scratch_free) == 0;
+    png_key_ok = pthread_key_create(&png_key, png_thread_free) == 0;
 }
 
-/* This thread's scratch; NULL when none can be made (the caller then uses
- * call-local buffers). */
-static png_scratch *png_thread_scratch(void)
+/* This thread's encoder into *t (kept when the thread key works, else the
+ * call's own: *own set, free it with png_thread_free). */
+static cg_status png_thread_get(png_thread **t, int *own)
 {
     pthread_once(&png_once, png_key_init);
-    if (!png_key_ok) return NULL;
-    png_scratch *s = pthread_getspecific(png_key);
-    if (s != NULL) return s;
-    s = calloc(1, sizeof *s);
-    if (s != NULL && pthread_setspecific(png_key, s) != 0) {
-        free(s);
-        s = NULL;
+    *own = 0;
+    *t = png_key_ok ? pthread_getspecific(png_key) : NULL;
+    if (*t != NULL) return CG_OK;
+    *t = calloc(1, sizeof **t);
+    CG_RETURN_IF(*t == NULL, CG_E_NO_MEMORY);
+    cg_status st = cg_png_encoder_create(0, &(*t)->enc);
+    if (st == CG_OK && png_key_ok && pthread_setspecific(png_key, *t) == 0) return CG_OK;
+    if (st != CG_OK) {
+        free(*t);
+        *t = NULL;
+        return st;
     }
-    return s;
+    *own = 1;
+    return CG_OK;
 }
 
-/* PNG: convert into the scratch, encode, then one copy of the encoded bytes
- * into the byte[]. */
+/* PNG: convert into the encoder's rows, encode, then one copy of the
+ * encoded bytes into the byte[]. */
 static jobject cg_convert_png(JNIEnv *env, const cg_convert_params *p, size_t rgb_len,
                               const char *what)
 {
-    png_scratch local = {0};
-    png_scratch *s = rgb_len <= PNG_KEEP_MAX ? png_thread_scratch() : NULL;
-    if (s == NULL) s = &local;
-    if (s->rgb_cap < rgb_len) {
-        free(s->rgb);
-        s->rgb = malloc(rgb_len);
-        s->rgb_cap = s->rgb != NULL ? rgb_len : 0;
-        if (s->rgb == NULL) {
-            cg_throw(env, CG_JEXC_OOM, "cannot allocate %zu bytes of PNG scratch", rgb_len);
-            return NULL;
-        }
+    png_thread *t = NULL;
+    int own = 0;
+    uint8_t *rows = NULL;
+    cg_status st = png_thread_get(&t, &own);
+    if (st != CG_OK) {
+        /* A part not built in must name what is missing (docs/architecture.md). */
+        cg_throw_status(env, st, what,
+                        st == CG_E_UNSUPPORTED ? cg_png_unavailable_reason() : "PNG encoder");
+        return NULL;
     }
     jobject bs = NULL;
-    cg_status st = cg_convert(p, s->rgb, rgb_len);
+    st = cg_png_encoder_rows(t->enc, rgb_len, &rows);
+    if (st != CG_OK) {
+        cg_throw(env, CG_JEXC_OOM, "cannot allocate %zu bytes of PNG scratch", rgb_len);
+        goto done;
+    }
+    st = cg_convert(p, rows, rgb_len);
     if (st != CG_OK) {
         cg_throw_status(env, st, what, "RGBA to RGB conversion");
         goto done;
     }
     cg_png_options opt = cg_png_default_options();
-    st = cg_png_encode_rgb(s->rgb, p->dst_w, p->dst_h, (size_t)p->dst_w * 3, &opt, &s->png);
+    st = cg_png_encoder_encode(t->enc, rows, p->dst_w, p->dst_h, (size_t)p->dst_w * 3, &opt,
+                               &t->png);
     if (st != CG_OK) {
-        /* A part not built in must name what is missing (docs/architecture.md). */
         cg_throw_status(env, st, what,
                         st == CG_E_UNSUPPORTED ? cg_png_unavailable_reason() : "PNG encoding");
         goto done;
     }
-    bs = cg_jni_bytestring_copy(env, s->png.data, s->png.len);
+    bs = cg_jni_bytestring_copy(env, t->png.data, t->png.len);
 done:
-    if (s == &local) {
-        cg_buf_free(&local.png);
-        free(local.rgb);
-    }
+    if (t->png.cap > CG_PNG_KEEP_MAX) cg_buf_free(&t->png); /* the encoder's cap, for its output */
+    if (own) png_thread_free(t);
     return bs;
 }
 

@@ -7,6 +7,11 @@
  * CG_E_RING_FULL (a skipped frame: publish returns null) and CG_E_NO_DEVICE
  * at init (no Vulkan device renders GL's GPU: zero-copy v2 is unavailable
  * on this machine, UnsupportedOperationException).
+ *
+ * Checks: this file checks only what a Java value is (a negative int or
+ * long where an unsigned number goes, a texture name); mode, slot count and
+ * sizes are cg_gl_ring_create's to check (cg_gl_ring.h), once, and its text
+ * is the exception's message.
  */
 #include <stdint.h>
 #include <string.h>
@@ -37,8 +42,7 @@ static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *
     const gl_frame *f = arg;
     cg_status st = cg_gl_ring_publish_cursor(ctx, f->texture, &f->cursor, desc);
     *len = CG_ZC_DESC_SIZE;
-    if (st != CG_OK) cg_fail(why, st, "%s", cg_gl_ring_last_error(ctx));
-    return st;
+    return st == CG_OK ? st : cg_fail_from(why, st, cg_gl_ring_error(ctx));
 }
 
 static cg_status release(void *ctx, cg_err *why)
@@ -46,23 +50,17 @@ static cg_status release(void *ctx, cg_err *why)
     return cg_gl_ring_destroy_current(ctx, why);
 }
 
-/* Both inits: check, describe, make. target_* < 0: the copy format. */
+/* Both inits: check the Java values, describe, make. target_* < 0: the
+ * copy format. */
 static jobject init(JNIEnv *env, const char *what, jint width, jint height, jint target_width,
                     jint target_height, jint slots, jint mode, jlong waitNanos)
 {
-    if (slots < 0 || slots > CG_ZC_MAX_SLOTS || waitNanos < 0 ||
-        (mode != CG_GL_RING_MODE_AUTO && mode != CG_ZC_MODE_SEMAPHORE && mode != CG_ZC_MODE_FENCE))
+    if (slots < 0 || waitNanos < 0)
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s: slots %d (0..%d), mode %d (0 auto, 1 semaphore, 2 fence), "
-                        "waitNanos %lld (>= 0)",
-                        what, (int)slots, CG_ZC_MAX_SLOTS, (int)mode, (long long)waitNanos),
+                        "%s: slots %d, waitNanos %lld: neither may be negative", what, (int)slots,
+                        (long long)waitNanos),
                NULL;
-    if (cg_jni_check_dims(env, what, width, height)) return NULL;
     int rgb = target_width >= 0 && target_height >= 0;
-    /* 0 x 0: the texture's size; otherwise both in 1..CG_MAX_DIM. */
-    if (rgb && (target_width || target_height) &&
-        cg_jni_check_dims(env, what, target_width, target_height))
-        return NULL;
     cg_gl_ring_desc d;
     memset(&d, 0, sizeof d);
     d.width = width;

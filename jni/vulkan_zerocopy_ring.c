@@ -7,6 +7,11 @@
  * process behind the object's lock; every status becomes the exception of
  * cg_jexc_for_status, except CG_E_RING_FULL, which is a skipped frame: the
  * per-frame calls then return null.
+ *
+ * Checks: this file checks only what a Java value is (a negative int or
+ * long where an unsigned number goes); handles, mode, slot count, sizes and
+ * image formats are cg_vk_ring_create's and the frame calls' to check
+ * (cg_vk_ring.h), once, and their text is the exception's message.
  */
 #include <stdint.h>
 #include <string.h>
@@ -27,7 +32,8 @@ static cg_status make(void *arg, void **ctx, uint8_t *tmpl, size_t *len, cg_err 
 }
 
 typedef struct frame_args {
-    VkCommandBuffer cmd; /* VK_NULL_HANDLE: publish */
+    int record;          /* 0: publish */
+    VkCommandBuffer cmd; /* record's */
     VkImage image;
     VkImageLayout layout;
     const cg_cursor *cursor;
@@ -36,11 +42,11 @@ typedef struct frame_args {
 static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)
 {
     const frame_args *a = arg;
-    cg_status st = a->cmd ? cg_vk_ring_record_cursor(ctx, a->cmd, a->image, a->layout, a->cursor, desc)
-                          : cg_vk_ring_publish_cursor(ctx, a->image, a->layout, a->cursor, desc);
+    cg_status st = a->record
+                       ? cg_vk_ring_record_cursor(ctx, a->cmd, a->image, a->layout, a->cursor, desc)
+                       : cg_vk_ring_publish_cursor(ctx, a->image, a->layout, a->cursor, desc);
     *len = CG_ZC_DESC_SIZE;
-    if (st != CG_OK) cg_fail(why, st, "%s", cg_vk_ring_last_error(ctx));
-    return st;
+    return st == CG_OK ? st : cg_fail_from(why, st, cg_vk_ring_error(ctx));
 }
 
 static void destroy(void *ctx)
@@ -48,28 +54,18 @@ static void destroy(void *ctx)
     cg_vk_ring_destroy(ctx);
 }
 
-/* The checks and the creation both init natives share; d carries the
- * slot format fields already. */
+/* The Java-level checks and the creation all init natives share; d carries
+ * the format fields already. */
 static jobject init_ring(JNIEnv *env, const char *what, cg_vk_ring_desc *d, jlong instance,
                          jlong physicalDevice, jlong device, jint queueFamily, jlong queue,
                          jlong getInstanceProcAddr, jint width, jint height, jint slots, jint mode,
                          jlong waitNanos, jboolean debugUtils)
 {
-    if (!instance || !physicalDevice || !device || !queue || !getInstanceProcAddr)
+    if (queueFamily < 0 || slots < 0 || waitNanos < 0)
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s: instance, physicalDevice, device, queue and getInstanceProcAddr "
-                        "must all be non-zero",
-                        what),
+                        "%s: queueFamily %d, slots %d, waitNanos %lld: none may be negative", what,
+                        (int)queueFamily, (int)slots, (long long)waitNanos),
                NULL;
-    if (queueFamily < 0 || slots < 0 || slots > CG_ZC_MAX_SLOTS || waitNanos < 0 ||
-        (mode != CG_ZC_MODE_SEMAPHORE && mode != CG_ZC_MODE_FENCE))
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s: queueFamily %d, slots %d (0..%d), mode %d (1 semaphore, 2 fence), "
-                        "waitNanos %lld (>= 0)",
-                        what, (int)queueFamily, (int)slots, CG_ZC_MAX_SLOTS, (int)mode,
-                        (long long)waitNanos),
-               NULL;
-    if (cg_jni_check_dims(env, what, width, height)) return NULL;
 
     d->instance = (VkInstance)(uintptr_t)instance;
     d->physical_device = (VkPhysicalDevice)(uintptr_t)physicalDevice;
@@ -100,20 +96,6 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
                      debugUtils);
 }
 
-/* The image formats a ring reads as stored (4 bytes a pixel, 8-bit
- * channels); nonzero (an exception is pending) for any other. */
-static int check_image_format(JNIEnv *env, const char *what, jint imageFormat)
-{
-    if (imageFormat == 0 || imageFormat == VK_FORMAT_R8G8B8A8_UNORM ||
-        imageFormat == VK_FORMAT_R8G8B8A8_SRGB || imageFormat == VK_FORMAT_B8G8R8A8_UNORM ||
-        imageFormat == VK_FORMAT_B8G8R8A8_SRGB)
-        return 0;
-    return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                    "%s: imageFormat %d: 37 R8G8B8A8_UNORM, 43 R8G8B8A8_SRGB, 44 "
-                    "B8G8R8A8_UNORM, 50 B8G8R8A8_SRGB (0 = 37)",
-                    what, (int)imageFormat);
-}
-
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initCopyImpl(
     JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
     jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat, jint slots,
@@ -121,7 +103,6 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
 {
     (void)thiz;
     static const char what[] = "VulkanZerocopyRing.initCopyImpl";
-    if (check_image_format(env, what, imageFormat)) return NULL;
     cg_vk_ring_desc d;
     memset(&d, 0, sizeof d);
     d.format = (VkFormat)imageFormat; /* the descriptor's format: the copy keeps the bytes */
@@ -155,10 +136,6 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
 {
     (void)thiz;
     static const char what[] = "VulkanZerocopyRing.initRgbImpl";
-    if (check_image_format(env, what, imageFormat)) return NULL;
-    /* 0 x 0 is the image's size; anything else a valid target. */
-    if ((targetWidth || targetHeight) && cg_jni_check_dims(env, what, targetWidth, targetHeight))
-        return NULL;
     cg_vk_ring_desc d;
     memset(&d, 0, sizeof d);
     d.format = (VkFormat)imageFormat;
@@ -170,16 +147,12 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
                      getInstanceProcAddr, width, height, slots, mode, waitNanos, debugUtils);
 }
 
-/* publish (cmd == 0) or record: the descriptor, null when the ring was full. */
+/* publish or record: the descriptor, null when the ring was full. */
 static jobject frame(JNIEnv *env, const char *what, jlong cmd, jlong image, jint layout, int record,
                      const cg_cursor *cursor)
 {
-    if (!image || (record && !cmd))
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: %s is 0", what,
-                        image ? "commandBuffer" : "image"),
-               NULL;
-    frame_args a = {record ? (VkCommandBuffer)(uintptr_t)cmd : VK_NULL_HANDLE,
-                    (VkImage)(uintptr_t)image, (VkImageLayout)layout, cursor};
+    frame_args a = {record, (VkCommandBuffer)(uintptr_t)cmd, (VkImage)(uintptr_t)image,
+                    (VkImageLayout)layout, cursor};
     return cg_jni_ring_frame(env, &g_ring, what, step, &a);
 }
 

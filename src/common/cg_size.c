@@ -10,6 +10,15 @@ cg_status cg_check_dims(int w, int h)
     return CG_OK;
 }
 
+cg_status cg_check_dims_named(const char *what, int w, int h, cg_err *why)
+{
+    cg_status st = cg_check_dims(w, h);
+    if (st != CG_OK)
+        return cg_fail(why, st, "%s size %dx%d is invalid: width and height must be 1..%d",
+                       what ? what : "image", w, h, CG_MAX_DIM);
+    return CG_OK;
+}
+
 cg_status cg_mul_size(size_t a, size_t b, size_t *out)
 {
     CG_RETURN_IF(out == NULL, CG_E_INVALID_ARG);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "cg_err.h"
 #include "cg_status.h"
 
 #ifdef __cplusplus
@@ -22,6 +23,11 @@ extern "C" {
 
 /* CG_E_INVALID_ARG when w or h <= 0, CG_E_TOO_LARGE when > CG_MAX_DIM. */
 cg_status cg_check_dims(int w, int h);
+
+/* cg_check_dims with the offending values in why (may be NULL): "<what>
+ * size <w>x<h> is invalid: width and height must be 1..16384". The one text
+ * of a bad size, for every layer that reports one. */
+cg_status cg_check_dims_named(const char *what, int w, int h, cg_err *why);
 
 /* *out = w * h * bpp bytes; validates dims as cg_check_dims and checks the
  * product against SIZE_MAX (CG_E_OVERFLOW). bpp must be 1..16. */

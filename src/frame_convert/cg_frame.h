@@ -154,7 +154,8 @@ cg_png_options cg_png_libpng_defaults(void);
  * CG_PNG_DEFLATE_LIBRARY the deflate library (libdeflate.so.0, else
  * libz.so.1) is loaded with dlopen at the first such call; it is never a
  * load-time dependency. Windows builds load none: there those options get
- * CG_E_UNSUPPORTED, while CG_PNG_DEFLATE_OWN works. Thread-safe. Errors: CG_E_INVALID_ARG, dims,
+ * CG_E_UNSUPPORTED, while CG_PNG_DEFLATE_OWN works. Thread-safe; keeps nothing
+ * between calls (an encoder, below, does). Errors: CG_E_INVALID_ARG, dims,
  * CG_E_NO_MEMORY, CG_E_PNG, and CG_E_UNSUPPORTED when PNG was not built in
  * or the options ask for a library that does not load
  * (cg_png_unavailable_reason says which). */
@@ -169,12 +170,45 @@ const char *cg_png_unavailable_reason(void);
  * strategy -1; NULL when none loads (always on Windows) or PNG is not built. */
 const char *cg_png_deflate_name(void);
 
-/* cg_png_encode_rgb keeps a work area per thread between calls (the
- * filtered rows and the deflate's memory: about 1 MB for 640x360, 6.5 MB
- * for 1920x1080; frames above 64 MB use their own), freed when the thread
- * ends. This frees the calling thread's now; its next call allocates it
- * again. */
-void cg_png_thread_release(void);
+/* ---- the PNG encoder context ----------------------------------------------
+ * cg_png_encode_rgb allocates its work area (the filtered rows and the
+ * deflate's memory: about 1 MB for 640x360, 6.5 MB for 1920x1080) each
+ * call. An encoder is the caller's object that keeps that area, and a
+ * buffer for the caller's RGB rows, from one call to the next (fresh
+ * buffers each call fault their pages in again: about 80 page faults a
+ * 640x360 frame), as zstd's ZSTD_CCtx or libspng's spng_ctx do. Nothing is
+ * kept anywhere else: one encoder per thread that encodes, or one per
+ * stream behind the caller's lock; an encoder is not thread-safe, distinct
+ * encoders are independent. Output bytes never depend on the encoder. */
+typedef struct cg_png_encoder cg_png_encoder;
+
+/* The default cap on each buffer an encoder keeps between calls: a frame
+ * needing more is encoded in buffers of its own call, freed before the call
+ * returns, so an encoder never holds more than twice its cap. */
+#define CG_PNG_KEEP_MAX ((size_t)64 << 20)
+
+/* A new encoder keeping buffers of at most keep_max bytes (0:
+ * CG_PNG_KEEP_MAX). Errors: CG_E_INVALID_ARG (out NULL), CG_E_NO_MEMORY,
+ * CG_E_UNSUPPORTED when PNG was not built in (cg_png_unavailable_reason). */
+cg_status cg_png_encoder_create(size_t keep_max, cg_png_encoder **out);
+
+/* Free e and what it keeps. NULL: no-op. */
+void cg_png_encoder_destroy(cg_png_encoder *e);
+
+/* A buffer of at least len bytes, e's, for the caller to write the RGB rows
+ * it encodes next (*rows valid until the next call on e). One above the cap
+ * is freed at the end of the next cg_png_encoder_encode. Errors:
+ * CG_E_INVALID_ARG (NULL), CG_E_NO_MEMORY. */
+cg_status cg_png_encoder_rows(cg_png_encoder *e, size_t len, uint8_t **rows);
+
+/* cg_png_encode_rgb in e's kept work area: the same bytes, the same
+ * errors (CG_E_INVALID_ARG also for e NULL). */
+cg_status cg_png_encoder_encode(cg_png_encoder *e, const uint8_t *rgb, int w, int h,
+                                size_t stride, const cg_png_options *opt, cg_buf *out);
+
+/* Bytes e keeps between calls now (its work area and row buffer); at most
+ * twice its cap after every cg_png_encoder_encode. 0 for NULL. */
+size_t cg_png_encoder_kept(const cg_png_encoder *e);
 
 /* ---- depth --------------------------------------------------------------- */
 

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pthread.h>
-
 #include "cg_png_internal.h"
 
 #if defined(__linux__)
@@ -40,7 +38,7 @@ static int grow(cg_buf *b, size_t need)
  * cost about 18 us each here (27 ms for a 1920x1080 frame's 6 MB, more than
  * the encoding). From 2 MiB up, a mapping of transparent huge pages faults
  * 512 times less: 0.7 ms for the same 6 MB. Elsewhere, or if the kernel
- * refuses, plain malloc. A thread keeps its area for its next call (below). */
+ * refuses, plain malloc. An encoder keeps its area for its next call (below). */
 typedef struct scratch {
     uint8_t *p;
     void *map;
@@ -81,51 +79,27 @@ static void scratch_free(scratch *s)
     free(s->p);
 }
 
-/* A thread's work area (the filtered rows and the own deflate's memory),
- * kept for its next call and freed when the thread ends: fresh buffers each
- * call faulted their pages in again, 82 page faults a 640x360 frame. Areas
- * above KEEP_MAX bytes are the call's own, so a thread holds at most that
- * much. */
-enum { KEEP_MAX = 64 << 20 };
-
+/* A work area kept between calls (an encoder's): areas above the encoder's
+ * cap are the call's own, so an encoder holds at most that much. */
 typedef struct work {
     scratch sc;
     size_t cap; /* 0: none */
 } work;
 
-static pthread_key_t work_key;
-static pthread_once_t work_once = PTHREAD_ONCE_INIT;
-static int work_key_ok;
+struct cg_png_encoder {
+    size_t keep_max; /* the cap of each buffer kept between calls */
+    work work;       /* the filtered rows and the own deflate's memory */
+    uint8_t *rows;   /* the caller's RGB rows (cg_png_encoder_rows) */
+    size_t rows_cap;
+};
 
-static void work_free(void *p)
+/* The encoder's area of at least n bytes in *sc: 1; 0 when none is kept
+ * (no encoder, or above its cap: the caller allocates its own); -1 when
+ * memory runs out. */
+static int kept_work(cg_png_encoder *e, size_t n, scratch *sc)
 {
-    work *w = p;
-    if (w->cap > 0) scratch_free(&w->sc);
-    free(w);
-}
-
-static void work_key_init(void)
-{
-    work_key_ok = pthread_key_create(&work_key, work_free) == 0;
-}
-
-/* This thread's area of at least n bytes in *sc: 1; 0 when none is kept
- * (too large, no thread key: the caller allocates its own); -1 when memory
- * runs out. */
-static int thread_work(size_t n, scratch *sc)
-{
-    if (n > KEEP_MAX) return 0;
-    pthread_once(&work_once, work_key_init);
-    if (!work_key_ok) return 0;
-    work *w = pthread_getspecific(work_key);
-    if (w == NULL) {
-        w = calloc(1, sizeof *w);
-        if (w == NULL) return -1;
-        if (pthread_setspecific(work_key, w) != 0) {
-            free(w);
-            return 0;
-        }
-    }
+    if (e == NULL || n > e->keep_max) return 0;
+    work *w = &e->work;
     if (w->cap < n) {
         if (w->cap > 0) scratch_free(&w->sc);
         w->cap = 0;
@@ -136,13 +110,40 @@ static int thread_work(size_t n, scratch *sc)
     return 1;
 }
 
-void cg_png_thread_release(void)
+cg_status cg_png_encoder_create(size_t keep_max, cg_png_encoder **out)
 {
-    pthread_once(&work_once, work_key_init);
-    if (!work_key_ok) return;
-    work *w = pthread_getspecific(work_key);
-    if (w == NULL || pthread_setspecific(work_key, NULL) != 0) return;
-    work_free(w);
+    CG_RETURN_IF(out == NULL, CG_E_INVALID_ARG);
+    *out = calloc(1, sizeof **out);
+    CG_RETURN_IF(*out == NULL, CG_E_NO_MEMORY);
+    (*out)->keep_max = keep_max ? keep_max : CG_PNG_KEEP_MAX;
+    return CG_OK;
+}
+
+void cg_png_encoder_destroy(cg_png_encoder *e)
+{
+    if (e == NULL) return;
+    if (e->work.cap > 0) scratch_free(&e->work.sc);
+    free(e->rows);
+    free(e);
+}
+
+cg_status cg_png_encoder_rows(cg_png_encoder *e, size_t len, uint8_t **rows)
+{
+    CG_RETURN_IF(e == NULL || rows == NULL, CG_E_INVALID_ARG);
+    *rows = NULL;
+    if (e->rows_cap < len) {
+        free(e->rows);
+        e->rows = malloc(len);
+        e->rows_cap = e->rows != NULL ? len : 0;
+        CG_RETURN_IF(e->rows == NULL, CG_E_NO_MEMORY);
+    }
+    *rows = e->rows;
+    return CG_OK;
+}
+
+size_t cg_png_encoder_kept(const cg_png_encoder *e)
+{
+    return e ? e->work.cap + e->rows_cap : 0;
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -184,8 +185,9 @@ static cg_status check_args(const uint8_t *rgb, int w, int h, size_t stride,
     return cg_mul_size(stride, (size_t)h, &bytes); /* the rows must be addressable */
 }
 
-cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, int w, int h,
-                                 size_t stride, const cg_png_options *opt, cg_buf *out)
+/* The encoding, with e's kept work area (NULL: the call's own). */
+static cg_status encode(cg_png_encoder *e, const cg_deflate_lib *lib, const uint8_t *rgb, int w,
+                        int h, size_t stride, const cg_png_options *opt, cg_buf *out)
 {
     cg_png_options dflt = cg_png_default_options();
     if (opt == NULL) opt = &dflt;
@@ -214,7 +216,7 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
     const size_t bound = own ? cg_zd_bound(filtered_len) : cg_deflate_bound(lib, filtered_len);
     CG_RETURN_IF(bound > SIZE_MAX - head - 4 - 12, CG_E_OVERFLOW);
     scratch sc;
-    const int kept = thread_work(scratch_len, &sc);
+    const int kept = kept_work(e, scratch_len, &sc);
     CG_RETURN_IF(kept < 0 || (!kept && !scratch_alloc(&sc, scratch_len)), CG_E_NO_MEMORY);
     if (!grow(out, head + bound + 4 + 12)) {
         if (!kept) scratch_free(&sc);
@@ -259,7 +261,14 @@ cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, 
     return CG_OK;
 }
 
-cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
+cg_status cg_png_encode_rgb_with(const cg_deflate_lib *lib, const uint8_t *rgb, int w, int h,
+                                 size_t stride, const cg_png_options *opt, cg_buf *out)
+{
+    return encode(NULL, lib, rgb, w, h, stride, opt, out);
+}
+
+/* encode with the deflate library opt asks for, loaded at first use. */
+static cg_status encode_opt(cg_png_encoder *e, const uint8_t *rgb, int w, int h, size_t stride,
                             const cg_png_options *opt, cg_buf *out)
 {
     cg_png_options dflt = cg_png_default_options();
@@ -267,7 +276,26 @@ cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
     CG_TRY(check_args(rgb, w, h, stride, opt, out));
     const cg_deflate_lib *lib =
         opt->deflate == CG_PNG_DEFLATE_OWN ? NULL : cg_deflate_for_strategy(opt->strategy);
-    return cg_png_encode_rgb_with(lib, rgb, w, h, stride, opt, out);
+    return encode(e, lib, rgb, w, h, stride, opt, out);
+}
+
+cg_status cg_png_encode_rgb(const uint8_t *rgb, int w, int h, size_t stride,
+                            const cg_png_options *opt, cg_buf *out)
+{
+    return encode_opt(NULL, rgb, w, h, stride, opt, out);
+}
+
+cg_status cg_png_encoder_encode(cg_png_encoder *e, const uint8_t *rgb, int w, int h,
+                                size_t stride, const cg_png_options *opt, cg_buf *out)
+{
+    CG_RETURN_IF(e == NULL, CG_E_INVALID_ARG);
+    cg_status st = encode_opt(e, rgb, w, h, stride, opt, out);
+    if (e->rows_cap > e->keep_max) { /* rows above the cap lived for this call */
+        free(e->rows);
+        e->rows = NULL;
+        e->rows_cap = 0;
+    }
+    return st;
 }
 
 const char *cg_png_unavailable_reason(void)

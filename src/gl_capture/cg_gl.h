@@ -121,6 +121,8 @@ void cg_gl_reader_forget_gl(cg_gl_reader *r);
  * cg_gl_reader.c:210". Empty string when the last call succeeded. Never
  * NULL; valid until the next call on r. */
 const char *cg_gl_reader_last_error(const cg_gl_reader *r);
+/* The same as the cg_err it is (NULL for NULL), for cg_fail_from. */
+const cg_err *cg_gl_reader_error(const cg_gl_reader *r);
 
 /* States: usable after create; FAILED after a read returned CG_E_GL (its GL
  * objects are then in an unknown state), when every read returns

@@ -33,6 +33,12 @@ const char *cg_gl_reader_last_error(const cg_gl_reader *r)
     return "GL capture is not built for this platform (no libepoxy)";
 }
 
+const cg_err *cg_gl_reader_error(const cg_gl_reader *r)
+{
+    (void)r;
+    return NULL; /* none is ever made */
+}
+
 cg_status cg_gl_current_context(void **key)
 {
     if (key) *key = NULL;

@@ -145,6 +145,11 @@ const char *cg_gl_reader_last_error(const cg_gl_reader *r)
     return r ? cg_err_text(&r->err) : "no reader";
 }
 
+const cg_err *cg_gl_reader_error(const cg_gl_reader *r)
+{
+    return r ? &r->err : NULL;
+}
+
 /* Every entry point starts here: a reader whose GL objects are in an
  * unknown state after a failed GL call refuses work until reset. */
 cg_status cg_gl_usable(cg_gl_reader *r)

@@ -421,6 +421,11 @@ const char *cg_gl_ring_last_error(const cg_gl_ring *r)
     return r ? cg_err_text(&r->err) : "";
 }
 
+const cg_err *cg_gl_ring_error(const cg_gl_ring *r)
+{
+    return r ? &r->err : NULL;
+}
+
 void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info)
 {
     if (!r || !info) return;
@@ -493,14 +498,14 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
     cg_status st = cg_vk_ring_claim(r->ring, &slot, &frame);
     if (st != CG_OK) {
         if (st != CG_E_RING_FULL) r->failed = 1;
-        return cg_fail(&r->err, st, "%s", cg_vk_ring_last_error(r->ring));
+        return cg_fail_from(&r->err, st, cg_vk_ring_error(r->ring));
     }
     st = write_slot(r, texture, slot, cursor);
     if (st != CG_OK) {
         cg_vk_ring_abandon(r->ring, slot, frame);
         if (st == CG_E_GL) r->failed = 1;
         if (st == CG_E_GL || st == CG_E_BAD_TEXTURE || st == CG_E_UNSUPPORTED)
-            return cg_fail(&r->err, st, "%s", cg_gl_reader_last_error(r->reader));
+            return cg_fail_from(&r->err, st, cg_gl_reader_error(r->reader));
         return cg_fail(&r->err, st, "texture %u: %s", texture, cg_strerror(st));
     }
     st = complete(r, slot, frame);
@@ -508,7 +513,7 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
         st = cg_vk_ring_commit(r->ring, slot, frame, r->vk_sem[slot], desc_out);
     if (st != CG_OK) {
         r->failed = 1;
-        if (!r->err.text[0]) cg_fail(&r->err, st, "%s", cg_vk_ring_last_error(r->ring));
+        if (!r->err.text[0]) cg_fail_from(&r->err, st, cg_vk_ring_error(r->ring));
         cg_vk_ring_abandon(r->ring, slot, frame);
     }
     return st;

@@ -158,6 +158,8 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
 cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap);
 
 const char *cg_gl_ring_last_error(const cg_gl_ring *r);
+/* The same as the cg_err it is (NULL for NULL), for cg_fail_from. */
+const cg_err *cg_gl_ring_error(const cg_gl_ring *r);
 void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info);
 
 /* The one device rule: the index of the first of n Vulkan device UUIDs

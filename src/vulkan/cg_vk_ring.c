@@ -497,6 +497,11 @@ const char *cg_vk_ring_last_error(const cg_vk_ring *r)
     return r ? cg_err_text(&r->err) : "";
 }
 
+const cg_err *cg_vk_ring_error(const cg_vk_ring *r)
+{
+    return r ? &r->err : NULL;
+}
+
 void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info)
 {
     if (!r || !info) return;

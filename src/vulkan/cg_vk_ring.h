@@ -157,6 +157,8 @@ uint32_t cg_vk_ring_free_deferred(VkDevice device);
 uint32_t cg_vk_ring_deferred_count(void);
 
 const char *cg_vk_ring_last_error(const cg_vk_ring *r);
+/* The same as the cg_err it is (NULL for NULL), for cg_fail_from. */
+const cg_err *cg_vk_ring_error(const cg_vk_ring *r);
 void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info);
 
 /* The descriptor with frame 0 and slot 0: it names no frame, but carries

@@ -166,6 +166,117 @@ START_TEST(buffer_reused)
 }
 END_TEST
 
+/* Encoder contexts: frames of changing size and options through one
+ * encoder, through two used alternately, and through the one-shot call give
+ * the same bytes, and libpng (the oracle) decodes them to the source. */
+START_TEST(encoder_contexts_alternate)
+{
+    static const int fs[][2] = {{640, 360}, {17, 9}, {1, 40}, {641, 5}, {640, 360}, {3, 2}};
+    const cg_png_options opts[] = {cg_png_default_options(), cg_png_fast_options(),
+                                   {2, CG_PNG_FILTER_ALL, -1, CG_PNG_DEFLATE_OWN},
+                                   cg_png_libpng_defaults()};
+    cg_png_encoder *one = NULL, *two[2] = {NULL, NULL};
+    ck_assert_int_eq(cg_png_encoder_create(0, &one), CG_OK);
+    ck_assert_int_eq(cg_png_encoder_create(0, &two[0]), CG_OK);
+    ck_assert_int_eq(cg_png_encoder_create(0, &two[1]), CG_OK);
+    cg_buf a = {0}, b = {0}, c = {0};
+    for (int k = 0; k < 12; k++) {
+        const int w = fs[k % 6][0], h = fs[k % 6][1];
+        const cg_png_options *o = &opts[k % 4];
+        const size_t stride = (size_t)w * 3 + (size_t)(k % 2) * 7;
+        uint8_t *img = test_image(w, h, stride, (uint32_t)k + 11);
+        ck_assert_int_eq(cg_png_encoder_encode(one, img, w, h, stride, o, &a), CG_OK);
+        ck_assert_int_eq(cg_png_encoder_encode(two[k % 2], img, w, h, stride, o, &b), CG_OK);
+        ck_assert_int_eq(cg_png_encode_rgb(img, w, h, stride, o, &c), CG_OK);
+        check_roundtrip(&a, img, w, h, stride);
+        ck_assert_uint_eq(a.len, b.len);
+        ck_assert_mem_eq(a.data, b.data, a.len);
+        ck_assert_uint_eq(a.len, c.len);
+        ck_assert_mem_eq(a.data, c.data, a.len);
+        free(img);
+    }
+    ck_assert_uint_gt(cg_png_encoder_kept(one), 0); /* it kept its work area */
+    cg_buf_free(&a);
+    cg_buf_free(&b);
+    cg_buf_free(&c);
+    cg_png_encoder_destroy(one);
+    cg_png_encoder_destroy(two[0]);
+    cg_png_encoder_destroy(two[1]);
+}
+END_TEST
+
+START_TEST(encoder_null_and_bad)
+{
+    cg_png_encoder_destroy(NULL); /* a no-op */
+    ck_assert_uint_eq(cg_png_encoder_kept(NULL), 0);
+    ck_assert_int_eq(cg_png_encoder_create(0, NULL), CG_E_INVALID_ARG);
+    uint8_t px[3] = {1, 2, 3}, *rows = px;
+    cg_buf b = {0};
+    ck_assert_int_eq(cg_png_encoder_encode(NULL, px, 1, 1, 3, NULL, &b), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_png_encoder_rows(NULL, 3, &rows), CG_E_INVALID_ARG);
+    cg_png_encoder *e = NULL;
+    ck_assert_int_eq(cg_png_encoder_create(0, &e), CG_OK);
+    ck_assert_int_eq(cg_png_encoder_rows(e, 3, NULL), CG_E_INVALID_ARG);
+    /* the one-shot call's argument checks, unchanged */
+    ck_assert_int_eq(cg_png_encoder_encode(e, NULL, 1, 1, 3, NULL, &b), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_png_encoder_encode(e, px, 0, 1, 3, NULL, &b), CG_E_INVALID_ARG);
+    ck_assert_int_eq(cg_png_encoder_encode(e, px, 16385, 1, 16385 * 3, NULL, &b), CG_E_TOO_LARGE);
+    ck_assert_int_eq(cg_png_encoder_encode(e, px, 1, 1, 3, NULL, &b), CG_OK); /* still usable */
+    check_roundtrip(&b, px, 1, 1, 3);
+    cg_buf_free(&b);
+    cg_png_encoder_destroy(e);
+}
+END_TEST
+
+/* The cap: a frame whose buffers exceed it is still encoded (CG_OK, the same
+ * bytes) in buffers of its own call; the encoder keeps only what fits. */
+START_TEST(encoder_cap)
+{
+    const size_t cap = 1u << 20;
+    cg_png_encoder *e = NULL;
+    ck_assert_int_eq(cg_png_encoder_create(cap, &e), CG_OK);
+    ck_assert_uint_eq(cg_png_encoder_kept(e), 0);
+    cg_buf b = {0}, c = {0};
+    /* 64x64 fits: its rows (12 KB) and work area are kept */
+    uint8_t *rows = NULL;
+    ck_assert_int_eq(cg_png_encoder_rows(e, 64 * 64 * 3, &rows), CG_OK);
+    uint8_t *small = test_image(64, 64, 64 * 3, 5);
+    memcpy(rows, small, 64 * 64 * 3);
+    ck_assert_int_eq(cg_png_encoder_encode(e, rows, 64, 64, 64 * 3, NULL, &b), CG_OK);
+    check_roundtrip(&b, small, 64, 64, 64 * 3);
+    const size_t kept = cg_png_encoder_kept(e);
+    ck_assert_uint_ge(kept, 64 * 64 * 3 + 64 * 65 * 3);
+    ck_assert_uint_le(kept, 2 * cap);
+    /* 1024x1024: 3 MB of rows, more work area: above the cap */
+    const int W = 1024, H = 1024;
+    uint8_t *big = test_image(W, H, (size_t)W * 3, 9);
+    ck_assert_int_eq(cg_png_encoder_rows(e, (size_t)W * H * 3, &rows), CG_OK);
+    memcpy(rows, big, (size_t)W * H * 3);
+    ck_assert_int_eq(cg_png_encoder_encode(e, rows, W, H, (size_t)W * 3, NULL, &b), CG_OK);
+    ck_assert_int_eq(cg_png_encode_rgb(big, W, H, (size_t)W * 3, NULL, &c), CG_OK);
+    check_roundtrip(&c, big, W, H, (size_t)W * 3);
+    ck_assert_uint_eq(b.len, c.len);
+    ck_assert_mem_eq(b.data, c.data, b.len);
+    /* the rows above the cap were the call's: the encoder keeps its work area only */
+    ck_assert_uint_le(cg_png_encoder_kept(e), cap);
+    ck_assert_uint_eq(cg_png_encoder_kept(e), kept - 64 * 64 * 3);
+    /* and the small frame still comes out right from the kept area */
+    ck_assert_int_eq(cg_png_encoder_encode(e, small, 64, 64, 64 * 3, NULL, &b), CG_OK);
+    check_roundtrip(&b, small, 64, 64, 64 * 3);
+    cg_png_encoder *d = NULL; /* 0: the default cap, CG_PNG_KEEP_MAX */
+    ck_assert_int_eq(cg_png_encoder_create(0, &d), CG_OK);
+    ck_assert_int_eq(cg_png_encoder_encode(d, big, W, H, (size_t)W * 3, NULL, &b), CG_OK);
+    ck_assert_uint_gt(cg_png_encoder_kept(d), cap); /* 3 MB of work area: under 64 MB */
+    ck_assert_uint_le(cg_png_encoder_kept(d), CG_PNG_KEEP_MAX);
+    cg_png_encoder_destroy(d);
+    cg_buf_free(&b);
+    cg_buf_free(&c);
+    free(small);
+    free(big);
+    cg_png_encoder_destroy(e);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     uint8_t img[12] = {0};
@@ -783,6 +894,9 @@ Suite *make_suite(void)
                                   sizeof own_levels[0]));
     tcase_add_test(core, strategies_and_defaults);
     tcase_add_test(core, buffer_reused);
+    tcase_add_test(core, encoder_contexts_alternate);
+    tcase_add_test(core, encoder_null_and_bad);
+    tcase_add_test(core, encoder_cap);
     suite_add_tcase(s, core);
     corpus_scan();
     /* The corpus in CG_TEST_CORPUS_SHARDS cases corpus_0, corpus_1, ... of

@@ -12,6 +12,10 @@ START_TEST(unsupported)
     ck_assert_ptr_null(b.data);
     cg_buf_free(&b);
     cg_buf_free(NULL);
+    cg_png_encoder *e = (cg_png_encoder *)&b; /* overwritten with NULL */
+    ck_assert_int_eq(cg_png_encoder_create(0, &e), CG_E_UNSUPPORTED);
+    ck_assert_ptr_null(e);
+    cg_png_encoder_destroy(NULL);
 }
 END_TEST
 

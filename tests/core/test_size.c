@@ -28,6 +28,20 @@ START_TEST(dims_limits)
 }
 END_TEST
 
+/* The one text of a bad size: the name and both values, hand-written here. */
+START_TEST(dims_named)
+{
+    cg_err e = {"untouched"};
+    ck_assert_int_eq(cg_check_dims_named("target", 4, 4, &e), CG_OK);
+    ck_assert_str_eq(e.text, "untouched"); /* nothing written on success */
+    ck_assert_int_eq(cg_check_dims_named("target", 0, 7, &e), CG_E_INVALID_ARG);
+    ck_assert_str_eq(e.text, "target size 0x7 is invalid: width and height must be 1..16384");
+    ck_assert_int_eq(cg_check_dims_named("ring", 3, 16385, &e), CG_E_TOO_LARGE);
+    ck_assert_str_eq(e.text, "ring size 3x16385 is invalid: width and height must be 1..16384");
+    ck_assert_int_eq(cg_check_dims_named(NULL, -1, 2, NULL), CG_E_INVALID_ARG); /* why NULL */
+}
+END_TEST
+
 START_TEST(image_size_core)
 {
     size_t n = 0;
@@ -89,6 +103,7 @@ Suite *make_suite(void)
     Suite *s = suite_create("size");
     TCase *core = test_tcase("core");
     tcase_add_test(core, dims_core);
+    tcase_add_test(core, dims_named);
     tcase_add_test(core, image_size_core);
     tcase_add_test(core, status_strings);
     suite_add_tcase(s, core);

@@ -7,10 +7,10 @@
  * CG_E_PNG where the encoder reports its own failure), never a crash; the
  * next call must work (decoded by libpng, the oracle) and nothing may stay
  * allocated (the shim's in-scope count, and LSan in the sanitizer build).
- * Both a fresh cg_buf and one already grown by an earlier call are swept.
- * The encoder keeps a work area per thread between calls: each armed call
- * starts without one (cg_png_thread_release), so its allocation is swept
- * too, and it is released before counting what is left.
+ * Both a fresh cg_buf and one already grown by an earlier call are swept,
+ * and a call through an encoder context (cg_png_encoder: created, used and
+ * destroyed inside the armed call, so its own allocations and its kept work
+ * area are swept too). cg_png_encode_rgb keeps nothing between calls.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,6 +38,17 @@ static int decodes_to(const cg_buf *png, const uint8_t *rgb)
     return ok;
 }
 
+/* One encode: plain (variants 0 and 1) or through a fresh encoder (2). */
+static cg_status encode(int variant, const uint8_t *rgb, const cg_png_options *opt, cg_buf *b)
+{
+    if (variant < 2) return cg_png_encode_rgb(rgb, W, H, W * 3, opt, b);
+    cg_png_encoder *e = NULL;
+    cg_status st = cg_png_encoder_create(0, &e);
+    if (st == CG_OK) st = cg_png_encoder_encode(e, rgb, W, H, W * 3, opt, b);
+    cg_png_encoder_destroy(e);
+    return st;
+}
+
 int main(void)
 {
     cg_failalloc_api fa;
@@ -54,26 +65,23 @@ int main(void)
     }
     CHECK(st == CG_OK && decodes_to(&probe, rgb), "plain encode: %s", cg_strerror(st));
     cg_buf_free(&probe);
-    cg_png_thread_release();
 
     CHECK(fa.arm(0, "exe,libpng,libz") == 0, "arm"); /* start counting */
-    for (int reuse = 0; reuse < 2; reuse++) {
+    for (int reuse = 0; reuse < 3; reuse++) {
         int n = 1, no_memory = 0, png_err = 0;
         for (;; n++) {
             const long base = fa.live();
             cg_buf b = {0};
-            if (reuse) { /* grown by an earlier call, as the JNI layer reuses it */
+            if (reuse == 1) { /* grown by an earlier call, as the JNI layer reuses it */
                 CHECK(cg_png_encode_rgb(rgb, W, H, W * 3, &opt, &b) == CG_OK, "warm-up");
             }
-            cg_png_thread_release();
             CHECK(fa.arm(n, "exe,libpng,libz") == 0, "arm");
-            st = cg_png_encode_rgb(rgb, W, H, W * 3, &opt, &b);
+            st = encode(reuse, rgb, &opt, &b);
             int fired = fa.fired();
             fa.disarm();
             if (!fired) {
                 CHECK(st == CG_OK && decodes_to(&b, rgb), "n=%d: %s", n, cg_strerror(st));
                 cg_buf_free(&b);
-                cg_png_thread_release();
                 CHECK(fa.live() == base, "n=%d: %ld allocations left", n, fa.live() - base);
                 break;
             }
@@ -83,17 +91,19 @@ int main(void)
             no_memory += st == CG_E_NO_MEMORY;
             png_err += st == CG_E_PNG;
             /* The next call, same buffer, works. */
-            st = cg_png_encode_rgb(rgb, W, H, W * 3, &opt, &b);
+            st = encode(reuse, rgb, &opt, &b);
             CHECK(st == CG_OK && decodes_to(&b, rgb), "after failing allocation %d: %s", n,
                   cg_strerror(st));
             cg_buf_free(&b);
-            cg_png_thread_release();
             CHECK(fa.live() == base, "failing allocation %d left %ld allocations behind", n,
                   fa.live() - base);
         }
-        printf("PNG encode (%s buffer): each of its %d allocations failed in turn: %d "
+        printf("PNG encode (%s): each of its %d allocations failed in turn: %d "
                "CG_E_NO_MEMORY, %d CG_E_PNG; every next call exact, nothing left allocated\n",
-               reuse ? "reused" : "fresh", n - 1, no_memory, png_err);
+               reuse == 2 ? "fresh buffer, through an encoder"
+               : reuse    ? "reused buffer"
+                          : "fresh buffer",
+               n - 1, no_memory, png_err);
         CHECK(n > 1, "no allocation seen: is the scope right?");
     }
     return 0;
