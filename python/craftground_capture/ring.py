@@ -32,7 +32,11 @@ import os
 import socket
 import struct
 import time
+from typing import Any, Dict, List, Optional, Tuple, Union
 
+import numpy as np
+
+from ._types import Buffer
 from .cuda_ipc import HANDLE_SIZE as CUDA_IPC_HANDLE_SIZE
 from .cuda_ipc import KDL_CUDA, DeviceBuffer, _DriverApi, _load
 from .errors import FormatError
@@ -76,39 +80,67 @@ assert _DESC.size == DESC_SIZE
 
 
 class Descriptor:
-    """The 192 bytes of one frame's descriptor, parsed and checked."""
+    """The 192 bytes of one frame's descriptor (docs/zero-copy-v2.md), parsed
+    and checked by parse_descriptor. Sizes are in pixels (width, height) and
+    bytes (row_pitch, slot_size); format is the VkFormat number; mode is
+    MODE_SEMAPHORE (1) or MODE_FENCE (2); device_uuid the 16-byte Vulkan
+    device UUID; frame counts from 1 (0 is the ring's template)."""
 
     __slots__ = ("version", "format", "width", "height", "row_pitch", "slot_count", "mode",
                  "device_uuid", "ring_id", "slot_size", "slot", "flags", "frame", "socket_path")
+    version: int
+    format: int
+    width: int
+    height: int
+    row_pitch: int
+    slot_count: int
+    mode: int
+    device_uuid: bytes
+    ring_id: int
+    slot_size: int
+    slot: int
+    flags: int
+    frame: int
+    socket_path: str
 
     @property
-    def channels(self):
+    def channels(self) -> int:
         """Bytes per pixel: 3 for the RGB format, 4 for the RGBA/BGRA ones."""
         return 3 if self.format == FORMAT_RGB8 else 4
 
     @property
-    def rows_bottom_up(self):
+    def kind(self) -> str:
+        """The observation kind of its frames, for observation_spec():
+        "ring_rgb" (format 23, (H, W, 3) upright) or "ring_rgba" (H, W, 4)."""
+        return "ring_rgb" if self.format == FORMAT_RGB8 else "ring_rgba"
+
+    @property
+    def rows_bottom_up(self) -> bool:
+        """Whether row 0 of the slot is the picture's bottom (flag
+        ROWS_BOTTOM_UP: a GL producer's plain copy; flip it yourself)."""
         return bool(self.flags & FLAG_ROWS_BOTTOM_UP)
 
     @property
-    def format_name(self):
+    def format_name(self) -> str:
         """The VkFormat's name: "B8G8R8A8_UNORM" for a BGRA frame (a swapchain
         image copied as stored: channel 0 is blue), "R8G8B8_UNORM" for RGB."""
         return FORMATS[self.format]
 
     @property
-    def channel_order(self):
+    def channel_order(self) -> str:
         """The bytes of one pixel, in memory order: "RGBA", "BGRA" or "RGB"."""
         return self.format_name.split("_")[0].replace("8", "")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"Descriptor(ring={self.ring_id:#x}, slot={self.slot}, frame={self.frame}, "
                 f"{self.width}x{self.height}, mode={self.mode})")
 
 
-def handle_kind(data):
-    """What an observation's ipc_handle bytes are: "ring" (this descriptor),
-    "cuda_ipc" (the 68-byte v1 handle) or "mach_port" (4 bytes, macOS)."""
+def handle_kind(data: Buffer) -> str:
+    """What an observation's ipc_handle bytes are: "ring" (a v2 descriptor,
+    magic CGZ2: parse_descriptor / RingLearner), "cuda_ipc" (the 68-byte v1
+    handle: open_ipc_handle) or "mach_port" (4 bytes, macOS). Raises
+    FormatError for bytes that are none of these."""
     data = bytes(data)
     if len(data) >= 8 and data[:4] == b"CGZ2":
         return "ring"
@@ -119,7 +151,18 @@ def handle_kind(data):
     raise FormatError(f"ipc_handle of {len(data)} bytes is none of the known kinds")
 
 
-def parse_descriptor(data):
+def parse_descriptor(data: Buffer) -> Descriptor:
+    """The `ipc_handle` bytes of a v2 ring frame (192 bytes, little-endian,
+    docs/zero-copy-v2.md) -> a checked Descriptor. RingLearner and
+    RingLearner.acquire take the bytes or the Descriptor.
+
+    Raises FormatError (a ValueError) naming the field and its value when the
+    bytes are not a descriptor this reader knows: short or truncated, magic
+    not CGZ2 (it says when the bytes are a v1 CUDA IPC handle), a version
+    other than 1 or 2, an unknown format or flag bit, a size outside
+    1-16384, a row pitch or slot size too small, a slot outside the ring,
+    an unknown mode, ring id 0, or a socket_path empty, unterminated or not
+    UTF-8."""
     data = bytes(data)
     if len(data) < 8:
         raise FormatError(f"zero-copy descriptor: {len(data)} bytes, a v2 descriptor has "
@@ -534,9 +577,11 @@ class RingFrame(DeviceBuffer):
     gives (RGBA/BGRA formats), or (height, width, 3) uint8 upright (format
     23), readable on `stream` (already made to wait for it). Nothing is
     flipped here: when rows_bottom_up is True, row 0 is the picture's bottom.
-    release() returns the slot; do not use tensors made from it afterwards."""
+    channel_order says "RGBA", "BGRA" or "RGB". RingLearner.acquire makes
+    it; release() returns the slot; do not use tensors made from it
+    afterwards."""
 
-    def __init__(self, ring, desc, ptr, stream):
+    def __init__(self, ring: "RingLearner", desc: Descriptor, ptr: int, stream: int) -> None:
         ch = desc.channels
         super().__init__(ptr, (desc.height, desc.width, ch), KDL_CUDA, ring.device, owner=ring)
         self._ring = ring
@@ -547,14 +592,17 @@ class RingFrame(DeviceBuffer):
         self.rows_bottom_up = desc.rows_bottom_up
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> Dict[str, Any]:
         self._check_open()
         ch = self.shape[2]
         strides = None if self.row_pitch == self.shape[1] * ch else (self.row_pitch, ch, 1)
         return {"shape": self.shape, "typestr": "|u1", "data": (self.ptr, False),
                 "strides": strides, "version": 3, "stream": self.stream}
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: Optional[Any] = None,
+                   max_version: Optional[Tuple[int, int]] = None,
+                   dl_device: Optional[Tuple[int, int]] = None,
+                   copy: Optional[bool] = None) -> Any:
         self._check_open()
         # The consumer reads on `stream`: order it after our wait (-1: no sync).
         if stream is not None and stream != -1:
@@ -564,16 +612,16 @@ class RingFrame(DeviceBuffer):
         return super().__dlpack__(stream=None, max_version=max_version, dl_device=dl_device,
                                   copy=copy)
 
-    def to_numpy(self):
-        import numpy as np
-
+    def to_numpy(self) -> np.ndarray:
+        """A host copy (numpy, the frame's shape, rows as in the slot), after
+        the frame's stream has finished."""
         self._check_open()
         self._ring.importer.synchronize(self.stream)
         out = np.empty(self.shape, dtype=np.uint8)
         self._ring.importer.to_host(out.ctypes.data, self.ptr, self.nbytes)
         return out
 
-    def release(self, synchronize=True):
+    def release(self, synchronize: bool = True) -> None:
         """Return the slot to the game. synchronize: first wait for the work
         queued on the frame's stream (it may still read the slot); pass False
         only when that is already known to be complete."""
@@ -584,26 +632,34 @@ class RingFrame(DeviceBuffer):
         self.ptr = 0
         self._ring._release(self)
 
-    def __enter__(self):
+    def __enter__(self) -> "RingFrame":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
 
 class RingLearner:
     """Connects to the ring a descriptor names, imports it once, and hands
-    out frames. `importer`: CudaImporter() by default; tests pass a stand-in
-    with the same methods."""
+    out frames. `descriptor`: the ipc_handle bytes or a Descriptor.
+    `importer`: CudaImporter() by default; tests pass a stand-in with the
+    same methods. `timeout`: seconds for the hand-off socket. Raises
+    FormatError for a bad descriptor, RingError when the producer refuses
+    (another learner, another user) or breaks the protocol,
+    StaleDescriptor when the socket serves another ring."""
 
-    def __init__(self, descriptor, importer=None, timeout=10.0):
+    def __init__(self, descriptor: Union[Buffer, Descriptor], importer: Optional[Any] = None,
+                 timeout: float = 10.0) -> None:
         d = descriptor if isinstance(descriptor, Descriptor) else parse_descriptor(descriptor)
         self.importer = importer if importer is not None else CudaImporter()
         self.ring_id, self.mode = d.ring_id, d.mode
         self.width, self.height = d.width, d.height
         self.socket_path = d.socket_path
-        self._memories, self._semaphore, self._control, self._sock = [], None, None, None
-        self._held = {}
+        self._memories: List[Tuple[int, int]] = []
+        self._semaphore: Optional[int] = None
+        self._control: Optional[ControlBlock] = None
+        self._sock: Optional[socket.socket] = None
+        self._held: Dict[Tuple[int, int], RingFrame] = {}
         self.device = self.importer.open_device(d.device_uuid)
         sock, hello, fds = receive_ring(d.socket_path, timeout)
         self._sock = sock
@@ -626,12 +682,15 @@ class RingLearner:
             self.close()
             raise
 
-    def acquire(self, descriptor, stream=None):
+    def acquire(self, descriptor: Union[Buffer, Descriptor],
+                stream: Optional[Any] = None) -> RingFrame:
         """Lease the frame `descriptor` names; `stream` (a CUstream value,
         torch/CuPy stream, or None for the legacy default stream) waits on
         the GPU until it is complete. Raises StaleDescriptor when the slot
-        was reused or the descriptor is of another ring."""
-        if self._sock is None:
+        was reused or the descriptor is of another ring, FormatError for a
+        bad descriptor or frame 0, RingError when the learner is closed or
+        the frame is already held."""
+        if self._sock is None or self._control is None:
             raise RingError("the ring learner is closed")
         d = descriptor if isinstance(descriptor, Descriptor) else parse_descriptor(descriptor)
         if d.ring_id != self.ring_id:
@@ -658,12 +717,15 @@ class RingLearner:
         if self._control is not None:
             self._control.release(frame.slot, frame.frame)
 
-    def state(self, slot):
-        """(state name, frame) of a slot's lease word, for diagnostics."""
+    def state(self, slot: int) -> Tuple[str, int]:
+        """(state name, frame) of a slot's lease word, for diagnostics.
+        Raises RingError once the learner is closed."""
+        if self._control is None:
+            raise RingError("the ring learner is closed")
         st, fr = self._control.state(slot)
         return STATE_NAMES[st] if st < len(STATE_NAMES) else str(st), fr
 
-    def close(self):
+    def close(self) -> None:
         """Release every held frame, free the imports, disconnect."""
         for frame in list(self._held.values()):
             try:
@@ -681,13 +743,13 @@ class RingLearner:
             self._sock.close()
             self._sock = None
 
-    def __enter__(self):
+    def __enter__(self) -> "RingLearner":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:

@@ -241,6 +241,13 @@ def unit():
     bu = R.parse_descriptor(GOLDEN_DESC_BOTTOM_UP)
     check(bu.format == 37 and bu.flags == 1 and bu.rows_bottom_up and bu.channels == 4,
           "golden v2 RGBA descriptor with ROWS_BOTTOM_UP")
+    # The kind names observation_spec's entry: RGB slots (H, W, 3), RGBA ones (H, W, 4).
+    check(v.kind == "ring_rgb" and d.kind == "ring_rgba" and bu.kind == "ring_rgba",
+          f"Descriptor.kind: {v.kind}, {d.kind}, {bu.kind}")
+    from craftground_capture import observation_spec
+    check(observation_spec(v.kind, width=v.width, height=v.height).shape == (360, 640, 3)
+          and observation_spec(d.kind, width=d.width, height=d.height).shape == (360, 640, 4),
+          "observation_spec of the golden descriptors: (360, 640, 3) and (360, 640, 4)")
 
     def patched2(base, off, val):
         b = bytearray(base)
@@ -356,6 +363,7 @@ def unit():
     check(get_word(cmap, 0) == (R.RELEASED, 10), "close released the held frame")
     check(imp.calls[-1] == ("free", 3, 0x5E3A), "close freed 3 memories and the semaphore")
     raises(R.RingError, lambda: ring.acquire(desc1), "acquire after close", "closed")
+    raises(R.RingError, lambda: ring.state(0), "state() after close", "closed")
     # The ring closed by the producer.
     rl = R.RingLearner(desc1, FakeImporter())
     set_word(cmap, 1, 0, R.CLOSED)
