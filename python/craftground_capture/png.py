@@ -80,7 +80,7 @@ def _inflate(idat, expected, size):
                 data = d.unconsumed_tail
     except zlib.error as e:
         raise FormatError(f"PNG: IDAT is not a valid zlib stream ({e}) after {len(out)} of "
-                          f"the {expected} bytes IHDR's {size} needs") from None
+                          f"the {expected} bytes IHDR's {size} needs") from e
     if not d.eof:
         raise FormatError(f"PNG: IDAT is truncated: its zlib stream ends early, after {len(out)} "
                           f"of the {expected} bytes IHDR's {size} needs")

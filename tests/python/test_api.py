@@ -271,6 +271,11 @@ def errors():
                "builtin: bad CRC names the field and the chunk", ("image", "CRC"))
     check(e is not None and isinstance(e.__cause__, cc.FormatError),
           "builtin: the decoder's own FormatError is chained")
+    e = raises(cc.FormatError, lambda: cc.png_to_array(BAD_ZLIB, decoder="builtin"),
+               "builtin: IDAT not zlib", ("image", "IDAT", "zlib"))
+    check(e is not None and isinstance(e.__cause__, cc.FormatError)
+          and isinstance(e.__cause__.__cause__, zlib.error),
+          "builtin: IDAT not zlib: the decoder's FormatError, and zlib's error under it, chained")
 
     saved = F._PILImage
     F._PILImage = None  # as on a machine without PIL
