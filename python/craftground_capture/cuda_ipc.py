@@ -192,13 +192,13 @@ class _DriverApi:
     and the runtime use, made current only around each call."""
     name = "driver"
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDA",
                                ["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")])
         self._name = lib.cuGetErrorName
         self._name.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
         self._call("cuInit", lib.cuInit(0))
-        self.ctxs = {}
+        self.ctxs: Dict[int, ctypes.c_void_p] = {}
 
     def _fn(self, *names):
         for n in names:
@@ -228,7 +228,8 @@ class _DriverApi:
         self._call("cuCtxPopCurrent", self._fn("cuCtxPopCurrent_v2", "cuCtxPopCurrent")(
             ctypes.byref(ctypes.c_void_p())))
 
-    def open(self, mem_handle, device):
+    def open(self, mem_handle: bytes, device: int) -> int:
+        """Map a 64-byte IPC memory handle of device `device`; its pointer."""
         self._push(device)
         try:
             ptr = ctypes.c_uint64()
@@ -240,7 +241,8 @@ class _DriverApi:
         finally:
             self._pop()
 
-    def close(self, ptr, device):
+    def close(self, ptr: int, device: int) -> None:
+        """Unmap what open() mapped."""
         self._push(device)
         try:
             f = self.lib.cuIpcCloseMemHandle
@@ -249,7 +251,8 @@ class _DriverApi:
         finally:
             self._pop()
 
-    def to_host(self, dst, ptr, nbytes, device):
+    def to_host(self, dst: int, ptr: int, nbytes: int, device: int) -> None:
+        """Copy nbytes at device pointer ptr into host memory at dst."""
         self._push(device)
         try:
             f = self._fn("cuMemcpyDtoH_v2", "cuMemcpyDtoH")

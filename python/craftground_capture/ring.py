@@ -255,9 +255,13 @@ def _state_name(state):
 
 
 class ControlBlock:
-    """The mapped control block (a memfd received from the producer)."""
+    """The mapped control block (a memfd received from the producer): the
+    lease word of each slot (frame << 8 | state, states EMPTY to CLOSED),
+    changed only by compare-and-swap. The fd is consumed (closed here);
+    RingError when it is not the 4096-byte block of ring `ring_id` with
+    `slot_count` slots."""
 
-    def __init__(self, fd, slot_count, ring_id):
+    def __init__(self, fd: int, slot_count: int, ring_id: int) -> None:
         global _atomics
         if _atomics is None:
             _atomics = _Atomics()
@@ -265,11 +269,11 @@ class ControlBlock:
         try:
             if os.fstat(fd).st_size < CONTROL_SIZE:
                 raise RingError("zero-copy control block: not a 4096-byte file")
-            self._map = mmap.mmap(fd, CONTROL_SIZE, mmap.MAP_SHARED,
-                                  mmap.PROT_READ | mmap.PROT_WRITE)
+            self._map: Any = mmap.mmap(fd, CONTROL_SIZE, mmap.MAP_SHARED,
+                                       mmap.PROT_READ | mmap.PROT_WRITE)
         finally:
             os.close(fd)
-        self._buf = (ctypes.c_uint8 * CONTROL_SIZE).from_buffer(self._map)
+        self._buf: Any = (ctypes.c_uint8 * CONTROL_SIZE).from_buffer(self._map)
         self._base = ctypes.addressof(self._buf)
         magic, version, slots, stride, rid = struct.unpack_from("<4sIIIQ", self._map, 0)
         if (magic, version, slots, stride, rid) != (b"CGZC", VERSION, slot_count, SLOT_STRIDE,
@@ -282,17 +286,23 @@ class ControlBlock:
     def _addr(self, slot):
         return self._base + SLOT_STRIDE + slot * SLOT_STRIDE
 
-    def word(self, slot):
+    def word(self, slot: int) -> int:
+        """Slot `slot`'s 64-bit lease word, loaded atomically."""
         return self._at.load(self._addr(slot))
 
-    def state(self, slot):
+    def state(self, slot: int) -> Tuple[int, int]:
+        """(state, frame) of slot `slot`'s lease word."""
         w = self.word(slot)
         return w & 0xFF, w >> 8
 
-    def producer_closed(self):
+    def producer_closed(self) -> bool:
+        """Whether the producer marked the ring closed (header word 2)."""
         return struct.unpack_from("<I", self._map, 24)[0] == 2
 
-    def acquire(self, slot, frame):
+    def acquire(self, slot: int, frame: int) -> None:
+        """PUBLISHED -> ACTIVE for (slot, frame) (already ACTIVE passes).
+        RingError when the ring is closed or the word is corrupt,
+        StaleDescriptor when the slot holds another frame."""
         ok, cur = self._at.cas(self._addr(slot), _word(frame, PUBLISHED), _word(frame, ACTIVE))
         if ok or cur == _word(frame, ACTIVE):
             return
@@ -305,13 +315,16 @@ class ControlBlock:
         raise StaleDescriptor(f"slot {slot} holds frame {held} ({STATE_NAMES[state]}), not "
                               f"frame {frame}: the learner fell more than a ring behind")
 
-    def release(self, slot, frame):
+    def release(self, slot: int, frame: int) -> None:
+        """ACTIVE -> RELEASED for (slot, frame); RingError when the word is
+        no longer that frame's ACTIVE one (the producer reclaimed it)."""
         ok, cur = self._at.cas(self._addr(slot), _word(frame, ACTIVE), _word(frame, RELEASED))
         if not ok:
             raise RingError(f"release of slot {slot} frame {frame}: it is frame {cur >> 8}, "
                             f"{_state_name(cur & 0xFF)}")
 
-    def close(self):
+    def close(self) -> None:
+        """Unmap the block (once; later calls do nothing)."""
         if self._map is not None:
             self._buf = None
             self._map.close()
@@ -324,9 +337,13 @@ _HELLO = struct.Struct("<4sHHQIIQII24s")
 assert _HELLO.size == HELLO_SIZE
 
 
-def receive_ring(path, timeout=10.0):
-    """Connect to the producer's socket; returns (socket, hello dict, fds).
-    Every received fd is the caller's; none is left open on error."""
+def receive_ring(path: str, timeout: float = 10.0
+                 ) -> Tuple[socket.socket, Dict[str, int], List[int]]:
+    """Connect to the producer's socket at `path` (`timeout` in seconds);
+    returns (socket, hello dict, fds). Every received fd is the caller's;
+    none is left open on error. Raises RingError when nobody listens, the
+    producer refuses (another learner, another user) or the hello is
+    malformed."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     try:
@@ -334,7 +351,7 @@ def receive_ring(path, timeout=10.0):
     except OSError as e:
         s.close()
         raise RingError(f"no zero-copy producer at {path}: {e.strerror or e}") from None
-    fds = []
+    fds: List[int] = []
     try:
         try:
             msg, fds, flags, _ = socket.recv_fds(s, HELLO_SIZE, MAX_SLOTS + 2, socket.MSG_WAITALL)
@@ -419,10 +436,10 @@ class CudaImporter(_DriverApi):
     reader loads it) into the primary context of the device whose UUID the
     descriptor names (never another), made current only around each call."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()  # libcuda ($CRAFTGROUND_CAPTURE_LIBCUDA), cuInit
-        self.device = None
-        self._event = None
+        self.device: Optional[int] = None
+        self._event: Optional[ctypes.c_void_p] = None
 
     def _call(self, what, res):
         try:
@@ -430,7 +447,10 @@ class CudaImporter(_DriverApi):
         except RuntimeError as e:
             raise RingError(str(e)) from None
 
-    def open_device(self, uuid):
+    def open_device(self, uuid: bytes) -> int:
+        """The ordinal of the CUDA device whose UUID is `uuid` (16 bytes, the
+        game's Vulkan device UUID); its primary context is retained. RingError
+        when no device has it."""
         n = ctypes.c_int()
         self._call("cuDeviceGetCount", self.lib.cuDeviceGetCount(ctypes.byref(n)))
         get_uuid = self._fn("cuDeviceGetUuid_v2", "cuDeviceGetUuid")
@@ -449,7 +469,7 @@ class CudaImporter(_DriverApi):
     def _enter(self):
         self._push(self.device)
 
-    def import_memory(self, fd, size):
+    def import_memory(self, fd: int, size: int) -> Tuple[Optional[int], int]:
         """(external memory handle, device pointer). fd is consumed on
         success; closed here on failure."""
         self._enter()
@@ -476,7 +496,9 @@ class CudaImporter(_DriverApi):
         finally:
             self._pop()
 
-    def import_semaphore(self, fd):
+    def import_semaphore(self, fd: int) -> Optional[int]:
+        """The timeline semaphore behind `fd`, imported (fd consumed on
+        success, closed on failure)."""
         self._enter()
         try:
             d = _ExtSemHandleDesc(type=_CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD)
@@ -492,7 +514,7 @@ class CudaImporter(_DriverApi):
         finally:
             self._pop()
 
-    def wait(self, sem, value, stream):
+    def wait(self, sem: int, value: int, stream: int) -> None:
         """Make `stream` wait on the GPU until the timeline reaches value."""
         self._enter()
         try:
@@ -505,7 +527,7 @@ class CudaImporter(_DriverApi):
         finally:
             self._pop()
 
-    def order(self, src, dst):
+    def order(self, src: int, dst: int) -> None:
         """dst waits for everything queued on src so far (an event)."""
         self._enter()
         try:
@@ -521,7 +543,8 @@ class CudaImporter(_DriverApi):
         finally:
             self._pop()
 
-    def synchronize(self, stream):
+    def synchronize(self, stream: int) -> None:
+        """Wait on the host until the work queued on `stream` is done."""
         self._enter()
         try:
             self.lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
@@ -529,12 +552,16 @@ class CudaImporter(_DriverApi):
         finally:
             self._pop()
 
-    def to_host(self, dst, ptr, nbytes):
+    def to_host(self, dst: int, ptr: int, nbytes: int) -> None:  # type: ignore[override]
+        """Copy nbytes at device pointer ptr into host memory at dst, on the
+        ring's device."""
         # The IPC reader's copy, on the ring's device (its errors raise RingError
         # through this class's _call).
-        super().to_host(dst, ptr, nbytes, self.device)
+        super().to_host(dst, ptr, nbytes, self.device)  # type: ignore[arg-type]
 
-    def free(self, memories, semaphore):
+    def free(self, memories: List[Tuple[Optional[int], int]], semaphore: Optional[int]) -> None:
+        """Free the imported slots ((external memory, pointer) pairs) and the
+        semaphore, then release the primary contexts."""
         self._enter()
         try:
             self.lib.cuCtxSynchronize()
@@ -655,7 +682,7 @@ class RingLearner:
         self.ring_id, self.mode = d.ring_id, d.mode
         self.width, self.height = d.width, d.height
         self.socket_path = d.socket_path
-        self._memories: List[Tuple[int, int]] = []
+        self._memories: List[Tuple[Optional[int], int]] = []
         self._semaphore: Optional[int] = None
         self._control: Optional[ControlBlock] = None
         self._sock: Optional[socket.socket] = None

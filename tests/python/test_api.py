@@ -12,6 +12,7 @@ The gymnasium helper runs against a stand-in module put in sys.modules (and
 against the real gymnasium too where it is installed); PIL's errors are
 those of the PIL installed here (Debian's python3-pil).
 """
+import importlib
 import inspect
 import io
 import os
@@ -70,32 +71,54 @@ def _annotated(fn, what, skip_self):
           + ("" if resolves is True else f" (hints do not resolve: {resolves})"))
 
 
+def _check_public(name, obj):
+    """A function, or a class and every non-private method and property it
+    offers (inherited ones too, where the package wrote them)."""
+    if inspect.isfunction(obj):
+        _documented(obj, f"{name}()")
+        _annotated(obj, f"{name}()", False)
+        return
+    if not inspect.isclass(obj):
+        check(False, f"{name} is a function or a class (got {type(obj).__name__})")
+        return
+    _documented(obj, f"class {name}")
+    members = {}
+    for klass in reversed(obj.__mro__):  # what the class offers, inherited too
+        members.update(vars(klass))
+    for attr, value in sorted(members.items()):
+        fn = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+        if not inspect.isfunction(fn) or not _own(fn):
+            continue
+        if attr.startswith("_") and not attr.startswith("__"):
+            continue  # private
+        label = f"{name}.{attr}"
+        if not attr.startswith("__"):
+            _documented(fn, label)
+        _annotated(fn, label, not isinstance(value, staticmethod))
+
+
 def public_names():
     names = cc.__all__
     check(len(names) == len(set(names)), "__all__ has no duplicates")
     for name in names:
         obj = getattr(cc, name, None)
         check(obj is not None, f"{name} in __all__ exists")
-        if inspect.isfunction(obj):
-            _documented(obj, f"{name}()")
-            _annotated(obj, f"{name}()", False)
-        elif inspect.isclass(obj):
-            _documented(obj, f"class {name}")
-            members = {}
-            for klass in reversed(obj.__mro__):  # what the class offers, inherited too
-                members.update(vars(klass))
-            for attr, value in sorted(members.items()):
-                fn = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
-                if not inspect.isfunction(fn) or not _own(fn):
-                    continue
-                if attr.startswith("_") and not attr.startswith("__"):
-                    continue  # private
-                label = f"{name}.{attr}"
-                if not attr.startswith("__"):
-                    _documented(fn, label)
-                _annotated(fn, label, not isinstance(value, staticmethod))
-        else:
-            check(False, f"{name} in __all__ is a function or a class (got {type(obj).__name__})")
+        if obj is not None:
+            _check_public(name, obj)
+    # The submodules' other public names (no leading underscore), which a user
+    # can import too: craftground_capture.ring.receive_ring, ...
+    pkg_dir = os.path.dirname(cc.__file__)
+    mods = sorted(f[:-3] for f in os.listdir(pkg_dir) if f.endswith(".py") and f[0] != "_")
+    check({"errors", "frames", "message", "png", "cuda_ipc", "ring", "spec"} <= set(mods),
+          f"submodules: {mods}")
+    for m in mods:
+        mod = importlib.import_module(f"craftground_capture.{m}")
+        for name, obj in sorted(vars(mod).items()):
+            if (name.startswith("_") or name in cc.__all__ or not
+                    (inspect.isfunction(obj) or inspect.isclass(obj))
+                    or obj.__module__ != mod.__name__):
+                continue
+            _check_public(f"{m}.{name}", obj)
     # Attributes a user reads off the returned objects.
     for cname in ("Observation", "Descriptor", "ObservationSpec"):
         cls = getattr(cc, cname, None)
