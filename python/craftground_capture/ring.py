@@ -25,6 +25,7 @@ with block) synchronises that stream and returns the slot to the game.
 Standard library + ctypes only: libcuda.so.1 for the CUDA calls, and
 libatomic.so.1 for the 64-bit compare-and-swap on the shared lease words.
 """
+import array
 import ctypes
 import ctypes.util
 import mmap
@@ -337,6 +338,21 @@ _HELLO = struct.Struct("<4sHHQIIQII24s")
 assert _HELLO.size == HELLO_SIZE
 
 
+def _recv_fds_compat(sock: socket.socket, bufsize: int, maxfds: int,
+                     flags: int = 0) -> Tuple[bytes, List[int], int, Any]:
+    """socket.recv_fds for Python 3.8 (it came in 3.9): the same recvmsg call
+    and SCM_RIGHTS parsing, and like it, `flags` is not passed on."""
+    fds = array.array("i")
+    msg, ancdata, msg_flags, addr = sock.recvmsg(bufsize, socket.CMSG_LEN(maxfds * fds.itemsize))
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[:len(data) - len(data) % fds.itemsize])
+    return msg, list(fds), msg_flags, addr
+
+
+_recv_fds = getattr(socket, "recv_fds", _recv_fds_compat)
+
+
 def receive_ring(path: str, timeout: float = 10.0
                  ) -> Tuple[socket.socket, Dict[str, int], List[int]]:
     """Connect to the producer's socket at `path` (`timeout` in seconds);
@@ -354,7 +370,7 @@ def receive_ring(path: str, timeout: float = 10.0
     fds: List[int] = []
     try:
         try:
-            msg, fds, flags, _ = socket.recv_fds(s, HELLO_SIZE, MAX_SLOTS + 2, socket.MSG_WAITALL)
+            msg, fds, flags, _ = _recv_fds(s, HELLO_SIZE, MAX_SLOTS + 2, socket.MSG_WAITALL)
         except OSError as e:
             raise RingError(f"receiving the hello from {path}: {e}") from None
         if not msg:

@@ -364,8 +364,15 @@ def unit():
     check(imp.calls[-1] == ("free", 3, 0x5E3A), "close freed 3 memories and the semaphore")
     raises(R.RingError, lambda: ring.acquire(desc1), "acquire after close", "closed")
     raises(R.RingError, lambda: ring.state(0), "state() after close", "closed")
-    # The ring closed by the producer.
-    rl = R.RingLearner(desc1, FakeImporter())
+    # The ring closed by the producer. This learner receives the fds through
+    # the stand-in for socket.recv_fds that Python 3.8 (no recv_fds) uses.
+    saved, R._recv_fds = R._recv_fds, R._recv_fds_compat
+    try:
+        rl = R.RingLearner(desc1, FakeImporter())
+    finally:
+        R._recv_fds = saved
+    check(len(rl._memories) == 3 and rl._semaphore is not None and rl._control is not None,
+          "Python 3.8's recv_fds stand-in: control block, 3 memories and the semaphore")
     set_word(cmap, 1, 0, R.CLOSED)
     raises(R.RingError, lambda: rl.acquire(desc1), "ring destroyed", "destroyed")
     # A lease word whose state byte is none of the six (a corrupt control block).
