@@ -20,6 +20,12 @@ import ctypes.util
 import os
 import struct
 import threading
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ._types import Buffer
+from .errors import FormatError
 
 HANDLE_SIZE = 68
 MEM_HANDLE_SIZE = 64
@@ -64,7 +70,7 @@ class _IpcMemHandle(ctypes.Structure):  # passed by value, as the C prototypes t
 
 
 _CAPSULE_NAME = b"dltensor"
-_live = {}  # manager_ctx key -> what an exported tensor keeps alive
+_live: Dict[int, Tuple[Any, ...]] = {}  # manager_ctx key -> what an exported tensor keeps alive
 _live_lock = threading.Lock()
 _next_key = [1]
 
@@ -104,7 +110,8 @@ class DeviceBuffer:
     __cuda_array_interface__ (CUDA only) and DLPack. `owner` is kept alive
     as long as any exported tensor is."""
 
-    def __init__(self, ptr, shape, device_type, device_id, owner=None):
+    def __init__(self, ptr: int, shape: Sequence[int], device_type: int, device_id: int,
+                 owner: Optional[object] = None) -> None:
         self.ptr = int(ptr)
         self.shape = tuple(int(s) for s in shape)
         self.device_type = device_type
@@ -120,7 +127,7 @@ class DeviceBuffer:
             raise ValueError("the buffer is closed")
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> Dict[str, Any]:
         self._check_open()
         if self.device_type != KDL_CUDA:
             raise AttributeError("__cuda_array_interface__: not CUDA memory")
@@ -128,10 +135,13 @@ class DeviceBuffer:
         return {"shape": self.shape, "typestr": "|u1", "data": (self.ptr, False),
                 "strides": None, "version": 3, "stream": None}
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> Tuple[int, int]:
         return (self.device_type, self.device)
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: Optional[Any] = None,
+                   max_version: Optional[Tuple[int, int]] = None,
+                   dl_device: Optional[Tuple[int, int]] = None,
+                   copy: Optional[bool] = None) -> Any:
         """A "dltensor" capsule (DLPack 0.x ABI, which consumers accept
         whatever max_version they ask for). No stream work is needed: the
         frame is complete when the producer's call returns."""
@@ -182,13 +192,13 @@ class _DriverApi:
     and the runtime use, made current only around each call."""
     name = "driver"
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDA",
                                ["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")])
         self._name = lib.cuGetErrorName
         self._name.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
         self._call("cuInit", lib.cuInit(0))
-        self.ctxs = {}
+        self.ctxs: Dict[int, ctypes.c_void_p] = {}
 
     def _fn(self, *names):
         for n in names:
@@ -218,7 +228,8 @@ class _DriverApi:
         self._call("cuCtxPopCurrent", self._fn("cuCtxPopCurrent_v2", "cuCtxPopCurrent")(
             ctypes.byref(ctypes.c_void_p())))
 
-    def open(self, mem_handle, device):
+    def open(self, mem_handle: bytes, device: int) -> int:
+        """Map a 64-byte IPC memory handle of device `device`; its pointer."""
         self._push(device)
         try:
             ptr = ctypes.c_uint64()
@@ -230,7 +241,8 @@ class _DriverApi:
         finally:
             self._pop()
 
-    def close(self, ptr, device):
+    def close(self, ptr: int, device: int) -> None:
+        """Unmap what open() mapped."""
         self._push(device)
         try:
             f = self.lib.cuIpcCloseMemHandle
@@ -239,7 +251,8 @@ class _DriverApi:
         finally:
             self._pop()
 
-    def to_host(self, dst, ptr, nbytes, device):
+    def to_host(self, dst: int, ptr: int, nbytes: int, device: int) -> None:
+        """Copy nbytes at device pointer ptr into host memory at dst."""
         self._push(device)
         try:
             f = self._fn("cuMemcpyDtoH_v2", "cuMemcpyDtoH")
@@ -312,26 +325,33 @@ def _api(backend):
     raise RuntimeError("cannot open a CUDA IPC handle here: " + "; ".join(errors))
 
 
-def parse_ipc_handle(data):
-    """68 bytes -> (the 64-byte memory handle, the CUDA device ordinal)."""
+def parse_ipc_handle(data: Buffer) -> Tuple[bytes, int]:
+    """The 68-byte `ipc_handle` field of the v1 zero-copy path -> (the 64-byte
+    cudaIpcMemHandle_t, the CUDA device ordinal from its little-endian int32
+    at byte 64). Raises FormatError (a ValueError) for another length (a
+    4-byte mach port, a v2 ring descriptor: see handle_kind) or a negative
+    device."""
     data = bytes(data)
     if len(data) != HANDLE_SIZE:
-        raise ValueError(f"a CUDA IPC handle is {HANDLE_SIZE} bytes, got {len(data)}"
-                         + (" (4 bytes is a macOS mach port)" if len(data) == 4 else ""))
+        raise FormatError(f"ipc_handle: a CUDA IPC handle is {HANDLE_SIZE} bytes, got {len(data)}"
+                          + (" (4 bytes is a macOS mach port)" if len(data) == 4 else ""))
     (device,) = struct.unpack("<i", data[MEM_HANDLE_SIZE:])
     if device < 0:
-        raise ValueError(f"CUDA IPC handle names device {device}")
+        raise FormatError(f"ipc_handle: the CUDA IPC handle names device {device}")
     return data[:MEM_HANDLE_SIZE], device
 
 
 class CudaIpcFrame(DeviceBuffer):
     """The producer's shared frame buffer, opened in this process: shape
-    (height, width, 4) uint8 RGBA in the source's row order. Use it with
+    (height, width, 4) uint8 RGBA in the source's row order (bottom-up for a
+    GL texture), C-contiguous, on CUDA device `device`. Use it with
     torch.from_dlpack, cupy.asarray, jax.dlpack.from_dlpack, or to_numpy().
     close() (or the end of a with block) unmaps it; tensors made from it must
-    not be used afterwards."""
+    not be used afterwards. open_ipc_handle() says what the arguments are
+    and what is raised."""
 
-    def __init__(self, handle, width, height, backend=None):
+    def __init__(self, handle: Buffer, width: int, height: int,
+                 backend: Optional[str] = None) -> None:
         self.ptr = 0
         mem, device = parse_ipc_handle(handle)
         if width <= 0 or height <= 0:
@@ -345,39 +365,44 @@ class CudaIpcFrame(DeviceBuffer):
                                f"(CUDA {self.backend} API): {e}") from None
         super().__init__(ptr, (height, width, 4), KDL_CUDA, device)
 
-    def to_numpy(self):
+    def to_numpy(self) -> np.ndarray:
         """A host copy (numpy, same shape), e.g. to check bytes or save a frame."""
-        import numpy as np
-
         self._check_open()
         out = np.empty(self.shape, dtype=np.uint8)
         self._api.to_host(out.ctypes.data, self.ptr, self.nbytes, self.device)
         return out
 
-    def close(self):
+    def close(self) -> None:
+        """Unmap the buffer (once; later calls do nothing)."""
         if self.ptr:
             ptr, self.ptr = self.ptr, 0
             self._api.close(ptr, self.device)
 
-    def __enter__(self):
+    def __enter__(self) -> "CudaIpcFrame":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:  # interpreter shutdown: the driver may be gone
             pass
 
 
-def open_ipc_handle(handle, width, height, backend=None):
+def open_ipc_handle(handle: Buffer, width: int, height: int,
+                    backend: Optional[str] = None) -> CudaIpcFrame:
     """Open a 68-byte CUDA IPC handle (the `ipc_handle` field) as a zero-copy
-    (height, width, 4) uint8 frame. backend: "driver" (libcuda), "runtime"
-    (libcudart) or None (the driver, else the runtime). Open it once and keep
-    it: the producer refills the same buffer every frame.
+    (height, width, 4) uint8 RGBA frame in the source's row order; width and
+    height in pixels, as the mod was configured (the handle does not carry
+    them). backend: "driver" (libcuda), "runtime" (libcudart) or None (the
+    driver, else the runtime). Open it once and keep it: the producer refills
+    the same buffer every frame.
 
     $CRAFTGROUND_CAPTURE_LIBCUDA / $CRAFTGROUND_CAPTURE_LIBCUDART name the
-    library to load when the usual names do not find it."""
+    library to load when the usual names do not find it. Raises FormatError
+    for a handle that is not 68 bytes or names a negative device,
+    ValueError for a size that is not positive or an unknown backend,
+    RuntimeError when no CUDA API loads or the driver refuses the handle."""
     return CudaIpcFrame(handle, width, height, backend)

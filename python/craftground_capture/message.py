@@ -5,10 +5,11 @@ format (varints, length-delimited fields, packed or unpacked floats), the
 four fields this library produces, every other field skipped. Numbers and
 types are those of the mod's full schema (proto/observation.proto).
 """
-from typing import NamedTuple
+from typing import Any, NamedTuple, Union
 
 import numpy as np
 
+from ._types import Buffer
 from .errors import FormatError
 
 IMAGE, IMAGE_2, IPC_HANDLE, DEPTH = 1, 24, 37, 38
@@ -16,9 +17,17 @@ _VARINT, _I64, _LEN, _SGROUP, _EGROUP, _I32 = 0, 1, 2, 3, 4, 5
 
 
 class Observation(NamedTuple):
+    """The four fields of an ObservationSpaceMessage this library produces, as
+    sent (decode_observation returns it). image, image_2: RAW RGB8 or PNG
+    bytes, rows bottom-up, b"" when absent (image_to_array makes them (H, W, 3)
+    uint8 upright). ipc_handle: a 68-byte CUDA IPC handle, a v2 ring
+    descriptor or a 4-byte mach port, b"" when absent (handle_kind tells
+    which). depth: 1-D float32 of H * W values, rows bottom-up, empty when
+    absent (depth_to_array makes it (H, W) upright)."""
+
     image: bytes        # RAW RGB8 or PNG, rows bottom-up (b"" when absent)
     image_2: bytes      # the second eye, same format
-    ipc_handle: bytes   # 68-byte CUDA IPC handle or 4-byte mach port
+    ipc_handle: bytes   # 68-byte CUDA IPC handle, ring descriptor or 4-byte mach port
     depth: np.ndarray   # float32, bottom-up rows (empty when absent)
 
 
@@ -65,11 +74,17 @@ def _skip(buf, pos, wire, field, depth=0):
     return pos
 
 
-def decode_observation(message):
-    """Serialized ObservationSpaceMessage (bytes, or a protobuf message object)
-    -> Observation(image, image_2, ipc_handle, depth).
+def decode_observation(message: Union[Buffer, Any]) -> Observation:
+    """Serialized ObservationSpaceMessage (bytes, or a protobuf message object
+    with SerializeToString) -> Observation(image, image_2, ipc_handle, depth).
 
-    Turn the fields into arrays with image_to_array and depth_to_array."""
+    Fields 1, 24, 37 and 38 are read (the last occurrence of a bytes field
+    wins, depth floats accumulate, packed or not); every other field is
+    skipped. Turn the fields into arrays with image_to_array and
+    depth_to_array. Raises FormatError (a ValueError) naming the field on a
+    message that is not proto3 wire format: a truncated or over-long
+    varint, a field running past the end, a wrong wire type for one of the
+    four fields, field number 0, unbalanced groups."""
     if hasattr(message, "SerializeToString"):
         message = message.SerializeToString()
     buf = memoryview(message).cast("B")

@@ -21,13 +21,16 @@ and the rows outside that span a row at a time. A file with only a few such
 rows decodes them with a per-byte loop instead, which is cheaper there.
 """
 import struct
+import sys
 import zlib
 
 import numpy as np
 
+from ._types import Buffer
 from .errors import FormatError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_MAX_SIDE = 0x7FFFFFFF  # the PNG specification's limit on IHDR's width and height
 _CHANNELS = {0: 1, 2: 3, 4: 2, 6: 4}  # colour type -> samples per pixel
 
 # Rough costs (seconds, measured on a 2-core x86 machine) that choose how to
@@ -77,7 +80,7 @@ def _inflate(idat, expected, size):
                 data = d.unconsumed_tail
     except zlib.error as e:
         raise FormatError(f"PNG: IDAT is not a valid zlib stream ({e}) after {len(out)} of "
-                          f"the {expected} bytes IHDR's {size} needs") from None
+                          f"the {expected} bytes IHDR's {size} needs") from e
     if not d.eof:
         raise FormatError(f"PNG: IDAT is truncated: its zlib stream ends early, after {len(out)} "
                           f"of the {expected} bytes IHDR's {size} needs")
@@ -238,11 +241,17 @@ def _unfilter(rows, width, bpp, method=None):
     return out3[1:, 1:]
 
 
-def decode_png(data):
+def decode_png(data: Buffer) -> np.ndarray:
     """PNG bytes -> (height, width, channels) uint8 in the file's row order
     (first row of the file first; for the library's PNGs that is the bottom
-    row of the picture). Greyscale comes back as (height, width, 1).
-    Raises FormatError (a ValueError) on a PNG it does not read."""
+    row of the picture), C-contiguous. channels: 1 grey, 2 grey + alpha, 3
+    RGB, 4 RGBA; greyscale comes back as (height, width, 1).
+
+    Raises FormatError (a ValueError) naming the chunk on a PNG it does not
+    read: a bad signature, CRC or chunk length, an IHDR past the
+    specification's 2^31 - 1 per side, an IDAT that is not zlib or does not
+    inflate to exactly the size IHDR implies, an unknown row filter, or a
+    kind it does not read (not 8-bit, interlaced; PIL reads those)."""
     data = bytes(data)
     if data[:8] != PNG_SIGNATURE:
         raise FormatError("not a PNG (bad signature)")
@@ -267,8 +276,14 @@ def decode_png(data):
                           "only 0, 0, 0 (not interlaced) is read here")
     if width == 0 or height == 0:
         raise FormatError(f"PNG: IHDR size {width}x{height} is empty")
+    if width > _MAX_SIDE or height > _MAX_SIDE:
+        raise FormatError(f"PNG: IHDR size {width}x{height}: the specification allows at most "
+                          f"{_MAX_SIDE} a side")
     bpp = _CHANNELS[ctype]
     stride = width * bpp
+    if height * (stride + 1) > sys.maxsize:
+        raise FormatError(f"PNG: IHDR size {width}x{height}x{bpp} is {height * (stride + 1)} "
+                          f"bytes unpacked, more than this process can address")
     raw = _inflate(idat, height * (stride + 1), f"{width}x{height}x{bpp}")
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(height, stride + 1)
     return np.ascontiguousarray(_unfilter(rows, width, bpp))

@@ -25,6 +25,7 @@ with block) synchronises that stream and returns the slot to the game.
 Standard library + ctypes only: libcuda.so.1 for the CUDA calls, and
 libatomic.so.1 for the 64-bit compare-and-swap on the shared lease words.
 """
+import array
 import ctypes
 import ctypes.util
 import mmap
@@ -32,7 +33,11 @@ import os
 import socket
 import struct
 import time
+from typing import Any, Dict, List, Optional, Tuple, Union
 
+import numpy as np
+
+from ._types import Buffer
 from .cuda_ipc import HANDLE_SIZE as CUDA_IPC_HANDLE_SIZE
 from .cuda_ipc import KDL_CUDA, DeviceBuffer, _DriverApi, _load
 from .errors import FormatError
@@ -76,32 +81,58 @@ assert _DESC.size == DESC_SIZE
 
 
 class Descriptor:
-    """The 192 bytes of one frame's descriptor, parsed and checked."""
+    """The 192 bytes of one frame's descriptor (docs/zero-copy-v2.md), parsed
+    and checked by parse_descriptor. Sizes are in pixels (width, height) and
+    bytes (row_pitch, slot_size); format is the VkFormat number; mode is
+    MODE_SEMAPHORE (1) or MODE_FENCE (2); device_uuid the 16-byte Vulkan
+    device UUID; frame counts from 1 (0 is the ring's template)."""
 
     __slots__ = ("version", "format", "width", "height", "row_pitch", "slot_count", "mode",
                  "device_uuid", "ring_id", "slot_size", "slot", "flags", "frame", "socket_path")
+    version: int
+    format: int
+    width: int
+    height: int
+    row_pitch: int
+    slot_count: int
+    mode: int
+    device_uuid: bytes
+    ring_id: int
+    slot_size: int
+    slot: int
+    flags: int
+    frame: int
+    socket_path: str
 
     @property
-    def channels(self):
+    def channels(self) -> int:
         """Bytes per pixel: 3 for the RGB format, 4 for the RGBA/BGRA ones."""
         return 3 if self.format == FORMAT_RGB8 else 4
 
     @property
-    def rows_bottom_up(self):
+    def kind(self) -> str:
+        """The observation kind of its frames, for observation_spec():
+        "ring_rgb" (format 23, (H, W, 3) upright) or "ring_rgba" (H, W, 4)."""
+        return "ring_rgb" if self.format == FORMAT_RGB8 else "ring_rgba"
+
+    @property
+    def rows_bottom_up(self) -> bool:
+        """Whether row 0 of the slot is the picture's bottom (flag
+        ROWS_BOTTOM_UP: a GL producer's plain copy; flip it yourself)."""
         return bool(self.flags & FLAG_ROWS_BOTTOM_UP)
 
     @property
-    def format_name(self):
+    def format_name(self) -> str:
         """The VkFormat's name: "B8G8R8A8_UNORM" for a BGRA frame (a swapchain
         image copied as stored: channel 0 is blue), "R8G8B8_UNORM" for RGB."""
         return FORMATS[self.format]
 
     @property
-    def channel_order(self):
+    def channel_order(self) -> str:
         """The bytes of one pixel, in memory order: "RGBA", "BGRA" or "RGB"."""
         return self.format_name.split("_")[0].replace("8", "")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"Descriptor(ring={self.ring_id:#x}, slot={self.slot}, frame={self.frame}, "
                 f"{self.width}x{self.height}, mode={self.mode})")
 
@@ -118,7 +149,7 @@ TAG_HEADER_SIZE = 8
 _TAG_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
-def _handle_tag(data):
+def _handle_tag(data: Buffer) -> Optional[bytes]:
     """The magic of a tagged handle, or None when the bytes carry no tag. A
     known magic tags whatever follows (its own parser checks the rest); an
     unknown one needs the whole header: the namespace and a length field
@@ -134,11 +165,13 @@ def _handle_tag(data):
     return magic if TAG_HEADER_SIZE <= length <= len(data) else None
 
 
-def handle_kind(data):
-    """What an observation's ipc_handle bytes are: "ring" (tagged CGZ2: this
-    descriptor), or, untagged, "cuda_ipc" (the 68-byte v1 handle) or
-    "mach_port" (4 bytes, macOS). A tagged handle of a kind this reader does
-    not know is refused, whatever its length: never taken for CUDA."""
+def handle_kind(data: Buffer) -> str:
+    """What an observation's ipc_handle bytes are: "ring" (tagged CGZ2: a v2
+    descriptor, parse_descriptor / RingLearner), or, untagged, "cuda_ipc"
+    (the 68-byte v1 handle: open_ipc_handle) or "mach_port" (4 bytes, macOS).
+    A tagged handle of a kind this reader does not know is refused, whatever
+    its length: never taken for CUDA. Raises FormatError for bytes that are
+    none of these."""
     data = bytes(data)
     magic = _handle_tag(data)
     if magic is not None:
@@ -155,7 +188,18 @@ def handle_kind(data):
     return kind
 
 
-def parse_descriptor(data):
+def parse_descriptor(data: Buffer) -> Descriptor:
+    """The `ipc_handle` bytes of a v2 ring frame (192 bytes, little-endian,
+    docs/zero-copy-v2.md) -> a checked Descriptor. RingLearner and
+    RingLearner.acquire take the bytes or the Descriptor.
+
+    Raises FormatError (a ValueError) naming the field and its value when the
+    bytes are not a descriptor this reader knows: short or truncated, magic
+    not CGZ2 (it says when the bytes are a v1 CUDA IPC handle), a version
+    other than 1 or 2, an unknown format or flag bit, a size outside
+    1-16384, a row pitch or slot size too small, a slot outside the ring,
+    an unknown mode, ring id 0, or a socket_path empty, unterminated or not
+    UTF-8."""
     data = bytes(data)
     if len(data) < 8:
         raise FormatError(f"zero-copy descriptor: {len(data)} bytes, a v2 descriptor has "
@@ -248,9 +292,13 @@ def _state_name(state):
 
 
 class ControlBlock:
-    """The mapped control block (a memfd received from the producer)."""
+    """The mapped control block (a memfd received from the producer): the
+    lease word of each slot (frame << 8 | state, states EMPTY to CLOSED),
+    changed only by compare-and-swap. The fd is consumed (closed here);
+    RingError when it is not the 4096-byte block of ring `ring_id` with
+    `slot_count` slots."""
 
-    def __init__(self, fd, slot_count, ring_id):
+    def __init__(self, fd: int, slot_count: int, ring_id: int) -> None:
         global _atomics
         if _atomics is None:
             _atomics = _Atomics()
@@ -258,11 +306,11 @@ class ControlBlock:
         try:
             if os.fstat(fd).st_size < CONTROL_SIZE:
                 raise RingError("zero-copy control block: not a 4096-byte file")
-            self._map = mmap.mmap(fd, CONTROL_SIZE, mmap.MAP_SHARED,
-                                  mmap.PROT_READ | mmap.PROT_WRITE)
+            self._map: Any = mmap.mmap(fd, CONTROL_SIZE, mmap.MAP_SHARED,
+                                       mmap.PROT_READ | mmap.PROT_WRITE)
         finally:
             os.close(fd)
-        self._buf = (ctypes.c_uint8 * CONTROL_SIZE).from_buffer(self._map)
+        self._buf: Any = (ctypes.c_uint8 * CONTROL_SIZE).from_buffer(self._map)
         self._base = ctypes.addressof(self._buf)
         magic, version, slots, stride, rid = struct.unpack_from("<4sIIIQ", self._map, 0)
         if (magic, version, slots, stride, rid) != (b"CGZC", VERSION, slot_count, SLOT_STRIDE,
@@ -275,17 +323,23 @@ class ControlBlock:
     def _addr(self, slot):
         return self._base + SLOT_STRIDE + slot * SLOT_STRIDE
 
-    def word(self, slot):
+    def word(self, slot: int) -> int:
+        """Slot `slot`'s 64-bit lease word, loaded atomically."""
         return self._at.load(self._addr(slot))
 
-    def state(self, slot):
+    def state(self, slot: int) -> Tuple[int, int]:
+        """(state, frame) of slot `slot`'s lease word."""
         w = self.word(slot)
         return w & 0xFF, w >> 8
 
-    def producer_closed(self):
+    def producer_closed(self) -> bool:
+        """Whether the producer marked the ring closed (header word 2)."""
         return struct.unpack_from("<I", self._map, 24)[0] == 2
 
-    def acquire(self, slot, frame):
+    def acquire(self, slot: int, frame: int) -> None:
+        """PUBLISHED -> ACTIVE for (slot, frame) (already ACTIVE passes).
+        RingError when the ring is closed or the word is corrupt,
+        StaleDescriptor when the slot holds another frame."""
         ok, cur = self._at.cas(self._addr(slot), _word(frame, PUBLISHED), _word(frame, ACTIVE))
         if ok or cur == _word(frame, ACTIVE):
             return
@@ -298,13 +352,16 @@ class ControlBlock:
         raise StaleDescriptor(f"slot {slot} holds frame {held} ({STATE_NAMES[state]}), not "
                               f"frame {frame}: the learner fell more than a ring behind")
 
-    def release(self, slot, frame):
+    def release(self, slot: int, frame: int) -> None:
+        """ACTIVE -> RELEASED for (slot, frame); RingError when the word is
+        no longer that frame's ACTIVE one (the producer reclaimed it)."""
         ok, cur = self._at.cas(self._addr(slot), _word(frame, ACTIVE), _word(frame, RELEASED))
         if not ok:
             raise RingError(f"release of slot {slot} frame {frame}: it is frame {cur >> 8}, "
                             f"{_state_name(cur & 0xFF)}")
 
-    def close(self):
+    def close(self) -> None:
+        """Unmap the block (once; later calls do nothing)."""
         if self._map is not None:
             self._buf = None
             self._map.close()
@@ -317,9 +374,28 @@ _HELLO = struct.Struct("<4sHHQIIQII24s")
 assert _HELLO.size == HELLO_SIZE
 
 
-def receive_ring(path, timeout=10.0):
-    """Connect to the producer's socket; returns (socket, hello dict, fds).
-    Every received fd is the caller's; none is left open on error."""
+def _recv_fds_compat(sock: socket.socket, bufsize: int, maxfds: int,
+                     flags: int = 0) -> Tuple[bytes, List[int], int, Any]:
+    """socket.recv_fds for Python 3.8 (it came in 3.9): the same recvmsg call
+    and SCM_RIGHTS parsing, and like it, `flags` is not passed on."""
+    fds = array.array("i")
+    msg, ancdata, msg_flags, addr = sock.recvmsg(bufsize, socket.CMSG_LEN(maxfds * fds.itemsize))
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[:len(data) - len(data) % fds.itemsize])
+    return msg, list(fds), msg_flags, addr
+
+
+_recv_fds = getattr(socket, "recv_fds", _recv_fds_compat)
+
+
+def receive_ring(path: str, timeout: float = 10.0
+                 ) -> Tuple[socket.socket, Dict[str, int], List[int]]:
+    """Connect to the producer's socket at `path` (`timeout` in seconds);
+    returns (socket, hello dict, fds). Every received fd is the caller's;
+    none is left open on error. Raises RingError when nobody listens, the
+    producer refuses (another learner, another user) or the hello is
+    malformed."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     try:
@@ -327,10 +403,10 @@ def receive_ring(path, timeout=10.0):
     except OSError as e:
         s.close()
         raise RingError(f"no zero-copy producer at {path}: {e.strerror or e}") from None
-    fds = []
+    fds: List[int] = []
     try:
         try:
-            msg, fds, flags, _ = socket.recv_fds(s, HELLO_SIZE, MAX_SLOTS + 2, socket.MSG_WAITALL)
+            msg, fds, flags, _ = _recv_fds(s, HELLO_SIZE, MAX_SLOTS + 2, socket.MSG_WAITALL)
         except OSError as e:
             raise RingError(f"receiving the hello from {path}: {e}") from None
         if not msg:
@@ -412,10 +488,10 @@ class CudaImporter(_DriverApi):
     reader loads it) into the primary context of the device whose UUID the
     descriptor names (never another), made current only around each call."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()  # libcuda ($CRAFTGROUND_CAPTURE_LIBCUDA), cuInit
-        self.device = None
-        self._event = None
+        self.device: Optional[int] = None
+        self._event: Optional[ctypes.c_void_p] = None
 
     def _call(self, what, res):
         try:
@@ -423,7 +499,10 @@ class CudaImporter(_DriverApi):
         except RuntimeError as e:
             raise RingError(str(e)) from None
 
-    def open_device(self, uuid):
+    def open_device(self, uuid: bytes) -> int:
+        """The ordinal of the CUDA device whose UUID is `uuid` (16 bytes, the
+        game's Vulkan device UUID); its primary context is retained. RingError
+        when no device has it."""
         n = ctypes.c_int()
         self._call("cuDeviceGetCount", self.lib.cuDeviceGetCount(ctypes.byref(n)))
         get_uuid = self._fn("cuDeviceGetUuid_v2", "cuDeviceGetUuid")
@@ -442,7 +521,7 @@ class CudaImporter(_DriverApi):
     def _enter(self):
         self._push(self.device)
 
-    def import_memory(self, fd, size):
+    def import_memory(self, fd: int, size: int) -> Tuple[Optional[int], int]:
         """(external memory handle, device pointer). fd is consumed on
         success; closed here on failure."""
         self._enter()
@@ -469,7 +548,9 @@ class CudaImporter(_DriverApi):
         finally:
             self._pop()
 
-    def import_semaphore(self, fd):
+    def import_semaphore(self, fd: int) -> Optional[int]:
+        """The timeline semaphore behind `fd`, imported (fd consumed on
+        success, closed on failure)."""
         self._enter()
         try:
             d = _ExtSemHandleDesc(type=_CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD)
@@ -485,7 +566,7 @@ class CudaImporter(_DriverApi):
         finally:
             self._pop()
 
-    def wait(self, sem, value, stream):
+    def wait(self, sem: int, value: int, stream: int) -> None:
         """Make `stream` wait on the GPU until the timeline reaches value."""
         self._enter()
         try:
@@ -498,7 +579,7 @@ class CudaImporter(_DriverApi):
         finally:
             self._pop()
 
-    def order(self, src, dst):
+    def order(self, src: int, dst: int) -> None:
         """dst waits for everything queued on src so far (an event)."""
         self._enter()
         try:
@@ -514,7 +595,8 @@ class CudaImporter(_DriverApi):
         finally:
             self._pop()
 
-    def synchronize(self, stream):
+    def synchronize(self, stream: int) -> None:
+        """Wait on the host until the work queued on `stream` is done."""
         self._enter()
         try:
             self.lib.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
@@ -522,12 +604,16 @@ class CudaImporter(_DriverApi):
         finally:
             self._pop()
 
-    def to_host(self, dst, ptr, nbytes):
+    def to_host(self, dst: int, ptr: int, nbytes: int) -> None:  # type: ignore[override]
+        """Copy nbytes at device pointer ptr into host memory at dst, on the
+        ring's device."""
         # The IPC reader's copy, on the ring's device (its errors raise RingError
         # through this class's _call).
-        super().to_host(dst, ptr, nbytes, self.device)
+        super().to_host(dst, ptr, nbytes, self.device)  # type: ignore[arg-type]
 
-    def free(self, memories, semaphore):
+    def free(self, memories: List[Tuple[Optional[int], int]], semaphore: Optional[int]) -> None:
+        """Free the imported slots ((external memory, pointer) pairs) and the
+        semaphore, then release the primary contexts."""
         self._enter()
         try:
             self.lib.cuCtxSynchronize()
@@ -570,9 +656,11 @@ class RingFrame(DeviceBuffer):
     gives (RGBA/BGRA formats), or (height, width, 3) uint8 upright (format
     23), readable on `stream` (already made to wait for it). Nothing is
     flipped here: when rows_bottom_up is True, row 0 is the picture's bottom.
-    release() returns the slot; do not use tensors made from it afterwards."""
+    channel_order says "RGBA", "BGRA" or "RGB". RingLearner.acquire makes
+    it; release() returns the slot; do not use tensors made from it
+    afterwards."""
 
-    def __init__(self, ring, desc, ptr, stream):
+    def __init__(self, ring: "RingLearner", desc: Descriptor, ptr: int, stream: int) -> None:
         ch = desc.channels
         super().__init__(ptr, (desc.height, desc.width, ch), KDL_CUDA, ring.device, owner=ring)
         self._ring = ring
@@ -583,14 +671,17 @@ class RingFrame(DeviceBuffer):
         self.rows_bottom_up = desc.rows_bottom_up
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> Dict[str, Any]:
         self._check_open()
         ch = self.shape[2]
         strides = None if self.row_pitch == self.shape[1] * ch else (self.row_pitch, ch, 1)
         return {"shape": self.shape, "typestr": "|u1", "data": (self.ptr, False),
                 "strides": strides, "version": 3, "stream": self.stream}
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: Optional[Any] = None,
+                   max_version: Optional[Tuple[int, int]] = None,
+                   dl_device: Optional[Tuple[int, int]] = None,
+                   copy: Optional[bool] = None) -> Any:
         self._check_open()
         # The consumer reads on `stream`: order it after our wait (-1: no sync).
         if stream is not None and stream != -1:
@@ -600,16 +691,16 @@ class RingFrame(DeviceBuffer):
         return super().__dlpack__(stream=None, max_version=max_version, dl_device=dl_device,
                                   copy=copy)
 
-    def to_numpy(self):
-        import numpy as np
-
+    def to_numpy(self) -> np.ndarray:
+        """A host copy (numpy, the frame's shape, rows as in the slot), after
+        the frame's stream has finished."""
         self._check_open()
         self._ring.importer.synchronize(self.stream)
         out = np.empty(self.shape, dtype=np.uint8)
         self._ring.importer.to_host(out.ctypes.data, self.ptr, self.nbytes)
         return out
 
-    def release(self, synchronize=True):
+    def release(self, synchronize: bool = True) -> None:
         """Return the slot to the game. synchronize: first wait for the work
         queued on the frame's stream (it may still read the slot); pass False
         only when that is already known to be complete."""
@@ -620,26 +711,34 @@ class RingFrame(DeviceBuffer):
         self.ptr = 0
         self._ring._release(self)
 
-    def __enter__(self):
+    def __enter__(self) -> "RingFrame":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
 
 class RingLearner:
     """Connects to the ring a descriptor names, imports it once, and hands
-    out frames. `importer`: CudaImporter() by default; tests pass a stand-in
-    with the same methods."""
+    out frames. `descriptor`: the ipc_handle bytes or a Descriptor.
+    `importer`: CudaImporter() by default; tests pass a stand-in with the
+    same methods. `timeout`: seconds for the hand-off socket. Raises
+    FormatError for a bad descriptor, RingError when the producer refuses
+    (another learner, another user) or breaks the protocol,
+    StaleDescriptor when the socket serves another ring."""
 
-    def __init__(self, descriptor, importer=None, timeout=10.0):
+    def __init__(self, descriptor: Union[Buffer, Descriptor], importer: Optional[Any] = None,
+                 timeout: float = 10.0) -> None:
         d = descriptor if isinstance(descriptor, Descriptor) else parse_descriptor(descriptor)
         self.importer = importer if importer is not None else CudaImporter()
         self.ring_id, self.mode = d.ring_id, d.mode
         self.width, self.height = d.width, d.height
         self.socket_path = d.socket_path
-        self._memories, self._semaphore, self._control, self._sock = [], None, None, None
-        self._held = {}
+        self._memories: List[Tuple[Optional[int], int]] = []
+        self._semaphore: Optional[int] = None
+        self._control: Optional[ControlBlock] = None
+        self._sock: Optional[socket.socket] = None
+        self._held: Dict[Tuple[int, int], RingFrame] = {}
         self.device = self.importer.open_device(d.device_uuid)
         sock, hello, fds = receive_ring(d.socket_path, timeout)
         self._sock = sock
@@ -662,12 +761,15 @@ class RingLearner:
             self.close()
             raise
 
-    def acquire(self, descriptor, stream=None):
+    def acquire(self, descriptor: Union[Buffer, Descriptor],
+                stream: Optional[Any] = None) -> RingFrame:
         """Lease the frame `descriptor` names; `stream` (a CUstream value,
         torch/CuPy stream, or None for the legacy default stream) waits on
         the GPU until it is complete. Raises StaleDescriptor when the slot
-        was reused or the descriptor is of another ring."""
-        if self._sock is None:
+        was reused or the descriptor is of another ring, FormatError for a
+        bad descriptor or frame 0, RingError when the learner is closed or
+        the frame is already held."""
+        if self._sock is None or self._control is None:
             raise RingError("the ring learner is closed")
         d = descriptor if isinstance(descriptor, Descriptor) else parse_descriptor(descriptor)
         if d.ring_id != self.ring_id:
@@ -694,12 +796,15 @@ class RingLearner:
         if self._control is not None:
             self._control.release(frame.slot, frame.frame)
 
-    def state(self, slot):
-        """(state name, frame) of a slot's lease word, for diagnostics."""
+    def state(self, slot: int) -> Tuple[str, int]:
+        """(state name, frame) of a slot's lease word, for diagnostics.
+        Raises RingError once the learner is closed."""
+        if self._control is None:
+            raise RingError("the ring learner is closed")
         st, fr = self._control.state(slot)
         return STATE_NAMES[st] if st < len(STATE_NAMES) else str(st), fr
 
-    def close(self):
+    def close(self) -> None:
         """Release every held frame, free the imports, disconnect."""
         for frame in list(self._held.values()):
             try:
@@ -717,13 +822,13 @@ class RingLearner:
             self._sock.close()
             self._sock = None
 
-    def __enter__(self):
+    def __enter__(self) -> "RingLearner":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:

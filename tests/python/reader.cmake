@@ -2,6 +2,10 @@
 #   python_reader_unit         PNG decoder on all five filters, hand-made
 #                              protobuf messages, DLPack export on host memory,
 #                              the CUDA calls against a stand-in library
+#   python_reader_api          every public name documented and annotated,
+#                              py.typed, observation_spec / gymnasium_box
+#                              (a stand-in gymnasium), FormatError for
+#                              corrupt PNGs through PIL and the built-in decoder
 #   python_reader_frames/_check  RAW and PNG from the library in a JVM, and
 #                              messages encoded by protobuf-java
 #   python_reader_depth_frames/_check  captureDepthImpl on a GL context
@@ -20,6 +24,8 @@ if(CG_PYTHON3)
   add_test(NAME python_reader_unit COMMAND ${CG_PYTHON3} ${d}/test_reader.py unit)
   set_tests_properties(python_reader_unit PROPERTIES LABELS python
                        ENVIRONMENT "PYTHONPATH=${pkg};CG_FAKE_CUDA=$<TARGET_FILE:fake_cuda>")
+  add_test(NAME python_reader_api COMMAND ${CG_PYTHON3} ${d}/test_api.py)
+  set_tests_properties(python_reader_api PROPERTIES LABELS python ENVIRONMENT PYTHONPATH=${pkg}:${d})
 
   # pip builds the package with the system's setuptools (no index, no build
   # isolation: there is no PyPI here) into a fresh venv, then imports it from

@@ -41,19 +41,24 @@ def check(ok, what):
         failures += 1
 
 
-def raises(exc, fn, what, texts=()):
-    """fn() raises exc (or a subclass) whose message holds every one of texts."""
+def raises(exc, fn, what, texts=(), absent=()):
+    """fn() raises exc (or a subclass) whose message holds every one of texts
+    and none of absent; returns the exception (None when it did not)."""
     try:
         fn()
     except exc as e:
         missing = [t for t in texts if t not in str(e)]
-        check(not missing, f"{what}: {type(e).__name__}: {e}"
-              + (f" (lacks {missing})" if missing else ""))
-        return
+        present = [t for t in absent if t in str(e)]
+        check(not missing and not present, f"{what}: {type(e).__name__}: {e}"
+              + (f" (lacks {missing})" if missing else "")
+              + (f" (holds {present})" if present else ""))
+        return e
     except Exception as e:  # the wrong kind is a failure too
-        check(False, f"{what}: {type(e).__name__} instead of {exc.__name__}: {e}")
-        return
+        check(False, f"{what}: {type(e).__module__}.{type(e).__name__} instead of "
+                     f"{exc.__name__}: {e}")
+        return None
     check(False, f"{what}: no {exc.__name__}")
+    return None
 
 
 # --- independent helpers ---------------------------------------------------

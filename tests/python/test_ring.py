@@ -261,6 +261,13 @@ def unit():
     bu = R.parse_descriptor(GOLDEN_DESC_BOTTOM_UP)
     check(bu.format == 37 and bu.flags == 1 and bu.rows_bottom_up and bu.channels == 4,
           "golden v2 RGBA descriptor with ROWS_BOTTOM_UP")
+    # The kind names observation_spec's entry: RGB slots (H, W, 3), RGBA ones (H, W, 4).
+    check(v.kind == "ring_rgb" and d.kind == "ring_rgba" and bu.kind == "ring_rgba",
+          f"Descriptor.kind: {v.kind}, {d.kind}, {bu.kind}")
+    from craftground_capture import observation_spec
+    check(observation_spec(v.kind, width=v.width, height=v.height).shape == (360, 640, 3)
+          and observation_spec(d.kind, width=d.width, height=d.height).shape == (360, 640, 4),
+          "observation_spec of the golden descriptors: (360, 640, 3) and (360, 640, 4)")
 
     def patched2(base, off, val):
         b = bytearray(base)
@@ -376,8 +383,16 @@ def unit():
     check(get_word(cmap, 0) == (R.RELEASED, 10), "close released the held frame")
     check(imp.calls[-1] == ("free", 3, 0x5E3A), "close freed 3 memories and the semaphore")
     raises(R.RingError, lambda: ring.acquire(desc1), "acquire after close", "closed")
-    # The ring closed by the producer.
-    rl = R.RingLearner(desc1, FakeImporter())
+    raises(R.RingError, lambda: ring.state(0), "state() after close", "closed")
+    # The ring closed by the producer. This learner receives the fds through
+    # the stand-in for socket.recv_fds that Python 3.8 (no recv_fds) uses.
+    saved, R._recv_fds = R._recv_fds, R._recv_fds_compat
+    try:
+        rl = R.RingLearner(desc1, FakeImporter())
+    finally:
+        R._recv_fds = saved
+    check(len(rl._memories) == 3 and rl._semaphore is not None and rl._control is not None,
+          "Python 3.8's recv_fds stand-in: control block, 3 memories and the semaphore")
     set_word(cmap, 1, 0, R.CLOSED)
     raises(R.RingError, lambda: rl.acquire(desc1), "ring destroyed", "destroyed")
     # A lease word whose state byte is none of the six (a corrupt control block).

@@ -1,0 +1,124 @@
+"""The shape, dtype, value range and row order of each observation kind, as data.
+
+What an RL user declares as the observation space before the first frame
+arrives, written out from docs/wire-format.md: the arrays the readers of this
+package return, for a frame of width x height pixels. Arrays are
+(height, width, channels) or (height, width), C order, row 0 first.
+
+    spec = observation_spec("png", width=640, height=360)
+    spec.shape, spec.dtype          # (360, 640, 3), dtype('uint8')
+    space = gymnasium_box("png", width=640, height=360)   # needs gymnasium
+
+| kind        | shape      | dtype   | range          | rows     | from                      |
+| ----------- | ---------- | ------- | -------------- | -------- | ------------------------- |
+| "raw"       | (H, W, 3)  | uint8   | 0-255          | upright  | image_to_array (RAW RGB8) |
+| "png"       | (H, W, 3)  | uint8   | 0-255          | upright  | image_to_array (a PNG)    |
+| "depth"     | (H, W)     | float32 | 0-1 (0-far)    | upright  | depth_to_array            |
+| "cuda_ipc"  | (H, W, 4)  | uint8   | 0-255          | source   | open_ipc_handle (v1)      |
+| "ring_rgba" | (H, W, 4)  | uint8   | 0-255          | source   | RingLearner.acquire (v2)  |
+| "ring_rgb"  | (H, W, 3)  | uint8   | 0-255          | upright  | RingLearner.acquire (v2)  |
+
+"source" rows are in the producer's order: bottom-up for a GL texture (the
+v1 frame; a v2 RGBA ring says so in RingFrame.rows_bottom_up), upright for a
+Vulkan image. Channel order of the RGBA kinds: RGBA, or BGRA for a ring whose
+channel_order says so.
+"""
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from .errors import MissingDependencyError
+from .frames import _check_size
+
+
+@dataclass(frozen=True)
+class ObservationSpec:
+    """The array one observation kind reads as, for one frame size.
+
+    kind: the kind's name (see observation_kinds()). shape: (height, width,
+    channels) or (height, width) for depth. dtype: a numpy dtype. low, high:
+    the values' bounds, inclusive (0-255 for the images; 0-1 for depth, as
+    eye distance / far or raw reverse-Z, or 0-far with far=). rows: "upright"
+    (row 0 is the picture's top) or "source" (the producer's row order; flip
+    a GL frame). device: "cpu" (a numpy array) or "cuda" (device memory, read
+    through DLPack / __cuda_array_interface__). reader: the call that returns
+    it."""
+
+    kind: str
+    shape: Tuple[int, ...]
+    dtype: np.dtype
+    low: float
+    high: float
+    rows: str
+    device: str
+    reader: str
+
+
+# kind -> (channels or None, dtype, rows, device, reader)
+_KINDS: Dict[str, Tuple[Optional[int], Any, str, str, str]] = {
+    "raw": (3, np.uint8, "upright", "cpu", "image_to_array / raw_to_array"),
+    "png": (3, np.uint8, "upright", "cpu", "image_to_array / png_to_array"),
+    "depth": (None, np.float32, "upright", "cpu", "depth_to_array"),
+    "cuda_ipc": (4, np.uint8, "source", "cuda", "open_ipc_handle"),
+    "ring_rgba": (4, np.uint8, "source", "cuda", "RingLearner.acquire"),
+    "ring_rgb": (3, np.uint8, "upright", "cuda", "RingLearner.acquire"),
+}
+
+
+def observation_kinds() -> Tuple[str, ...]:
+    """The names observation_spec() knows: "raw", "png", "depth",
+    "cuda_ipc", "ring_rgba", "ring_rgb" (a ring's Descriptor.kind)."""
+    return tuple(_KINDS)
+
+
+def observation_spec(kind: str, *, width: int, height: int,
+                     far: Optional[float] = None) -> ObservationSpec:
+    """The shape, dtype, bounds and row order of `kind` for a frame of width x
+    height pixels: observation_spec("raw", width=640, height=360).shape is
+    (360, 640, 3). Sizes are keyword-only, as in image_to_array.
+
+    far: depth only, the far plane in blocks when depth_to_array is called
+    with far= (the values are then eye distances, 0 to far); None for values
+    of 0 to 1. Raises ValueError for an unknown kind (naming the known ones),
+    a size that is not a positive int, or a far that is not a positive
+    number or given for an image kind."""
+    if kind not in _KINDS:
+        raise ValueError(f"observation kind {kind!r} unknown; the kinds are "
+                         f"{', '.join(map(repr, _KINDS))}")
+    width, height = _check_size(width, height)
+    channels, dtype, rows, device, reader = _KINDS[kind]
+    high = 255.0
+    if channels is None:
+        high = 1.0
+        if far is not None:
+            if isinstance(far, bool) or not isinstance(far, (int, float, np.floating)) \
+                    or not 0 < far < float("inf"):
+                raise ValueError(f"far must be a positive finite number (blocks), got {far!r}")
+            high = float(far)
+    elif far is not None:
+        raise ValueError(f"far= is for kind 'depth' only, not {kind!r}")
+    shape = (height, width) if channels is None else (height, width, channels)
+    dt = np.dtype(dtype)
+    low = 0.0
+    if dt.kind == "u":
+        low, high = 0, int(high)  # whole numbers for the integer kinds
+    return ObservationSpec(kind, shape, dt, low, high, rows, device, reader)
+
+
+def gymnasium_box(kind: str, *, width: int, height: int, far: Optional[float] = None) -> Any:
+    """A gymnasium.spaces.Box for `kind` (arguments as observation_spec's):
+    Box(low, high, shape, dtype) with the spec's bounds, shape and dtype, e.g.
+    gymnasium_box("png", width=640, height=360) is Box(0, 255, (360, 640, 3),
+    uint8). Raises MissingDependencyError (an ImportError, name "gymnasium")
+    when gymnasium is not importable, and what observation_spec raises."""
+    s = observation_spec(kind, width=width, height=height, far=far)
+    try:
+        from gymnasium import spaces  # type: ignore
+    except ImportError as e:
+        raise MissingDependencyError(
+            "gymnasium_box needs gymnasium, which is not importable here (pip install "
+            "gymnasium); observation_spec() gives the same shape, dtype and bounds without it",
+            name="gymnasium") from e
+    return spaces.Box(low=s.dtype.type(s.low), high=s.dtype.type(s.high), shape=s.shape,
+                      dtype=s.dtype)
