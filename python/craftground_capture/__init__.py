@@ -21,12 +21,15 @@ from .message import Observation, decode_observation
 from .png import decode_png
 from .cuda_ipc import CudaIpcFrame, open_ipc_handle, parse_ipc_handle
 from .ring import RingFrame, RingLearner, handle_kind, parse_descriptor
+from .vector import VectorBatch, VectorLearner
 
 __all__ = [
     "CudaIpcFrame",
     "FormatError",
     "RingFrame",
     "RingLearner",
+    "VectorBatch",
+    "VectorLearner",
     "Observation",
     "decode_observation",
     "decode_png",
