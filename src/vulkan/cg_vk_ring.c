@@ -88,6 +88,7 @@ struct cg_vk_ring {
     uint64_t own[CG_ZC_MAX_SLOTS];
     uint32_t held;
     uint32_t seen_epoch; /* the server's connect/disconnect count last seen */
+    uint64_t count[CG_ZC_COUNTERS]; /* published, skipped, wait_ns (the rest: the server's) */
     /* Fence mode: a copy was recorded into a game command buffer, whose
      * completion the ring cannot see; destroy then defers freeing the slot
      * memory (and the RGB pass) that such a copy targets (see "deferred"
@@ -609,6 +610,25 @@ void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info)
     info->server = r->server;
 }
 
+void cg_vk_ring_get_counters(const cg_vk_ring *r, uint64_t out[CG_ZC_COUNTERS])
+{
+    if (!r || !out) return;
+    memcpy(out, r->count, sizeof r->count);
+    cg_zc_server_stats st = {0};
+    if (r->server) cg_zc_server_get_stats(r->server, &st);
+    out[CG_ZC_COUNT_CONNECTIONS] = st.accepted;
+    out[CG_ZC_COUNT_RECLAIMED] = st.reclaimed;
+}
+
+/* The counters into the control block, for the learner (after each frame
+ * call's outcome: published or skipped). */
+static void put_counters(cg_vk_ring *r)
+{
+    uint64_t v[CG_ZC_COUNTERS];
+    cg_vk_ring_get_counters(r, v);
+    cg_zc_control_put_counters(&r->control, v);
+}
+
 cg_status cg_vk_ring_template(const cg_vk_ring *r, uint8_t *out, size_t cap)
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
@@ -686,7 +706,7 @@ static void reset_slots(cg_vk_ring *r)
  * most wait_ns when none is free (docs/zero-copy-v2.md, "All slots held"). */
 static cg_status claim_slot(cg_vk_ring *r, uint64_t frame, uint32_t *out)
 {
-    uint64_t deadline = 0;
+    uint64_t deadline = 0, waited_from = 0;
     uint32_t races = 0;
     reset_slots(r);
     for (;;) {
@@ -719,16 +739,24 @@ static cg_status claim_slot(cg_vk_ring *r, uint64_t frame, uint32_t *out)
             r->held |= 1u << best;
             *out = (uint32_t)best;
             r->next = ((uint32_t)best + 1) % r->d.slots;
+            if (waited_from) r->count[CG_ZC_COUNT_WAIT_NS] += now_ns() - waited_from;
             return CG_OK;
         }
         if (best >= 0 && ++races <= 2 * CG_ZC_MAX_SLOTS) continue;
         uint64_t t = now_ns();
-        if (!deadline) deadline = t + r->d.wait_ns;
-        if (t >= deadline)
+        if (!deadline) {
+            deadline = t + r->d.wait_ns;
+            waited_from = t;
+        }
+        if (t >= deadline) {
+            r->count[CG_ZC_COUNT_WAIT_NS] += t - waited_from;
+            r->count[CG_ZC_COUNT_SKIPPED]++;
+            put_counters(r);
             return cg_fail(&r->err, CG_E_RING_FULL,
                            "all %u slots are held by the learner (or still copying) after %llu ns: "
                            "frame %llu skipped",
                            r->d.slots, (unsigned long long)r->d.wait_ns, (unsigned long long)frame);
+        }
         struct timespec ts = {0, 20000};
         nanosleep(&ts, NULL);
     }
@@ -843,6 +871,8 @@ static void end_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, uint8_t *des
     d.frame = frame;
     (void)cg_zc_desc_encode(&d, desc_out, CG_ZC_DESC_SIZE);
     set_word(r, slot, CG_ZC_WORD(frame, CG_ZC_PUBLISHED));
+    r->count[CG_ZC_COUNT_PUBLISHED]++;
+    put_counters(r);
 }
 
 /* A failed Vulkan call after the claim: the slot goes back to RELEASED so
