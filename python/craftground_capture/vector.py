@@ -335,7 +335,7 @@ class VectorLearner:
                 self._frames[i] = d.frame
         self.counters["steps"] += 1
         self.counters["new_frames"] += len(entries)
-        self.counters["repeats"] += self.n - len(entries)
+        self.counters["repeats"] += len(rows) - len(entries)  # asked for, nothing new
         return VectorBatch(self, s, new, self._frames)
 
     def _lease_all(self, rows, descriptors):

@@ -66,6 +66,7 @@ endif()
 #                              the upright batch is flipped)
 #   python_vector_fakesem      rings served from Python in semaphore mode, RGB
 #                              slots: one wait call for every ring
+#   python_example_vector_env  the example's loops (lockstep, double-buffered)
 #   python_vector_ptx          the shipped PTX equals a fresh nvcc compile (77
 #                              without nvcc or with another nvcc version)
 #   python_vector_cuda         the GPU machine: the real driver and kernel
@@ -88,6 +89,13 @@ if(CG_PYTHON3 AND TARGET fake_cuda_ext)
                            TIMEOUT 120 ENVIRONMENT "${cg_fake_env}")
     endif()
   endforeach()
+  # python/examples/vector_env.py: --help without torch/GPU, both loops on lavapipe.
+  if(TARGET test_zc_ring)
+    add_test(NAME python_example_vector_env COMMAND ${CG_PYTHON3}
+             ${CMAKE_CURRENT_LIST_DIR}/test_vector.py example $<TARGET_FILE:test_zc_ring>)
+    set_tests_properties(python_example_vector_env PROPERTIES LABELS "python;vulkan"
+                         SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "${cg_fake_env}")
+  endif()
 endif()
 if(CG_PYTHON3)
   add_test(NAME python_vector_ptx COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_vector.py ptx)

@@ -18,6 +18,10 @@ Usage: test_vector.py fakecuda PRODUCER  three real producers (test_zc_ring
        test_vector.py ptx                the shipped gather.ptx equals a fresh
                                          nvcc compile of gather.cu (77 without
                                          nvcc or with another nvcc version)
+       test_vector.py example PRODUCER   python/examples/vector_env.py: --help
+                                         without torch or a GPU, then both
+                                         loops against three producers
+                                         (the stand-in libcuda)
        test_vector.py cuda PRODUCER      the GPU machine: the real driver, the
                                          producers in semaphore mode, the PTX
                                          kernel; torch / CuPy read the batch
@@ -350,8 +354,36 @@ def cuda(producer):
         x.close()
 
 
+def example(producer):
+    here = os.path.dirname(os.path.abspath(__file__))
+    ex = os.path.join(here, "..", "..", "python", "examples", "vector_env.py")
+    env = dict(os.environ)
+    bare = {k: v for k, v in env.items() if k != "CRAFTGROUND_CAPTURE_LIBCUDA"}
+    r = subprocess.run([sys.executable, ex, "--help"], capture_output=True, text=True, env=bare)
+    check(r.returncode == 0 and "--mode" in r.stdout, f"--help runs without a GPU (exit "
+                                                       f"{r.returncode}{r.stderr[-300:]})")
+    r = subprocess.run([sys.executable, ex, "--envs", "1", "--mode", "double"],
+                       capture_output=True, text=True, env=bare)
+    check(r.returncode == 2 and ">= 2" in r.stderr, "one env cannot be double-buffered")
+    g = Game(producer, 8, 4)  # the device's UUID, for the stand-in ($CG_FAKE_CUDA_UUID)
+    env["CG_FAKE_CUDA_UUID"] = R.parse_descriptor(g.go()).device_uuid.hex()
+    g.close()
+    r = subprocess.run([sys.executable, ex, "--producer", producer, "--envs", "3", "--steps", "5",
+                        "--width", "37", "--height", "23"], capture_output=True, text=True,
+                       env=env, timeout=100)
+    if r.returncode != 0 and "SKIP" in r.stdout + r.stderr:
+        sys.exit(77)
+    out = r.stdout
+    print(out, r.stderr[-2000:])
+    # 5 lockstep steps of 3 games; 5 double-buffered steps of halves [0, 2], [1], ...
+    check(r.returncode == 0 and "'new_frames': 15," in out.split("double:")[0]
+          and "'new_frames': 8," in out.split("double:", 1)[-1],
+          "both loops ran: 15 frames gathered lockstep, 8 double-buffered")
+    check(out.count("producer counters {'published'") == 6, "every game's counters printed")
+
+
 if __name__ == "__main__":
-    cmds = {"fakecuda": 1, "fakesem": 0, "ptx": 0, "cuda": 1}
+    cmds = {"fakecuda": 1, "fakesem": 0, "ptx": 0, "cuda": 1, "example": 1}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds or len(sys.argv) < 2 + cmds[sys.argv[1]]:
         print(__doc__)
         sys.exit(2)
