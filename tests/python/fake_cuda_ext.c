@@ -9,7 +9,15 @@
  * memfd whose allocation starts at the offset in its header's second
  * 8-byte word; any other fd is mapped from 0. "Device pointers" are host
  * addresses, so cuMemcpyDtoH is a memcpy. The fd is closed on success (the
- * import owns it), as the real driver does. Test-only.
+ * import owns it), as the real driver does.
+ *
+ * The vector learner's calls (python/craftground_capture/vector.py) too:
+ * cuMemAlloc (host memory, filled with 0xA5 so a row never gathered shows),
+ * the gather module (cuModuleLoadData accepts PTX with the entry cg_gather;
+ * cuLaunchKernel runs the gather docs/zero-copy-v2.md documents on the host,
+ * after checking the grid covers the work), cuMemcpy2DAsync, several
+ * semaphores in one wait, and events whose completion the test controls
+ * (fake_ext_set). Test-only.
  */
 #include <cuda.h>
 #include <stdint.h>
