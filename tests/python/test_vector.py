@@ -24,7 +24,7 @@ Usage: test_vector.py fakecuda PRODUCER  three real producers (test_zc_ring
                                          (the stand-in libcuda)
        test_vector.py cuda PRODUCER      the GPU machine: the real driver, the
                                          producers in semaphore mode, the PTX
-                                         kernel; torch / CuPy read the batch
+                                         kernel; torch / CuPy / JAX read the batch
 Exit 0 pass, 1 failure, 77 when what the check needs is missing.
 """
 import ctypes
@@ -349,6 +349,15 @@ def cuda(producer):
         check(bool((cupy.asnumpy(cupy.asarray(b)) == want).all()), "cupy.asarray(batch)")
     except ImportError:
         print("note: no CuPy")
+    try:
+        import jax
+        import jax.dlpack
+
+        j = jax.dlpack.from_dlpack(b)
+        check(j.shape == (2, 128, 128, 4) and bool((np.asarray(j) == want).all()),
+              "jax.dlpack.from_dlpack(batch)")
+    except ImportError:
+        print("note: no JAX")
     vec.close()
     for x in g:
         x.close()
