@@ -421,6 +421,24 @@ jobject cg_jni_ring_frame(JNIEnv *env, cg_jni_singleton *s, const char *what,
     return cg_jni_bytestring_copy(env, desc, len);
 }
 
+jlongArray cg_jni_ring_counters(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                                void (*get)(void *ctx, uint64_t *v), size_t n)
+{
+    uint64_t v[16] = {0};
+    if (n > 16) n = 16;
+    cg_jni_singleton_lock(s, NULL);
+    int have = s->ctx != NULL;
+    if (have) get(s->ctx, v);
+    cg_jni_singleton_unlock(s);
+    if (!have) return cg_throw_status(env, CG_E_NOT_INITIALIZED, what, "call initImpl first"), NULL;
+    jlongArray out = (*env)->NewLongArray(env, (jsize)n);
+    if (!out) return NULL; /* OutOfMemoryError pending */
+    jlong j[16];
+    for (size_t i = 0; i < n; i++) j[i] = (jlong)v[i];
+    (*env)->SetLongArrayRegion(env, out, 0, (jsize)n, j);
+    return out;
+}
+
 void cg_jni_ring_destroy(cg_jni_singleton *s, void (*destroy)(void *))
 {
     cg_jni_singleton_lock(s, NULL);

@@ -154,6 +154,11 @@ jobject cg_jni_ring_init(JNIEnv *env, cg_jni_singleton *s, const char *what,
 jobject cg_jni_ring_frame(JNIEnv *env, cg_jni_singleton *s, const char *what,
                           cg_jni_ring_step_fn step, void *arg);
 
+/* Under s's lock: IllegalStateException without a ring; else get(ctx, v)
+ * fills n counters, returned as a long[n] (NULL with an exception pending). */
+jlongArray cg_jni_ring_counters(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                                void (*get)(void *ctx, uint64_t *v), size_t n);
+
 /* Under s's lock: destroy(ctx) when there is a ring, and forget it. */
 void cg_jni_ring_destroy(cg_jni_singleton *s, void (*destroy)(void *));
 

@@ -120,6 +120,21 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publ
     return cg_jni_ring_frame(env, &g_ring, what, step, &f);
 }
 
+static void counters(void *ctx, uint64_t *v)
+{
+    cg_gl_ring_info info;
+    cg_gl_ring_get_info(ctx, &info);
+    cg_vk_ring_get_counters(info.ring, v);
+}
+
+JNIEXPORT jlongArray JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_countersImpl(
+    JNIEnv *env, jobject thiz)
+{
+    (void)thiz;
+    return cg_jni_ring_counters(env, &g_ring, "GlZerocopyRing.countersImpl", counters,
+                                CG_ZC_COUNTERS);
+}
+
 JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_destroyImpl(JNIEnv *env,
                                                                                 jobject thiz)
 {

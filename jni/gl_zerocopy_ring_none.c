@@ -50,3 +50,10 @@ JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_destroy
 {
     (void)env, (void)thiz;
 }
+
+JNIEXPORT jlongArray JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_countersImpl(JNIEnv *env,
+                                                                                jobject thiz)
+{
+    (void)thiz;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "GlZerocopyRing.countersImpl: %s", k_unsupported), NULL;
+}

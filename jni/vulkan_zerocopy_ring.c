@@ -189,6 +189,19 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
                  &c);
 }
 
+static void counters(void *ctx, uint64_t *v)
+{
+    cg_vk_ring_get_counters(ctx, v);
+}
+
+JNIEXPORT jlongArray JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_countersImpl(
+    JNIEnv *env, jobject thiz)
+{
+    (void)thiz;
+    return cg_jni_ring_counters(env, &g_ring, "VulkanZerocopyRing.countersImpl", counters,
+                                CG_ZC_COUNTERS);
+}
+
 JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_destroyImpl(JNIEnv *env,
                                                                                     jobject thiz)
 {

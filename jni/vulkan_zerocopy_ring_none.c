@@ -106,3 +106,10 @@ JNIEXPORT void JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_des
 {
     (void)env, (void)thiz;
 }
+
+JNIEXPORT jlongArray JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_countersImpl(JNIEnv *env,
+                                                                                jobject thiz)
+{
+    (void)thiz;
+    return cg_throw(env, CG_JEXC_UNSUPPORTED, "VulkanZerocopyRing.countersImpl: %s", k_unsupported), NULL;
+}

@@ -32,6 +32,7 @@ from .cuda_ipc import CudaIpcFrame, open_ipc_handle, parse_ipc_handle
 from .ring import (Descriptor, RingError, RingFrame, RingLearner, StaleDescriptor, handle_kind,
                    parse_descriptor)
 from .spec import ObservationSpec, gymnasium_box, observation_kinds, observation_spec
+from .vector import VectorBatch, VectorLearner
 
 __all__ = [
     "CudaIpcFrame",
@@ -44,6 +45,8 @@ __all__ = [
     "RingFrame",
     "RingLearner",
     "StaleDescriptor",
+    "VectorBatch",
+    "VectorLearner",
     "decode_observation",
     "decode_png",
     "depth_to_array",

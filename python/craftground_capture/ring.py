@@ -58,6 +58,11 @@ FLAGS_KNOWN = FLAG_ROWS_BOTTOM_UP
 EMPTY, WRITING, PUBLISHED, ACTIVE, RELEASED, CLOSED = range(6)
 STATE_NAMES = ("EMPTY", "WRITING", "PUBLISHED", "ACTIVE", "RELEASED", "CLOSED")
 HELLO_OK, HELLO_BUSY, HELLO_WRONG_UID = 0, 1, 2
+# The producer's counters in the control block (docs/zero-copy-v2.md,
+# "Counters"): the magic CGZS and a count at COUNTERS_OFFSET, then that many
+# u64 counters in this order (the same indices as the Java long[]).
+COUNTERS_OFFSET = 2048
+COUNTER_NAMES = ("published", "skipped", "wait_ns", "connections", "reclaimed")
 
 # CUDA driver API values (cuda.h).
 _CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD = 1
@@ -360,6 +365,16 @@ class ControlBlock:
             raise RingError(f"release of slot {slot} frame {frame}: it is frame {cur >> 8}, "
                             f"{_state_name(cur & 0xFF)}")
 
+    def counters(self) -> Optional[Dict[str, int]]:
+        """The producer's counters (docs/zero-copy-v2.md, "Counters"), or None
+        when the counters' magic is absent. Read, never trusted: diagnostics."""
+        magic, count = struct.unpack_from("<4sI", self._map, COUNTERS_OFFSET)
+        if magic != b"CGZS":
+            return None
+        n = min(count, len(COUNTER_NAMES), (CONTROL_SIZE - COUNTERS_OFFSET - 8) // 8)
+        return {COUNTER_NAMES[i]: self._at.load(self._base + COUNTERS_OFFSET + 8 + 8 * i)
+                for i in range(n)}
+
     def close(self) -> None:
         """Unmap the block (once; later calls do nothing)."""
         if self._map is not None:
@@ -649,9 +664,49 @@ def _norm_stream(stream):
     return int(stream)
 
 
+class _StreamBuffer(DeviceBuffer):
+    """Device memory readable on `self.stream` (the GPU waits queued there);
+    `self._importer` makes the consumer's stream wait for it (an event)."""
+
+    def _strides(self) -> Optional[Tuple[int, int, int]]:
+        return None
+
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]:
+        """CUDA Array Interface v3 (CuPy, Numba, torch.as_tensor): the
+        pointer, shape, strides and the stream the data is ready on."""
+        self._check_open()
+        return {"shape": self.shape, "typestr": "|u1", "data": (self.ptr, False),
+                "strides": self._strides(), "version": 3, "stream": self.stream}
+
+    def __dlpack__(self, *, stream: Optional[Any] = None,
+                   max_version: Optional[Tuple[int, int]] = None,
+                   dl_device: Optional[Tuple[int, int]] = None,
+                   copy: Optional[bool] = None) -> Any:
+        """DLPack capsule (torch.from_dlpack, cupy.from_dlpack, jax): the
+        consumer's `stream` is made to wait for ours first (-1/None: none)."""
+        self._check_open()
+        # The consumer reads on `stream`: order it after ours (-1 or None: no sync).
+        if stream is not None and stream != -1:
+            consumer = _norm_stream(stream)
+            if consumer != self.stream:
+                self._importer.order(self.stream, consumer)
+        return super().__dlpack__(stream=None, max_version=max_version, dl_device=dl_device,
+                                  copy=copy)
+
+    def to_numpy(self) -> np.ndarray:
+        """A host copy (numpy, this buffer's shape, rows as on the device),
+        after its stream has finished."""
+        self._check_open()
+        self._importer.synchronize(self.stream)
+        out = np.empty(self.shape, dtype=np.uint8)
+        self._importer.to_host(out.ctypes.data, self.ptr, self.nbytes)
+        return out
+
+
 # --- the learner ---------------------------------------------------------------------------
 
-class RingFrame(DeviceBuffer):
+class RingFrame(_StreamBuffer):
     """One acquired frame: (height, width, 4) uint8 in the row order `flags`
     gives (RGBA/BGRA formats), or (height, width, 3) uint8 upright (format
     23), readable on `stream` (already made to wait for it). Nothing is
@@ -663,42 +718,16 @@ class RingFrame(DeviceBuffer):
     def __init__(self, ring: "RingLearner", desc: Descriptor, ptr: int, stream: int) -> None:
         ch = desc.channels
         super().__init__(ptr, (desc.height, desc.width, ch), KDL_CUDA, ring.device, owner=ring)
-        self._ring = ring
+        self._ring, self._importer = ring, ring.importer
         self.slot, self.frame, self.stream = desc.slot, desc.frame, stream
         self.row_pitch = desc.row_pitch
         self.format, self.flags = desc.format, desc.flags
         self.format_name, self.channel_order = desc.format_name, desc.channel_order
         self.rows_bottom_up = desc.rows_bottom_up
 
-    @property
-    def __cuda_array_interface__(self) -> Dict[str, Any]:
-        self._check_open()
+    def _strides(self) -> Optional[Tuple[int, int, int]]:
         ch = self.shape[2]
-        strides = None if self.row_pitch == self.shape[1] * ch else (self.row_pitch, ch, 1)
-        return {"shape": self.shape, "typestr": "|u1", "data": (self.ptr, False),
-                "strides": strides, "version": 3, "stream": self.stream}
-
-    def __dlpack__(self, *, stream: Optional[Any] = None,
-                   max_version: Optional[Tuple[int, int]] = None,
-                   dl_device: Optional[Tuple[int, int]] = None,
-                   copy: Optional[bool] = None) -> Any:
-        self._check_open()
-        # The consumer reads on `stream`: order it after our wait (-1: no sync).
-        if stream is not None and stream != -1:
-            consumer = _norm_stream(stream)
-            if consumer != self.stream:
-                self._ring.importer.order(self.stream, consumer)
-        return super().__dlpack__(stream=None, max_version=max_version, dl_device=dl_device,
-                                  copy=copy)
-
-    def to_numpy(self) -> np.ndarray:
-        """A host copy (numpy, the frame's shape, rows as in the slot), after
-        the frame's stream has finished."""
-        self._check_open()
-        self._ring.importer.synchronize(self.stream)
-        out = np.empty(self.shape, dtype=np.uint8)
-        self._ring.importer.to_host(out.ctypes.data, self.ptr, self.nbytes)
-        return out
+        return None if self.row_pitch == self.shape[1] * ch else (self.row_pitch, ch, 1)
 
     def release(self, synchronize: bool = True) -> None:
         """Return the slot to the game. synchronize: first wait for the work
@@ -779,7 +808,7 @@ class RingLearner:
             raise FormatError("frame 0 is the ring's template: it names no frame")
         if (d.slot, d.frame) in self._held:
             raise RingError(f"frame {d.frame} is already acquired and not released")
-        self._control.acquire(d.slot, d.frame)
+        self.lease(d)
         s = _norm_stream(stream)
         try:
             if self.mode == MODE_SEMAPHORE:
@@ -790,6 +819,29 @@ class RingLearner:
         frame = RingFrame(self, d, self._memories[d.slot][1], s)
         self._held[(d.slot, d.frame)] = frame
         return frame
+
+    def lease(self, d: Descriptor) -> int:
+        """Take the lease of the frame parsed descriptor d names (no GPU wait,
+        no RingFrame: the VectorLearner's path); returns the slot's device
+        pointer. Raises StaleDescriptor as acquire() does."""
+        if self._sock is None:
+            raise RingError("the ring learner is closed")
+        if d.ring_id != self.ring_id:
+            raise StaleDescriptor(f"descriptor of ring {d.ring_id:#x}, this learner has ring "
+                                  f"{self.ring_id:#x}: the game re-initialised; reconnect")
+        self._control.acquire(d.slot, d.frame)
+        return self._memories[d.slot][1]
+
+    def unlease(self, slot: int, frame: int) -> None:
+        """Give back a lease taken with lease() once the GPU work reading the
+        slot has completed."""
+        if self._control is not None:
+            self._control.release(slot, frame)
+
+    def producer_counters(self) -> Optional[Dict[str, int]]:
+        """The producer's counters from the control block (COUNTER_NAMES ->
+        value), or None when the producer keeps none (an older library)."""
+        return self._control.counters() if self._control is not None else None
 
     def _release(self, frame):
         self._held.pop((frame.slot, frame.frame), None)

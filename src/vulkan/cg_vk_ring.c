@@ -521,6 +521,11 @@ void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info)
     info->server = r->server;
 }
 
+void cg_vk_ring_get_counters(const cg_vk_ring *r, uint64_t out[CG_ZC_COUNTERS])
+{
+    if (r) cg_zc_leases_counters(&r->leases, out);
+}
+
 cg_status cg_vk_ring_template(const cg_vk_ring *r, uint8_t *out, size_t cap)
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);

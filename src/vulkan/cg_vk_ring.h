@@ -161,6 +161,13 @@ const char *cg_vk_ring_last_error(const cg_vk_ring *r);
 const cg_err *cg_vk_ring_error(const cg_vk_ring *r);
 void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info);
 
+/* The producer's counters, indexed by cg_zc_counter (frames published and
+ * skipped, ns spent polling for a slot, learners accepted, leases
+ * reclaimed); the same values are in the control block for the learner
+ * (docs/zero-copy-v2.md, "Counters"), refreshed at every frame call's
+ * outcome. A GL ring's are its Vulkan ring's. */
+void cg_vk_ring_get_counters(const cg_vk_ring *r, uint64_t out[CG_ZC_COUNTERS]);
+
 /* The descriptor with frame 0 and slot 0: it names no frame, but carries
  * everything a learner needs to connect before the first frame. */
 cg_status cg_vk_ring_template(const cg_vk_ring *r, uint8_t *out, size_t cap);

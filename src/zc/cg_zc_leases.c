@@ -66,13 +66,32 @@ static void reset_slots(cg_zc_leases *l)
     }
 }
 
+void cg_zc_leases_counters(const cg_zc_leases *l, uint64_t out[CG_ZC_COUNTERS])
+{
+    if (!l || !out) return;
+    memcpy(out, l->count, sizeof l->count);
+    cg_zc_server_stats st;
+    memset(&st, 0, sizeof st);
+    if (l->server) cg_zc_server_get_stats(l->server, &st);
+    out[CG_ZC_COUNT_CONNECTIONS] = st.accepted;
+    out[CG_ZC_COUNT_RECLAIMED] = st.reclaimed;
+}
+
+/* The counters into the control block, for the learner (never read back). */
+static void put_counters(cg_zc_leases *l)
+{
+    uint64_t v[CG_ZC_COUNTERS];
+    cg_zc_leases_counters(l, v);
+    cg_zc_control_put_counters(l->control, v);
+}
+
 /* Claim a slot for frame F: EMPTY/RELEASED first, else the oldest
  * PUBLISHED frame; never an ACTIVE (leased) or WRITING one. Polls for at
  * most wait_ns when none is free (docs/zero-copy-v2.md, "All slots held"). */
 static cg_status claim_slot(cg_zc_leases *l, cg_zc_slot_idle_fn idle_fn, void *user,
                             uint64_t frame, uint32_t *out, cg_err *err)
 {
-    uint64_t deadline = 0;
+    uint64_t deadline = 0, waited_from = 0;
     uint32_t races = 0;
     reset_slots(l);
     for (;;) {
@@ -105,16 +124,24 @@ static cg_status claim_slot(cg_zc_leases *l, cg_zc_slot_idle_fn idle_fn, void *u
             l->held |= 1u << best;
             *out = (uint32_t)best;
             l->next = ((uint32_t)best + 1) % l->slots;
+            if (waited_from) l->count[CG_ZC_COUNT_WAIT_NS] += now_ns() - waited_from;
             return CG_OK;
         }
         if (best >= 0 && ++races <= 2 * CG_ZC_MAX_SLOTS) continue;
         uint64_t t = now_ns();
-        if (!deadline) deadline = t + l->wait_ns;
-        if (t >= deadline)
+        if (!deadline) {
+            deadline = t + l->wait_ns;
+            waited_from = t;
+        }
+        if (t >= deadline) {
+            l->count[CG_ZC_COUNT_WAIT_NS] += t - waited_from;
+            l->count[CG_ZC_COUNT_SKIPPED]++;
+            put_counters(l);
             return cg_fail(err, CG_E_RING_FULL,
                            "all %u slots are held by the learner (or still copying) after %llu ns: "
                            "frame %llu skipped",
                            l->slots, (unsigned long long)l->wait_ns, (unsigned long long)frame);
+        }
         struct timespec ts = {0, 20000};
         nanosleep(&ts, NULL);
     }
@@ -147,6 +174,8 @@ void cg_zc_leases_publish(cg_zc_leases *l, uint32_t slot, uint64_t frame)
 {
     l->frame = frame;
     set_word(l, slot, CG_ZC_WORD(frame, CG_ZC_PUBLISHED));
+    l->count[CG_ZC_COUNT_PUBLISHED]++;
+    put_counters(l);
 }
 
 void cg_zc_leases_release(cg_zc_leases *l, uint32_t slot, uint64_t frame)

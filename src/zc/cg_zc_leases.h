@@ -40,6 +40,7 @@ typedef struct cg_zc_leases {
     uint32_t seen_epoch;           /* the server's connect/disconnect count last seen */
     uint64_t frame;                /* last frame number published */
     uint32_t next;                 /* where the slot search starts */
+    uint64_t count[CG_ZC_COUNTERS]; /* published, skipped, wait_ns (the rest: the server's) */
 } cg_zc_leases;
 
 /* May the producer reuse slot i now? (its GPU's last work on it is done:
@@ -67,6 +68,11 @@ int cg_zc_leases_claimed(const cg_zc_leases *l, uint32_t slot, uint64_t frame);
 
 /* The claimed frame is written: PUBLISHED, and it is the last frame. */
 void cg_zc_leases_publish(cg_zc_leases *l, uint32_t slot, uint64_t frame);
+
+/* The producer's counters (CG_ZC_COUNT_*): published, skipped and wait_ns
+ * kept here, connections and reclaimed from the server's stats. Written to
+ * the control block (cg_zc_control_put_counters) at every publish and skip. */
+void cg_zc_leases_counters(const cg_zc_leases *l, uint64_t out[CG_ZC_COUNTERS]);
 
 /* The claimed frame is given up (its write failed or was abandoned):
  * RELEASED, so no learner waits for it; its number is used again. */

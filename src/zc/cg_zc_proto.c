@@ -221,6 +221,8 @@ cg_status cg_zc_control_create(uint32_t slot_count, uint64_t ring_id, cg_zc_cont
     put32(c->map + 12, CG_ZC_SLOT_STRIDE);
     put64(c->map + 16, ring_id);
     atomic_store(producer_word(c), 1u);
+    static const uint64_t zero[CG_ZC_COUNTERS];
+    cg_zc_control_put_counters(c, zero);
     for (uint32_t i = 0; i < slot_count; i++) atomic_store(word_at(c, i), CG_ZC_WORD(0, CG_ZC_EMPTY));
     return CG_OK;
 }
@@ -321,6 +323,16 @@ void cg_zc_control_close(cg_zc_control *c)
     if (!c || !c->map) return;
     atomic_store(producer_word(c), 2u);
     for (uint32_t i = 0; i < c->slot_count; i++) cg_zc_lease_store(c, i, CG_ZC_WORD(0, CG_ZC_CLOSED));
+}
+
+void cg_zc_control_put_counters(cg_zc_control *c, const uint64_t v[CG_ZC_COUNTERS])
+{
+    if (!c || !c->map) return;
+    uint8_t *p = c->map + CG_ZC_COUNTERS_OFFSET;
+    memcpy(p, "CGZS", 4);
+    put32(p + 4, CG_ZC_COUNTERS);
+    for (int i = 0; i < CG_ZC_COUNTERS; i++)
+        atomic_store_explicit((_Atomic uint64_t *)(void *)(p + 8 + 8 * i), v[i], memory_order_relaxed);
 }
 
 uint32_t cg_zc_control_producer_state(const cg_zc_control *c)

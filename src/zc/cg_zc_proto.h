@@ -170,6 +170,23 @@ void cg_zc_control_close(cg_zc_control *c);
 /* Producer state word (1 open, 2 closed). */
 uint32_t cg_zc_control_producer_state(const cg_zc_control *c);
 
+/* The producer's counters (docs/zero-copy-v2.md, "Counters"): at
+ * CG_ZC_COUNTERS_OFFSET of the control block the magic "CGZS", a u32 count,
+ * then count u64s in this order, the same indices as the Java long[]. The
+ * producer writes them from its own copy and never reads them back. */
+#define CG_ZC_COUNTERS_OFFSET 2048
+typedef enum cg_zc_counter {
+    CG_ZC_COUNT_PUBLISHED = 0,   /* frames published */
+    CG_ZC_COUNT_SKIPPED = 1,     /* frames skipped: every slot held (CG_E_RING_FULL) */
+    CG_ZC_COUNT_WAIT_NS = 2,     /* nanoseconds spent polling for a free slot */
+    CG_ZC_COUNT_CONNECTIONS = 3, /* learners accepted */
+    CG_ZC_COUNT_RECLAIMED = 4,   /* leases returned because their learner left */
+    CG_ZC_COUNTERS = 5
+} cg_zc_counter;
+
+/* Producer: store the counters' header and values (relaxed atomic stores). */
+void cg_zc_control_put_counters(cg_zc_control *c, const uint64_t v[CG_ZC_COUNTERS]);
+
 #ifdef __cplusplus
 }
 #endif

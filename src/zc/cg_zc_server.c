@@ -118,7 +118,10 @@ static cg_status safe_dir(const char *dir, cg_err *err)
  * learner wrote that is not its own (cg_vk_ring, the epoch). */
 static void learner_changed(cg_zc_server *s)
 {
-    if (s->control) (void)cg_zc_control_reclaim(s->control);
+    uint32_t n = s->control ? cg_zc_control_reclaim(s->control) : 0;
+    pthread_mutex_lock(&s->lock);
+    s->stats.reclaimed += n;
+    pthread_mutex_unlock(&s->lock);
     atomic_fetch_add(&s->epoch, 1);
 }
 

@@ -56,7 +56,8 @@ const char *cg_zc_server_path(const cg_zc_server *s);
  * connections refused (busy or wrong uid), learners that left. */
 typedef struct cg_zc_server_stats {
     uint32_t accepted, refused_busy, refused_uid, departed;
-    int connected; /* a learner is connected now */
+    int connected;      /* a learner is connected now */
+    uint64_t reclaimed; /* leases returned (ACTIVE -> RELEASED) when learners came or went */
 } cg_zc_server_stats;
 void cg_zc_server_get_stats(cg_zc_server *s, cg_zc_server_stats *st);
 

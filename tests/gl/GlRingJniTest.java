@@ -84,6 +84,9 @@ public final class GlRingJniTest {
                 "cursor on a copying ring");
         ByteString c = ring.publishCursorImpl(texture, false, 1, 1);
         check(c != null && le32(c, 72) == 1 && le32(c, 8) == 37, "no cursor on a copying ring: frame 1");
+        long[] n = ring.countersImpl();
+        check(n.length == 5 && n[0] == 1 && n[1] == 0 && n[3] == 0,
+                "countersImpl: 1 published, 0 skipped, no learner: " + java.util.Arrays.toString(n));
         ring.destroyImpl();
     }
 

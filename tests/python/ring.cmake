@@ -56,3 +56,55 @@ if(CG_PYTHON3 AND TARGET test_gl_ring)
   set_tests_properties(python_gl_ring_cuda PROPERTIES LABELS "cuda;python;gl" SKIP_RETURN_CODE 77
                        TIMEOUT 300 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
 endif()
+
+# The vector learner (python/craftground_capture/vector.py, label python):
+#   python_vector_fakecuda     three real producers (fence mode, lavapipe) through
+#                              the stand-in libcuda: batches byte-exact, new
+#                              flags, double-buffered rows, release after the
+#                              gather's event, reconnect, refusals, counters
+#   python_gl_vector_fakecuda  the same against the GL producer (rows bottom-up:
+#                              the upright batch is flipped)
+#   python_vector_fakesem      rings served from Python in semaphore mode, RGB
+#                              slots: one wait call for every ring
+#   python_example_vector_env  the example's loops (lockstep, double-buffered)
+#   python_vector_ptx          the shipped PTX equals a fresh nvcc compile (77
+#                              without nvcc or with another nvcc version)
+#   python_vector_cuda         the GPU machine: the real driver and kernel
+if(CG_PYTHON3 AND TARGET fake_cuda_ext)
+  set(cg_fake_env
+      "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
+  add_test(NAME python_vector_fakesem COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_vector.py
+           fakesem)
+  set_tests_properties(python_vector_fakesem PROPERTIES LABELS python TIMEOUT 60
+                       ENVIRONMENT "${cg_fake_env}")
+  foreach(p zc_ring gl_ring)
+    if(TARGET test_${p})
+      set(name python_vector_fakecuda)
+      if(p STREQUAL gl_ring)
+        set(name python_gl_vector_fakecuda)
+      endif()
+      add_test(NAME ${name} COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_vector.py
+               fakecuda $<TARGET_FILE:test_${p}>)
+      set_tests_properties(${name} PROPERTIES LABELS "python;vulkan" SKIP_RETURN_CODE 77
+                           TIMEOUT 120 ENVIRONMENT "${cg_fake_env}")
+    endif()
+  endforeach()
+  # python/examples/vector_env.py: --help without torch/GPU, both loops on lavapipe.
+  if(TARGET test_zc_ring)
+    add_test(NAME python_example_vector_env COMMAND ${CG_PYTHON3}
+             ${CMAKE_CURRENT_LIST_DIR}/test_vector.py example $<TARGET_FILE:test_zc_ring>)
+    set_tests_properties(python_example_vector_env PROPERTIES LABELS "python;vulkan"
+                         SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "${cg_fake_env}")
+  endif()
+endif()
+if(CG_PYTHON3)
+  add_test(NAME python_vector_ptx COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_vector.py ptx)
+  set_tests_properties(python_vector_ptx PROPERTIES LABELS python SKIP_RETURN_CODE 77 TIMEOUT 120
+                       ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+  if(TARGET test_zc_ring)
+    add_test(NAME python_vector_cuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_vector.py
+             cuda $<TARGET_FILE:test_zc_ring>)
+    set_tests_properties(python_vector_cuda PROPERTIES LABELS "cuda;python" SKIP_RETURN_CODE 77
+                         TIMEOUT 300 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+  endif()
+endif()

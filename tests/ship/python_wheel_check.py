@@ -5,7 +5,8 @@
 `pip wheel --no-deps --no-build-isolation --no-index` (Debian's setuptools and
 wheel, no package index) builds a copy of PKG_DIR. The wheel must hold
 exactly the package's modules (every craftground_capture/*.py of the source
-folder, nothing else from it but py.typed when the source has one), its
+folder, nothing else from it but py.typed when the source has one and the
+gather kernel's PTX and CUDA source, kernels/*.ptx and kernels/*.cu), its
 .dist-info, and a RECORD whose SHA-256 of every file matches the file's
 bytes; METADATA must name the package, its version (the CMake project's
 version: one version for every artifact of a release), numpy as its only
@@ -36,6 +37,10 @@ def main():
     want = {"craftground_capture/" + f for f in os.listdir(src) if f.endswith(".py")}
     if os.path.exists(os.path.join(src, "py.typed")):
         want.add("craftground_capture/py.typed")
+    kernels = os.path.join(src, "kernels")
+    if os.path.isdir(kernels):
+        want |= {"craftground_capture/kernels/" + f for f in os.listdir(kernels)
+                 if f.endswith((".ptx", ".cu"))}
     pyproject = open(os.path.join(pkg, "pyproject.toml"), encoding="utf-8").read()
     floor = re.search(r'^requires-python\s*=\s*"([^"]+)"', pyproject, re.M).group(1)
 

@@ -5,6 +5,7 @@ import com.kyhsgeekcode.minecraftenv.FramebufferCapturer;
 import com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -71,6 +72,7 @@ public final class RingJniTest {
     static void round(String exe, int w, int h, int slots, int n) throws Exception {
         VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
         long[] v = vkSetup(w, h);
+        expect(IllegalStateException.class, ring::countersImpl, "countersImpl without a ring");
         ByteString t = ring.initImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, slots,
                 VulkanZerocopyRing.MODE_FENCE, 0, v[7] != 0);
         check(t.size() == 192 && t.substring(0, 4).toStringUtf8().equals("CGZ2")
@@ -89,6 +91,9 @@ public final class RingJniTest {
             if (d != null) descs.add(hex(d));
         }
         check(learner(exe, descs) == 0, "learner process read " + w + "x" + h + " frames byte-exact");
+        long[] c = ring.countersImpl();
+        check(c.length == 5 && c[0] == n && c[1] == 0 && c[3] == 1,
+                "countersImpl: " + n + " published, 0 skipped, 1 learner: " + Arrays.toString(c));
         ring.destroyImpl();
     }
 

@@ -1156,6 +1156,80 @@ static void publish_checked(cg_vk_ring *r, const cg_vk_ring_info *info, VkImage 
           "frame %d byte-exact in slot %u", f, dd.slot);
 }
 
+/* The control block's copy of the counters (docs/zero-copy-v2.md,
+ * "Counters"): 1 when its header is CGZS, 5 and its values equal want. */
+static int control_counters_are(const cg_vk_ring_info *info, const uint64_t *want)
+{
+    const uint8_t *p = info->control->map + CG_ZC_COUNTERS_OFFSET;
+    uint32_t n;
+    memcpy(&n, p + 4, 4);
+    if (memcmp(p, "CGZS", 4) != 0 || n != CG_ZC_COUNTERS) return 0;
+    for (int i = 0; i < CG_ZC_COUNTERS; i++) {
+        uint64_t v;
+        memcpy(&v, p + 8 + 8 * i, 8);
+        if (v != want[i]) return 0;
+    }
+    return 1;
+}
+
+/* Each producer counter at its point: 2 frames published, a learner
+ * connects and leases both, the third frame is skipped after polling
+ * wait_ns, the learner leaves (2 leases reclaimed), the next frame is
+ * published. Expected values are the steps taken here. */
+static void ring_counters_case(void)
+{
+    const int w = 16, h = 8;
+    cg_vk_ring_desc d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+    d.slots = 2;
+    d.wait_ns = 3000000;
+    cg_err e = {{0}};
+    cg_vk_ring *r = NULL;
+    VkImage img;
+    VkDeviceMemory mem;
+    CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create: %s", e.text);
+    if (!r || vkt_image(&T, w, h, -1, 0, &img, &mem)) return;
+    cg_vk_ring_info info;
+    cg_vk_ring_get_info(r, &info);
+    uint64_t c[CG_ZC_COUNTERS], zero[CG_ZC_COUNTERS] = {0};
+    cg_vk_ring_get_counters(r, c);
+    CHECK(memcmp(c, zero, sizeof c) == 0 && control_counters_are(&info, zero),
+          "a new ring's counters are 0, in the control block too");
+    uint8_t desc[2][CG_ZC_DESC_SIZE], more[CG_ZC_DESC_SIZE];
+    for (int f = 1; f <= 2; f++)
+        CHECK(game_frame_fence(r, img, w, h, f, desc[f - 1]) == CG_OK, "frame %d", f);
+    cg_zc_hello hl;
+    int fds[CG_ZC_MAX_FDS], conn = -1;
+    uint32_t nfd = 0;
+    CHECK(cg_zc_connect(info.socket_path, &hl, fds, &nfd, &conn, &e) == CG_OK, "connect: %s", e.text);
+    for (uint32_t i = 0; i < nfd; i++) close(fds[i]);
+    wait_for(info.server, 1);
+    for (int f = 1; f <= 2; f++) {
+        cg_zc_desc dd;
+        CHECK(cg_zc_desc_decode(desc[f - 1], CG_ZC_DESC_SIZE, &dd, &e) == CG_OK &&
+                  cg_zc_acquire(info.control, dd.slot, (uint64_t)f, &e) == CG_OK,
+              "lease frame %d: %s", f, e.text);
+    }
+    CHECK(game_frame_fence(r, img, w, h, 3, more) == CG_E_RING_FULL, "both slots leased: skipped");
+    cg_vk_ring_get_counters(r, c);
+    CHECK(c[CG_ZC_COUNT_PUBLISHED] == 2 && c[CG_ZC_COUNT_SKIPPED] == 1 &&
+              c[CG_ZC_COUNT_WAIT_NS] >= d.wait_ns && c[CG_ZC_COUNT_CONNECTIONS] == 1 &&
+              c[CG_ZC_COUNT_RECLAIMED] == 0,
+          "published 2, skipped 1, waited %llu ns (>= wait_ns %llu), 1 connection, 0 reclaimed",
+          (unsigned long long)c[CG_ZC_COUNT_WAIT_NS], (unsigned long long)d.wait_ns);
+    CHECK(control_counters_are(&info, c), "the control block has the same counters after the skip");
+    if (conn >= 0) close(conn);
+    wait_for(info.server, 0);
+    CHECK(game_frame_fence(r, img, w, h, 4, more) == CG_OK, "after the learner left: published");
+    cg_vk_ring_get_counters(r, c);
+    CHECK(c[CG_ZC_COUNT_PUBLISHED] == 3 && c[CG_ZC_COUNT_SKIPPED] == 1 &&
+              c[CG_ZC_COUNT_CONNECTIONS] == 1 && c[CG_ZC_COUNT_RECLAIMED] == 2,
+          "published 3, skipped 1, 1 connection, 2 leases reclaimed (%llu)",
+          (unsigned long long)c[CG_ZC_COUNT_RECLAIMED]);
+    CHECK(control_counters_are(&info, c), "the control block has the same counters after it");
+    vkt_image_free(&T, img, mem);
+    cg_vk_ring_destroy(r);
+}
+
 static int ring_case(const char *which)
 {
     char why[256];
@@ -1199,6 +1273,8 @@ static int ring_case(const char *which)
         cg_vk_ring_destroy(r);
         r = NULL;
         cg_vk_ring_destroy(NULL);
+    } else if (strcmp(which, "ring_counters") == 0) {
+        ring_counters_case();
     } else if (strcmp(which, "ring_fence") == 0) {
         /* Odd size, 3 slots: create, socket path, names. */
         const int w = 37, h = 23;

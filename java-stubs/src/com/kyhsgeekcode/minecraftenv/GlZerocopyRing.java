@@ -68,6 +68,16 @@ public final class GlZerocopyRing {
             int cursorY);
 
     /**
+     * The producer's counters, for diagnosing a slow run: [0] frames published, [1] frames
+     * skipped because every slot was held (the frame calls that returned null), [2] nanoseconds
+     * spent polling for a free slot (at most waitNanos a frame), [3] learners accepted, [4]
+     * leases reclaimed because their learner left. The same values are in the control block
+     * (docs/zero-copy-v2.md, "Counters"), where the learner reads them. IllegalStateException
+     * without a ring.
+     */
+    public native long[] countersImpl();
+
+    /**
      * Destroy the ring; init may be called again (a window resize is destroy + init). Call it on
      * the render thread, with the GL context the ring was made in current: from any other thread
      * (or with no or another context current) it throws IllegalStateException and keeps the ring,

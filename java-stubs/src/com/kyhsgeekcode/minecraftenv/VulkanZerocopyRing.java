@@ -115,6 +115,16 @@ public final class VulkanZerocopyRing {
      */
     public native int freeDeferredImpl(long device);
 
+    /**
+     * The producer's counters, for diagnosing a slow run: [0] frames published, [1] frames
+     * skipped because every slot was held (the frame calls that returned null), [2] nanoseconds
+     * spent polling for a free slot (at most waitNanos a frame), [3] learners accepted, [4]
+     * leases reclaimed because their learner left. The same values are in the control block
+     * (docs/zero-copy-v2.md, "Counters"), where the learner reads them. IllegalStateException
+     * without a ring.
+     */
+    public native long[] countersImpl();
+
     /** Destroyed rings whose memory is still kept (see destroyImpl), for diagnostics. */
     public native int deferredCountImpl();
 }

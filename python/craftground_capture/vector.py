@@ -1,0 +1,476 @@
+"""Zero-copy v2 for a vector env: N rings' frames as one (N, H, W, C) batch.
+
+    vec = VectorLearner(templates)                # N descriptors: connect to each ring once
+    batch = vec.step(descriptors, stream=s)       # this step's N descriptors (None: no new frame)
+    obs = torch.from_dlpack(batch)                # (N, H, W, 3) uint8 upright, ordered on s
+    batch.new                                     # which rows got a new frame this step
+    vec.close()
+
+Per step (docs/zero-copy-v2.md, "The vector learner"): the lease of every new
+frame is taken (the control block's CAS), `stream` is made to wait for all
+the semaphore-mode rings' timeline values in one cuWaitExternalSemaphoresAsync
+call, and one kernel launch (kernels/gather.cu, shipped as PTX text and loaded
+with cuModuleLoadData) copies the frames into one preallocated device batch.
+An event recorded after the gather is polled at the next step (and by poll()):
+the slots go back to the games once the gather completed, with no host wait on
+the hot path. A row whose game published nothing new (None, the descriptor
+already consumed, or a stale one) keeps its last frame and is flagged
+not new. Where the driver cannot load the PTX (older than the toolkit that
+compiled it: CUDA 13), the gather is one cuMemcpy2DAsync per ring.
+
+Double-buffered stepping: step(descriptors, which=[i, ...]) gathers only the
+rows named (the games that have a new frame); poll() releases what completed
+without stepping. The batch is one buffer: the next step overwrites the rows
+it gathers (stream-ordered after what the caller queued on the same stream).
+"""
+import ctypes
+import os
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+
+from ._types import Buffer
+from .cuda_ipc import KDL_CUDA
+from .ring import (MODE_SEMAPHORE, CudaImporter, Descriptor, RingError, RingLearner,
+                   StaleDescriptor, _norm_stream, _SemWaitParams, _StreamBuffer,
+                   parse_descriptor)
+
+GATHER_MAX = 256  # entries of one launch (kernels/gather.cu, CG_GATHER_MAX)
+_BLOCK = 256
+_CU_EVENT_DISABLE_TIMING = 2
+_CUDA_ERROR_NOT_READY = 600
+_CU_MEMORYTYPE_DEVICE = 2
+_PTX_PATH = os.path.join(os.path.dirname(__file__), "kernels", "gather.ptx")
+
+
+class _GatherList(ctypes.Structure):  # struct cg_gather_list, passed by value
+    _fields_ = [("src", ctypes.c_uint64 * GATHER_MAX), ("dst_index", ctypes.c_uint32 * GATHER_MAX)]
+
+
+class _Memcpy2D(ctypes.Structure):  # CUDA_MEMCPY2D
+    _fields_ = [("srcXInBytes", ctypes.c_size_t), ("srcY", ctypes.c_size_t),
+                ("srcMemoryType", ctypes.c_int), ("srcHost", ctypes.c_void_p),
+                ("srcDevice", ctypes.c_uint64), ("srcArray", ctypes.c_void_p),
+                ("srcPitch", ctypes.c_size_t), ("dstXInBytes", ctypes.c_size_t),
+                ("dstY", ctypes.c_size_t), ("dstMemoryType", ctypes.c_int),
+                ("dstHost", ctypes.c_void_p), ("dstDevice", ctypes.c_uint64),
+                ("dstArray", ctypes.c_void_p), ("dstPitch", ctypes.c_size_t),
+                ("WidthInBytes", ctypes.c_size_t), ("Height", ctypes.c_size_t)]
+
+
+assert ctypes.sizeof(_GatherList) == 3072
+assert ctypes.sizeof(_Memcpy2D) == 128
+
+
+class _BatchApi(CudaImporter):
+    """The driver calls of the batch (its memory, the gather, the events),
+    in the primary context of the rings' device, retained by this object."""
+
+    def _in_ctx(self, what, fn):
+        self._enter()
+        try:
+            self._call(what, fn())
+        finally:
+            self._pop()
+
+    def alloc(self, nbytes):
+        ptr = ctypes.c_uint64()
+        f = self._fn("cuMemAlloc_v2")
+        f.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
+        self._in_ctx("cuMemAlloc", lambda: f(ctypes.byref(ptr), nbytes))
+        return ptr.value
+
+    def free_ptr(self, ptr):
+        f = self._fn("cuMemFree_v2")
+        f.argtypes = [ctypes.c_uint64]
+        self._in_ctx("cuMemFree", lambda: f(ptr))
+
+    def load_gather(self):
+        """The gather kernel's CUfunction, or None (and why) where the driver
+        cannot load the shipped PTX."""
+        if getattr(self.lib, "cuModuleLoadData", None) is None:
+            return None, "libcuda has no cuModuleLoadData"
+        with open(_PTX_PATH, "rb") as f:
+            ptx = f.read() + b"\0"
+        self._module_image = ctypes.create_string_buffer(ptx, len(ptx))
+        mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
+        self.lib.cuModuleLoadData.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        self.lib.cuModuleGetFunction.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                                 ctypes.c_char_p]
+        try:
+            self._in_ctx("cuModuleLoadData",
+                         lambda: self.lib.cuModuleLoadData(ctypes.byref(mod), self._module_image))
+        except RingError as e:
+            return None, str(e)
+        self.module = mod
+        self._in_ctx("cuModuleGetFunction", lambda: self.lib.cuModuleGetFunction(
+            ctypes.byref(fn), mod, b"cg_gather"))
+        return fn, None
+
+    def launch(self, fn, grid, args, stream):
+        f = self.lib.cuLaunchKernel
+        f.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+        params = (ctypes.c_void_p * len(args))(*[ctypes.cast(ctypes.byref(a), ctypes.c_void_p)
+                                                 for a in args])
+        self._in_ctx("cuLaunchKernel", lambda: f(fn, grid[0], grid[1], 1, _BLOCK, 1, 1, 0,
+                                                 stream, params, None))
+
+    def copy_2d(self, src, src_pitch, dst, dst_pitch, width, height, stream):
+        p = _Memcpy2D(srcMemoryType=_CU_MEMORYTYPE_DEVICE, srcDevice=src, srcPitch=src_pitch,
+                      dstMemoryType=_CU_MEMORYTYPE_DEVICE, dstDevice=dst, dstPitch=dst_pitch,
+                      WidthInBytes=width, Height=height)
+        f = self._fn("cuMemcpy2DAsync_v2")
+        f.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        self._in_ctx("cuMemcpy2DAsync", lambda: f(ctypes.byref(p), stream))
+
+    def wait_many(self, sems, values, stream):
+        """One cuWaitExternalSemaphoresAsync for every (semaphore, value)."""
+        n = len(sems)
+        arr = (ctypes.c_void_p * n)(*sems)
+        params = (_SemWaitParams * n)()
+        for p, v in zip(params, values):
+            p.params.fence_value = v
+        f = self._fn("cuWaitExternalSemaphoresAsync")
+        f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p]
+        self._in_ctx("cuWaitExternalSemaphoresAsync", lambda: f(arr, params, n, stream))
+
+    def event(self):
+        ev = ctypes.c_void_p()
+        self._in_ctx("cuEventCreate", lambda: self.lib.cuEventCreate(
+            ctypes.byref(ev), _CU_EVENT_DISABLE_TIMING))
+        return ev.value
+
+    def record(self, ev, stream):
+        self.lib.cuEventRecord.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        self._in_ctx("cuEventRecord", lambda: self.lib.cuEventRecord(ev, stream))
+
+    def done(self, ev):
+        """Has the work before the event completed? Never waits."""
+        self.lib.cuEventQuery.argtypes = [ctypes.c_void_p]
+        self._enter()
+        try:
+            res = self.lib.cuEventQuery(ev)
+        finally:
+            self._pop()
+        if res == _CUDA_ERROR_NOT_READY:
+            return False
+        self._call("cuEventQuery", res)
+        return True
+
+    def event_wait(self, ev):
+        f = self.lib.cuEventSynchronize
+        f.argtypes = [ctypes.c_void_p]
+        self._in_ctx("cuEventSynchronize", lambda: f(ev))
+
+    def event_free(self, ev):
+        f = self._fn("cuEventDestroy_v2", "cuEventDestroy")
+        f.argtypes = [ctypes.c_void_p]
+        self._in_ctx("cuEventDestroy", lambda: f(ev))
+
+    def unload(self):
+        if getattr(self, "module", None):
+            self.lib.cuModuleUnload.argtypes = [ctypes.c_void_p]
+            self._in_ctx("cuModuleUnload", lambda: self.lib.cuModuleUnload(self.module))
+            self.module = None
+
+
+class VectorBatch(_StreamBuffer):
+    """The step's batch: (N, H, W, C) uint8 on the rings' device, readable on
+    `stream` (the gather was queued there). `new[i]`: row i got a new frame
+    this step; `frames[i]`: the frame number row i holds (0: none yet). Valid
+    until the next step() overwrites it (clone what you keep)."""
+
+    def __init__(self, vec: "VectorLearner", stream: int, new: Sequence[bool],
+                 frames: Sequence[int]) -> None:
+        super().__init__(vec._batch, vec.shape, KDL_CUDA, vec.device, owner=vec)
+        self._vec, self._importer, self.stream = vec, vec._api, stream
+        self.new, self.frames = tuple(new), tuple(frames)
+
+
+class VectorLearner:
+    """N rings (one per game) read as one batch. templates: each ring's
+    descriptor (the template, frame 0, or any frame's). All rings must have
+    the same size, format, row order and device (else RingError naming the
+    rings). flip: None makes every row upright (the rows of ROWS_BOTTOM_UP
+    rings are reversed), True/False reverse or keep the slots' row order.
+    gather: "auto" (the PTX kernel, else cuMemcpy2DAsync), "kernel" or
+    "memcpy". stream: the default stream of step() (a CUstream value, a
+    torch/CuPy stream; None: the legacy default stream)."""
+
+    def __init__(self, templates: Sequence[Union[Buffer, Descriptor]], stream: Optional[Any] = None,
+                 flip: Optional[bool] = None, gather: str = "auto", timeout: float = 10.0) -> None:
+        if gather not in ("auto", "kernel", "memcpy"):
+            raise ValueError(f"gather must be 'auto', 'kernel' or 'memcpy', got {gather!r}")
+        descs = [self._parse(t) for t in templates]
+        if not descs:
+            raise ValueError("a VectorLearner needs at least one ring")
+        self._first = first = descs[0]
+        for i, d in enumerate(descs):
+            self._check_like(i, d, first)
+        self.n = len(descs)
+        self.width, self.height, self.channels = first.width, first.height, first.channels
+        self.format, self.rows_bottom_up = first.format, first.rows_bottom_up
+        self._uuid = first.device_uuid
+        self.flip = first.rows_bottom_up if flip is None else bool(flip)
+        self.shape = (self.n, self.height, self.width, self.channels)
+        self.row_bytes = self.width * self.channels
+        self.stream = _norm_stream(stream)
+        self.counters = dict(steps=0, new_frames=0, repeats=0, gpu_waits=0, stale=0,
+                             reconnects=0, launches=0, release_syncs=0)
+        self._rings = [None] * self.n
+        self._last = [0] * self.n  # (ring_id, frame) last gathered per row, 0: none
+        self._frames = [0] * self.n
+        self._pending = []  # [(event, [(ring, slot, frame), ...])], oldest first
+        self._free_events = []
+        self._batch = 0
+        self._timeout = timeout
+        self._api = None
+        try:
+            self._api = _BatchApi()
+            self.device = self._api.open_device(self._uuid)
+            self._batch = self._api.alloc(self.n * self.height * self.row_bytes)
+            self._fn, why = (None, "asked for memcpy") if gather == "memcpy" else \
+                self._api.load_gather()
+            if self._fn is None and gather == "kernel":
+                raise RingError(f"the gather kernel cannot be loaded: {why}")
+            self.gather = "kernel" if self._fn is not None else "memcpy"
+            self.gather_why = why
+            for i, d in enumerate(descs):
+                self._rings[i] = RingLearner(d, CudaImporter(), timeout)
+        except BaseException:
+            self.close()
+            raise
+
+    @staticmethod
+    def _parse(raw):
+        return raw if not isinstance(raw, (bytes, bytearray, memoryview)) else \
+            parse_descriptor(raw)
+
+    @staticmethod
+    def _check_like(i, d, first):
+        what = []
+        if (d.width, d.height) != (first.width, first.height):
+            what.append(f"size {d.width}x{d.height}, ring 0 {first.width}x{first.height}")
+        if d.format != first.format:
+            what.append(f"format {d.format_name}, ring 0 {first.format_name}")
+        if d.rows_bottom_up != first.rows_bottom_up:
+            what.append(f"rows_bottom_up {d.rows_bottom_up}, ring 0 {first.rows_bottom_up}")
+        if d.device_uuid != first.device_uuid:
+            what.append(f"device {d.device_uuid.hex()}, ring 0 {first.device_uuid.hex()}")
+        if what:
+            raise RingError(f"ring {i} (id {d.ring_id:#x}) does not fit the batch: "
+                            + "; ".join(what))
+
+    # --- per step --------------------------------------------------------------------------
+
+    def poll(self) -> int:
+        """Give back every slot whose gather has completed (never waits);
+        returns how many leases went back."""
+        n = 0
+        while self._pending and self._api.done(self._pending[0][0]):
+            n += self._retire()
+        return n
+
+    def _retire(self):
+        ev, leases = self._pending.pop(0)
+        self._free_events.append(ev)
+        for ring, slot, frame in leases:
+            try:
+                ring.unlease(slot, frame)
+            except RingError:
+                pass  # the producer reclaimed it (it went away) or closed the ring
+        return len(leases)
+
+    def _ring_for(self, i, d):
+        ring = self._rings[i]
+        if ring is not None and ring.ring_id == d.ring_id:
+            return ring
+        self._check_like(i, d, self._first)
+        if ring is not None:
+            self._drop(i)
+        self._rings[i] = RingLearner(d, CudaImporter(), self._timeout)
+        self.counters["reconnects"] += 1
+        return self._rings[i]
+
+    def _drop(self, i):
+        """Forget ring i: its pending leases are released first (their
+        gathers must complete: a blocking wait, only on reconnect)."""
+        ring = self._rings[i]
+        while any(r is ring for _, leases in self._pending for r, _, _ in leases):
+            self._api.event_wait(self._pending[0][0])
+            self._retire()
+        self._rings[i] = None
+        try:
+            ring.close()
+        except RingError:
+            pass
+
+    def _max_in_flight(self):
+        return max(1, min(r.slot_count for r in self._rings if r is not None) - 1)
+
+    def step(self, descriptors: Sequence[Optional[Union[Buffer, Descriptor]]],
+             which: Optional[Iterable[int]] = None, stream: Optional[Any] = None) -> VectorBatch:
+        """Gather this step's frames. descriptors: one per row (which=None),
+        or one per index of `which` (double-buffered: the games that have a
+        new frame); each raw descriptor bytes, a parsed Descriptor, or None
+        (no new frame). Returns the VectorBatch (rows not gathered keep their
+        last frame, new[i] False)."""
+        rows = range(self.n) if which is None else [int(i) for i in which]
+        descriptors = list(descriptors)
+        if len(descriptors) != len(rows):
+            raise ValueError(f"{len(descriptors)} descriptors for {len(rows)} rows")
+        for i in rows:
+            if not 0 <= i < self.n:
+                raise ValueError(f"row {i} of a batch of {self.n}")
+        s = self.stream if stream is None else _norm_stream(stream)
+        self.poll()
+        while len(self._pending) >= self._max_in_flight():
+            self._api.event_wait(self._pending[0][0])  # the learner keeps too many slots
+            self.counters["release_syncs"] += 1
+            self._retire()
+        entries = self._lease_all(rows, descriptors)
+        new = [False] * self.n
+        if entries:
+            try:
+                self._queue(entries, s)
+            except BaseException:
+                for _, ring, d, _ in entries:
+                    ring.unlease(d.slot, d.frame)  # nothing was queued that reads them
+                raise
+            for i, ring, d, _ in entries:
+                new[i] = True
+                self._last[i] = (d.ring_id, d.frame)
+                self._frames[i] = d.frame
+        self.counters["steps"] += 1
+        self.counters["new_frames"] += len(entries)
+        self.counters["repeats"] += len(rows) - len(entries)  # asked for, nothing new
+        return VectorBatch(self, s, new, self._frames)
+
+    def _lease_all(self, rows, descriptors):
+        entries = []
+        try:
+            for i, raw in zip(rows, descriptors):
+                if raw is None or (isinstance(raw, (bytes, bytearray)) and not raw):
+                    continue
+                d = self._parse(raw)
+                if d.frame == 0:
+                    continue  # a template names no frame
+                ring = self._ring_for(i, d)
+                last = self._last[i]
+                if last and last[0] == d.ring_id and d.frame <= last[1]:
+                    continue  # already gathered (the game repeated its descriptor)
+                if any(e[0] == i for e in entries):
+                    raise ValueError(f"row {i} given twice in one step")
+                try:
+                    ptr = ring.lease(d)
+                except StaleDescriptor:
+                    self.counters["stale"] += 1
+                    continue
+                except RingError as e:
+                    if "destroyed" not in str(e):
+                        raise
+                    self.counters["stale"] += 1  # the game closed the ring: a new one comes
+                    continue
+                entries.append((i, ring, d, ptr))
+        except BaseException:
+            for _, ring, d, _ in entries:
+                ring.unlease(d.slot, d.frame)
+            raise
+        return entries
+
+    def _queue(self, entries, s):
+        sem = [(e[1]._semaphore, e[2].frame) for e in entries if e[1].mode == MODE_SEMAPHORE]
+        if sem:
+            self._api.wait_many([x[0] for x in sem], [x[1] for x in sem], s)
+            self.counters["gpu_waits"] += 1
+        if self._fn is not None:
+            self._launch(entries, s)
+        else:
+            self._copy(entries, s)
+        ev = self._free_events.pop() if self._free_events else self._api.event()
+        self._api.record(ev, s)
+        self._pending.append((ev, [(e[1], e[2].slot, e[2].frame) for e in entries]))
+
+    def _words(self, pitch):
+        return self.row_bytes % 4 == 0 and pitch % 4 == 0
+
+    def _launch(self, entries, s):
+        pitch = entries[0][2].row_pitch
+        if any(e[2].row_pitch != pitch for e in entries):
+            for e in entries:  # mixed pitches (RGBA rings may pad): one launch per ring
+                self._launch([e], s)
+            return
+        words = self._words(pitch)
+        units = self.height * (self.row_bytes // (4 if words else 1))
+        gx = (units + _BLOCK - 1) // _BLOCK
+        for k in range(0, len(entries), GATHER_MAX):
+            chunk = entries[k:k + GATHER_MAX]
+            lst = _GatherList()
+            for j, (i, _, _, ptr) in enumerate(chunk):
+                lst.src[j], lst.dst_index[j] = ptr, i
+            args = [lst, ctypes.c_uint64(self._batch), ctypes.c_uint32(self.height),
+                    ctypes.c_uint32(self.row_bytes), ctypes.c_uint32(pitch),
+                    ctypes.c_uint32(int(self.flip)), ctypes.c_uint32(int(words))]
+            self._api.launch(self._fn, (gx, len(chunk)), args, s)
+            self.counters["launches"] += 1
+
+    def _copy(self, entries, s):
+        frame_bytes = self.height * self.row_bytes
+        for i, _, d, ptr in entries:
+            dst = self._batch + i * frame_bytes
+            if not self.flip:
+                self._api.copy_2d(ptr, d.row_pitch, dst, self.row_bytes, self.row_bytes,
+                                  self.height, s)
+                continue
+            for y in range(self.height):  # reversed rows: one copy a row
+                self._api.copy_2d(ptr + (self.height - 1 - y) * d.row_pitch, d.row_pitch,
+                                  dst + y * self.row_bytes, self.row_bytes, self.row_bytes, 1, s)
+
+    # --- diagnostics and teardown ---------------------------------------------------------------
+
+    def producer_counters(self) -> List[Optional[Dict[str, int]]]:
+        """Each ring's producer counters (ring.COUNTER_NAMES -> value; None
+        for a producer that keeps none or a ring not connected)."""
+        return [r.producer_counters() if r is not None else None for r in self._rings]
+
+    def ring(self, i: int) -> Optional[RingLearner]:
+        """Row i's RingLearner (for its state(), slot_count, ...)."""
+        return self._rings[i]
+
+    def close(self) -> None:
+        """Wait for the queued gathers, give every slot back, disconnect,
+        free the batch."""
+        if self._api is None:
+            return
+        while self._pending:
+            try:
+                self._api.event_wait(self._pending[0][0])
+            except RingError:
+                pass
+            self._retire()
+        for i in range(len(self._rings)):
+            if self._rings[i] is not None:
+                self._drop(i)
+        for ev in self._free_events:
+            self._api.event_free(ev)
+        self._free_events = []
+        if self._batch:
+            self._api.free_ptr(self._batch)
+            self._batch = 0
+        if self._api.device is not None:
+            self._api.unload()
+            self._api.free([], None)
+        self._api = None
+
+    def __enter__(self) -> "VectorLearner":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+__all__ = ["VectorLearner", "VectorBatch"]

@@ -1,0 +1,402 @@
+"""Checks of the vector learner (python/craftground_capture/vector.py).
+
+Usage: test_vector.py fakecuda PRODUCER  three real producers (test_zc_ring
+                                         or test_gl_ring serve, fence mode,
+                                         lavapipe/llvmpipe) read through the
+                                         stand-in libcuda ($CRAFTGROUND_
+                                         CAPTURE_LIBCUDA): batches byte-exact
+                                         against the pattern's formula, new
+                                         flags, repeats, stale descriptors,
+                                         double-buffered rows, release only
+                                         after the gather's event, the bound
+                                         on slots held, reconnect, refusals,
+                                         counters; kernel and memcpy gathers
+       test_vector.py fakesem            rings served from Python (semaphore
+                                         mode, RGB slots, counters written
+                                         as docs/zero-copy-v2.md says): one
+                                         wait call for every ring, formats
+       test_vector.py ptx                the shipped gather.ptx equals a fresh
+                                         nvcc compile of gather.cu (77 without
+                                         nvcc or with another nvcc version)
+       test_vector.py example PRODUCER   python/examples/vector_env.py: --help
+                                         without torch or a GPU, then both
+                                         loops against three producers
+                                         (the stand-in libcuda)
+       test_vector.py cuda PRODUCER      the GPU machine: the real driver, the
+                                         producers in semaphore mode, the PTX
+                                         kernel; torch / CuPy / JAX read the batch
+Exit 0 pass, 1 failure, 77 when what the check needs is missing.
+"""
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_ring as T  # noqa: E402  (the pattern, the Python producer)
+from craftground_capture import ring as R  # noqa: E402
+from craftground_capture import vector as V  # noqa: E402
+
+check, raises = T.check, T.raises
+
+# fake_cuda_ext.c: settings and counters
+NO_MODULE, EVENTS_PENDING = 0, 1
+COUNT_NAMES = ("launches", "copies", "event_syncs", "event_queries", "modules", "allocs",
+               "bad_launch", "events", "wait_calls")
+
+
+class Game:
+    """One producer process: serve MODE W H 1000 1 (a line on stdin per frame)."""
+
+    def __init__(self, producer, w, h, mode="fence"):
+        self.proc = subprocess.Popen([producer, "serve", mode, str(w), str(h), "1000", "1"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.frame = 0
+
+    def go(self):
+        self.proc.stdin.write("go\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline().strip()
+        if not line:
+            rc = self.proc.wait()
+            if rc == 77:
+                print("SKIP: no Vulkan device with external memory (or semaphores)")
+                sys.exit(77)
+            raise RuntimeError(f"the producer gave no descriptor (exit {rc})")
+        self.frame += 1
+        return bytes.fromhex(line)
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.stdout.read()
+        return self.proc.wait()
+
+
+def fake_counts(lib):
+    out = (ctypes.c_int * 16)()
+    n = lib.fake_ext_gather_counts(out)
+    return dict(zip(COUNT_NAMES, out[:n]))
+
+
+def expected(vec, w, h, frames):
+    import numpy as np
+
+    rows = [T.pattern(w, h, f) for f in frames]
+    return np.stack([r[::-1] if vec.flip else r for r in rows])
+
+
+def scenario(producer, gather, fake, mode="fence", flip=None):
+    """The lockstep and double-buffered steps of three games; fake: the
+    stand-in's counters and event control are checked too."""
+    import numpy as np
+
+    w, h = 37, 23
+    lib = R.CudaImporter().lib if fake else None
+    games = [Game(producer, w, h, mode) for _ in range(3)]
+    d1 = [g.go() for g in games]
+    if fake:
+        first = R.parse_descriptor(d1[0])
+        if not first.device_uuid.startswith(b"mesa"):
+            print("SKIP: the Vulkan device is not Mesa's (the stand-in maps only its memfds)")
+            sys.exit(77)
+        lib.fake_ext_set_uuid(first.device_uuid)
+    tag = f"[{gather}{', flip' if flip else ''}]"
+    vec = V.VectorLearner(d1, gather=gather, flip=flip)
+    check(vec.gather == ("memcpy" if gather == "memcpy" else "kernel") and vec.shape == (3, h, w, 4),
+          f"{tag} gather {vec.gather} ({vec.gather_why}), shape {vec.shape}")
+    c0 = fake_counts(lib) if fake else None
+
+    def batch_is(b, frames, new, what):
+        got = b.to_numpy()
+        ok = np.array_equal(got, expected(vec, w, h, frames)) and b.new == tuple(new)
+        check(ok and b.frames == tuple(frames),
+              f"{tag} {what}: rows hold frames {b.frames}, new {b.new}"
+              + ("" if ok else f" (want frames {frames}, new {new})"))
+
+    batch_is(vec.step(d1), [1, 1, 1], [True] * 3, "lockstep step 1, every row new")
+    if fake:
+        c = fake_counts(lib)
+        n = c["launches"] - c0["launches"] if gather != "memcpy" else c["copies"] - c0["copies"]
+        want = 1 if gather != "memcpy" else (3 * h if vec.flip else 3)
+        check(n == want and c["wait_calls"] == 0,
+              f"{tag} one step: {n} {'launch' if gather != 'memcpy' else 'copies'} (want {want}),"
+              f" no semaphore wait in fence mode")
+    d2 = [games[0].go(), None, games[2].go()]
+    batch_is(vec.step(d2), [2, 1, 2], [True, False, True], "row 1 without a new frame repeats")
+    batch_is(vec.step([d2[0], d1[1], d2[2]]), [2, 1, 2], [False] * 3,
+             "descriptors already gathered: nothing new")
+    batch_is(vec.step([games[1].go()], which=[1]), [2, 2, 2], [False, True, False],
+             "double-buffered: step(which=[1]) gathers row 1 only")
+    vec.poll()
+    states = [vec.ring(i).state(R.parse_descriptor(d2[0] if i != 1 else d1[1]).slot)
+              for i in range(3)]
+    check(all(s[0] == "RELEASED" for s in states), f"{tag} gathered slots returned: {states}")
+
+    if fake:
+        # The gather's event not complete: the slot stays leased until it is.
+        lib.fake_ext_set(EVENTS_PENDING, 1)
+        d3 = games[0].go()
+        s3 = R.parse_descriptor(d3).slot
+        vec.step([d3], which=[0])
+        check(vec.poll() == 0 and vec.ring(0).state(s3) == ("ACTIVE", 3),
+              f"{tag} event not complete: frame 3 still ACTIVE ({vec.ring(0).state(s3)})")
+        syncs = fake_counts(lib)["event_syncs"]
+        d4 = games[0].go()
+        vec.step([d4], which=[0])  # 2 steps in flight: the bound (slots 3 - 1)
+        d5 = games[0].go()
+        vec.step([d5], which=[0])
+        check(vec.counters["release_syncs"] == 1 and fake_counts(lib)["event_syncs"] == syncs + 1
+              and vec.ring(0).state(s3)[0] == "RELEASED",
+              f"{tag} a third step in flight waits for the oldest gather once "
+              f"(release_syncs {vec.counters['release_syncs']}), frame 3 then RELEASED")
+        lib.fake_ext_set(EVENTS_PENDING, 0)
+        check(vec.poll() == 2, f"{tag} events complete: poll() returns the 2 leases left")
+        batch_is(vec.step([None, None, None]), [5, 2, 2], [False] * 3, "after the held steps")
+
+    # Stale: game 2 publishes 4 frames the learner never takes; the oldest is reused.
+    stale = [games[2].go() for _ in range(4)]
+    n_stale = vec.counters["stale"]
+    batch_is(vec.step([None, None, stale[0]]), [games[0].frame, 2, 2], [False] * 3,
+             "a stale descriptor (slot reused) leaves the row as it was")
+    check(vec.counters["stale"] == n_stale + 1, f"{tag} stale counted: {vec.counters}")
+    batch_is(vec.step([None, None, stale[-1]]), [games[0].frame, 2, 6], [False, False, True],
+             "the newest frame after it is gathered")
+
+    pc = vec.producer_counters()
+    want = [games[i].frame for i in range(3)]
+    check(pc[2] is not None and [p["published"] for p in pc] == want
+          and all(p["connections"] == 1 and p["skipped"] == 0 for p in pc),
+          f"{tag} producer counters from the control blocks: {pc} (published {want})")
+
+    # A game restarts: a new ring at row 1 is connected in place of the old one.
+    games[1].close()
+    games[1] = Game(producer, w, h, mode)
+    nd = games[1].go()
+    batch_is(vec.step([nd], which=[1]), [games[0].frame, 1, 6], [False, True, False],
+             "row 1's game restarted (new ring id): reconnected")
+    check(vec.counters["reconnects"] == 1, f"{tag} reconnect counted: {vec.counters}")
+
+    # Another size is refused, at creation and at a reconnect; the batch stays usable.
+    other = Game(producer, w + 1, h, mode)
+    od = other.go()
+    raises(R.RingError, lambda: V.VectorLearner([d1[0], od]), f"{tag} rings of two sizes",
+           f"size {w + 1}x{h}, ring 0 {w}x{h}")
+    raises(R.RingError, lambda: vec.step([od], which=[2]), f"{tag} a reconnect to another size",
+           "does not fit the batch")
+    g2 = games[2].go()
+    batch_is(vec.step([g2], which=[2]), [games[0].frame, 1, 7], [False, False, True],
+             "after the refusal the batch steps on")
+    if fake:
+        c = fake_counts(lib)
+        check(c["bad_launch"] == 0, f"{tag} every launch covered its work: {c}")
+    vec.close()
+    if fake:
+        c = fake_counts(lib)
+        counts = (ctypes.c_int * 6)()
+        lib.fake_ext_counts(counts)
+        check(c["allocs"] == 0 and c["modules"] == 0 and counts[4] == 0 and counts[5] == 0,
+              f"{tag} close freed the batch and the module; every push popped, only the "
+              f"matched context ({c}, depth {counts[4]}, bad {counts[5]})")
+    for g in games + [other]:
+        g.close()
+
+
+def fakecuda(producer):
+    scenario(producer, "kernel", True)
+    scenario(producer, "memcpy", True, flip=True)
+    lib = R.CudaImporter().lib
+    lib.fake_ext_set(NO_MODULE, 1)  # a driver older than the PTX: the copy fallback
+    g = Game(producer, 8, 4)
+    d = g.go()
+    vec = V.VectorLearner([d])
+    check(vec.gather == "memcpy" and "cuModuleLoadData" in (vec.gather_why or ""),
+          f"auto: the PTX refused, cuMemcpy2DAsync used ({vec.gather_why})")
+    raises(R.RingError, lambda: V.VectorLearner([d], gather="kernel"),
+           "gather='kernel' where the PTX cannot load", "cannot be loaded")
+    vec.close()
+    lib.fake_ext_set(NO_MODULE, 0)
+    g.close()
+
+
+def fakesem():
+    """Two rings served from Python in semaphore mode, RGB slot format."""
+    import numpy as np
+
+    imp = R.CudaImporter()
+    lib = imp.lib
+    lib.fake_ext_set_uuid(bytes(range(16)))
+    tmp = tempfile.mkdtemp(prefix="cg-zc-vec-")
+    os.chmod(tmp, 0o700)
+    rng = np.random.default_rng(7)
+    for w, h in ((4, 2), (3, 2)):  # 12-byte rows (4 bytes at a time), 9-byte rows (bytes)
+        prods, maps, descs, slots = [], [], [], []
+        for k in range(2):
+            rid = 0x100 + k
+            cfd, cmap = T.control_block(2, rid)
+            fds, data = [], []
+            for i in range(2):
+                fd = os.memfd_create(f"slot{i}")
+                img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+                os.write(fd, img.tobytes().ljust(64, b"\0"))
+                fds.append(fd)
+                data.append(img)
+            path = os.path.join(tmp, f"ring{k}.sock")
+            prods.append(T.FakeProducer(path, dict(ring_id=rid, slots=2, size=64,
+                                                   mode=R.MODE_SEMAPHORE),
+                                        [cfd] + fds + [os.memfd_create("sem")]))
+            maps.append(cmap)
+            slots.append(data)
+            descs.append(lambda s, f, rid=rid, path=path: T.descriptor(
+                rid, s, f, path, mode=R.MODE_SEMAPHORE, slots=2, w=w, h=h, size=64,
+                fmt=R.FORMAT_RGB8))
+        for flip in (False, True):
+            vec = V.VectorLearner([descs[0](0, 0), descs[1](0, 0)], flip=flip)
+            T.set_word(maps[0], 1, 41 + 10 * flip, R.PUBLISHED)
+            T.set_word(maps[1], 0, 52 + 10 * flip, R.PUBLISHED)
+            calls = fake_counts(lib)["wait_calls"]
+            b = vec.step([descs[0](1, 41 + 10 * flip), descs[1](0, 52 + 10 * flip)], stream=99)
+            vals = (ctypes.c_ulonglong * 8)()
+            n = lib.fake_ext_last_waits(vals, 8)
+            stream = ctypes.c_void_p()
+            lib.fake_ext_last_wait.restype = ctypes.c_ulonglong
+            lib.fake_ext_last_wait(ctypes.byref(stream))
+            check(fake_counts(lib)["wait_calls"] == calls + 1 and list(vals[:n]) ==
+                  [41 + 10 * flip, 52 + 10 * flip] and stream.value == 99,
+                  f"{w}x{h}: one cuWaitExternalSemaphoresAsync for both rings: values "
+                  f"{list(vals[:n])} on stream {stream.value}")
+            want = np.stack([slots[0][1], slots[1][0]])
+            if flip:
+                want = want[:, ::-1]
+            check(b.shape == (2, h, w, 3) and np.array_equal(b.to_numpy(), want) and
+                  b.__cuda_array_interface__["stream"] == 99,
+                  f"{w}x{h} RGB{' flipped' if flip else ''}: the batch is the slots' bytes")
+            vec.close()
+            check(T.get_word(maps[0], 1) == (R.RELEASED, 41 + 10 * flip),
+                  f"{w}x{h}: close gave the lease back")
+        # The producer's counters, as the doc lays them out: magic, count, u64s.
+        check(vec_counters(descs, maps) is None, "no counters' magic: producer_counters None")
+        import struct
+        struct.pack_into("<4sI5Q", maps[1], 2048, b"CGZS", 5, 10, 2, 3000, 1, 4)
+        got = vec_counters(descs, maps)
+        check(got == dict(published=10, skipped=2, wait_ns=3000, connections=1, reclaimed=4),
+              f"counters read at offset 2048: {got}")
+        # RGB next to RGBA: refused.
+        rgba = T.descriptor(0x100, 0, 0, prods[0].path, mode=R.MODE_SEMAPHORE, slots=2, w=w, h=h,
+                            size=64)
+        raises(R.RingError, lambda: V.VectorLearner([descs[1](0, 0), rgba]),
+               f"{w}x{h}: an RGBA ring next to an RGB one", "format R8G8B8A8_UNORM, ring 0 "
+               "R8G8B8_UNORM")
+        for p in prods:
+            p.close()
+    os.rmdir(tmp)
+
+
+def vec_counters(descs, maps):
+    vec = V.VectorLearner([descs[0](0, 0), descs[1](0, 0)])
+    try:
+        return vec.producer_counters()[1]
+    finally:
+        vec.close()
+
+
+def ptx():
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
+                                    if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+    if not nvcc:
+        print("SKIP: no nvcc")
+        sys.exit(77)
+    kdir = os.path.join(os.path.dirname(V.__file__), "kernels")
+    shipped = open(os.path.join(kdir, "gather.ptx")).read()
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    tools = re.search(r"Cuda compilation tools, release [^\n]*", version)
+    if not tools or tools.group(0) not in shipped:
+        print(f"SKIP: nvcc is {tools.group(0) if tools else '?'}; gather.ptx was made by another")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "gather.ptx")
+        subprocess.run([nvcc, "-ptx", "-arch=compute_90", "-o", out,
+                        os.path.join(kdir, "gather.cu")], check=True)
+        fresh = open(out).read()
+    check(fresh == shipped, "gather.ptx equals `nvcc -ptx -arch=compute_90 gather.cu`")
+
+
+def cuda(producer):
+    T.cuda_importer_or_skip("python_vector_cuda")
+    scenario(producer, "kernel", False, mode="semaphore")
+    scenario(producer, "memcpy", False, mode="semaphore", flip=True)
+    import numpy as np
+
+    g = [Game(producer, 128, 128, "semaphore") for _ in range(2)]
+    d = [x.go() for x in g]
+    vec = V.VectorLearner(d)
+    b = vec.step(d)
+    want = b.to_numpy()
+    check(np.array_equal(want, np.stack([T.pattern(128, 128, 1)] * 2)), "128x128 batch exact")
+    try:
+        import torch
+
+        t = torch.from_dlpack(b)
+        check(t.shape == (2, 128, 128, 4) and t.is_cuda and
+              bool((t.cpu().numpy() == want).all()), "torch.from_dlpack(batch): same bytes")
+    except ImportError:
+        print("note: no torch")
+    try:
+        import cupy
+
+        check(bool((cupy.asnumpy(cupy.asarray(b)) == want).all()), "cupy.asarray(batch)")
+    except ImportError:
+        print("note: no CuPy")
+    try:
+        import jax
+        import jax.dlpack
+
+        j = jax.dlpack.from_dlpack(b)
+        check(j.shape == (2, 128, 128, 4) and bool((np.asarray(j) == want).all()),
+              "jax.dlpack.from_dlpack(batch)")
+    except ImportError:
+        print("note: no JAX")
+    vec.close()
+    for x in g:
+        x.close()
+
+
+def example(producer):
+    here = os.path.dirname(os.path.abspath(__file__))
+    ex = os.path.join(here, "..", "..", "python", "examples", "vector_env.py")
+    env = dict(os.environ)
+    bare = {k: v for k, v in env.items() if k != "CRAFTGROUND_CAPTURE_LIBCUDA"}
+    r = subprocess.run([sys.executable, ex, "--help"], capture_output=True, text=True, env=bare)
+    check(r.returncode == 0 and "--mode" in r.stdout, f"--help runs without a GPU (exit "
+                                                       f"{r.returncode}{r.stderr[-300:]})")
+    r = subprocess.run([sys.executable, ex, "--envs", "1", "--mode", "double"],
+                       capture_output=True, text=True, env=bare)
+    check(r.returncode == 2 and ">= 2" in r.stderr, "one env cannot be double-buffered")
+    g = Game(producer, 8, 4)  # the device's UUID, for the stand-in ($CG_FAKE_CUDA_UUID)
+    env["CG_FAKE_CUDA_UUID"] = R.parse_descriptor(g.go()).device_uuid.hex()
+    g.close()
+    r = subprocess.run([sys.executable, ex, "--producer", producer, "--envs", "3", "--steps", "5",
+                        "--width", "37", "--height", "23"], capture_output=True, text=True,
+                       env=env, timeout=100)
+    if r.returncode != 0 and "SKIP" in r.stdout + r.stderr:
+        sys.exit(77)
+    out = r.stdout
+    print(out, r.stderr[-2000:])
+    # 5 lockstep steps of 3 games; 5 double-buffered steps of halves [0, 2], [1], ...
+    check(r.returncode == 0 and "'new_frames': 15," in out.split("double:")[0]
+          and "'new_frames': 8," in out.split("double:", 1)[-1],
+          "both loops ran: 15 frames gathered lockstep, 8 double-buffered")
+    check(out.count("producer counters {'published'") == 6, "every game's counters printed")
+
+
+if __name__ == "__main__":
+    cmds = {"fakecuda": 1, "fakesem": 0, "ptx": 0, "cuda": 1, "example": 1}
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds or len(sys.argv) < 2 + cmds[sys.argv[1]]:
+        print(__doc__)
+        sys.exit(2)
+    fn = globals()[sys.argv[1]]
+    fn(*sys.argv[2:2 + cmds[sys.argv[1]]])
+    print("PASS" if T.failures == 0 else f"{T.failures} failures")
+    sys.exit(1 if T.failures else 0)
