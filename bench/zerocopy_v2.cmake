@@ -13,7 +13,7 @@ target_link_libraries(bench_zerocopy_v2 PRIVATE cg_vulkan cg_cuda cg_egl_headles
                       CUDA::cudart_static)
 cg_target_warnings(bench_zerocopy_v2)
 # The GL producer of the ring (src/gl_ring), where it is built.
-if(TARGET cg_gl_ring)
+if(CG_HAVE_GL_RING)
   target_link_libraries(bench_zerocopy_v2 PRIVATE cg_gl_ring)
   target_compile_definitions(bench_zerocopy_v2 PRIVATE CG_BENCH_GL_RING=1)
 endif()

@@ -23,7 +23,7 @@
 # POM and .md5/.sha1/.sha256 files each:
 #   <build>/maven/com/kyhsgeekcode/<artifact>/<version>/<artifact>-<version>.{jar,pom}
 #
-# Defines the targets cg_natives_jar and cg_maven_repo (built by default) and
+# Defines the targets cg_natives_jar, cg_api_jar and cg_maven_repo (built by default) and
 # the variables CG_NATIVES_PLATFORM, CG_NATIVES_ARTIFACT, CG_NATIVES_JAR (path
 # of the jar), CG_API_JAR, CG_MAVEN_REPO, CG_MAVEN_GROUP.
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
@@ -140,9 +140,11 @@ if(NOT CMAKE_CROSSCOMPILING AND TARGET cg_stubs)
             -C ${cg_meta}/legal META-INF -C ${cg_api_stage} com
     COMMAND ${Java_JAR_EXECUTABLE} --create --file ${cg_api_sources} --no-manifest
             -C ${cg_meta}/legal META-INF -C ${PROJECT_SOURCE_DIR}/java-stubs/src com
-    DEPENDS cg_stubs ${cg_stubs_jar} ${cg_meta}/${cg_api}.MF
+    DEPENDS cg_stubs ${cg_stubs_jar} ${cg_meta}/${cg_api}.MF ${PROJECT_SOURCE_DIR}/LICENSE
+            ${PROJECT_SOURCE_DIR}/THIRD_PARTY_NOTICES.md
     COMMENT "API jar: ${cg_api}-${PROJECT_VERSION}.jar"
     VERBATIM)
+  add_custom_target(cg_api_jar ALL DEPENDS ${CG_API_JAR} ${cg_api_sources})
   list(APPEND cg_repo_outputs
     ${CG_MAVEN_REPO}/${cg_group_path}/${cg_api}/${PROJECT_VERSION}/${cg_api}-${PROJECT_VERSION}.pom)
   list(APPEND cg_repo_commands
@@ -156,6 +158,12 @@ add_custom_command(OUTPUT ${cg_repo_outputs} ${cg_repo_commands}
   COMMENT "local Maven repository: ${CG_MAVEN_REPO}"
   VERBATIM)
 add_custom_target(cg_maven_repo ALL DEPENDS ${cg_repo_outputs})
+# The jars are each one target's outputs: without these edges a parallel
+# build ran the natives jar's command in both targets at once.
+add_dependencies(cg_maven_repo cg_natives_jar)
+if(TARGET cg_api_jar)
+  add_dependencies(cg_maven_repo cg_api_jar)
+endif()
 unset(cg_os)
 unset(cg_arch)
 unset(cg_stage)

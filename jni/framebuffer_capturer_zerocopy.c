@@ -59,7 +59,7 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JN
             /* Undone on this, the render thread, when Java cannot get it. */
             result = cg_jni_publish_handle(env, handle, be->handle_size, be->gl_reset, g_glz.ctx);
         } else {
-            cg_fail(&why, st, "%s", be->gl_error(g_glz.ctx));
+            cg_fail_from(&why, st, be->gl_error(g_glz.ctx));
         }
     }
     cg_jni_singleton_unlock(&g_glz);
@@ -89,7 +89,7 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferZerocop
                      (int)targetW, (int)targetH, g_w, g_h);
     } else {
         st = be->gl_capture(g_glz.ctx, &f);
-        if (st != CG_OK) cg_fail(&why, st, "%s", be->gl_error(g_glz.ctx));
+        if (st != CG_OK) cg_fail_from(&why, st, be->gl_error(g_glz.ctx));
     }
     cg_jni_singleton_unlock(&g_glz);
     if (st != CG_OK) throw_glz(env, st, what, why.text);

@@ -51,7 +51,7 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JN
         if (st == CG_OK) {
             st = cg_metal_gl_export_port(g, (int)pythonPid, &port);
             if (st != CG_OK) {
-                cg_fail(&err, st, "%s", cg_metal_gl_last_error(g));
+                cg_fail_from(&err, st, cg_metal_gl_error(g));
                 cg_metal_gl_destroy(g);
                 g = NULL;
             }
@@ -84,7 +84,7 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_captureFramebufferZerocop
     if (g_gl.ctx != NULL) {
         cg_cursor cursor = {drawCursor == JNI_TRUE, mouseX, mouseY};
         st = cg_metal_gl_capture(g_gl.ctx, (uint32_t)sourceTextureId, targetW, targetH, &cursor);
-        if (st != CG_OK) cg_fail(&err, st, "%s", cg_metal_gl_last_error(g_gl.ctx));
+        if (st != CG_OK) cg_fail_from(&err, st, cg_metal_gl_error(g_gl.ctx));
     } else {
         cg_fail(&err, st, "call initializeZerocopyImpl first");
     }

@@ -87,7 +87,7 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy_importVulkanMemoryAndInitC
             cg_fail(&why, st, "an import is live: call destroyCudaImportImpl first (the handle "
                               "was closed)");
         else if (st != CG_OK)
-            cg_fail(&why, st, "%s", be->import_error(g_import.ctx));
+            cg_fail_from(&why, st, be->import_error(g_import.ctx));
         else
             result = cg_jni_publish_handle(env, handle, be->handle_size, be->import_reset,
                                            g_import.ctx);
@@ -110,7 +110,7 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy_copyImportedArrayToCudaSha
     if (st == CG_E_NOT_INITIALIZED)
         cg_fail(&why, st, "call importVulkanMemoryAndInitCudaIpcImpl first");
     else if (st != CG_OK)
-        cg_fail(&why, st, "%s", be->import_error(g_import.ctx));
+        cg_fail_from(&why, st, be->import_error(g_import.ctx));
     cg_jni_singleton_unlock(&g_import);
     if (st != CG_OK)
         cg_throw_status(env, st, "copyImportedArrayToCudaSharedMemoryImpl", why.text);

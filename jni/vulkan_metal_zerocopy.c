@@ -19,7 +19,6 @@
  * second destroy is a no-op.
  */
 #include <pthread.h>
-#include <stdio.h>
 
 #include "cg_jni.h"
 #include "cg_metal.h"
@@ -92,14 +91,14 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanMetalZerocopy_createMachPortForIOSurfac
     if (cg_jni_check_pid(env, what, pythonPid)) return NULL;
     if (check_platform(env, what)) return NULL;
 
-    char detail[CG_METAL_ERROR_LEN] = "";
+    cg_err detail = {""};
     uint32_t port = 0;
     cg_status st = CG_E_NOT_INITIALIZED;
     pthread_mutex_lock(&g_lock);
     cg_metal_surface *s = cg_metal_registry_find(&g_surfaces, (uint64_t)ioSurfacePtr);
     if (s != NULL) {
         st = cg_metal_surface_export_port(s, (int)pythonPid, &port);
-        if (st != CG_OK) snprintf(detail, sizeof detail, "%s", cg_metal_surface_last_error(s));
+        if (st != CG_OK) cg_fail_from(&detail, st, cg_metal_surface_error(s));
     }
     pthread_mutex_unlock(&g_lock);
     if (s == NULL) {
@@ -109,7 +108,7 @@ Java_com_kyhsgeekcode_minecraftenv_VulkanMetalZerocopy_createMachPortForIOSurfac
                  what, (unsigned long long)ioSurfacePtr);
         return NULL;
     }
-    if (st != CG_OK) return cg_throw_status(env, st, what, detail), NULL;
+    if (st != CG_OK) return cg_throw_status(env, st, what, detail.text), NULL;
 
     uint8_t bytes[CG_METAL_PORT_BYTES];
     cg_metal_port_bytes(port, bytes);

@@ -65,7 +65,8 @@ typedef struct cg_gpu_gl_frame {
 } cg_gpu_gl_frame;
 
 /* Contexts are opaque to jni/. Every function taking one accepts NULL where
- * its backend's API does; errors are statuses, details in *_error. */
+ * its backend's API does; errors are statuses, details in *_error: the
+ * context's cg_err (NULL: none), for cg_fail_from. */
 typedef struct cg_gpu_backend {
     const char *name;   /* "CUDA" */
     size_t handle_size; /* bytes of the IPC handle init writes */
@@ -77,7 +78,7 @@ typedef struct cg_gpu_backend {
     cg_status (*import_copy)(void *ctx);
     void (*import_reset)(void *ctx);
     int (*import_live)(const void *ctx);
-    const char *(*import_error)(const void *ctx);
+    const cg_err *(*import_error)(const void *ctx);
 
     /* GL texture of the current context -> shared buffer. */
     cg_status (*gl_create)(void **out);
@@ -85,7 +86,7 @@ typedef struct cg_gpu_backend {
     cg_status (*gl_capture)(void *ctx, const cg_gpu_gl_frame *f);
     void (*gl_reset)(void *ctx);
     int (*gl_live)(const void *ctx);
-    const char *(*gl_error)(const void *ctx);
+    const cg_err *(*gl_error)(const void *ctx);
 } cg_gpu_backend;
 
 /* The backend this build links. Never NULL. */

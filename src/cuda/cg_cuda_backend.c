@@ -37,9 +37,9 @@ static int import_live(const void *ctx)
     return cg_cuda_import_is_initialized(ctx);
 }
 
-static const char *import_error(const void *ctx)
+static const cg_err *import_error(const void *ctx)
 {
-    return cg_cuda_import_last_error(ctx);
+    return cg_cuda_import_error(ctx);
 }
 
 static cg_status gl_create(void **out)
@@ -70,9 +70,9 @@ static int gl_live(const void *ctx)
     return cg_gl_cuda_is_initialized(ctx);
 }
 
-static const char *gl_error(const void *ctx)
+static const cg_err *gl_error(const void *ctx)
 {
-    return cg_gl_cuda_last_error(ctx);
+    return cg_gl_cuda_error(ctx);
 }
 
 static const cg_gpu_backend cuda_backend = {

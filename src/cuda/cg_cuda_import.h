@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "cg_cuda_ipc.h"
+#include "cg_err.h"
 #include "cg_gpu_backend.h"
 #include "cg_status.h"
 
@@ -41,6 +42,9 @@ void cg_cuda_import_destroy(cg_cuda_import *ci);
 /* Text of the last failure: the API's own error name, the expression,
  * file and line. Empty string when none; never NULL. */
 const char *cg_cuda_import_last_error(const cg_cuda_import *ci);
+/* The same as the cg_err it is, for cg_fail_from (NULL for NULL in a CUDA
+ * build; a build without CUDA says so for any context). */
+const cg_err *cg_cuda_import_error(const cg_cuda_import *ci);
 
 /* Nonzero while an import is live. */
 int cg_cuda_import_is_initialized(const cg_cuda_import *ci);

@@ -46,6 +46,11 @@ const char *cg_cuda_import_last_error(const cg_cuda_import *ci)
     return ci ? cg_err_text(&ci->err) : "";
 }
 
+const cg_err *cg_cuda_import_error(const cg_cuda_import *ci)
+{
+    return ci ? &ci->err : NULL;
+}
+
 int cg_cuda_import_is_initialized(const cg_cuda_import *ci)
 {
     return ci && ci->live;
@@ -124,9 +129,10 @@ cg_status cg_cuda_import_init(cg_cuda_import *ci, const cg_ext_memory_desc *d,
         st = CG_E_ALREADY_INITIALIZED;
     } else if (win32 != cg_os_handles_are_win32()) {
         st = CG_E_UNSUPPORTED;
-        cg_fail(&ci->err, st, "%s",
-                win32 ? "a Win32 handle cannot be imported on this platform"
-                      : "an fd cannot be imported on Windows");
+        if (win32)
+            cg_fail(&ci->err, st, "a Win32 handle cannot be imported on this platform");
+        else
+            cg_fail(&ci->err, st, "an fd cannot be imported on Windows");
     }
     int device = -1;
     if (st == CG_OK) st = cg_cuda_device_by_uuid(d->device_uuid, &device, &ci->err);

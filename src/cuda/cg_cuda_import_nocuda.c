@@ -32,6 +32,13 @@ const char *cg_cuda_import_last_error(const cg_cuda_import *ci)
     return CG_NOCUDA_MESSAGE;
 }
 
+const cg_err *cg_cuda_import_error(const cg_cuda_import *ci)
+{
+    static const cg_err nocuda = CG_NOCUDA_ERR_INIT;
+    (void)ci;
+    return &nocuda;
+}
+
 int cg_cuda_import_is_initialized(const cg_cuda_import *ci)
 {
     (void)ci;

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "cg_cuda_ipc.h"
+#include "cg_err.h"
 #include "cg_gpu_backend.h"
 #include "cg_status.h"
 
@@ -38,6 +39,8 @@ void cg_gl_cuda_destroy(cg_gl_cuda *g);
 
 /* Last failure: API error name, expression, file, line. Never NULL. */
 const char *cg_gl_cuda_last_error(const cg_gl_cuda *g);
+/* The same as the cg_err it is, for cg_fail_from (as cg_cuda_import_error). */
+const cg_err *cg_gl_cuda_error(const cg_gl_cuda *g);
 
 int cg_gl_cuda_is_initialized(const cg_gl_cuda *g);
 

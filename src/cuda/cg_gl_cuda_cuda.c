@@ -54,6 +54,11 @@ const char *cg_gl_cuda_last_error(const cg_gl_cuda *g)
     return g ? cg_err_text(&g->err) : "";
 }
 
+const cg_err *cg_gl_cuda_error(const cg_gl_cuda *g)
+{
+    return g ? &g->err : NULL;
+}
+
 int cg_gl_cuda_is_initialized(const cg_gl_cuda *g)
 {
     return g && g->live;

@@ -29,6 +29,13 @@ const char *cg_gl_cuda_last_error(const cg_gl_cuda *g)
     return CG_NOCUDA_MESSAGE;
 }
 
+const cg_err *cg_gl_cuda_error(const cg_gl_cuda *g)
+{
+    static const cg_err nocuda = CG_NOCUDA_ERR_INIT;
+    (void)g;
+    return &nocuda;
+}
+
 int cg_gl_cuda_is_initialized(const cg_gl_cuda *g)
 {
     (void)g;

@@ -10,4 +10,7 @@
     "this libnative-lib was built without CUDA (configure with CG_WITH_CUDA=ON " \
     "and the CUDA Toolkit installed)"
 
+/* The same text as the cg_err the *_error accessors return. */
+#define CG_NOCUDA_ERR_INIT {CG_NOCUDA_MESSAGE}
+
 #endif /* CG_NOCUDA_H */

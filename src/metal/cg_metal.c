@@ -234,6 +234,11 @@ const char *cg_metal_surface_last_error(const cg_metal_surface *s)
     return s ? s->err.text : "";
 }
 
+const cg_err *cg_metal_surface_error(const cg_metal_surface *s)
+{
+    return s ? &s->err : NULL;
+}
+
 void cg_metal_port_bytes(uint32_t port, uint8_t out[CG_METAL_PORT_BYTES])
 {
     for (int i = 0; i < CG_METAL_PORT_BYTES; i++) out[i] = (uint8_t)(port >> (8 * i));

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cg_err.h"
 #include "cg_size.h"
 #include "cg_status.h"
 #include "cg_metal_platform.h"
@@ -99,6 +100,8 @@ uint32_t cg_metal_surface_pixel_format(const cg_metal_surface *s);
 void *cg_metal_surface_base_address(const cg_metal_surface *s);
 /* Last failure text of this surface; "" when none. Never NULL. */
 const char *cg_metal_surface_last_error(const cg_metal_surface *s);
+/* The same as the cg_err it is (NULL for NULL), for cg_fail_from. */
+const cg_err *cg_metal_surface_error(const cg_metal_surface *s);
 
 /* The wire form of a port: 4 bytes, little-endian mach_port_t
  * (docs/wire-format.md, "Mach port"). */

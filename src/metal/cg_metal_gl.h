@@ -60,6 +60,8 @@ const cg_metal_surface *cg_metal_gl_surface(const cg_metal_gl *g);
 
 /* Last failure text; "" when none. Never NULL. */
 const char *cg_metal_gl_last_error(const cg_metal_gl *g);
+/* The same as the cg_err it is (NULL for NULL), for cg_fail_from. */
+const cg_err *cg_metal_gl_error(const cg_metal_gl *g);
 
 /* Delete the GL objects (when the context of create is current; otherwise
  * they are left to that context's destruction) and release the surface.

@@ -179,7 +179,7 @@ cg_status cg_metal_gl_create(const cg_metal_platform *pf, int w, int h, cg_metal
     st = make_gl_objects(g);
     restore_state(&saved);
     if (st != CG_OK) {
-        (void)cg_fail(err, CG_OK, "%s", g->err.text);
+        (void)cg_fail_from(err, CG_OK, &g->err);
         cg_metal_gl_destroy(g);
         return st;
     }
@@ -200,7 +200,7 @@ cg_status cg_metal_gl_export_port(cg_metal_gl *g, int pid, uint32_t *port)
 {
     if (g == NULL) return CG_E_INVALID_ARG;
     cg_status st = cg_metal_surface_export_port(g->surface, pid, port);
-    if (st != CG_OK) fail(g, "%s", cg_metal_surface_last_error(g->surface));
+    if (st != CG_OK) (void)cg_fail_from(&g->err, st, cg_metal_surface_error(g->surface));
     return st;
 }
 
@@ -212,6 +212,11 @@ const cg_metal_surface *cg_metal_gl_surface(const cg_metal_gl *g)
 const char *cg_metal_gl_last_error(const cg_metal_gl *g)
 {
     return g != NULL ? g->err.text : "";
+}
+
+const cg_err *cg_metal_gl_error(const cg_metal_gl *g)
+{
+    return g != NULL ? &g->err : NULL;
 }
 
 /* ---- per frame ------------------------------------------------------------ */

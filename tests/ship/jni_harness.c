@@ -8,9 +8,15 @@
  * IllegalArgumentException, PNG as a PNG signature or as
  * UnsupportedOperationException (a build without PNG), GL capture and depth
  * as the given exception (no context: IllegalStateException; not built:
- * UnsupportedOperationException), initializeGLEW false, and CUDA and macOS
- * natives as UnsupportedOperationException.
- * Usage: jni_harness <library> <png|unsupported> <java/lang/... class GL throws> [OUT_DIR]
+ * UnsupportedOperationException), initializeGLEW false, CUDA and macOS
+ * natives as UnsupportedOperationException, and the zero-copy v2 rings:
+ * VulkanZerocopyRing.initImpl with zero handles as the given exception (the
+ * ring's check: IllegalArgumentException; not built: its module's stub,
+ * UnsupportedOperationException saying what it needs), GlZerocopyRing's
+ * init as GL capture throws (no context, or not built), and then a frame
+ * call as IllegalStateException (no ring) and destroy as nothing.
+ * Usage: jni_harness <library> <png|unsupported> <java/lang/... class GL throws>
+ *                    <java/lang/... class VulkanZerocopyRing.initImpl throws> [OUT_DIR]
  * With OUT_DIR (PNG builds), frames go through RAW and PNG and are written
  * there as tests/core/png_raw_check.py reads them (the RGBA frame, the RAW
  * bytes, the PNG, manifest.txt), for the host's PIL to decode the PNG and
@@ -30,8 +36,10 @@
 #include <jni.h>
 
 #include "com_kyhsgeekcode_minecraftenv_FramebufferCapturer.h"
+#include "com_kyhsgeekcode_minecraftenv_GlZerocopyRing.h"
 #include "com_kyhsgeekcode_minecraftenv_VulkanCudaZerocopy.h"
 #include "com_kyhsgeekcode_minecraftenv_VulkanMetalZerocopy.h"
+#include "com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing.h"
 #include "test_files.h"
 
 /* Every jobject is one of these. */
@@ -206,6 +214,17 @@ static void expect_no_throw(const char *what)
 
 #define UNSUPPORTED "java/lang/UnsupportedOperationException"
 
+/* expect_throw, and an UnsupportedOperationException's message names what
+ * is missing (the module's stub's sentence). */
+static void expect_throw_unsupported_says(const char *what, const char *cls, const char *says)
+{
+    if (pending && strcmp(cls, UNSUPPORTED) == 0 && strstr(message, says) == NULL) {
+        fprintf(stderr, "FAIL %s: the message lacks \"%s\": %s\n", what, says, message);
+        failures++;
+    }
+    expect_throw(what, cls);
+}
+
 #ifdef _WIN32
 typedef HMODULE lib_handle;
 static lib_handle open_lib(const char *file)
@@ -276,13 +295,14 @@ static void dump_frame(convert_fn convert, jobject self, const char *dir, FILE *
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 && argc != 5) {
+    if (argc != 5 && argc != 6) {
         fprintf(stderr, "usage: jni_harness <library> <png|unsupported> <class GL capture throws> "
-                        "[OUT_DIR]\n");
+                        "<class VulkanZerocopyRing.initImpl throws> [OUT_DIR]\n");
         return 2;
     }
     int want_png = strcmp(argv[2], "png") == 0;
     const char *gl_throws = argv[3];
+    const char *vk_ring_throws = argv[4];
     fns.FindClass = find_class;
     fns.ThrowNew = throw_new;
     fns.ExceptionCheck = exception_check;
@@ -341,17 +361,17 @@ int main(int argc, char **argv)
     } else {
         expect_throw("convertCapturedFrameImpl PNG", UNSUPPORTED);
     }
-    if (want_png && argc == 5) {
+    if (want_png && argc == 6) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/manifest.txt", argv[4]);
+        snprintf(path, sizeof path, "%s/manifest.txt", argv[5]);
         FILE *manifest = fopen(path, "w");
         if (!manifest) {
             fprintf(stderr, "FAIL cannot write %s\n", path);
             return 1;
         }
-        dump_frame(convert, self, argv[4], manifest, "jni_1x1", 1, 1);
-        dump_frame(convert, self, argv[4], manifest, "jni_odd_37x5", 37, 5);
-        dump_frame(convert, self, argv[4], manifest, "jni_640x360", 640, 360);
+        dump_frame(convert, self, argv[5], manifest, "jni_1x1", 1, 1);
+        dump_frame(convert, self, argv[5], manifest, "jni_odd_37x5", 37, 5);
+        dump_frame(convert, self, argv[5], manifest, "jni_640x360", 640, 360);
         failures += fclose(manifest) != 0;
     }
 
@@ -377,6 +397,29 @@ int main(int argc, char **argv)
     LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_VulkanMetalZerocopy_createSharedIOSurfaceImpl)(
         env, self, 4, 4);
     expect_throw("createSharedIOSurfaceImpl", UNSUPPORTED);
+
+    LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initImpl)(
+        env, self, 0, 0, 0, 0, 0, 0, 4, 4, 0, 1, 0, JNI_FALSE);
+    expect_throw_unsupported_says("VulkanZerocopyRing.initImpl", vk_ring_throws,
+                                  "zero-copy v2 needs Linux");
+    LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishImpl)(env, self, 1, 0);
+    expect_throw("VulkanZerocopyRing.publishImpl without a ring", "java/lang/IllegalStateException");
+    jint deferred =
+        LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_deferredCountImpl)(env, self);
+    expect_no_throw("VulkanZerocopyRing.deferredCountImpl");
+    if (deferred != 0) {
+        fprintf(stderr, "FAIL VulkanZerocopyRing.deferredCountImpl: %d without a ring\n", (int)deferred);
+        failures++;
+    }
+    LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_destroyImpl)(env, self);
+    expect_no_throw("VulkanZerocopyRing.destroyImpl without a ring");
+    LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_initImpl)(env, self, 4, 4, 0, 0, 0);
+    expect_throw_unsupported_says("GlZerocopyRing.initImpl", gl_throws,
+                                  "zero-copy v2 for GL needs Linux");
+    LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publishImpl)(env, self, 1);
+    expect_throw("GlZerocopyRing.publishImpl without a ring", "java/lang/IllegalStateException");
+    LOOKUP(lib, Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_destroyImpl)(env, self);
+    expect_no_throw("GlZerocopyRing.destroyImpl without a ring");
 
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
