@@ -19,10 +19,16 @@
  * above (the pixels copied are in the table already). On these frames that
  * finds more than looking one pixel on for a longer match (lazy matching)
  * and costs less, and the pixels past the fourth add little. The filter
- * byte starting each row is a literal. Without the table (level 1), on CPUs
- * with AVX2 and BMI2 (the second path below), SSE2 compares find, four
- * pixels at a time, the first pixel that starts two pixels equal to the
- * left or above; those before it are literals at once.
+ * byte starting each row is a literal. Level 1 reads and fills the table
+ * only at the pixel after a match that follows another match closely
+ * (probe_at): on flat frames (sand, sky, fog: runs of zero residuals
+ * between small steps) that pixel starts the pattern of steps and runs that
+ * recurs at other distances, which the left and upper pixels alone cut into
+ * short matches (1.8-2.0x libpng's size on bench/corpus/desert_*, 1.3-1.5x
+ * with it); on textured frames such matches are fewer. Elsewhere level 1,
+ * on CPUs with AVX2 and BMI2 (the second path below), finds with SSE2
+ * compares, four pixels at a time, the first pixel that starts two pixels
+ * equal to the left or above; those before it are literals at once.
  * Symbol counts are kept as tokens are made (one literal table per byte of
  * the pixel, summed per block, so repeated residuals do not chain
  * increments of one counter).
@@ -501,6 +507,43 @@ static inline void try_at(uint64_t cur, const uint8_t *x, size_t cd, const uint8
     }
 }
 
+/* Level 1's table: read and filled only at the pixel x after a match that
+ * came at most PROBE_GAP literal pixels after the match before it (runs and
+ * steps: a flat region). The longest of the pixel to the left, the one
+ * above and the newest entry whose tag and third pixel agree (no two-pixel
+ * matches from the table: in textured regions they replace literals at a
+ * larger cost); x joins the table. */
+enum { PROBE_GAP = 5 };
+
+static ALWAYS_INLINE size_t probe_at(const uint8_t *in, const uint8_t *x, const uint8_t *xend,
+                                     size_t up, rows *tb, size_t *dist)
+{
+    const uint64_t cur = load64(x);
+    size_t len = 0;
+    try_at(cur, x, BPP, xend, &len, dist);
+    if (up != 0) try_at(cur, x, up, xend, &len, dist);
+    const size_t p = (size_t)(x - in);
+    const key k = key_at(x);
+    const trow *const r = &tb->r[k.row];
+    const unsigned both = row_hits(r, k), more = (both >> 8) & both & 0xff;
+    if (more != 0) {
+        const size_t cd = (uint16_t)(p - r->pos[__builtin_ctz(more)]);
+        if (cd - 1 < MAX_DIST && (len < BPP || load32(x + len - 1) == load32(x - cd + len - 1)))
+            try_at(cur, x, cd, xend, &len, dist);
+    }
+    insert(tb, k, p);
+    return len;
+}
+
+/* Whether one of the last PROBE_GAP + 1 tokens before t (from t0 on) is a
+ * match. */
+static inline int match_near(const uint32_t *t, const uint32_t *t0)
+{
+    uint32_t any = 0;
+    for (int i = 1; i <= PROBE_GAP + 1 && t - i >= t0; i++) any |= t[-i];
+    return (any & TOK_MATCH) != 0;
+}
+
 #if defined(__SSE2__)
 /* Of the four pixels at x, those that start two pixels equal to the two
  * before them (distance 3) or above them (distance up): bit 3 * i for the
@@ -591,19 +634,29 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
             x += BPP;
             continue;
         }
-        const unsigned dc = dist_code((unsigned)dist);
-        *t++ = TOK_MATCH | dc << 25 | (uint32_t)len << 16 | (uint32_t)dist;
-        tk->len[tk->len_tab[len].sym]++;
-        tk->dist[dc]++;
-        /* pixels 2-4 and the last join the table too, except in runs and
-         * in copies of the row above (whose own pixels are there already) */
-        if (depth > 0 && dist != BPP && dist != up) {
-            const size_t p = (size_t)(x - in);
-            const size_t qe = p + (len < INSERT_SPAN ? len : INSERT_SPAN);
-            for (size_t q = p + BPP; q < qe; q += BPP) insert(tb, key_at(in + q), q);
-            if (len > INSERT_SPAN) insert(tb, key_at(in + p + len - BPP), p + len - BPP);
+        for (;;) { /* level 1: more matches while probe_at finds them */
+            const int near = depth == 0 && match_near(t, tk->t);
+            const unsigned dc = dist_code((unsigned)dist);
+            *t++ = TOK_MATCH | dc << 25 | (uint32_t)len << 16 | (uint32_t)dist;
+            tk->len[tk->len_tab[len].sym]++;
+            tk->dist[dc]++;
+            /* pixels 2-4 and the last join the table too, except in runs and
+             * in copies of the row above (whose own pixels are there already) */
+            if (depth > 0 && dist != BPP && dist != up) {
+                const size_t p = (size_t)(x - in);
+                const size_t qe = p + (len < INSERT_SPAN ? len : INSERT_SPAN);
+                for (size_t q = p + BPP; q < qe; q += BPP) insert(tb, key_at(in + q), q);
+                if (len > INSERT_SPAN) insert(tb, key_at(in + p + len - BPP), p + len - BPP);
+            }
+            x += len;
+            if (!near || x > xlast) break;
+            len = probe_at(in, x, xend, up, tb, &dist);
+            if (len < MIN_MATCH) { /* what the loop would make of it */
+                t = put_lit(t, tk, x, load32(x) & 0xffffff);
+                x += BPP;
+                break;
+            }
         }
-        x += len;
     }
     if (x < xend) t = put_lit(t, tk, x, load32(x) & 0xffffff); /* one pixel left */
     tk->n += (size_t)(t - t0);
@@ -827,8 +880,7 @@ size_t cg_zd_work_size(int level, size_t row)
     if (level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX) return 0;
     if (row > (SIZE_MAX - 4 * PART_ALIGN - sizeof(tokens) - sizeof(rows)) / 4 - BLOCK_TOKENS_FAST)
         return 0;
-    return PART_ALIGN - 1 + table_at(level, row) +
-           (level_depth[level] > 0 ? part(sizeof(rows)) : 0);
+    return PART_ALIGN - 1 + table_at(level, row) + part(sizeof(rows));
 }
 
 cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uint8_t *out,
@@ -850,13 +902,12 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
                                              size_t row, uint8_t *out, size_t cap,
                                              size_t *out_len, const int simd)
 {
-    const int depth = level_depth[level];
     const size_t max_tokens = block_tokens(level);
     uint8_t *const wb = (uint8_t *)work + (PART_ALIGN - (uintptr_t)work % PART_ALIGN) % PART_ALIGN;
     tokens *const tk = (tokens *)(void *)wb;
     tk->t = (uint32_t *)(void *)(wb + part(sizeof(tokens)));
-    rows *const table = depth > 0 ? (rows *)(void *)(wb + table_at(level, row)) : NULL;
-    if (table != NULL) memset(table, 0, sizeof *table);
+    rows *const table = (rows *)(void *)(wb + table_at(level, row));
+    memset(table, 0, sizeof *table);
     for (unsigned l = 3; l <= MAX_MATCH; l++) tk->len_tab[l] = length_info(l);
     bitw w = {0, 0, out};
     const uint8_t *const out_end = out + cap;
