@@ -339,6 +339,9 @@ typedef struct tokens {
     uint32_t lit[3][256];
     uint32_t len[LITLEN_SYMS];
     uint32_t dist[DIST_SYMS];
+    /* level 1's probe_at: on while its credit lasts (see probe_on) */
+    int probe_credit;
+    unsigned probe_skipped;
 } tokens;
 
 /* n (at most 8) bytes at p, the first lowest, whatever the byte order. */
@@ -508,12 +511,31 @@ static inline void try_at(uint64_t cur, const uint8_t *x, size_t cd, const uint8
 }
 
 /* Level 1's table: read and filled only at the pixel x after a match that
- * came at most PROBE_GAP literal pixels after the match before it (runs and
- * steps: a flat region). The longest of the pixel to the left, the one
+ * began at most PROBE_GAP literal pixels after the match before it (runs
+ * and steps: a flat region). The longest of the pixel to the left, the one
  * above and the newest entry whose tag and third pixel agree (no two-pixel
  * matches from the table: in textured regions they replace literals at a
  * larger cost); x joins the table. */
 enum { PROBE_GAP = 5 };
+
+/* Whether to probe: where the table rarely gives the match (textured
+ * regions: about a quarter of the probes win there, half or more on flat
+ * sand and sky), probing costs more than it saves. A probe whose match
+ * comes from the table adds PROBE_WIN to the credit, one that does not
+ * takes PROBE_LOSS (a break-even near 45% wins); without credit, one
+ * chance in PROBE_SAMPLE is probed, to notice a flat region. */
+enum { PROBE_WIN = 5, PROBE_LOSS = 4, PROBE_CREDIT = 64, PROBE_SAMPLE = 16 };
+
+static inline int probe_on(int credit, unsigned *skipped)
+{
+    return credit > 0 || ++*skipped % PROBE_SAMPLE == 0;
+}
+
+static inline int probe_score(int credit, int won)
+{
+    const int c = credit + (won ? PROBE_WIN : -PROBE_LOSS);
+    return c < 0 ? 0 : c > PROBE_CREDIT ? PROBE_CREDIT : c;
+}
 
 static ALWAYS_INLINE size_t probe_at(const uint8_t *in, const uint8_t *x, const uint8_t *xend,
                                      size_t up, rows *tb, size_t *dist)
@@ -533,15 +555,6 @@ static ALWAYS_INLINE size_t probe_at(const uint8_t *in, const uint8_t *x, const 
     }
     insert(tb, k, p);
     return len;
-}
-
-/* Whether one of the last PROBE_GAP + 1 tokens before t (from t0 on) is a
- * match. */
-static inline int match_near(const uint32_t *t, const uint32_t *t0)
-{
-    uint32_t any = 0;
-    for (int i = 1; i <= PROBE_GAP + 1 && t - i >= t0; i++) any |= t[-i];
-    return (any & TOK_MATCH) != 0;
 }
 
 #if defined(__SSE2__)
@@ -589,6 +602,9 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
      * row's last pixel cannot start a match: a literal after the loop. */
     const uint8_t *x = in + s + 1;
     const uint8_t *const xlast = row >= 1 + 2 * BPP ? xend - 2 * BPP : in + s;
+    const uint8_t *mend = x; /* level 1: where the last match ended */
+    int credit = tk->probe_credit;
+    unsigned skipped = tk->probe_skipped;
     while (x <= xlast) {
 #if defined(__SSE2__)
         if (simd && depth == 0 && up != 0 && x + 3 * BPP <= xlast) {
@@ -635,7 +651,9 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
             continue;
         }
         for (;;) { /* level 1: more matches while probe_at finds them */
-            const int near = depth == 0 && match_near(t, tk->t);
+            /* not after a match cut at MAX_MATCH: the run goes on there */
+            const int near = depth == 0 && len < MAX_MATCH &&
+                             (size_t)(x - mend) <= PROBE_GAP * BPP && probe_on(credit, &skipped);
             const unsigned dc = dist_code((unsigned)dist);
             *t++ = TOK_MATCH | dc << 25 | (uint32_t)len << 16 | (uint32_t)dist;
             tk->len[tk->len_tab[len].sym]++;
@@ -649,8 +667,10 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
                 if (len > INSERT_SPAN) insert(tb, key_at(in + p + len - BPP), p + len - BPP);
             }
             x += len;
+            mend = x;
             if (!near || x > xlast) break;
             len = probe_at(in, x, xend, up, tb, &dist);
+            credit = probe_score(credit, len >= MIN_MATCH && dist != BPP && dist != up);
             if (len < MIN_MATCH) { /* what the loop would make of it */
                 t = put_lit(t, tk, x, load32(x) & 0xffffff);
                 x += BPP;
@@ -660,6 +680,8 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
     }
     if (x < xend) t = put_lit(t, tk, x, load32(x) & 0xffffff); /* one pixel left */
     tk->n += (size_t)(t - t0);
+    tk->probe_credit = credit;
+    tk->probe_skipped = skipped;
 }
 
 /* The row at s. The first row has no row above and no pixel before its
@@ -909,6 +931,8 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
     rows *const table = (rows *)(void *)(wb + table_at(level, row));
     memset(table, 0, sizeof *table);
     for (unsigned l = 3; l <= MAX_MATCH; l++) tk->len_tab[l] = length_info(l);
+    tk->probe_credit = PROBE_CREDIT;
+    tk->probe_skipped = 0;
     bitw w = {0, 0, out};
     const uint8_t *const out_end = out + cap;
     out[0] = 0x78; /* deflate, 32 KiB window */
