@@ -21,11 +21,11 @@
  * and costs less, and the pixels past the fourth add little. The filter
  * byte starting each row is a literal. Level 1 reads and fills the table
  * only at the pixel after a match that follows another match closely
- * (probe_at): on flat frames (sand, sky, fog: runs of zero residuals
- * between small steps) that pixel starts the pattern of steps and runs that
- * recurs at other distances, which the left and upper pixels alone cut into
- * short matches (1.8-2.0x libpng's size on bench/corpus/desert_*, 1.3-1.5x
- * with it); on textured frames such matches are fewer. Elsewhere level 1,
+ * (probe_at), and only while such probes pay (probe_on): on flat frames
+ * (sand, sky, fog: runs of zero residuals between small steps) that pixel
+ * starts the pattern of steps and runs that recurs at other distances,
+ * which the left and upper pixels alone cut into short matches (1.8-2.0x
+ * libpng's size on bench/corpus/desert_*, 1.3-1.5x with it). Elsewhere level 1,
  * on CPUs with AVX2 and BMI2 (the second path below), finds with SSE2
  * compares, four pixels at a time, the first pixel that starts two pixels
  * equal to the left or above; those before it are literals at once.
@@ -512,7 +512,8 @@ static inline void try_at(uint64_t cur, const uint8_t *x, size_t cd, const uint8
 
 /* Level 1's table: read and filled only at the pixel x after a match that
  * began at most PROBE_GAP literal pixels after the match before it (runs
- * and steps: a flat region). The longest of the pixel to the left, the one
+ * and steps: a flat region) and was not cut at MAX_MATCH (a run that goes
+ * on). The longest of the pixel to the left, the one
  * above and the newest entry whose tag and third pixel agree (no two-pixel
  * matches from the table: in textured regions they replace literals at a
  * larger cost); x joins the table. */
