@@ -19,10 +19,16 @@
  * above (the pixels copied are in the table already). On these frames that
  * finds more than looking one pixel on for a longer match (lazy matching)
  * and costs less, and the pixels past the fourth add little. The filter
- * byte starting each row is a literal. Without the table (level 1), on CPUs
- * with AVX2 and BMI2 (the second path below), SSE2 compares find, four
- * pixels at a time, the first pixel that starts two pixels equal to the
- * left or above; those before it are literals at once.
+ * byte starting each row is a literal. Level 1 reads and fills the table
+ * only at the pixel after a match that follows another match closely
+ * (probe_at), and only while such probes pay (probe_on): on flat frames
+ * (sand, sky, fog: runs of zero residuals between small steps) that pixel
+ * starts the pattern of steps and runs that recurs at other distances,
+ * which the left and upper pixels alone cut into short matches (1.8-2.0x
+ * libpng's size on bench/corpus/desert_*, 1.3-1.5x with it). Elsewhere level 1,
+ * on CPUs with AVX2 and BMI2 (the second path below), finds with SSE2
+ * compares, four pixels at a time, the first pixel that starts two pixels
+ * equal to the left or above; those before it are literals at once.
  * Symbol counts are kept as tokens are made (one literal table per byte of
  * the pixel, summed per block, so repeated residuals do not chain
  * increments of one counter).
@@ -333,6 +339,9 @@ typedef struct tokens {
     uint32_t lit[3][256];
     uint32_t len[LITLEN_SYMS];
     uint32_t dist[DIST_SYMS];
+    /* level 1's probe_at: on while its credit lasts (see probe_on) */
+    int probe_credit;
+    unsigned probe_skipped;
 } tokens;
 
 /* n (at most 8) bytes at p, the first lowest, whatever the byte order. */
@@ -501,6 +510,54 @@ static inline void try_at(uint64_t cur, const uint8_t *x, size_t cd, const uint8
     }
 }
 
+/* Level 1's table: read and filled only at the pixel x after a match that
+ * began at most PROBE_GAP literal pixels after the match before it (runs
+ * and steps: a flat region) and was not cut at MAX_MATCH (a run that goes
+ * on). The longest of the pixel to the left, the one
+ * above and the newest entry whose tag and third pixel agree (no two-pixel
+ * matches from the table: in textured regions they replace literals at a
+ * larger cost); x joins the table. */
+enum { PROBE_GAP = 5 };
+
+/* Whether to probe: where the table rarely gives the match (textured
+ * regions: about a quarter of the probes win there, half or more on flat
+ * sand and sky), probing costs more than it saves. A probe whose match
+ * comes from the table adds PROBE_WIN to the credit, one that does not
+ * takes PROBE_LOSS (a break-even near 45% wins); without credit, one
+ * chance in PROBE_SAMPLE is probed, to notice a flat region. */
+enum { PROBE_WIN = 5, PROBE_LOSS = 4, PROBE_CREDIT = 64, PROBE_SAMPLE = 16 };
+
+static inline int probe_on(int credit, unsigned *skipped)
+{
+    return credit > 0 || ++*skipped % PROBE_SAMPLE == 0;
+}
+
+static inline int probe_score(int credit, int won)
+{
+    const int c = credit + (won ? PROBE_WIN : -PROBE_LOSS);
+    return c < 0 ? 0 : c > PROBE_CREDIT ? PROBE_CREDIT : c;
+}
+
+static ALWAYS_INLINE size_t probe_at(const uint8_t *in, const uint8_t *x, const uint8_t *xend,
+                                     size_t up, rows *tb, size_t *dist)
+{
+    const uint64_t cur = load64(x);
+    size_t len = 0;
+    try_at(cur, x, BPP, xend, &len, dist);
+    if (up != 0) try_at(cur, x, up, xend, &len, dist);
+    const size_t p = (size_t)(x - in);
+    const key k = key_at(x);
+    const trow *const r = &tb->r[k.row];
+    const unsigned both = row_hits(r, k), more = (both >> 8) & both & 0xff;
+    if (more != 0) {
+        const size_t cd = (uint16_t)(p - r->pos[__builtin_ctz(more)]);
+        if (cd - 1 < MAX_DIST && (len < BPP || load32(x + len - 1) == load32(x - cd + len - 1)))
+            try_at(cur, x, cd, xend, &len, dist);
+    }
+    insert(tb, k, p);
+    return len;
+}
+
 #if defined(__SSE2__)
 /* Of the four pixels at x, those that start two pixels equal to the two
  * before them (distance 3) or above them (distance up): bit 3 * i for the
@@ -546,6 +603,9 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
      * row's last pixel cannot start a match: a literal after the loop. */
     const uint8_t *x = in + s + 1;
     const uint8_t *const xlast = row >= 1 + 2 * BPP ? xend - 2 * BPP : in + s;
+    const uint8_t *mend = x; /* level 1: where the last match ended */
+    int credit = tk->probe_credit;
+    unsigned skipped = tk->probe_skipped;
     while (x <= xlast) {
 #if defined(__SSE2__)
         if (simd && depth == 0 && up != 0 && x + 3 * BPP <= xlast) {
@@ -591,22 +651,38 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
             x += BPP;
             continue;
         }
-        const unsigned dc = dist_code((unsigned)dist);
-        *t++ = TOK_MATCH | dc << 25 | (uint32_t)len << 16 | (uint32_t)dist;
-        tk->len[tk->len_tab[len].sym]++;
-        tk->dist[dc]++;
-        /* pixels 2-4 and the last join the table too, except in runs and
-         * in copies of the row above (whose own pixels are there already) */
-        if (depth > 0 && dist != BPP && dist != up) {
-            const size_t p = (size_t)(x - in);
-            const size_t qe = p + (len < INSERT_SPAN ? len : INSERT_SPAN);
-            for (size_t q = p + BPP; q < qe; q += BPP) insert(tb, key_at(in + q), q);
-            if (len > INSERT_SPAN) insert(tb, key_at(in + p + len - BPP), p + len - BPP);
+        for (;;) { /* level 1: more matches while probe_at finds them */
+            /* not after a match cut at MAX_MATCH: the run goes on there */
+            const int near = depth == 0 && len < MAX_MATCH &&
+                             (size_t)(x - mend) <= PROBE_GAP * BPP && probe_on(credit, &skipped);
+            const unsigned dc = dist_code((unsigned)dist);
+            *t++ = TOK_MATCH | dc << 25 | (uint32_t)len << 16 | (uint32_t)dist;
+            tk->len[tk->len_tab[len].sym]++;
+            tk->dist[dc]++;
+            /* pixels 2-4 and the last join the table too, except in runs and
+             * in copies of the row above (whose own pixels are there already) */
+            if (depth > 0 && dist != BPP && dist != up) {
+                const size_t p = (size_t)(x - in);
+                const size_t qe = p + (len < INSERT_SPAN ? len : INSERT_SPAN);
+                for (size_t q = p + BPP; q < qe; q += BPP) insert(tb, key_at(in + q), q);
+                if (len > INSERT_SPAN) insert(tb, key_at(in + p + len - BPP), p + len - BPP);
+            }
+            x += len;
+            mend = x;
+            if (!near || x > xlast) break;
+            len = probe_at(in, x, xend, up, tb, &dist);
+            credit = probe_score(credit, len >= MIN_MATCH && dist != BPP && dist != up);
+            if (len < MIN_MATCH) { /* what the loop would make of it */
+                t = put_lit(t, tk, x, load32(x) & 0xffffff);
+                x += BPP;
+                break;
+            }
         }
-        x += len;
     }
     if (x < xend) t = put_lit(t, tk, x, load32(x) & 0xffffff); /* one pixel left */
     tk->n += (size_t)(t - t0);
+    tk->probe_credit = credit;
+    tk->probe_skipped = skipped;
 }
 
 /* The row at s. The first row has no row above and no pixel before its
@@ -827,8 +903,7 @@ size_t cg_zd_work_size(int level, size_t row)
     if (level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX) return 0;
     if (row > (SIZE_MAX - 4 * PART_ALIGN - sizeof(tokens) - sizeof(rows)) / 4 - BLOCK_TOKENS_FAST)
         return 0;
-    return PART_ALIGN - 1 + table_at(level, row) +
-           (level_depth[level] > 0 ? part(sizeof(rows)) : 0);
+    return PART_ALIGN - 1 + table_at(level, row) + part(sizeof(rows));
 }
 
 cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uint8_t *out,
@@ -850,14 +925,15 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
                                              size_t row, uint8_t *out, size_t cap,
                                              size_t *out_len, const int simd)
 {
-    const int depth = level_depth[level];
     const size_t max_tokens = block_tokens(level);
     uint8_t *const wb = (uint8_t *)work + (PART_ALIGN - (uintptr_t)work % PART_ALIGN) % PART_ALIGN;
     tokens *const tk = (tokens *)(void *)wb;
     tk->t = (uint32_t *)(void *)(wb + part(sizeof(tokens)));
-    rows *const table = depth > 0 ? (rows *)(void *)(wb + table_at(level, row)) : NULL;
-    if (table != NULL) memset(table, 0, sizeof *table);
+    rows *const table = (rows *)(void *)(wb + table_at(level, row));
+    memset(table, 0, sizeof *table);
     for (unsigned l = 3; l <= MAX_MATCH; l++) tk->len_tab[l] = length_info(l);
+    tk->probe_credit = PROBE_CREDIT;
+    tk->probe_skipped = 0;
     bitw w = {0, 0, out};
     const uint8_t *const out_end = out + cap;
     out[0] = 0x78; /* deflate, 32 KiB window */

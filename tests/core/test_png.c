@@ -393,8 +393,9 @@ END_TEST
 
 /* Far and aliased candidates: a 90-byte random texture T in zero rows, at
  * A, again 20,000 bytes on (within deflate's 32K window: the table must
- * find it, so the table's levels write fewer bytes than the left/up-only
- * level 1), and once more 65,536 + a few bytes after A, where a position
+ * find it at every level, level 1's probe after the zero run included, so
+ * adding that copy adds fewer than T / 2 bytes, where its literals would
+ * add about T), and once more 65,536 + a few bytes after A, where a position
  * kept as its low 16 bits reads as a near one: only a compare of the bytes
  * keeps that from becoming a wrong match. zlib inflates every stream. */
 START_TEST(own_stream_far)
@@ -414,16 +415,19 @@ START_TEST(own_stream_far)
     for (int k = 0; k < 2; k++) {
         while ((at[k] % ROW) % 3 != 1 || at[k] % ROW + T > ROW) at[k]++;
         ck_assert_uint_lt(at[k] - A - (k ? 65536 : 20000), 3 * ROW);
-        memcpy(in + at[k], in + A, T);
     }
-    size_t zlen[CG_PNG_OWN_LEVEL_MAX + 1] = {0};
-    for (int level = CG_PNG_OWN_LEVEL_MIN; level <= CG_PNG_OWN_LEVEL_MAX; level++) {
-        ck_assert_int_eq(cg_zd_compress(level, in, N, ROW, z, cap, &zlen[level]), CG_OK);
-        uLongf got = N;
-        ck_assert_int_eq(uncompress(back, &got, z, (uLong)zlen[level]), Z_OK);
-        ck_assert_uint_eq(got, N);
-        ck_assert_mem_eq(back, in, N);
-        if (level > 1) ck_assert_uint_lt(zlen[level] + T / 2, zlen[1]);
+    size_t zlen[2][CG_PNG_OWN_LEVEL_MAX + 1] = {{0}};
+    for (int with_near = 0; with_near < 2; with_near++) { /* the far copy; then both */
+        memcpy(in + at[1 - with_near], in + A, T);
+        for (int level = CG_PNG_OWN_LEVEL_MIN; level <= CG_PNG_OWN_LEVEL_MAX; level++) {
+            size_t *zl = &zlen[with_near][level];
+            ck_assert_int_eq(cg_zd_compress(level, in, N, ROW, z, cap, zl), CG_OK);
+            uLongf got = N;
+            ck_assert_int_eq(uncompress(back, &got, z, (uLong)*zl), Z_OK);
+            ck_assert_uint_eq(got, N);
+            ck_assert_mem_eq(back, in, N);
+            if (with_near) ck_assert_uint_lt(*zl, zlen[0][level] + T / 2);
+        }
     }
     free(in);
     free(back);
@@ -712,6 +716,35 @@ START_TEST(own_paths_agree)
 }
 END_TEST
 
+/* The fast setting's size against libpng's with its defaults (zlib level 6,
+ * adaptive filters: the limit bench_core measures against), frame by frame:
+ * at most 1.5x. Its worst frames are flat ones (bench/corpus/desert_*),
+ * where matching only the pixel to the left and the one above gave 1.8-2x. */
+START_TEST(fast_size_bound)
+{
+    int w, h;
+    const char *name = corpus_names[_i * CG_TEST_CORPUS_STEP];
+    uint8_t *rgb = load_frame(name, &w, &h);
+    const size_t stride = (size_t)w * 3;
+    cg_buf b = {0};
+    const cg_png_options fast = cg_png_fast_options();
+    ck_assert_int_eq(cg_png_encode_rgb(rgb, w, h, stride, &fast, &b), CG_OK);
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    im.width = (png_uint_32)w;
+    im.height = (png_uint_32)h;
+    im.format = PNG_FORMAT_RGB;
+    png_alloc_size_t lib_len = 0;
+    ck_assert_int_ne(png_image_write_get_memory_size(im, lib_len, 0, rgb, 0, NULL), 0);
+    ck_assert_msg(2 * b.len <= 3 * (size_t)lib_len,
+                  "%s: the fast setting wrote %zu bytes, libpng %zu (%.3fx; at most 1.5x)", name,
+                  b.len, (size_t)lib_len, (double)b.len / (double)lib_len);
+    cg_buf_free(&b);
+    free(rgb);
+}
+END_TEST
+
 START_TEST(corpus_present)
 {
     /* The corpus is part of the repository: an empty scan is a broken path. */
@@ -911,6 +944,7 @@ Suite *make_suite(void)
         int lo = frames * k / CG_TEST_CORPUS_SHARDS, hi = frames * (k + 1) / CG_TEST_CORPUS_SHARDS;
         tcase_add_loop_test(corpus, corpus_frames, lo, hi);
         tcase_add_loop_test(corpus, own_paths_agree, lo, hi);
+        tcase_add_loop_test(corpus, fast_size_bound, lo, hi);
         suite_add_tcase(s, corpus);
     }
     TCase *parts = test_tcase("parts");
