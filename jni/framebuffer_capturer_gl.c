@@ -119,14 +119,27 @@ static void cg_gl_reader_recover(cg_gl_reader *r)
     if (cg_gl_reader_failed(r)) cg_gl_reader_reset(r);
 }
 
-/* Throw for a failed color read of texture `id`. */
+/* Throw for a failed read of texture `id` (`kind`: "texture", "depth
+ * texture"), the reader's text as the detail. */
+static void cg_gl_throw_kind(JNIEnv *env, const cg_gl_thread *t, const char *what,
+                             const char *kind, jint id, jint w, jint h, cg_status st)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "%s: reading %s %d (%dx%d)", what, kind, (int)id, (int)w, (int)h);
+    cg_throw_status(env, st, msg, cg_gl_reader_last_error(t->reader));
+    cg_gl_reader_recover(t->reader);
+}
+
 static void cg_gl_throw_read(JNIEnv *env, const cg_gl_thread *t, const char *what, jint id,
                              jint w, jint h, cg_status st)
 {
-    char msg[128];
-    snprintf(msg, sizeof msg, "%s: reading texture %d (%dx%d)", what, (int)id, (int)w, (int)h);
-    cg_throw_status(env, st, msg, cg_gl_reader_last_error(t->reader));
-    cg_gl_reader_recover(t->reader);
+    cg_gl_throw_kind(env, t, what, "texture", id, w, h, st);
+}
+
+static void cg_gl_throw_depth(JNIEnv *env, const cg_gl_thread *t, const char *what, jint id,
+                              jint w, jint h, cg_status st)
+{
+    cg_gl_throw_kind(env, t, what, "depth texture", id, w, h, st);
 }
 
 /* RAW in the reader's packed modes: RGB8 into the thread's scratch, then
@@ -134,7 +147,7 @@ static void cg_gl_throw_read(JNIEnv *env, const cg_gl_thread *t, const char *wha
 static jobject cg_gl_raw_packed(JNIEnv *env, cg_gl_thread *t, const char *what,
                                 const cg_gl_color_request *q)
 {
-    size_t len = (size_t)q->dst_w * (size_t)q->dst_h * 3; /* dims checked: no overflow */
+    size_t len = (size_t)q->dst_w * (size_t)q->dst_h * 3; /* pack_for checked the sizes */
     if (t->rgb_cap < len) {
         uint8_t *p = realloc(t->rgb, len);
         if (!p) {
@@ -159,25 +172,26 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer
     (void)self;
     (void)isExtensionAvailable; /* see the top of this file */
     static const char what[] = "captureFramebufferImpl";
-    if (cg_jni_check_dims(env, "texture (texW x texH)", texW, texH)) return NULL;
-    if (cg_jni_check_dims(env, "target (targetW x targetH)", targetW, targetH)) return NULL;
     if (cg_jni_check_byte_mode(env, encodingMode)) return NULL;
     if (cg_jni_check_texture(env, what, "textureId", textureId)) return NULL;
 
     cg_gl_thread *t = cg_gl_thread_get(env, what);
     if (!t) return NULL;
+    /* The reader checks both sizes here, once, its text in the exception. */
     cg_gl_pack mode = CG_GL_PACK_RGBA;
-    if (encodingMode == CG_ENC_RAW &&
-        cg_gl_reader_pack_for(t->reader, texW, texH, targetW, targetH, &mode) != CG_OK) {
-        mode = CG_GL_PACK_RGBA; /* unreachable: a context is current */
+    cg_status st = cg_gl_reader_pack_for(t->reader, texW, texH, targetW, targetH, &mode);
+    if (st != CG_OK) {
+        cg_gl_throw_read(env, t, what, textureId, texW, texH, st);
+        return NULL;
     }
+    if (encodingMode != CG_ENC_RAW) mode = CG_GL_PACK_RGBA;
     if (mode != CG_GL_PACK_RGBA) {
         cg_gl_color_request q = {(unsigned)textureId, texW, texH, targetW, targetH,
                                  CG_FILTER_NEAREST, {drawCursor ? 1 : 0, xPos, yPos}};
         return cg_gl_raw_packed(env, t, what, &q);
     }
     const uint8_t *rgba = NULL;
-    cg_status st = cg_gl_read_rgba(t->reader, (unsigned)textureId, texW, texH, &rgba);
+    st = cg_gl_read_rgba(t->reader, (unsigned)textureId, texW, texH, &rgba);
     if (st != CG_OK) {
         cg_gl_throw_read(env, t, what, textureId, texW, texH, st);
         return NULL;
@@ -199,7 +213,6 @@ JNIEXPORT jfloatArray JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapt
 {
     (void)self;
     static const char what[] = "captureDepthImpl";
-    if (cg_jni_check_dims(env, "depth texture (texW x texH)", texW, texH)) return NULL;
     if (cg_jni_check_texture(env, what, "depthTextureId", depthTextureId)) return NULL;
     cg_gl_depth_linear lin = {near_plane, far_plane, zZeroToOne ? 1 : 0};
     if (requiresDepthConversion && cg_depth_check_planes(near_plane, far_plane) != CG_OK) {
@@ -208,10 +221,14 @@ JNIEXPORT jfloatArray JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapt
                  (double)near_plane, (double)far_plane);
         return NULL;
     }
-    size_t n = (size_t)texW * (size_t)texH; /* <= 16384^2: fits jsize */
-
     cg_gl_thread *t = cg_gl_thread_get(env, what);
     if (!t) return NULL;
+    size_t n = 0; /* <= 16384^2 once the reader checked the size: fits jsize */
+    cg_status st = cg_gl_reader_depth_count(t->reader, texW, texH, &n);
+    if (st != CG_OK) {
+        cg_gl_throw_depth(env, t, what, depthTextureId, texW, texH, st);
+        return NULL;
+    }
     if (t->depth_cap < n) {
         float *p = realloc(t->depth, n * sizeof *p);
         if (!p) {
@@ -221,14 +238,10 @@ JNIEXPORT jfloatArray JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapt
         t->depth = p;
         t->depth_cap = n;
     }
-    cg_status st = cg_gl_read_depth(t->reader, (unsigned)depthTextureId, texW, texH,
-                                    requiresDepthConversion ? &lin : NULL, t->depth, n);
+    st = cg_gl_read_depth(t->reader, (unsigned)depthTextureId, texW, texH,
+                          requiresDepthConversion ? &lin : NULL, t->depth, n);
     if (st != CG_OK) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s: reading depth texture %d (%dx%d)", what,
-                 (int)depthTextureId, (int)texW, (int)texH);
-        cg_throw_status(env, st, msg, cg_gl_reader_last_error(t->reader));
-        cg_gl_reader_recover(t->reader);
+        cg_gl_throw_depth(env, t, what, depthTextureId, texW, texH, st);
         return NULL;
     }
     jfloatArray arr = (*env)->NewFloatArray(env, (jsize)n);

@@ -170,8 +170,11 @@ cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_
  * dst_w x dst_h would use in the current context: never CG_GL_PACK_AUTO;
  * CG_GL_PACK_RGBA when resizing or when the reader has a ring. For callers
  * that route the RGBA mode differently (jni/ converts that one straight
- * into the Java array). Errors: CG_E_INVALID_ARG (NULL), CG_E_NO_CONTEXT,
- * CG_E_UNSUPPORTED (GLES or GL < 3.0). */
+ * into the Java array). Checks both sizes first, as cg_check_dims_named
+ * ("texture" / "target", the values in cg_gl_reader_last_error): the one
+ * size check of a capture, before any GL call or allocation. Errors:
+ * CG_E_INVALID_ARG (NULL), dims, CG_E_NO_CONTEXT, CG_E_UNSUPPORTED (GLES or
+ * GL < 3.0). */
 cg_status cg_gl_reader_pack_for(cg_gl_reader *r, int tex_w, int tex_h, int dst_w, int dst_h,
                                 cg_gl_pack *out);
 
@@ -268,6 +271,12 @@ typedef struct cg_gl_depth_linear {
  * tex_w*tex_h; CG_E_INVALID_ARG for bad near/far, checked before GL). */
 cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
                            const cg_gl_depth_linear *lin, float *dst, size_t dst_count);
+
+/* *count = tex_w * tex_h, the floats cg_gl_read_depth writes, after the
+ * size check (cg_check_dims_named "depth texture", the values in
+ * cg_gl_reader_last_error) that cg_gl_read_depth itself makes. Calls no GL
+ * function; for callers that size the destination first. */
+cg_status cg_gl_reader_depth_count(cg_gl_reader *r, int tex_w, int tex_h, size_t *count);
 
 #ifdef __cplusplus
 }

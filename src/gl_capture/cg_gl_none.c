@@ -59,6 +59,12 @@ cg_status cg_gl_reader_pack_for(cg_gl_reader *r, int tex_w, int tex_h, int dst_w
     return CG_E_UNSUPPORTED;
 }
 
+cg_status cg_gl_reader_depth_count(cg_gl_reader *r, int tex_w, int tex_h, size_t *count)
+{
+    (void)r, (void)tex_w, (void)tex_h, (void)count;
+    return CG_E_UNSUPPORTED;
+}
+
 cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
                           const uint8_t **rgba)
 {

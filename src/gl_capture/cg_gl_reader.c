@@ -533,16 +533,27 @@ static cg_status cg_gl_color_ring(cg_gl_reader *r, const cg_gl_color_request *q,
     return CG_OK;
 }
 
-static cg_status cg_gl_check_color_args(const cg_gl_color_request *q, uint8_t *dst,
-                                        size_t dst_len)
+/* The one size check of a color capture: both sizes, the offending values
+ * in the reader's error ("texture size 0x8 is invalid: ..."), which callers
+ * hand on (jni/ throws it as it is). */
+static cg_status cg_gl_check_sizes(cg_gl_reader *r, int tex_w, int tex_h, int dst_w, int dst_h)
+{
+    CG_TRY(cg_check_dims_named("texture", tex_w, tex_h, &r->err));
+    return cg_check_dims_named("target", dst_w, dst_h, &r->err);
+}
+
+static cg_status cg_gl_check_color_args(cg_gl_reader *r, const cg_gl_color_request *q,
+                                        uint8_t *dst, size_t dst_len)
 {
     CG_RETURN_IF(!q || !dst, CG_E_INVALID_ARG);
     CG_RETURN_IF(q->filter != CG_FILTER_NEAREST && q->filter != CG_FILTER_BOX,
                  CG_E_INVALID_ARG);
-    size_t need;
-    CG_TRY(cg_check_dims(q->tex_w, q->tex_h));
-    CG_TRY(cg_image_size(q->dst_w, q->dst_h, 3, &need));
-    CG_RETURN_IF(dst_len < need, CG_E_BUFFER_TOO_SMALL);
+    CG_TRY(cg_gl_check_sizes(r, q->tex_w, q->tex_h, q->dst_w, q->dst_h));
+    size_t need = (size_t)q->dst_w * (size_t)q->dst_h * 3; /* <= 3 * 16384^2 */
+    if (dst_len < need)
+        return cg_gl_fail(r, CG_E_BUFFER_TOO_SMALL,
+                          "destination of %zu bytes is below the %zu a %dx%d RGB8 frame needs",
+                          dst_len, need, q->dst_w, q->dst_h);
     return CG_OK;
 }
 
@@ -560,6 +571,7 @@ cg_status cg_gl_reader_pack_for(cg_gl_reader *r, int tex_w, int tex_h, int dst_w
                                 cg_gl_pack *out)
 {
     CG_RETURN_IF(!r || !out, CG_E_INVALID_ARG);
+    CG_TRY(cg_gl_check_sizes(r, tex_w, tex_h, dst_w, dst_h));
     CG_TRY(cg_gl_enter(r));
     *out = cg_gl_resolve_pack(r, tex_w, tex_h, dst_w, dst_h);
     return CG_OK;
@@ -623,7 +635,7 @@ cg_status cg_gl_read_rgba(cg_gl_reader *r, unsigned texture, int tex_w, int tex_
 {
     CG_RETURN_IF(!r || !rgba, CG_E_INVALID_ARG);
     CG_TRY(cg_gl_usable(r));
-    CG_TRY(cg_check_dims(tex_w, tex_h));
+    CG_TRY(cg_check_dims_named("texture", tex_w, tex_h, &r->err));
     CG_TRY(cg_gl_enter(r));
     CG_TRY(cg_gl_mark(r, cg_gl_color_pass(r, texture, tex_w, tex_h, NULL, CG_GL_PACK_RGBA,
                                           NULL, 0, NULL)));
@@ -636,7 +648,7 @@ cg_status cg_gl_read_color(cg_gl_reader *r, const cg_gl_color_request *q, uint8_
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
     CG_TRY(cg_gl_usable(r));
-    CG_TRY(cg_gl_check_color_args(q, dst, dst_len));
+    CG_TRY(cg_gl_check_color_args(r, q, dst, dst_len));
     if (frame_lag) *frame_lag = 0;
     CG_TRY(cg_gl_enter(r));
     cg_gl_pack mode = cg_gl_resolve_pack(r, q->tex_w, q->tex_h, q->dst_w, q->dst_h);
@@ -656,7 +668,7 @@ cg_status cg_gl_read_rgba_to_buffer(cg_gl_reader *r, unsigned texture, int tex_w
 {
     CG_RETURN_IF(!r || !buffer, CG_E_INVALID_ARG);
     CG_TRY(cg_gl_usable(r));
-    CG_TRY(cg_check_dims(tex_w, tex_h));
+    CG_TRY(cg_check_dims_named("texture", tex_w, tex_h, &r->err));
     CG_TRY(cg_gl_enter(r));
     cg_gl_saved saved;
     cg_status st = cg_gl_pass_begin(r, &saved, &r->color, GL_COLOR_ATTACHMENT0, texture, tex_w,
@@ -671,13 +683,25 @@ cg_status cg_gl_read_rgba_to_buffer(cg_gl_reader *r, unsigned texture, int tex_w
     return cg_gl_mark(r, st);
 }
 
-static cg_status cg_gl_check_depth_args(int w, int h, const cg_gl_depth_linear *lin,
-                                        const float *dst, size_t dst_count)
+cg_status cg_gl_reader_depth_count(cg_gl_reader *r, int tex_w, int tex_h, size_t *count)
+{
+    CG_RETURN_IF(!r || !count, CG_E_INVALID_ARG);
+    CG_TRY(cg_check_dims_named("depth texture", tex_w, tex_h, &r->err));
+    *count = (size_t)tex_w * (size_t)tex_h; /* <= 16384^2 */
+    return CG_OK;
+}
+
+static cg_status cg_gl_check_depth_args(cg_gl_reader *r, int w, int h,
+                                        const cg_gl_depth_linear *lin, const float *dst,
+                                        size_t dst_count)
 {
     CG_RETURN_IF(!dst, CG_E_INVALID_ARG);
     size_t n;
-    CG_TRY(cg_image_size(w, h, 1, &n));
-    CG_RETURN_IF(dst_count < n, CG_E_BUFFER_TOO_SMALL);
+    CG_TRY(cg_gl_reader_depth_count(r, w, h, &n));
+    if (dst_count < n)
+        return cg_gl_fail(r, CG_E_BUFFER_TOO_SMALL,
+                          "destination of %zu floats is below the %zu of a %dx%d depth texture",
+                          dst_count, n, w, h);
     if (lin) CG_TRY(cg_depth_check_planes(lin->near_plane, lin->far_plane));
     return CG_OK;
 }
@@ -687,7 +711,7 @@ cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
     CG_TRY(cg_gl_usable(r));
-    CG_TRY(cg_gl_check_depth_args(tex_w, tex_h, lin, dst, dst_count));
+    CG_TRY(cg_gl_check_depth_args(r, tex_w, tex_h, lin, dst, dst_count));
     CG_TRY(cg_gl_enter(r));
 
     cg_gl_saved saved;
