@@ -136,7 +136,7 @@ public final class ZeroCopyLifecycleTest {
         } catch (RuntimeException e) {
             check("zero UUID (no CUDA device)", e, "cudaError");
         }
-        // A real fd is the library's whatever the outcome (README's Java contract).
+        // A real fd is the library's whatever the outcome (docs/mod-integration.md, "How a mod consumes it").
         // A control fd never handed over must stay open, and the count of open
         // /dev/null fds must come back to where it was.
         int control = openFd();

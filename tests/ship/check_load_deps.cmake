@@ -102,6 +102,6 @@ if(want_floor AND NOT have_floor VERSION_EQUAL want_floor)
 endif()
 if(errors)
   message(FATAL_ERROR "load-time dependencies differ from ${EXPECTED}:\n${errors}"
-                      "Update ${EXPECTED} if the change is intended (and README's Shipping section).")
+                      "Update ${EXPECTED} if the change is intended (and the Shipping section of docs/mod-integration.md).")
 endif()
 message("load-time dependencies as expected")
