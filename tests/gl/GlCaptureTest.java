@@ -125,15 +125,35 @@ public final class GlCaptureTest {
                 () -> FC.captureDepthImpl(1, 8, 8, true, 0.1f, 100f, false));
     }
 
+    /** expect, and the message names the field and the values (the reader's own text). */
+    static void expectNaming(Class<? extends Throwable> want, String what, String field, int a,
+            int b, Call c) {
+        try {
+            c.run();
+            Ref.check(false, what + ": no exception, expected " + want.getSimpleName());
+        } catch (Throwable t) {
+            String m = t.getMessage() == null ? "" : t.getMessage();
+            Ref.check(t.getClass() == want && m.contains(field) && m.contains(a + "x" + b),
+                    what + ": got " + t + ", expected " + want.getSimpleName() + " naming " + field
+                    + " " + a + "x" + b);
+        }
+    }
+
     static void badInputs(int[] scene, int w, int h) {
         int tex = scene[1];
         int[][] dims = {{0, h}, {w, 0}, {-1, h}, {w, -5}, {16385, h}, {w, 16385}, {Integer.MIN_VALUE, h}};
         for (int[] d : dims) {
-            expect(IllegalArgumentException.class, "texture size " + d[0] + "x" + d[1],
+            expectNaming(IllegalArgumentException.class, "texture size " + d[0] + "x" + d[1],
+                    "texture", d[0], d[1],
                     () -> FC.captureFramebufferImpl(tex, d[0], d[1], 8, 8, 0, false, false, 0, 0));
-            expect(IllegalArgumentException.class, "target size " + d[0] + "x" + d[1],
+            expectNaming(IllegalArgumentException.class, "target size " + d[0] + "x" + d[1],
+                    "target", d[0], d[1],
                     () -> FC.captureFramebufferImpl(tex, w, h, d[0], d[1], 0, false, false, 0, 0));
-            expect(IllegalArgumentException.class, "depth size " + d[0] + "x" + d[1],
+            expectNaming(IllegalArgumentException.class, "PNG target size " + d[0] + "x" + d[1],
+                    "target", d[0], d[1],
+                    () -> FC.captureFramebufferImpl(tex, w, h, d[0], d[1], 1, false, false, 0, 0));
+            expectNaming(IllegalArgumentException.class, "depth size " + d[0] + "x" + d[1],
+                    "depth", d[0], d[1],
                     () -> FC.captureDepthImpl(scene[2], d[0], d[1], false, 0f, 0f, false));
         }
         for (int mode : new int[] {2, 3, 4, -1, 99}) {
