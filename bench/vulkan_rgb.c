@@ -9,7 +9,12 @@
  * (UNORM image: one dispatch; SRGB image: the staging copy + dispatch;
  * a downscale to 640x360 too), each a median over `iters` frames and
  * printed as a ratio to the copy's; the target is RGB/copy <= 1.5. The
- * cursor is drawn in every RGB frame. Runs on any Vulkan device with
+ * cursor is drawn in every RGB frame. For UNORM images also the compute
+ * copy (the copy ring told the image is SAMPLED: cg_vk_copy.comp, the same
+ * bytes) and the same run's bandwidth floor, vkCmdCopyBuffer of the
+ * frame's bytes between two device-local slot buffers (read + write 4
+ * bytes a pixel); issue 23's target: compute copy <= 3x that floor, or
+ * <= 4 us at 640x360 / 10 us at 1920x1080, whichever is larger. Runs on any Vulkan device with
  * external memory (lavapipe: the code path, not the figures).
  * Usage: bench_vulkan_rgb [iters]   (exit 77 without a Vulkan device)
  */
@@ -70,13 +75,45 @@ static double gpu_us(cg_vk_ring *r, VkImage img, VkImageLayout layout, int iters
     return m;
 }
 
+/* Median GPU microseconds of vkCmdCopyBuffer of `bytes` from a to b. */
+static double d2d_us(VkBuffer a, VkBuffer b, VkDeviceSize bytes, int iters)
+{
+    double *t = calloc((size_t)iters, sizeof *t);
+    if (!t) return -1;
+    int n = 0;
+    for (int i = 0; i < iters; i++) {
+        VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
+        VKT_FN(&T, vkCmdResetQueryPool)(T.cmd, pool, 0, 2);
+        VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 0);
+        VkBufferCopy reg = {0, 0, bytes};
+        VKT_FN(&T, vkCmdCopyBuffer)(T.cmd, a, b, 1, &reg);
+        VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 1);
+        uint64_t q[2];
+        if (vkt_submit_wait(&T) ||
+            VKT_FN(&T, vkGetQueryPoolResults)(T.dev, pool, 0, 2, sizeof q, q, sizeof q[0],
+                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) !=
+                VK_SUCCESS)
+            break;
+        t[n++] = (double)((q[1] - q[0]) & ts_mask) * tick_ns / 1000.0;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    double m = n ? t[n / 2] : -1;
+    free(t);
+    return m;
+}
+
 static cg_vk_ring *make_ring(VkFormat fmt, int w, int h, int rgb, int tw, int th)
 {
     cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, CG_ZC_MODE_FENCE);
     d.format = fmt;
+    if (rgb < 0) /* the compute copy: the image's real usage (vkt_image_ex's + SAMPLED) */
+        d.image_usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
     d.slots = 3;
     d.socket_dir = socket_dir;
-    if (rgb) {
+    if (rgb > 0) {
         d.slot_format = CG_VK_SLOT_RGB8;
         d.target_width = tw;
         d.target_height = th;
@@ -121,6 +158,32 @@ static int run_size(int w, int h, int iters)
                    "<= 1.5: %s) | RGB 640x360 %8.1f us = %.2fx copy\n",
                    w, h, names[f], c, w, h, s, s / c, s / c <= 1.5 ? "met" : "NOT met", d, d / c);
             if (c <= 0 || s <= 0 || d <= 0) rc = 1;
+        }
+        if (f == 0 && copy) { /* UNORM: the compute copy beside its floor */
+            cg_vk_ring *cc = make_ring(fmts[f], w, h, -1, 0, 0);
+            cg_vk_ring *floor = make_ring(fmts[f], w, h, 0, 0, 0); /* its slots: never framed */
+            cg_vk_ring_info ci, fi;
+            cg_vk_ring_get_info(cc, &ci);
+            cg_vk_ring_get_info(floor, &fi);
+            if (!cc || !floor || ci.copy_path != CG_VK_COPY_PATH_COMPUTE) {
+                fprintf(stderr, "compute copy ring: not made or not on the compute path\n");
+                rc = 1;
+            } else {
+                VkDeviceSize bytes = (VkDeviceSize)w * (VkDeviceSize)h * 4;
+                gpu_us(cc, img, lay, 3, 0);
+                d2d_us(fi.buffers[0], fi.buffers[1], bytes, 3);
+                double c = gpu_us(copy, img, lay, iters, 0);
+                double k = gpu_us(cc, img, lay, iters, 0);
+                double fl = d2d_us(fi.buffers[0], fi.buffers[1], bytes, iters);
+                double abs_us = w * h > 640 * 360 ? 10.0 : 4.0;
+                double lim = 3 * fl > abs_us ? 3 * fl : abs_us;
+                printf("%4dx%-4d UNORM compute copy %8.1f us = %.2fx copy, %.2fx D2D floor %.1f us "
+                       "(limit max(3x floor, %.0f us) = %.1f us: %s)\n",
+                       w, h, k, k / c, k / fl, fl, abs_us, lim, k <= lim ? "met" : "NOT met");
+                if (k <= 0 || fl <= 0) rc = 1;
+            }
+            cg_vk_ring_destroy(cc);
+            cg_vk_ring_destroy(floor);
         }
         cg_vk_ring_destroy(copy);
         cg_vk_ring_destroy(same);

@@ -14,6 +14,7 @@
 #include "cg_gl.h"
 #include "cg_gl_check.h"
 #include "cg_gl_extmem.h"
+#include "cg_gl_copy_source.h" /* cg_gl_copy_source: src/vulkan/cg_vk_copy.comp's text */
 #include "cg_gl_rgb_source.h" /* cg_gl_rgb_source: src/vulkan/cg_vk_rgb.comp's text */
 #include "cg_size.h"
 #include "cg_vk_device.h" /* cg_vk_own_device_open, CG_VK_CHECK */
@@ -43,8 +44,10 @@ struct cg_gl_ring {
     /* GL_NV_timeline_semaphore: the ring's timeline imported into GL */
     cg_gl_timeline timeline;
     cg_gl_reader *reader;
-    /* RGB8 slot format: the compute program, its nearest sampler, the
-     * cursor bitmap and, per slot, the parameters of its last dispatch. */
+    /* RGB8 slot format or the compute copy: the compute program, its
+     * nearest sampler, the cursor bitmap and, per slot, the parameters of
+     * its last dispatch. */
+    cg_vk_copy_path copy_path;
     GLuint program, sampler, cursor_ubo;
     GLuint params_ubo[CG_ZC_MAX_SLOTS];
     gr_params params[CG_ZC_MAX_SLOTS];
@@ -172,18 +175,43 @@ static gr_params rgb_params(const cg_gl_ring *r, const cg_cursor *cursor)
     return p;
 }
 
+/* The slot is one shader storage block (GL 4.3 promises 16 MiB). */
+static int slot_fits_block(cg_gl_ring *r, GLint64 *max_block)
+{
+    *max_block = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, max_block);
+    cg_gl_drain_errors();
+    return (uint64_t)*max_block >= (uint64_t)r->frame_bytes;
+}
+
+/* Once, at create (cg_vk_copy_path, docs/zero-copy-v2.md "The compute
+ * copy"): a copy ring dispatches cg_vk_copy.comp where the caller says its
+ * textures are GL_RGBA8, GL runs compute shaders and a slot fits one
+ * storage block; else glReadPixels. */
+static cg_vk_copy_path pick_copy_path(cg_gl_ring *r)
+{
+    GLint64 max_block;
+    if (r->d.slot_format == CG_VK_SLOT_RGB8) return CG_VK_COPY_PATH_COMPUTE;
+    if (r->d.texture_format != GL_RGBA8 || !cg_gl_has_compute(NULL) ||
+        !slot_fits_block(r, &max_block))
+        return CG_VK_COPY_PATH_TRANSFER;
+    return CG_VK_COPY_PATH_COMPUTE;
+}
+
+/* The program, sampler, cursor bitmap and per-slot parameters of the RGB
+ * slot format or (copy_path COMPUTE) the compute copy. */
 static cg_status rgb_setup(cg_gl_ring *r)
 {
-    /* The slot is one shader storage block (GL 4.3 promises 16 MiB). */
     GLint64 max_block = 0;
-    GR_GL(r, glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block));
-    if ((uint64_t)max_block < (uint64_t)r->frame_bytes)
+    if (!slot_fits_block(r, &max_block))
         return cg_fail(&r->err, CG_E_UNSUPPORTED,
                        "an RGB slot of %dx%d is %zu bytes; this GL's shader storage blocks hold "
                        "at most %lld (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)",
                        r->d.target_width, r->d.target_height, r->frame_bytes,
                        (long long)max_block);
-    CG_TRY(cg_gl_compute_program(cg_gl_rgb_source, &r->program, &r->err));
+    int copy = r->d.slot_format == CG_VK_SLOT_COPY;
+    CG_TRY(cg_gl_compute_program(copy ? cg_gl_copy_source : cg_gl_rgb_source, &r->program,
+                                 &r->err));
     GR_GL(r, glGenSamplers(1, &r->sampler));
     GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
     GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST));
@@ -196,7 +224,10 @@ static cg_status rgb_setup(cg_gl_ring *r)
         r->params[i] = rgb_params(r, NULL);
         CG_TRY(cg_gl_uniform_buffer(&r->params_ubo[i], &r->params[i], sizeof r->params[i], &r->err));
     }
-    cg_vk_rgb_groups(r->d.target_width, r->d.target_height, &r->groups_x, &r->groups_y);
+    if (copy)
+        cg_vk_copy_groups(r->d.width, r->d.height, &r->groups_x, &r->groups_y);
+    else
+        cg_vk_rgb_groups(r->d.target_width, r->d.target_height, &r->groups_x, &r->groups_y);
     return CG_OK;
 }
 
@@ -297,7 +328,8 @@ static cg_status setup(cg_gl_ring *r)
     if (r->mode == CG_ZC_MODE_SEMAPHORE && r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
         CG_TRY(import_timeline(r, info.semaphore));
     CG_TRY(cg_gl_reader_create(NULL, &r->reader));
-    if (r->d.slot_format == CG_VK_SLOT_RGB8) CG_TRY(rgb_setup(r));
+    r->copy_path = pick_copy_path(r);
+    if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) CG_TRY(rgb_setup(r));
     return CG_OK;
 }
 
@@ -343,10 +375,8 @@ cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *
     cg_gl_ring *r = calloc(1, sizeof *r);
     CG_RETURN_IF(!r, CG_E_NO_MEMORY);
     r->d = *d;
-    if (d->slot_format == CG_VK_SLOT_RGB8) {
-        r->d.target_width = tw;
-        r->d.target_height = th;
-    }
+    r->d.target_width = tw; /* a copy's: the texture's size (the compute copy's parameters) */
+    r->d.target_height = th;
     r->frame_bytes = bytes;
     /* The game's GL binding survives whatever the Vulkan driver does to it
      * (cg_gl_binding_save: NVIDIA's vkDestroyInstance drops it). */
@@ -432,6 +462,7 @@ void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info)
     memset(info, 0, sizeof *info);
     info->mode = r->mode;
     info->signal = r->signal;
+    info->copy_path = r->copy_path;
     info->ring = r->ring;
     snprintf(info->device_name, sizeof info->device_name, "%s", r->own.name);
     memcpy(info->device_uuid, r->own.uuid, CG_DEVICE_UUID_SIZE);

@@ -16,7 +16,9 @@
  *
  * Per frame (publish): a pack of the texture into the claimed slot's
  * buffer (glReadPixels into it bound as GL_PIXEL_PACK_BUFFER, RGBA8, tight
- * rows, GL's row order: bottom row first), then the completion:
+ * rows, GL's row order: bottom row first) or, where desc.texture_format
+ * allows it, the compute copy writing the same bytes (below), then the
+ * completion:
  * - semaphore mode (GL_EXT_semaphore_fd, and a Vulkan device with
  *   VK_KHR_external_semaphore_fd and timeline semaphores): GL signals the
  *   slot's binary semaphore (made in Vulkan, imported into GL once), glFlush,
@@ -44,6 +46,15 @@
  * writes the slot's buffer bound as a shader storage buffer; the cursor
  * bitmap (cg_cursor_bits) is uploaded once. The state it touches is saved
  * and restored (cg_gl_dispatch_compute, cg_gl.h). Then the same completion.
+ *
+ * The compute copy (docs/zero-copy-v2.md, "The compute copy"): a copy ring
+ * whose desc.texture_format is GL_RGBA8 runs cg_vk_copy.comp in place of
+ * the pack where GL runs compute shaders: texelFetch of each texel,
+ * written back as its stored bytes into the slot bound as a shader storage
+ * buffer, row y of the texture (GL's y: the bottom row first) at row y of
+ * the slot, so the bytes, descriptor (ROWS_BOTTOM_UP) and completion are
+ * the pack's. Which path writes the slots is chosen once at create and
+ * reported (cg_gl_ring_info.copy_path).
  *
  * Threading and context: every call on the thread where the GL context
  * that create_ saw is current; publish refuses another context
@@ -100,11 +111,21 @@ typedef struct cg_gl_ring_desc {
     cg_gl_ring_signal signal;   /* semaphore mode only; 0 = CG_GL_RING_SIGNAL_AUTO */
     cg_vk_slot_format slot_format; /* CG_VK_SLOT_COPY (0) or CG_VK_SLOT_RGB8 */
     int target_width, target_height; /* RGB8: the slot's size, 1..CG_MAX_DIM; 0, 0: the texture's */
+    /* The GL internal format of every texture given to publish (they share
+     * one). A copy ring with GL_RGBA8 (0x8058), in a GL that runs compute
+     * shaders (cg_gl_has_compute) and whose storage blocks hold a slot, is
+     * written by the compute copy (cg_vk_copy.comp: the same bytes as
+     * glReadPixels, GL's bottom-up rows; CG_VK_COPY_PATH_COMPUTE), and a
+     * texture of another format is then refused per frame
+     * (CG_E_BAD_TEXTURE, nothing published); anything else, 0 (not known)
+     * included: glReadPixels. Never assumed. */
+    unsigned texture_format;
 } cg_gl_ring_desc;
 
 typedef struct cg_gl_ring_info {
     cg_zc_mode mode;               /* the mode chosen */
     cg_gl_ring_signal signal;      /* semaphore mode: how GL signals (never AUTO) */
+    cg_vk_copy_path copy_path;     /* how a slot is written, chosen at create (RGB8: COMPUTE) */
     const cg_vk_ring *ring;        /* for cg_vk_ring_get_info (control block, socket) */
     char device_name[256];         /* the Vulkan device matched to GL's */
     uint8_t device_uuid[CG_DEVICE_UUID_SIZE];

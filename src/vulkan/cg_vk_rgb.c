@@ -13,6 +13,7 @@
 /* Generated at build time from cg_vk_rgb.comp (glslangValidator -V --vn). */
 #include "cg_vk_rgb_buffer.spv.h" /* cg_rgb_buffer_spv: CG_SRC_BUFFER defined */
 #include "cg_vk_rgb_image.spv.h"  /* cg_rgb_image_spv */
+#include "cg_vk_copy.spv.h"       /* cg_copy_spv: cg_vk_copy.comp */
 
 /* The shader's push constants (cg_vk_rgb.comp, Params), in its order. */
 typedef struct rgb_params {
@@ -31,6 +32,7 @@ struct cg_vk_rgb {
     const cg_vk_device *vk; /* d.vk */
     VkDevice dev;
     int from_buffer; /* SRGB: copy to the staging buffer first */
+    uint32_t bgra;   /* the shader's bgra parameter */
     VkDescriptorSetLayout src_layout, slot_layout;
     VkPipelineLayout pipeline_layout;
     VkPipeline pipeline;
@@ -145,8 +147,9 @@ static cg_status make_pipeline(cg_vk_rgb *g)
 {
     VkDevice dev = g->dev;
     VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    mi.codeSize = g->from_buffer ? sizeof cg_rgb_buffer_spv : sizeof cg_rgb_image_spv;
-    mi.pCode = g->from_buffer ? cg_rgb_buffer_spv : cg_rgb_image_spv;
+    mi.codeSize = g->d.copy ? sizeof cg_copy_spv
+                  : g->from_buffer ? sizeof cg_rgb_buffer_spv : sizeof cg_rgb_image_spv;
+    mi.pCode = g->d.copy ? cg_copy_spv : g->from_buffer ? cg_rgb_buffer_spv : cg_rgb_image_spv;
     VkShaderModule mod;
     CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateShaderModule(dev, &mi, NULL, &mod)));
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -159,8 +162,10 @@ static cg_status make_pipeline(cg_vk_rgb *g)
                                                             &g->pipeline));
     g->vk->vkDestroyShaderModule(dev, mod, NULL); /* the pipeline keeps what it needs */
     CG_TRY(st);
-    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_PIPELINE, g->pipeline, "cg ring rgb %s",
-               g->from_buffer ? "pipeline (from buffer)" : "pipeline (from image)");
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_PIPELINE, g->pipeline, "cg ring %s",
+               g->d.copy          ? "compute copy pipeline"
+               : g->from_buffer ? "rgb pipeline (from buffer)"
+                                : "rgb pipeline (from image)");
     return CG_OK;
 }
 
@@ -222,6 +227,15 @@ static cg_status make_sets(cg_vk_rgb *g)
 static cg_status setup(cg_vk_rgb *g)
 {
     g->from_buffer = is_srgb(g->d.format);
+    if (g->d.copy && g->from_buffer)
+        return cg_fail(&g->err, CG_E_UNSUPPORTED,
+                       "the compute copy reads UNORM images only (format %d is SRGB: a view of "
+                       "its own format decodes it, and a UNORM view needs MUTABLE_FORMAT)",
+                       (int)g->d.format);
+    /* The RGB shader's source buffer holds stored bytes (BGRA: swapped
+     * there); the copy writes a BGRA texel's components back in stored order. */
+    g->bgra = g->d.copy ? g->d.format == VK_FORMAT_B8G8R8A8_UNORM
+                        : g->d.format == VK_FORMAT_B8G8R8A8_SRGB;
     if (!g->from_buffer) {
         VkSamplerCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
         si.magFilter = si.minFilter = VK_FILTER_NEAREST;
@@ -240,8 +254,16 @@ static cg_status setup(cg_vk_rgb *g)
     CG_TRY(make_layouts(g));
     CG_TRY(make_pipeline(g));
     CG_TRY(make_sets(g));
-    cg_vk_rgb_groups(g->d.dst_w, g->d.dst_h, &g->groups_x, &g->groups_y);
+    if (g->d.copy)
+        cg_vk_copy_groups(g->d.src_w, g->d.src_h, &g->groups_x, &g->groups_y);
+    else
+        cg_vk_rgb_groups(g->d.dst_w, g->d.dst_h, &g->groups_x, &g->groups_y);
     return CG_OK;
+}
+
+int cg_vk_rgb_built(void)
+{
+    return 1;
 }
 
 cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err)
@@ -385,8 +407,7 @@ void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage 
     }
 
     rgb_params pc = {(uint32_t)g->d.src_w, (uint32_t)g->d.src_h, (uint32_t)g->d.dst_w,
-                     (uint32_t)g->d.dst_h, g->d.flip ? 1u : 0u,
-                     g->d.format == VK_FORMAT_B8G8R8A8_SRGB ? 1u : 0u, 0u, 0, 0};
+                     (uint32_t)g->d.dst_h, g->d.flip ? 1u : 0u, g->bgra, 0u, 0, 0};
     /* The wire format's rule: a hot spot outside the target draws nothing. */
     if (cursor && cursor->draw && cursor->x >= 0 && cursor->y >= 0 && cursor->x < g->d.dst_w &&
         cursor->y < g->d.dst_h) {

@@ -17,6 +17,12 @@
  * sampled SRGB view would decode to linear, and a UNORM view of them
  * needs MUTABLE_FORMAT, which the ring cannot see).
  *
+ * The same pass, made with desc.copy, is the ring's compute copy of the
+ * RGBA slot formats (docs/zero-copy-v2.md, "The compute copy";
+ * cg_vk_copy.comp): 4 stored bytes a pixel, the image's size and row
+ * order, no cursor, one invocation a pixel; UNORM images only (the ring
+ * keeps vkCmdCopyImageToBuffer for SRGB ones).
+ *
  * cg_vk_rgb_none.c stands in when the build has no glslangValidator:
  * create returns CG_E_UNSUPPORTED.
  */
@@ -50,6 +56,9 @@ typedef struct cg_vk_rgb_desc {
     int flip;           /* the RAW path's flip: nonzero when the image's row 0 is the top */
     uint32_t slots;
     const VkBuffer *slot_buffers; /* slots buffers of cg_vk_rgb_slot_size bytes, STORAGE usage */
+    /* Nonzero: the compute copy (cg_vk_copy.comp): dst = src size, no flip;
+     * slots of w*h*4 bytes; a UNORM format (SRGB: CG_E_UNSUPPORTED). */
+    int copy;
 } cg_vk_rgb_desc;
 
 /* Bytes a slot of dst_w x dst_h needs: w*h*3 rounded up to a whole group
@@ -62,8 +71,16 @@ cg_status cg_vk_rgb_slot_size(int dst_w, int dst_h, uint64_t *bytes);
  * every writer of the slot, Vulkan's and GL's. */
 void cg_vk_rgb_groups(int dst_w, int dst_h, uint32_t *groups_x, uint32_t *groups_y);
 
+/* The compute copy's dispatch for a w x h image (valid dims): one
+ * invocation a pixel, groups of 64 x 4 (cg_vk_copy.comp); at most 256 x
+ * 4096 groups for CG_MAX_DIM. */
+void cg_vk_copy_groups(int w, int h, uint32_t *groups_x, uint32_t *groups_y);
+
 /* Extra buffer usage the slots need. */
 #define CG_VK_RGB_SLOT_USAGE VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
+
+/* 1 where the pass was built (cg_vk_rgb.c), 0 in cg_vk_rgb_none.c. */
+int cg_vk_rgb_built(void);
 
 cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err);
 /* The caller has waited for every command that used it. NULL: no-op. */

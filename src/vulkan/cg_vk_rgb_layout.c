@@ -2,7 +2,8 @@
  * cg_vk_rgb_layout.c - the RGB slot format's layout, which every writer of
  * the slot shares whatever runs the shader (cg_vk_rgb.c in Vulkan,
  * cg_gl_ring.c in GL) and whether or not the SPIR-V was built: the slot's
- * size and the dispatch's work-group counts (cg_vk_rgb.h).
+ * size and the dispatch's work-group counts (cg_vk_rgb.h), and the
+ * compute copy's work-group counts.
  */
 #include "cg_vk_rgb.h"
 
@@ -26,4 +27,10 @@ void cg_vk_rgb_groups(int dst_w, int dst_h, uint32_t *groups_x, uint32_t *groups
     uint64_t groups = ((n + 3) / 4 + 63) / 64;
     *groups_x = (uint32_t)(groups < 65535 ? groups : 65535);
     *groups_y = (uint32_t)((groups + *groups_x - 1) / *groups_x);
+}
+
+void cg_vk_copy_groups(int w, int h, uint32_t *groups_x, uint32_t *groups_y)
+{
+    *groups_x = ((uint32_t)w + 63) / 64;
+    *groups_y = ((uint32_t)h + 3) / 4;
 }

@@ -1,9 +1,14 @@
 /*
  * cg_vk_rgb_none.c - the RGB slot format in a build without
  * glslangValidator (no SPIR-V to embed): the ring refuses it clearly and
- * the plain copy keeps working.
+ * the plain copy keeps working (by vkCmdCopyImageToBuffer: no compute copy).
  */
 #include "cg_vk_rgb.h"
+
+int cg_vk_rgb_built(void)
+{
+    return 0;
+}
 
 cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err)
 {

@@ -65,7 +65,8 @@ struct cg_vk_ring {
     cg_err err;
     int failed;
     VkBufferUsageFlags usage; /* of the slot buffers */
-    cg_vk_rgb *rgb;           /* RGB8 slot format: the compute pass (cg_vk_rgb.c) */
+    cg_vk_rgb *rgb;           /* RGB8 slot format or the compute copy: the pass (cg_vk_rgb.c) */
+    cg_vk_copy_path copy_path;
     cg_cursor cursor; /* the frame being recorded's */
 };
 
@@ -190,17 +191,18 @@ static uint64_t new_ring_id(void)
     return id ? id : 1;
 }
 
-static cg_status create_rgb(cg_vk_ring *r)
+static cg_status create_rgb(cg_vk_ring *r, int copy)
 {
     cg_vk_rgb_desc gd;
     memset(&gd, 0, sizeof gd);
+    gd.copy = copy;
     gd.vk = &r->vk;
     gd.queue_family = r->d.queue_family;
     gd.format = r->d.format;
     gd.src_w = r->d.width;
     gd.src_h = r->d.height;
-    gd.dst_w = r->d.target_width;
-    gd.dst_h = r->d.target_height;
+    gd.dst_w = copy ? r->d.width : r->d.target_width;
+    gd.dst_h = copy ? r->d.height : r->d.target_height;
     gd.flip = r->d.flip;
     gd.slots = r->d.slots;
     VkBuffer bufs[CG_ZC_MAX_SLOTS];
@@ -253,7 +255,8 @@ static cg_status setup(cg_vk_ring *r)
     }
     for (uint32_t i = 0; i < r->d.slots; i++)
         CG_TRY(create_slot(r, i, (VkDeviceSize)frame_bytes + r->d.slot_slack));
-    if (rgb && !r->d.external_writer) CG_TRY(create_rgb(r));
+    if (rgb && !r->d.external_writer) CG_TRY(create_rgb(r, 0));
+    if (r->copy_path == CG_VK_COPY_PATH_COMPUTE && !rgb) CG_TRY(create_rgb(r, 1));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkCreateFence(r->d.device, &fci, NULL, &r->grave_fence)));
     CG_VK_NAME(&r->vk, VK_OBJECT_TYPE_FENCE, r->grave_fence, "cg ring deferred-free fence");
@@ -281,6 +284,19 @@ static cg_status setup(cg_vk_ring *r)
     snprintf(t->socket_path, sizeof t->socket_path, "%s", cg_zc_server_path(r->server));
     cg_zc_leases_init(&r->leases, &r->control, r->server, r->d.slots, r->d.wait_ns);
     return CG_OK;
+}
+
+/* Once, at create (cg_vk_copy_path): the compute copy where the image can
+ * be read by it as stored, the transfer copy otherwise. */
+static cg_vk_copy_path pick_copy_path(const cg_vk_ring *r)
+{
+    if (r->d.external_writer) return CG_VK_COPY_PATH_TRANSFER; /* the writer's to say */
+    if (r->d.slot_format == CG_VK_SLOT_RGB8) return CG_VK_COPY_PATH_COMPUTE;
+    int unorm = r->d.format == VK_FORMAT_R8G8B8A8_UNORM || r->d.format == VK_FORMAT_B8G8R8A8_UNORM;
+    if (!unorm || !(r->d.image_usage & VK_IMAGE_USAGE_SAMPLED_BIT) ||
+        !cg_vk_rgb_built())
+        return CG_VK_COPY_PATH_TRANSFER;
+    return CG_VK_COPY_PATH_COMPUTE;
 }
 
 cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *err)
@@ -325,6 +341,8 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
     r->d.format = fmt;
     r->d.slots = slots;
     r->usage = RING_BUFFER_USAGE;
+    r->copy_path = pick_copy_path(r);
+    if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) r->usage |= CG_VK_RGB_SLOT_USAGE;
     if (d->slot_format == CG_VK_SLOT_RGB8) {
         r->usage |= CG_VK_RGB_SLOT_USAGE;
         if (!d->target_width && !d->target_height) {
@@ -513,6 +531,7 @@ void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info)
     info->format = r->tmpl.format;
     info->width = r->tmpl.width;
     info->height = r->tmpl.height;
+    info->copy_path = r->copy_path;
     memcpy(info->device_uuid, r->tmpl.device_uuid, CG_DEVICE_UUID_SIZE);
     info->socket_path = r->tmpl.socket_path;
     for (uint32_t i = 0; i < r->d.slots; i++) info->buffers[i] = r->slot[i].buffer;
@@ -580,7 +599,7 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
         l.pLabelName = name;
         r->vk.vkCmdBeginDebugUtilsLabelEXT(cmd, &l);
     }
-    if (r->rgb) { /* the RGB slot format: one dispatch in place of the copy */
+    if (r->rgb) { /* the RGB slot format or the compute copy: one dispatch */
         cg_vk_rgb_record(r->rgb, cmd, slot, src, src_layout, &r->cursor, s->released);
         s->released = 1;
         if (r->vk.vkCmdEndDebugUtilsLabelEXT) r->vk.vkCmdEndDebugUtilsLabelEXT(cmd);
@@ -733,7 +752,7 @@ static cg_status frame_inputs(cg_vk_ring *r, VkImage src, const cg_cursor *curso
                        "this ring's slots are written by an external writer (claim/commit)");
     memset(&r->cursor, 0, sizeof r->cursor);
     if (cursor && cursor->draw) {
-        if (!r->rgb)
+        if (r->d.slot_format != CG_VK_SLOT_RGB8)
             return cg_fail(&r->err, CG_E_INVALID_ARG,
                            "a cursor is drawn only in the RGB slot format (this ring copies)");
         r->cursor.draw = 1;

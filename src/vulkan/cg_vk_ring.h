@@ -64,6 +64,23 @@ typedef enum cg_vk_slot_format {
     CG_VK_SLOT_RGB8 = 1
 } cg_vk_slot_format;
 
+/* How a copy ring writes its slots (cg_vk_ring_info.copy_path; chosen once
+ * at create from the image's format and usage, never per frame;
+ * docs/zero-copy-v2.md, "The compute copy"). The bytes are the same. */
+typedef enum cg_vk_copy_path {
+    /* vkCmdCopyImageToBuffer (needs TRANSFER_SRC). Where image_usage lacks
+     * VK_IMAGE_USAGE_SAMPLED_BIT or is 0 (unknown), the format is SRGB, or
+     * the build has no compute pass (no glslangValidator). */
+    CG_VK_COPY_PATH_TRANSFER = 0,
+    /* One compute dispatch (cg_vk_copy.comp) reading the image through a
+     * view of its own UNORM format: R8G8B8A8/B8G8R8A8_UNORM with
+     * image_usage including SAMPLED. The ring keeps a view of each image
+     * it is given, at most 8 (a ninth: CG_E_INVALID_ARG, the frame not
+     * recorded); keep them alive while the ring lives. The RGB8 slot
+     * format reports this too. */
+    CG_VK_COPY_PATH_COMPUTE = 1
+} cg_vk_copy_path;
+
 #define CG_VK_RING_DEFAULT_SLOTS 3
 
 typedef struct cg_vk_ring_desc {
@@ -101,6 +118,12 @@ typedef struct cg_vk_ring_desc {
      * compute pipeline is made (the writer runs the shader in its own API);
      * publish/record are refused (CG_E_BAD_STATE). */
     int external_writer;
+    /* The VkImageUsageFlags every image given to publish/record was created
+     * with (they share one). Copy rings: with VK_IMAGE_USAGE_SAMPLED_BIT and
+     * a UNORM format the slots are written by the compute copy
+     * (CG_VK_COPY_PATH_COMPUTE), else by vkCmdCopyImageToBuffer; 0 = not
+     * known: the transfer copy. Never assumed. */
+    VkImageUsageFlags image_usage;
 } cg_vk_ring_desc;
 
 /* What tests and C consumers may look at. Handles stay owned by the ring. */
@@ -110,6 +133,8 @@ typedef struct cg_vk_ring_info {
     uint32_t slots, row_pitch;
     uint32_t format; /* the descriptor's: a VkFormat number (23 for RGB8) */
     uint32_t width, height; /* the slot's picture */
+    cg_vk_copy_path copy_path; /* how publish/record write a slot; an external writer's
+                                  ring: TRANSFER (the writer reports its own) */
     uint8_t device_uuid[CG_DEVICE_UUID_SIZE];
     const char *socket_path;
     VkBuffer buffers[CG_ZC_MAX_SLOTS];
@@ -173,7 +198,8 @@ void cg_vk_ring_get_counters(const cg_vk_ring *r, uint64_t out[CG_ZC_COUNTERS]);
 cg_status cg_vk_ring_template(const cg_vk_ring *r, uint8_t *out, size_t cap);
 
 /* Semaphore mode. Call right after the game's vkQueueSubmit of the frame
- * that renders `src` (usage includes TRANSFER_SRC, RGBA8 of the ring's
+ * that renders `src` (usage includes TRANSFER_SRC, or SAMPLED with the
+ * compute copy; RGBA8 of the ring's
  * size, in src_layout when the game's work completes; it is returned to
  * src_layout). Submits the copy into a free slot and a timeline signal of
  * the frame number to the same queue, writes the frame's descriptor (192
@@ -192,10 +218,10 @@ cg_status cg_vk_ring_record(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
 
 /* The same two, with this frame's cursor (cg_cursor.h; NULL: none). A cursor to draw
  * needs the RGB8 slot format (CG_E_INVALID_ARG otherwise). In fence mode
- * with RGB8, `cmd`'s compute pipeline, descriptor sets and push constants
- * are the ring's afterwards (the game rebinds its own); record outside a
- * render pass. CG_E_INVALID_ARG when an RGB8 ring is given a ninth
- * distinct image (the frame is not recorded; the ring stays usable). */
+ * with RGB8 or the compute copy, `cmd`'s compute pipeline, descriptor sets
+ * and push constants are the ring's afterwards (the game rebinds its own);
+ * record outside a render pass. CG_E_INVALID_ARG when such a ring is given
+ * a ninth distinct image (the frame is not recorded; the ring stays usable). */
 cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
                                     const cg_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE]);

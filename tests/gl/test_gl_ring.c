@@ -43,7 +43,13 @@
  *   rgb_ext         GL 4.2 + GL_ARB_compute_shader (MESA_GL_VERSION_OVERRIDE): the rgb
  *                sweep through the shader's extension form
  *   rgb_no_compute  GL 4.2 without GL_ARB_compute_shader (Mesa's overrides): CG_E_UNSUPPORTED
- *                naming GL 4.3
+ *                naming GL 4.3; a copy ring told GL_RGBA8 falls back to glReadPixels
+ *   copy         the compute copy (docs/zero-copy-v2.md, "The compute copy"):
+ *                sizes 1x1 .. 1920x1080 (1xN, Nx1, odd), a ring told GL_RGBA8
+ *                (compute) and one told nothing (glReadPixels) on the same
+ *                texture: every slot equals the uploaded bytes in GL's row
+ *                order, descriptor the same (format 37, ROWS_BOTTOM_UP); an
+ *                sRGB texture refused by the compute ring, kept by the other
  */
 #define _GNU_SOURCE
 #include <epoxy/egl.h>
@@ -889,6 +895,124 @@ static int case_rgb_bad_input(void)
  * serves until stdin closes and prints each slot's final lease state and
  * whether libcuda was ever mapped. Exit 77: no context, or the mode is not
  * available here. */
+/* ---- the compute copy ------------------------------------------------------ */
+
+/* One frame of noise through r; the slot compared with the texture's bytes
+ * (glTexImage2D's row 0 is GL's row 0, which glReadPixels writes first). */
+static int copy_frame(cg_gl_ring *r, gl_scene *sc, int w, int h, uint32_t seed, uint8_t *px,
+                      uint8_t *got)
+{
+    size_t n = (size_t)w * (size_t)h * 4;
+    noise(px, n, seed);
+    CHECK(gl_scene_upload(sc->color, w, h, px) == 0, "upload");
+    uint8_t desc[CG_ZC_DESC_SIZE];
+    cg_status st = cg_gl_ring_publish(r, sc->color, desc);
+    CHECK(st == CG_OK, "%dx%d: %s %s", w, h, cg_status_name(st), cg_gl_ring_last_error(r));
+    if (st != CG_OK) return 0;
+    cg_gl_ring_info gi;
+    cg_vk_ring_info vi;
+    cg_gl_ring_get_info(r, &gi);
+    cg_vk_ring_get_info(gi.ring, &vi);
+    cg_zc_desc dd;
+    cg_err e = {{0}};
+    CHECK(cg_zc_desc_decode(desc, CG_ZC_DESC_SIZE, &dd, &e) == CG_OK && dd.format == 37 &&
+              dd.width == (uint32_t)w && dd.height == (uint32_t)h && dd.row_pitch == (uint32_t)w * 4 &&
+              dd.flags == CG_ZC_FLAG_ROWS_BOTTOM_UP,
+          "descriptor: format 37, %dx%d, pitch w*4, ROWS_BOTTOM_UP", w, h);
+    CHECK(wait_frame(&gi, &vi, dd.frame), "frame complete");
+    memset(got, 0xee, n);
+    CHECK(read_slot_gl(&gi, dd.slot, got, n) == 0, "read slot %u", dd.slot);
+    /* The learner's side of the lease, so the slot can be written again. */
+    CHECK(cg_zc_acquire(vi.control, dd.slot, dd.frame, &e) == CG_OK, "acquire: %s", e.text);
+    CHECK(cg_zc_release(vi.control, dd.slot, dd.frame, &e) == CG_OK, "release: %s", e.text);
+    if (memcmp(got, px, n) == 0) return 1;
+    size_t at = 0;
+    while (got[at] == px[at]) at++;
+    CHECK(0, "%dx%d path %d: byte %zu (x %zu, GL row %zu) is %u, the texture holds %u", w, h,
+          (int)gi.copy_path, at, at / 4 % (size_t)w, at / 4 / (size_t)w, got[at], px[at]);
+    return 0;
+}
+
+static cg_gl_ring *open_copy(int w, int h, unsigned texture_format, int want_path)
+{
+    cg_gl_ring_desc d = ring_desc(w, h, CG_ZC_MODE_FENCE);
+    d.slots = 2;
+    d.texture_format = texture_format;
+    cg_gl_ring *r = NULL;
+    cg_err e = {{0}};
+    cg_status st = cg_gl_ring_create(&d, &r, &e);
+    CHECK(st == CG_OK, "create %dx%d: %s", w, h, e.text);
+    cg_gl_ring_info gi;
+    cg_gl_ring_get_info(r, &gi);
+    CHECK(!r || (int)gi.copy_path == want_path, "%dx%d texture_format 0x%x: path %d, want %d", w,
+          h, texture_format, r ? (int)gi.copy_path : -1, want_path);
+    return r;
+}
+
+static int case_copy(void)
+{
+    static const struct { int w, h; } SZ[] = {
+        {1, 1}, {1, 37}, {37, 1}, {7, 5}, {13, 11}, {65, 3}, {64, 48}, {641, 359}, {640, 360},
+        {1920, 1080},
+    };
+    int frames = 0;
+    for (size_t si = 0; si < sizeof SZ / sizeof SZ[0]; si++) {
+        int w = SZ[si].w, h = SZ[si].h;
+        size_t n = (size_t)w * (size_t)h * 4;
+        uint8_t *px = malloc(n), *got = malloc(n);
+        gl_scene sc;
+        CHECK(px && got && gl_scene_create(&sc, w, h) == 0, "scene %dx%d", w, h);
+        cg_gl_ring *rc = open_copy(w, h, GL_RGBA8, CG_VK_COPY_PATH_COMPUTE);
+        cg_gl_ring *rt = open_copy(w, h, 0, CG_VK_COPY_PATH_TRANSFER);
+        for (int f = 0; rc && rt && f < 3; f++) {
+            frames += copy_frame(rc, &sc, w, h, (uint32_t)(si * 8 + (size_t)f), px, got);
+            frames += copy_frame(rt, &sc, w, h, (uint32_t)(si * 8 + (size_t)f), px, got);
+        }
+        destroy_keeps_context(rc);
+        destroy_keeps_context(rt);
+        gl_scene_destroy(&sc);
+        free(px);
+        free(got);
+    }
+    /* sRGB: the compute ring refuses it per frame (texelFetch would decode
+     * it), losing nothing; a ring told its format packs it as stored. */
+    gl_scene sc;
+    CHECK(gl_scene_create(&sc, 8, 4) == 0, "scene");
+    GLuint srgb;
+    uint8_t px[8 * 4 * 4], px2[8 * 4 * 4], got[8 * 4 * 4];
+    noise(px, sizeof px, 99);
+    glGenTextures(1, &srgb);
+    glBindTexture(GL_TEXTURE_2D, srgb);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, 8, 4, 0, GL_RGBA, GL_UNSIGNED_BYTE, px);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    cg_gl_ring *rc = open_copy(8, 4, GL_RGBA8, CG_VK_COPY_PATH_COMPUTE);
+    uint8_t desc[CG_ZC_DESC_SIZE];
+    cg_status st = rc ? cg_gl_ring_publish(rc, srgb, desc) : CG_E_INVALID_ARG;
+    CHECK(st == CG_E_BAD_TEXTURE && strstr(cg_gl_ring_last_error(rc), "sRGB"),
+          "an sRGB texture on a ring told GL_RGBA8: %s %s", cg_status_name(st),
+          cg_gl_ring_last_error(rc));
+    frames += rc ? copy_frame(rc, &sc, 8, 4, 5, px2, got) : 0; /* still usable */
+    destroy_keeps_context(rc);
+    cg_gl_ring *rs = open_copy(8, 4, GL_SRGB8_ALPHA8, CG_VK_COPY_PATH_TRANSFER);
+    st = rs ? cg_gl_ring_publish(rs, srgb, desc) : CG_E_INVALID_ARG;
+    CHECK(st == CG_OK, "an sRGB texture on a ring told so: %s", cg_gl_ring_last_error(rs));
+    cg_gl_ring_info gi;
+    cg_zc_desc dd;
+    cg_err e = {{0}};
+    if (st == CG_OK) {
+        cg_gl_ring_get_info(rs, &gi);
+        CHECK(cg_zc_desc_decode(desc, CG_ZC_DESC_SIZE, &dd, &e) == CG_OK &&
+                  read_slot_gl(&gi, dd.slot, got, sizeof got) == 0 && memcmp(got, px, sizeof px) == 0,
+              "the sRGB texture's stored bytes");
+    }
+    destroy_keeps_context(rs);
+    glDeleteTextures(1, &srgb);
+    gl_scene_destroy(&sc);
+    printf("%d copy frames equal to the texture's bytes (half by the compute copy)\n", frames);
+    CHECK(frames >= 61, "the sweep ran (%d frames)", frames);
+    return failures ? 1 : 0;
+}
+
 static int serve(int argc, char **argv)
 {
     if (argc < 5) return 2;
@@ -1037,6 +1161,8 @@ int main(int argc, char **argv)
         rc = case_rgb(CG_ZC_MODE_SEMAPHORE);
     } else if (strcmp(c, "rgb_bad_input") == 0) {
         rc = case_rgb_bad_input();
+    } else if (strcmp(c, "copy") == 0) {
+        rc = case_copy();
     } else {
         fprintf(stderr, "unknown case %s\n", c);
         rc = 2;

@@ -16,6 +16,13 @@
  *               the SRGB staging copy
  *   bad_input   refusals: slot format, target size, cursor on a copy ring,
  *               a ninth image; and the template descriptor (version 2)
+ *   copy_fence  the compute copy of the RGBA slot formats (docs/zero-copy-v2.md,
+ *               "The compute copy"): sizes (1x1, 1xN, Nx1, odd, 640x360,
+ *               1920x1080), the 4 formats, images with and without SAMPLED
+ *               and image_usage 0: every slot equals the bytes uploaded into
+ *               the image (what the transfer copy gives, checked the same
+ *               way), the path reported is the one the rule picks
+ *   copy_semaphore  the same in semaphore mode (SKIPPED on lavapipe)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -364,10 +371,129 @@ static int case_bad_input(void)
     return failures ? 1 : 0;
 }
 
+/* ---- the compute copy ------------------------------------------------------ */
+
+/* How the ring is told about the image (copy_sweep). */
+typedef struct copy_usage {
+    VkImageUsageFlags image_extra; /* added to vkt_image's TRANSFER_SRC|DST|COLOR_ATTACHMENT */
+    int tell;                      /* image_usage = the image's real usage; 0: image_usage 0 */
+    const char *name;
+} copy_usage;
+
+static const VkImageUsageFlags VKT_USAGE = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                           VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                           VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+
+/* One ring on one image: two frames with different contents, the image in
+ * a different layout each time; each slot is compared with the bytes put
+ * into the image. The path it reports must be want_path. */
+static int copy_ring(cg_zc_mode mode, int w, int h, VkFormat fmt, const copy_usage *u,
+                     uint32_t seed, int want_path, uint8_t *stored, uint8_t *got)
+{
+    static const VkImageLayout LAYOUTS[] = {
+        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+        VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL};
+    size_t n = (size_t)w * (size_t)h * 4;
+    VkImage img;
+    VkDeviceMemory mem;
+    if (vkt_image_ex(&T, w, h, fmt, u->image_extra, -1, 0, &img, &mem)) {
+        CHECK(0, "image %dx%d format %d", w, h, (int)fmt);
+        return 0;
+    }
+    cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, mode);
+    d.format = fmt;
+    d.slots = 2;
+    d.debug_utils = T.has_debug_utils;
+    d.socket_dir = socket_dir;
+    d.image_usage = u->tell ? VKT_USAGE | u->image_extra : 0;
+    cg_vk_ring *r = NULL;
+    cg_err e = {{0}};
+    int frames = 0;
+    CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create: %s", e.text);
+    cg_vk_ring_info info;
+    cg_vk_ring_get_info(r, &info);
+    CHECK(!r || (int)info.copy_path == want_path,
+          "%dx%d format %d, %s: path %d, the rule says %d", w, h, (int)fmt, u->name,
+          (int)info.copy_path, want_path);
+    for (int f = 0; r && f < 2; f++) {
+        VkImageLayout lay = LAYOUTS[(seed + (uint32_t)f) % 4];
+        if (lay == VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL && !(u->image_extra & VK_IMAGE_USAGE_SAMPLED_BIT))
+            lay = VK_IMAGE_LAYOUT_GENERAL; /* a layout the image may be in */
+        noise(stored, n, seed * 2 + (uint32_t)f);
+        CHECK(vkt_upload(&T, img, w, h, stored, lay) == 0, "upload");
+        uint8_t desc[CG_ZC_DESC_SIZE];
+        int slot = run_frame(r, mode, img, lay, NULL, desc);
+        if (slot < 0) break;
+        cg_zc_desc dd;
+        CHECK(cg_zc_desc_decode(desc, sizeof desc, &dd, &e) == CG_OK && dd.format == (uint32_t)fmt &&
+                  dd.width == (uint32_t)w && dd.height == (uint32_t)h &&
+                  dd.row_pitch == (uint32_t)w * 4 && dd.flags == 0 && desc[4] == 1,
+              "descriptor: version 1, format %d, %dx%d, pitch w*4, flags 0", (int)fmt, w, h);
+        memset(got, 0xee, n);
+        CHECK(vkt_read_buffer(&T, info.buffers[slot], n, got, 1) == 0, "read slot");
+        frames++;
+        if (memcmp(got, stored, n) != 0) {
+            size_t at = 0;
+            while (got[at] == stored[at]) at++;
+            CHECK(0, "%dx%d format %d %s path %d layout %d: byte %zu (x %zu, row %zu) is %u, "
+                     "the image holds %u",
+                  w, h, (int)fmt, u->name, (int)info.copy_path, (int)lay, at,
+                  at / 4 % (size_t)w, at / 4 / (size_t)w, got[at], stored[at]);
+        }
+        /* The image is the game's again, unchanged, in its layout. */
+        if (n <= 64 * 48 * 4) {
+            CHECK(vkt_download(&T, img, lay, w, h, got) == 0 && memcmp(got, stored, n) == 0,
+                  "source image unchanged");
+        }
+    }
+    cg_vk_ring_destroy(r);
+    vkt_image_free(&T, img, mem);
+    return frames;
+}
+
+static int copy_sweep(cg_zc_mode mode)
+{
+    static const struct { int w, h; } SZ[] = {
+        {1, 1}, {1, 37}, {37, 1}, {7, 5}, {13, 11}, {65, 3}, {64, 48}, {641, 359}, {640, 360},
+        {1920, 1080},
+    };
+    static const copy_usage USAGES[] = {
+        {VK_IMAGE_USAGE_SAMPLED_BIT, 1, "SAMPLED told"},
+        {0, 1, "no SAMPLED"},
+        {VK_IMAGE_USAGE_SAMPLED_BIT, 0, "usage unknown (0)"},
+    };
+    int frames = 0, compute = 0;
+    for (size_t si = 0; si < sizeof SZ / sizeof SZ[0]; si++) {
+        int w = SZ[si].w, h = SZ[si].h;
+        size_t n = (size_t)w * (size_t)h * 4;
+        uint8_t *stored = malloc(n), *got = malloc(n);
+        if (!stored || !got) return 1;
+        int big = n > 1000000;
+        for (int fi = 0; fi < 4; fi++)
+            for (size_t ui = 0; ui < sizeof USAGES / sizeof USAGES[0]; ui++) {
+                /* 1080p: the compute formats (37, 44) and one fallback. */
+                if (big && (fi >= 2 ? ui != 0 || fi != 2 : ui == 2)) continue;
+                VkFormat fmt = FORMATS[fi];
+                int unorm = fmt == VK_FORMAT_R8G8B8A8_UNORM || fmt == VK_FORMAT_B8G8R8A8_UNORM;
+                int want = unorm && USAGES[ui].tell && (USAGES[ui].image_extra & VK_IMAGE_USAGE_SAMPLED_BIT);
+                int k = copy_ring(mode, w, h, fmt, &USAGES[ui], (uint32_t)(si * 16 + (size_t)fi * 4 + ui),
+                                  want, stored, got);
+                frames += k;
+                if (want) compute += k;
+            }
+        free(stored);
+        free(got);
+    }
+    printf("%d frames (%d by the compute copy) equal to the image's bytes, %s mode\n", frames,
+           compute, mode == CG_ZC_MODE_FENCE ? "fence" : "semaphore");
+    CHECK(frames > 200 && compute >= 40, "the sweep ran (%d frames, %d compute)", frames, compute);
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: test_vk_rgb fence|semaphore|exact|bad_input\n");
+        fprintf(stderr, "usage: test_vk_rgb fence|semaphore|exact|bad_input|copy_fence|copy_semaphore\n");
         return 2;
     }
     const char *c = argv[1];
@@ -379,7 +505,8 @@ int main(int argc, char **argv)
     }
     if (rc) return 1;
     if (!mkdtemp(socket_dir)) return 1;
-    if (strcmp(c, "semaphore") == 0 && !(T.has_sem_fd && T.has_timeline)) {
+    if ((strcmp(c, "semaphore") == 0 || strcmp(c, "copy_semaphore") == 0) &&
+        !(T.has_sem_fd && T.has_timeline)) {
         printf("SKIP: %s has no exportable timeline semaphores (semaphore mode)\n", T.device_name);
         vkt_ring_fini(&T);
         rmdir(socket_dir);
@@ -389,6 +516,8 @@ int main(int argc, char **argv)
     else if (strcmp(c, "semaphore") == 0) rc = sweep(CG_ZC_MODE_SEMAPHORE, 0) | sweep(CG_ZC_MODE_SEMAPHORE, 1);
     else if (strcmp(c, "exact") == 0) rc = case_exact();
     else if (strcmp(c, "bad_input") == 0) rc = case_bad_input();
+    else if (strcmp(c, "copy_fence") == 0) rc = copy_sweep(CG_ZC_MODE_FENCE);
+    else if (strcmp(c, "copy_semaphore") == 0) rc = copy_sweep(CG_ZC_MODE_SEMAPHORE);
     else {
         fprintf(stderr, "unknown case %s\n", c);
         rc = 2;
