@@ -5,14 +5,20 @@
  * RAW limit: a streaming read of exactly the source bytes the output needs
  * (for each destination row, the whole cache lines of its source row from
  * the first to the last pixel used) plus a write of the output bytes. No
- * conversion can do less memory traffic than that.
+ * conversion can do less memory traffic than that. Rows are read in memory
+ * order (upwards), whatever the flip.
+ *
+ * Cold source: the same cases with the source in no cache before every
+ * frame, as a GPU readback buffer is after the DMA wrote it; the limit is
+ * made cold the same way (see make_cold).
  * PNG limit: libpng's default settings on the same frame, on the frames of
  * bench/corpus (real Minetest frames, see its README).
  *
  * Box limit: a streaming read of the whole source plus the output write.
  *
- * Usage: bench_core [scale] [raw|box|png|png-table] [corpus-dir]
- *   scale multiplies the repetitions (default 1); raw, box or png runs one part;
+ * Usage: bench_core [scale] [raw|cold|box|png|png-table] [corpus-dir]
+ *   scale multiplies the repetitions (default 1); raw, cold, box or png runs
+ *   one part;
  *   png-table: the per-frame PNG tables without the options sweep.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -21,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#endif
 
 #include "bench_util.h"
 #include "cg_frame.h"
@@ -76,7 +85,10 @@ static void limit_pass(const cg_convert_params *p, uint8_t *dst)
     const size_t last = (size_t)((int64_t)(p->dst_w - 1) * p->src_w / p->dst_w) * 4 + 3;
     const read_lines_fn read_lines = read_lines_pick();
     uint64_t acc = 0;
-    for (int y = 0; y < p->dst_h; y++) {
+    /* Rows in the order that reads memory upwards (the fastest order for a
+     * cold source: the one the hardware prefetcher follows). */
+    const int step = p->flip ? -1 : 1;
+    for (int i = 0, y = p->flip ? p->dst_h - 1 : 0; i < p->dst_h; i++, y += step) {
         int iy = (int)((int64_t)y * p->src_h / p->dst_h);
         int mrow = p->flip ? p->src_h - 1 - iy : iy;
         const uint8_t *row = p->src + (size_t)mrow * p->src_stride;
@@ -270,6 +282,83 @@ static void raw_case(const char *name, int sw, int sh, int dw, int dh, int flip,
     time_levels(name, &r, run_limit, reps);
     free(r.dst);
     free(src);
+}
+
+/* ---- cold source ------------------------------------------------------------------ */
+
+/* Put [a, a + n) in no cache. x86: clflush of its lines, the faithful model
+ * of memory a device wrote by DMA (a mapped readback buffer). Elsewhere: a
+ * write of a buffer larger than any last-level cache, which evicts it too. */
+static void make_cold(const uint8_t *a, size_t n)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    const uint8_t *p = (const uint8_t *)((uintptr_t)a & ~(uintptr_t)63);
+    for (; p < a + n; p += 64) _mm_clflush(p);
+    _mm_mfence();
+#else
+    enum { EVICT = 64 << 20 };
+    static uint8_t *big;
+    if (big == NULL && (big = malloc(EVICT)) == NULL) abort();
+    static uint8_t v;
+    memset(big, ++v, EVICT);
+    (void)a;
+    (void)n;
+#endif
+}
+
+/* Median per-frame times, the source made cold before every frame (not
+ * timed), of n functions run in turn frame by frame, so that all of them
+ * see the same machine state. */
+static void time_cold(frame_fn *fn, void **ctx, int n, const uint8_t *src, size_t src_len,
+                      int reps, double *median)
+{
+    double *t = malloc(sizeof(double) * (size_t)reps * (size_t)n);
+    if (t == NULL) abort();
+    for (int k = 0; k < n; k++) fn[k](ctx[k]); /* page in, warm the code */
+    for (int i = 0; i < reps; i++)
+        for (int k = 0; k < n; k++) {
+            make_cold(src, src_len);
+            double t0 = bench_now_us();
+            fn[k](ctx[k]);
+            t[(size_t)k * (size_t)reps + (size_t)i] = bench_now_us() - t0;
+        }
+    for (int k = 0; k < n; k++) median[k] = bench_median(t + (size_t)k * (size_t)reps, reps);
+    free(t);
+}
+
+/* sw x sh -> dw x dh at the default level, flipped and not, each against
+ * the limit (read of the needed source lines in memory order + write of
+ * the output), every one of them with a cold source. The destination is
+ * the same buffer for all (as warm as a converter's reused output is). */
+static void cold_case(const char *name, int sw, int sh, int dw, int dh, int reps)
+{
+    uint8_t *src = game_frame(sw, sh);
+    raw_ctx flip, plain;
+    case_init(&flip, src, sw, sh, dw, dh, CG_FILTER_NEAREST, 1);
+    case_init(&plain, src, sw, sh, dw, dh, CG_FILTER_NEAREST, 0);
+    free(plain.dst);
+    plain.dst = flip.dst;
+    flip.level = plain.level = cg_simd_best();
+    frame_fn fn[3] = {run_limit, run_convert, run_convert};
+    void *ctx[3] = {&plain, &flip, &plain};
+    double m[3];
+    time_cold(fn, ctx, 3, src, (size_t)sw * (size_t)sh * 4, reps, m);
+    printf("%-34s %-6s %9.1f us   limit %8.1f us   ratio %5.2f\n", name, "flip", m[1], m[0],
+           m[1] / m[0]);
+    printf("%-34s %-6s %9.1f us   limit %8.1f us   ratio %5.2f\n", name, "plain", m[2], m[0],
+           m[2] / m[0]);
+    free(flip.dst);
+    free(src);
+}
+
+static void cold_cases(int scale)
+{
+    printf("cold source (flushed before every frame, the limit too), default level %s\n",
+           cg_simd_name(cg_simd_best()));
+    cold_case("640x360 RAW cold", 640, 360, 640, 360, 600 * scale);
+    cold_case("1920x1080 RAW cold", 1920, 1080, 1920, 1080, 80 * scale);
+    cold_case("1920x1080 -> 640x360 RAW cold", 1920, 1080, 640, 360, 200 * scale);
+    printf("\n");
 }
 
 /* ---- box filter -------------------------------------------------------------------- */
@@ -757,15 +846,17 @@ int main(int argc, char **argv)
     printf("bench_core: per-frame medians; limit = read of the needed source lines + "
            "write of the output; default SIMD level: %s\n\n",
            cg_simd_name(cg_simd_best()));
-    if (strncmp(part, "png", 3) != 0 && strcmp(part, "box") != 0) {
+    const int all = strcmp(part, "all") == 0;
+    if (all || strcmp(part, "raw") == 0) {
         raw_case("640x360 -> 640x360 RAW flip", 640, 360, 640, 360, 1, 400 * scale);
         raw_case("854x480 -> 128x128 RAW", 854, 480, 128, 128, 0, 2000 * scale);
         raw_case("1920x1080 -> 640x360 RAW", 1920, 1080, 640, 360, 0, 200 * scale);
         raw_case("128x128 RAW", 128, 128, 128, 128, 0, 4000 * scale);
         printf("\n");
     }
-    if (strncmp(part, "png", 3) != 0 && strcmp(part, "raw") != 0) box_cases(scale);
-    if (strcmp(part, "raw") != 0 && strcmp(part, "box") != 0)
+    if (all || strcmp(part, "cold") == 0) cold_cases(scale);
+    if (all || strcmp(part, "box") == 0) box_cases(scale);
+    if (all || strncmp(part, "png", 3) == 0)
         png_cases(scale, argc > 3 ? argv[3] : CG_BENCH_CORPUS, strcmp(part, "png-table") != 0);
     return 0;
 }

@@ -148,6 +148,49 @@ START_TEST(game_sizes)
 }
 END_TEST
 
+/* The fast rows run in pieces of 256 destination pixels, each prefetching
+ * the next row's source for it, and rows go in the order that reads the
+ * source upwards (last row first with flip). Destination widths on both
+ * sides of the piece and x-table boundaries (256, 512, 1024), same-width,
+ * downscaled and upscaled, both flips, heights resized both ways, a cursor,
+ * and a source that starts off 16-byte alignment with a padded stride. */
+static void piece_case(int dw, int sw, int sh, int dh, int flip)
+{
+    const size_t stride = (size_t)sw * 4 + 7;
+    const size_t len = stride * (size_t)(sh - 1) + (size_t)sw * 4;
+    uint8_t *buf = malloc(len + 1);
+    ck_assert_ptr_nonnull(buf);
+    uint32_t s = (uint32_t)(dw * 7919 + sw * 31 + sh * 3 + flip);
+    for (size_t i = 0; i < len + 1; i++) buf[i] = (uint8_t)next(&s);
+    cg_convert_params p;
+    memset(&p, 0, sizeof p);
+    p.src = buf + 1; /* exact extent, rows off alignment */
+    p.src_stride = stride;
+    p.src_w = sw;
+    p.src_h = sh;
+    p.dst_w = dw;
+    p.dst_h = dh;
+    p.flip = flip;
+    p.cursor.draw = 1;
+    p.cursor.x = dw - 3;
+    p.cursor.y = dh / 2;
+    compare_levels(&p);
+    free(buf);
+}
+
+START_TEST(piece_edges)
+{
+    static const int widths[] = {255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 1281};
+    const int w = widths[_i];
+    for (int flip = 0; flip <= 1; flip++) {
+        piece_case(w, w, 5, 5, flip);         /* packed rows */
+        piece_case(w, 3 * w + 1, 9, 4, flip); /* gather, rows skipped */
+        piece_case(w, w / 2 + 1, 2, 7, flip); /* gather, rows repeated */
+        piece_case(w, w, 1, 1, flip);         /* one row: nothing to prefetch */
+    }
+}
+END_TEST
+
 const char *suite_skip_reason(void)
 {
     /* Every case compares the SIMD levels with the scalar reference: with
@@ -176,6 +219,7 @@ Suite *make_suite(void)
     tcase_add_loop_test(core, random_wide, 0, 15);
     tcase_add_loop_test(core, every_width, 0, 10);
     tcase_add_loop_test(core, game_sizes, 0, 6);
+    tcase_add_loop_test(core, piece_edges, 0, 10);
     suite_add_tcase(s, core);
     TCase *level = tcase_create("level");
     tcase_add_test(level, expected_level);
