@@ -3,12 +3,14 @@
  * path, on the GPU machine: N game processes + 1 learner process, stepped
  * in lockstep as a vector env steps them.
  *
- * Each producer is this executable run again ("producer v1|v2 W H vk|reuse|gl"),
+ * Each producer is this executable run again ("producer v1|v2 W H vk|reuse|vkxfer|gl|glxfer"),
  * with its own Vulkan device; per step it "renders" (submits a clear of its
  * image, untimed, and does not wait for it: a game keeps its frame in
  * flight), then, timed as the producer's host time per frame:
  *   v2: cg_vk_ring_publish (copy into a ring slot + timeline signal, no
- *       wait; the process never loads libcuda),
+ *       wait; the process never loads libcuda); the compute copy (the ring
+ *       told the image's usage, SAMPLED included), and at N = 8 also the
+ *       transfer copy (vkxfer / glxfer: told nothing) for comparison,
  *   v1: cg_vk_export_copy + cg_cuda_import_copy (its own CUDA context
  *       copies the frame into a cudaMalloc buffer shared by IPC handle;
  *       complete on return),
@@ -95,7 +97,10 @@ static int write_full(int fd, const void *buf, size_t n)
  * 'q' it writes {median host us (double), libcuda mapped (int)} and exits. */
 static int out_fd = 1;
 
-static int producer(int v2, int w, int h, int reuse)
+/* xfer: the v2 ring told nothing of the image's usage (the transfer copy,
+ * vkCmdCopyImageToBuffer); else told SAMPLED | TRANSFER_SRC | ... (the image
+ * has them, as a game's render target does): the compute copy. */
+static int producer(int v2, int w, int h, int reuse, int xfer)
 {
     /* The protocol gets a private copy of stdout; anything a driver prints
      * goes to stderr instead of into the learner's pipe. */
@@ -113,7 +118,12 @@ static int producer(int v2, int w, int h, int reuse)
     }
     VkImage game;
     VkDeviceMemory gm;
-    if (vkt_image(&T, w, h, -1, 0, &game, &gm)) return 1;
+    const VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                    VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+    if (vkt_image_ex(&T, w, h, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT, -1, 0, &game,
+                     &gm))
+        return 1;
     cg_err err = {""};
     cg_vk_ring *ring = NULL;
     cg_vk_export *e = NULL;
@@ -123,6 +133,7 @@ static int producer(int v2, int w, int h, int reuse)
         cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, CG_ZC_MODE_SEMAPHORE);
         d.wait_ns = 1000000000;
         d.reuse_recordings = reuse;
+        d.image_usage = xfer ? 0 : usage;
         if (cg_vk_ring_create(&d, &ring, &err) != CG_OK ||
             cg_vk_ring_template(ring, msg, sizeof msg) != CG_OK) {
             fprintf(stderr, "producer: ring: %s\n", err.text);
@@ -240,7 +251,7 @@ static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
  *   v1: cg_gl_cuda (the texture registered once in the game's own CUDA
  *       context; map + copy into the IPC buffer + unmap, complete on return),
  *   v2: the GL producer of the ring (no CUDA in the process). */
-static int producer_gl(int v2, int w, int h)
+static int producer_gl(int v2, int w, int h, int xfer)
 {
     out_fd = dup(1);
     dup2(2, 1);
@@ -269,6 +280,7 @@ static int producer_gl(int v2, int w, int h)
         d.height = h;
         d.mode = CG_ZC_MODE_SEMAPHORE; /* the learner waits on the timeline */
         d.wait_ns = 1000000000;
+        d.texture_format = xfer ? 0 : GL_RGBA8; /* the compute copy, or glReadPixels */
         cg_gl_ring *ring = NULL;
         cg_err err = {""};
         if (cg_gl_ring_create(&d, &ring, &err) != CG_OK ||
@@ -557,6 +569,19 @@ static int print_pair(int n, double limit, const run_result *v1, const run_resul
     return 1;
 }
 
+/* N = 8 only (run time): v2 with the transfer copy (vkCmdCopyImageToBuffer /
+ * glReadPixels) beside v2's compute copy, same run. */
+static void print_xfer(run_result x, const run_result *v1, const run_result *v2)
+{
+    if (!x.ok) {
+        printf("       v2 transfer copy failed (see stderr)\n");
+        return;
+    }
+    printf("       v2 transfer copy (was v2's path): host %.1f us, step %.1f us, aggregate %.0f "
+           "frames/s (v2/v1 %.3f; the compute copy's v2/v1 %.3f, compute/transfer %.3f)\n",
+           x.host_us, x.step_us, x.fps, x.fps / v1->fps, v2->fps / v1->fps, v2->fps / x.fps);
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -565,8 +590,9 @@ int main(int argc, char **argv)
     self_exe = len > 0 ? (exe[len] = 0, exe) : argv[0];
     if (argc >= 6 && strcmp(argv[1], "producer") == 0) {
         int v2 = strcmp(argv[2], "v2") == 0, w = atoi(argv[3]), h = atoi(argv[4]);
-        if (strcmp(argv[5], "gl") == 0) return producer_gl(v2, w, h);
-        return producer(v2, w, h, strcmp(argv[5], "reuse") == 0);
+        int xfer = strstr(argv[5], "xfer") != NULL; /* vkxfer, glxfer: the transfer copy */
+        if (strncmp(argv[5], "gl", 2) == 0) return producer_gl(v2, w, h, xfer);
+        return producer(v2, w, h, strcmp(argv[5], "reuse") == 0, xfer);
     }
     int steps = argc > 1 ? atoi(argv[1]) : 300;
     int max_n = argc > 2 ? atoi(argv[2]) : MAX_N;
@@ -595,6 +621,7 @@ int main(int argc, char **argv)
                    "us, aggregate %.0f frames/s (%.3f of v1's)\n",
                    v2r.host_us, v2r.host_us / limit, v2r.host_us / v2.host_us, v2r.step_us, v2r.fps,
                    v2r.fps / v1.fps);
+            if (n == 8) print_xfer(run(1, "vkxfer", n, w, h, steps), &v1, &v2);
         }
     }
     /* GL games: today's GL path (v1, the game's own CUDA context) against
@@ -608,7 +635,8 @@ int main(int argc, char **argv)
         for (int k = 0; k < 4 && ns[k] <= max_n; k++) {
             int n = ns[k];
             run_result v1 = run(0, "gl", n, w, h, steps), v2 = run(1, "gl", n, w, h, steps);
-            print_pair(n, limit, &v1, &v2);
+            if (print_pair(n, limit, &v1, &v2) && n == 8)
+                print_xfer(run(1, "glxfer", n, w, h, steps), &v1, &v2);
         }
     }
     return 0;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "cg_frame.h"
+#include "cg_zc_proto.h" /* CG_ZC_FORMAT_R8G8B8_UNORM */
 
 /* ---- exception classes ----------------------------------------------- */
 
@@ -421,16 +422,36 @@ jobject cg_jni_ring_frame(JNIEnv *env, cg_jni_singleton *s, const char *what,
     return cg_jni_bytestring_copy(env, desc, len);
 }
 
+/* get(ctx, v) under s's lock; 0 with IllegalStateException pending without a ring. */
+static int ring_read(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                     void (*get)(void *ctx, uint64_t *v), uint64_t *v)
+{
+    cg_jni_singleton_lock(s, NULL);
+    int have = s->ctx != NULL;
+    if (have) get(s->ctx, v);
+    cg_jni_singleton_unlock(s);
+    if (!have) cg_throw_status(env, CG_E_NOT_INITIALIZED, what, "call initImpl first");
+    return have;
+}
+
+jint cg_jni_ring_value(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                       void (*get)(void *ctx, uint64_t *v))
+{
+    uint64_t v[1] = {0};
+    return ring_read(env, s, what, get, v) ? (jint)v[0] : 0;
+}
+
+jint cg_jni_copy_path(uint32_t desc_format, int copy_path)
+{
+    return desc_format == CG_ZC_FORMAT_R8G8B8_UNORM ? CG_JNI_COPY_PATH_RGB8 : (jint)copy_path;
+}
+
 jlongArray cg_jni_ring_counters(JNIEnv *env, cg_jni_singleton *s, const char *what,
                                 void (*get)(void *ctx, uint64_t *v), size_t n)
 {
     uint64_t v[16] = {0};
     if (n > 16) n = 16;
-    cg_jni_singleton_lock(s, NULL);
-    int have = s->ctx != NULL;
-    if (have) get(s->ctx, v);
-    cg_jni_singleton_unlock(s);
-    if (!have) return cg_throw_status(env, CG_E_NOT_INITIALIZED, what, "call initImpl first"), NULL;
+    if (!ring_read(env, s, what, get, v)) return NULL;
     jlongArray out = (*env)->NewLongArray(env, (jsize)n);
     if (!out) return NULL; /* OutOfMemoryError pending */
     jlong j[16];

@@ -159,6 +159,18 @@ jobject cg_jni_ring_frame(JNIEnv *env, cg_jni_singleton *s, const char *what,
 jlongArray cg_jni_ring_counters(JNIEnv *env, cg_jni_singleton *s, const char *what,
                                 void (*get)(void *ctx, uint64_t *v), size_t n);
 
+/* Under s's lock: IllegalStateException (returns 0) without a ring; else
+ * get(ctx, v) fills v[0], returned as an int. */
+jint cg_jni_ring_value(JNIEnv *env, cg_jni_singleton *s, const char *what,
+                       void (*get)(void *ctx, uint64_t *v));
+
+/* copyPathImpl's value (docs/zero-copy-v2.md, "The compute copy"): 2 for a
+ * ring of descriptor format 23 (the RGB slot format, its own compute pass),
+ * else the ring's cg_vk_copy_path: 0 transfer copy / glReadPixels, 1 the
+ * compute copy. */
+#define CG_JNI_COPY_PATH_RGB8 2
+jint cg_jni_copy_path(uint32_t desc_format, int copy_path);
+
 /* Under s's lock: destroy(ctx) when there is a ring, and forget it. */
 void cg_jni_ring_destroy(cg_jni_singleton *s, void (*destroy)(void *));
 

@@ -1,7 +1,9 @@
 /*
  * gl_zerocopy_ring.c - com.kyhsgeekcode.minecraftenv.GlZerocopyRing:
  * zero-copy v2 from the GL backend (docs/zero-copy-v2.md) through
- * cg_gl_ring: RGBA copies (initImpl) or the RGB slot format (initRgbImpl,
+ * cg_gl_ring: RGBA copies (initCopyImpl with the texture's GL internal
+ * format, which picks the compute copy or glReadPixels; initImpl: format
+ * unknown, glReadPixels) or the RGB slot format (initRgbImpl,
  * with the cursor per frame through publishCursorImpl). One ring per process behind the object's lock (cg_jni.h's
  * ring shapes); statuses become exceptions by cg_jexc_for_status, except
  * CG_E_RING_FULL (a skipped frame: publish returns null) and CG_E_NO_DEVICE
@@ -50,11 +52,17 @@ static cg_status release(void *ctx, cg_err *why)
     return cg_gl_ring_destroy_current(ctx, why);
 }
 
-/* Both inits: check the Java values, describe, make. target_* < 0: the
- * copy format. */
+/* Every init: check the Java values, describe, make. target_* < 0: the
+ * copy format, of textures of texture_format (0: unknown). */
 static jobject init(JNIEnv *env, const char *what, jint width, jint height, jint target_width,
-                    jint target_height, jint slots, jint mode, jlong waitNanos)
+                    jint target_height, jint texture_format, jint slots, jint mode,
+                    jlong waitNanos)
 {
+    if (texture_format < 0)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s: textureFormat %d is negative (a GL internal format, 0 = unknown)",
+                        what, (int)texture_format),
+               NULL;
     if (slots < 0 || waitNanos < 0)
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
                         "%s: slots %d, waitNanos %lld: neither may be negative", what, (int)slots,
@@ -70,6 +78,7 @@ static jobject init(JNIEnv *env, const char *what, jint width, jint height, jint
         d.target_width = target_width;
         d.target_height = target_height;
     }
+    d.texture_format = (unsigned)texture_format; /* picks the compute copy (cg_gl_ring.h) */
     d.slots = (uint32_t)slots;
     d.mode = mode;
     d.wait_ns = (uint64_t)waitNanos;
@@ -80,7 +89,17 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_init
     JNIEnv *env, jobject thiz, jint width, jint height, jint slots, jint mode, jlong waitNanos)
 {
     (void)thiz;
-    return init(env, "GlZerocopyRing.initImpl", width, height, -1, -1, slots, mode, waitNanos);
+    return init(env, "GlZerocopyRing.initImpl", width, height, -1, -1, 0, slots, mode,
+                waitNanos);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_initCopyImpl(
+    JNIEnv *env, jobject thiz, jint width, jint height, jint textureFormat, jint slots, jint mode,
+    jlong waitNanos)
+{
+    (void)thiz;
+    return init(env, "GlZerocopyRing.initCopyImpl", width, height, -1, -1, textureFormat, slots,
+                mode, waitNanos);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_initRgbImpl(
@@ -94,7 +113,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_init
                         "%s: target %dx%d (1..%d per side, or 0x0 for the texture's size)", what,
                         (int)targetWidth, (int)targetHeight, CG_MAX_DIM),
                NULL;
-    return init(env, what, width, height, targetWidth, targetHeight, slots, mode, waitNanos);
+    return init(env, what, width, height, targetWidth, targetHeight, 0, slots, mode, waitNanos);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publishImpl(
@@ -125,6 +144,22 @@ static void counters(void *ctx, uint64_t *v)
     cg_gl_ring_info info;
     cg_gl_ring_get_info(ctx, &info);
     cg_vk_ring_get_counters(info.ring, v);
+}
+
+static void copy_path(void *ctx, uint64_t *v)
+{
+    cg_gl_ring_info gi;
+    cg_vk_ring_info vi;
+    cg_gl_ring_get_info(ctx, &gi);
+    cg_vk_ring_get_info(gi.ring, &vi);
+    v[0] = (uint64_t)cg_jni_copy_path(vi.format, (int)gi.copy_path);
+}
+
+JNIEXPORT jint JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_copyPathImpl(JNIEnv *env,
+                                                                                  jobject thiz)
+{
+    (void)thiz;
+    return cg_jni_ring_value(env, &g_ring, "GlZerocopyRing.copyPathImpl", copy_path);
 }
 
 JNIEXPORT jlongArray JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_countersImpl(

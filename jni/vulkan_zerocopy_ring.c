@@ -1,16 +1,17 @@
 /*
  * vulkan_zerocopy_ring.c - com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing:
  * zero-copy v2 (docs/zero-copy-v2.md) through cg_vk_ring, as a plain copy
- * (initCopyImpl with the image's format; initImpl, the same for an
- * R8G8B8A8_UNORM image) or in the RGB slot format (initRgbImpl, with the
+ * (initCopyImpl with the image's format and usage, which picks the compute
+ * or the transfer copy; initImpl, the same for an R8G8B8A8_UNORM image of
+ * unknown usage: the transfer copy) or in the RGB slot format (initRgbImpl, with the
  * cursor per frame through publishCursorImpl / recordCursorImpl). One ring per
  * process behind the object's lock; every status becomes the exception of
  * cg_jexc_for_status, except CG_E_RING_FULL, which is a skipped frame: the
  * per-frame calls then return null.
  *
  * Checks: this file checks only what a Java value is (a negative int or
- * long where an unsigned number goes); handles, mode, slot count, sizes and
- * image formats are cg_vk_ring_create's and the frame calls' to check
+ * long where an unsigned number goes); handles, mode, slot count, sizes,
+ * image formats and usages are cg_vk_ring_create's and the frame calls' to check
  * (cg_vk_ring.h), once, and their text is the exception's message.
  */
 #include <stdint.h>
@@ -98,14 +99,20 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initCopyImpl(
     JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
-    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat, jint slots,
-    jint mode, jlong waitNanos, jboolean debugUtils)
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat,
+    jint imageUsage, jint slots, jint mode, jlong waitNanos, jboolean debugUtils)
 {
     (void)thiz;
     static const char what[] = "VulkanZerocopyRing.initCopyImpl";
+    if (imageUsage < 0)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s: imageUsage %d is negative (VkImageUsageFlags, 0 = unknown)", what,
+                        (int)imageUsage),
+               NULL;
     cg_vk_ring_desc d;
     memset(&d, 0, sizeof d);
     d.format = (VkFormat)imageFormat; /* the descriptor's format: the copy keeps the bytes */
+    d.image_usage = (VkImageUsageFlags)imageUsage; /* picks the compute copy (cg_vk_ring.h) */
     return init_ring(env, what, &d, instance, physicalDevice, device, queueFamily, queue,
                      getInstanceProcAddr, width, height, slots, mode, waitNanos, debugUtils);
 }
@@ -192,6 +199,20 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
 static void counters(void *ctx, uint64_t *v)
 {
     cg_vk_ring_get_counters(ctx, v);
+}
+
+static void copy_path(void *ctx, uint64_t *v)
+{
+    cg_vk_ring_info info;
+    cg_vk_ring_get_info(ctx, &info);
+    v[0] = (uint64_t)cg_jni_copy_path(info.format, (int)info.copy_path);
+}
+
+JNIEXPORT jint JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_copyPathImpl(
+    JNIEnv *env, jobject thiz)
+{
+    (void)thiz;
+    return cg_jni_ring_value(env, &g_ring, "VulkanZerocopyRing.copyPathImpl", copy_path);
 }
 
 JNIEXPORT jlongArray JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_countersImpl(

@@ -299,6 +299,25 @@ static cg_vk_copy_path pick_copy_path(const cg_vk_ring *r)
     return CG_VK_COPY_PATH_COMPUTE;
 }
 
+/* A copy ring told its images' usage (nonzero) must be able to read them
+ * one way: SAMPLED for the compute copy (UNORM formats), else TRANSFER_SRC. */
+static cg_status check_image_usage(const cg_vk_ring_desc *d, VkFormat fmt, cg_err *err)
+{
+    VkImageUsageFlags u = d->image_usage;
+    if (!u || d->slot_format != CG_VK_SLOT_COPY || d->external_writer) return CG_OK;
+    int unorm = fmt == VK_FORMAT_R8G8B8A8_UNORM || fmt == VK_FORMAT_B8G8R8A8_UNORM;
+    if (u & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) return CG_OK;
+    if (unorm && (u & VK_IMAGE_USAGE_SAMPLED_BIT) && cg_vk_rgb_built()) return CG_OK;
+    return cg_fail(err, CG_E_INVALID_ARG,
+                   "image usage 0x%x (format %d): the ring reads the image through "
+                   "VK_IMAGE_USAGE_SAMPLED_BIT (0x4; UNORM formats) or TRANSFER_SRC (0x1); it "
+                   "has %s",
+                   (unsigned)u, (int)fmt,
+                   unorm && (u & VK_IMAGE_USAGE_SAMPLED_BIT) ? "SAMPLED, but this build has no "
+                                                               "compute copy"
+                                                             : "neither usable");
+}
+
 cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *err)
 {
     CG_RETURN_IF(!out, CG_E_INVALID_ARG);
@@ -334,6 +353,8 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
         (st = cg_check_dims(d->target_width, d->target_height)) != CG_OK)
         return cg_fail(err, st, "target size %dx%d (1..%d per side, or 0x0 for the image's)",
                        d->target_width, d->target_height, CG_MAX_DIM);
+
+    CG_TRY(check_image_usage(d, fmt, err));
 
     cg_vk_ring *r = calloc(1, sizeof *r);
     CG_RETURN_IF(!r, CG_E_NO_MEMORY);

@@ -122,7 +122,9 @@ typedef struct cg_vk_ring_desc {
      * with (they share one). Copy rings: with VK_IMAGE_USAGE_SAMPLED_BIT and
      * a UNORM format the slots are written by the compute copy
      * (CG_VK_COPY_PATH_COMPUTE), else by vkCmdCopyImageToBuffer; 0 = not
-     * known: the transfer copy. Never assumed. */
+     * known: the transfer copy. Never assumed. Nonzero usage that allows
+     * neither (no TRANSFER_SRC, and no SAMPLED on a UNORM format):
+     * CG_E_INVALID_ARG at create. */
     VkImageUsageFlags image_usage;
 } cg_vk_ring_desc;
 

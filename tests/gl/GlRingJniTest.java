@@ -14,7 +14,8 @@ import java.util.List;
  * uploaded into the game's texture are published, and a second process (the C learner of
  * test_zc_ring) connects to the ring's socket, imports the memory through Vulkan and checks
  * every frame byte for byte. Plus every bad input and state as the exception the architecture
- * names. Usage: GlRingJniTest PATH_OF_test_zc_ring. Exit 77: no EGL context, or a GL without
+ * names; the compute copy (initCopyImpl told GL_RGBA8, copyPathImpl) and its fallback, read the
+ * same way. Usage: GlRingJniTest PATH_OF_test_zc_ring. Exit 77: no EGL context, or a GL without
  * GL_EXT_memory_object_fd (the exception says so). The ring runs in the mode the driver picks:
  * fence mode on llvmpipe (complete on return); in semaphore mode (the GPU machine) this
  * learner does not wait on the timeline, but it starts after the publishes returned and GL
@@ -55,6 +56,7 @@ public final class GlRingJniTest {
         check(le32(t, 8) == 23 && le32(t, 12) == tw && le32(t, 16) == th && le32(t, 20) == tw * 3
                 && t.byteAt(4) == 2 && le32(t, 68) == 0,
                 "RGB template: format 23, version 2, " + tw + "x" + th + ", rows upright");
+        check(ring.copyPathImpl() == GlZerocopyRing.COPY_PATH_RGB, "RGB ring: copyPathImpl 2");
         expect(IllegalArgumentException.class, () -> ring.publishCursorImpl(0, true, 1, 1),
                 "publishCursorImpl texture 0");
         check(GlHelper.uploadPattern(texture, w, h, 5), "upload");
@@ -88,6 +90,46 @@ public final class GlRingJniTest {
         check(n.length == 5 && n[0] == 1 && n[1] == 0 && n[3] == 0,
                 "countersImpl: 1 published, 0 skipped, no learner: " + java.util.Arrays.toString(n));
         ring.destroyImpl();
+    }
+
+    /**
+     * The compute copy from Java (docs/zero-copy-v2.md, "The compute copy"): initCopyImpl told
+     * GL_RGBA8 (the scene's texture, as Minecraft's main target) reports copyPathImpl 1 and the
+     * learner process reads frames 1..3 byte-exact, in GL's rows as glReadPixels gives them; told
+     * 0 (unknown) or GL_SRGB8_ALPHA8 the same texture goes through glReadPixels (0), read the
+     * same. A negative textureFormat is refused, named.
+     */
+    static void copyRound(GlZerocopyRing ring, String learner, int texture, int w, int h)
+            throws Exception {
+        expect(IllegalStateException.class, ring::copyPathImpl, "copyPathImpl without a ring");
+        try {
+            ring.initCopyImpl(w, h, -5, 2, GlZerocopyRing.MODE_AUTO, 0);
+            check(false, "textureFormat -5: no exception");
+            ring.destroyImpl();
+        } catch (IllegalArgumentException e) {
+            check(e.getMessage().contains("-5"), "textureFormat -5 refused, named: " + e.getMessage());
+        }
+        int[][] cases = {{GlZerocopyRing.GL_RGBA8, GlZerocopyRing.COPY_PATH_COMPUTE},
+                {0, GlZerocopyRing.COPY_PATH_READ_PIXELS},
+                {0x8C43 /* GL_SRGB8_ALPHA8 */, GlZerocopyRing.COPY_PATH_READ_PIXELS}};
+        for (int[] c : cases) {
+            String name = w + "x" + h + " textureFormat 0x" + Integer.toHexString(c[0]);
+            ByteString t = ring.initCopyImpl(w, h, c[0], 3, GlZerocopyRing.MODE_AUTO, 0);
+            check(le32(t, 8) == 37 && le32(t, 20) == w * 4 && le32(t, 68) == 1,
+                    name + ": template format 37, pitch w*4, ROWS_BOTTOM_UP");
+            check(ring.copyPathImpl() == c[1],
+                    name + ": copyPathImpl " + ring.copyPathImpl() + ", want " + c[1]);
+            List<String> descs = new ArrayList<>();
+            for (int f = 1; f <= 3; f++) {
+                check(GlHelper.uploadPattern(texture, w, h, f), "upload frame " + f);
+                ByteString d = ring.publishImpl(texture);
+                check(d != null && le32(d, 72) == f, name + ": descriptor of frame " + f);
+                if (d != null) descs.add(RingJniTest.hex(d));
+            }
+            check(RingJniTest.learner(learner, descs) == 0,
+                    name + ": learner process read frames 1..3 byte-exact");
+            ring.destroyImpl();
+        }
     }
 
     /** The game after a ring went: its context current, and drawing what it draws. */
@@ -191,6 +233,8 @@ public final class GlRingJniTest {
                 && le32(t, 68) == 1, "template: CGZ2, " + w + "x" + h + ", mode " + mode
                 + ", flags ROWS_BOTTOM_UP");
         expect(IllegalStateException.class, () -> ring.initImpl(w, h, 3, 0, 0), "second init");
+        check(ring.copyPathImpl() == GlZerocopyRing.COPY_PATH_READ_PIXELS,
+                "initImpl (format unknown): glReadPixels");
         expect(IllegalArgumentException.class, () -> ring.publishImpl(0), "texture 0");
         expect(IllegalArgumentException.class, () -> ring.publishImpl(-3), "texture -3");
         expect(IllegalArgumentException.class, () -> ring.publishImpl(small[1]),
@@ -235,6 +279,11 @@ public final class GlRingJniTest {
         check(RingJniTest.learner(args[0], one) == 0, "learner read frame 2 of the new ring byte-exact");
         ring.destroyImpl();
         rgbRound(ring, args[0], scene[1], w, h);
+        copyRound(ring, args[0], scene[1], w, h);
+        {
+            int[] big = GlHelper.createScene(640, 360);
+            copyRound(ring, args[0], big[1], 640, 360);
+        }
         resizeRounds(ring, args[0], scene, w, h);
         System.out.println(RingJniTest.failures == 0 ? "PASS" : RingJniTest.failures + " failures");
         System.exit(RingJniTest.failures == 0 ? 0 : 1);

@@ -19,7 +19,8 @@ import java.util.List;
  * lockstep by the real CUDA learner (test_ring.py stdin-cuda), byte-exact. And the RGB slot
  * format (initRgbImpl, recordCursorImpl) read by the Python learner (test_ring.py stdin-rgb):
  * every slot equals the RAW bytes convertCapturedFrameImpl gives for the same frame, flip,
- * resize and cursor, rows reversed.
+ * resize and cursor, rows reversed. The compute copy (initCopyImpl told the image's usage):
+ * copyPathImpl, the frames read byte-exact, the fallback (usage without SAMPLED).
  * Exit 77: no Vulkan device.
  */
 public final class RingJniTest {
@@ -79,6 +80,8 @@ public final class RingJniTest {
                 && le64(t, 72) == 0, "template: 192 bytes, CGZ2, frame 0");
         expect(IllegalStateException.class, () -> ring.initImpl(v[0], v[1], v[2], (int) v[3],
                 v[4], v[5], w, h, slots, 2, 0, false), "second init");
+        check(ring.copyPathImpl() == VulkanZerocopyRing.COPY_PATH_TRANSFER,
+                "initImpl (usage unknown): the transfer copy");
         expect(IllegalStateException.class, () -> ring.publishImpl(v[6], COLOR_ATTACHMENT_OPTIMAL),
                 "publishImpl on a fence-mode ring");
         expect(IllegalArgumentException.class, () -> ring.recordImpl(0, v[6], 2), "recordImpl cmd 0");
@@ -100,22 +103,26 @@ public final class RingJniTest {
     /**
      * A B8G8R8A8_UNORM game image (a swapchain's) through initCopyImpl: every descriptor says
      * format 44, and the learner process reads the image's bytes exactly (before, initImpl had
-     * no format and every descriptor said 37: a learner swapped red and blue).
+     * no format and every descriptor said 37: a learner swapped red and blue). imageUsage
+     * {@code usage} must give copy path {@code path}.
      */
-    static void bgraRound(String exe, int w, int h) throws Exception {
+    static void bgraRound(String exe, int w, int h, int usage, int path) throws Exception {
         VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
         long[] v = vkSetupFormat(w, h, 44);
         expect(IllegalArgumentException.class, () -> ring.initCopyImpl(v[0], v[1], v[2],
-                (int) v[3], v[4], v[5], w, h, 64, 2, VulkanZerocopyRing.MODE_FENCE, 0, false),
+                (int) v[3], v[4], v[5], w, h, 64, 0, 2, VulkanZerocopyRing.MODE_FENCE, 0, false),
                 "initCopyImpl imageFormat 64 (A2B10G10R10, not copied as stored)");
         try {
-            ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 97, 2, 2, 0, false);
+            ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 97, 0, 2, 2, 0,
+                    false);
         } catch (IllegalArgumentException e) {
             check(e.getMessage().contains("97"), "the refusal names the format: " + e.getMessage());
         }
-        ByteString t = ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 44, 2,
-                VulkanZerocopyRing.MODE_FENCE, 0, v[7] != 0);
+        ByteString t = ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 44,
+                usage, 2, VulkanZerocopyRing.MODE_FENCE, 0, v[7] != 0);
         check((t.byteAt(8) & 0xff) == 44 && t.byteAt(4) == 1, "BGRA template: format 44, version 1");
+        check(ring.copyPathImpl() == path, "BGRA, imageUsage 0x" + Integer.toHexString(usage)
+                + ": copyPathImpl " + ring.copyPathImpl() + ", want " + path);
         List<String> descs = new ArrayList<>();
         for (int f = 1; f <= 2; f++) {
             long cmd = vkBegin(f);
@@ -125,8 +132,59 @@ public final class RingJniTest {
                     "BGRA descriptor of frame " + f + " says format 44");
             if (d != null) descs.add(hex(d));
         }
-        check(learner(exe, descs) == 0, "learner process read the BGRA frames byte-exact");
+        check(learner(exe, descs) == 0, "learner process read the BGRA frames byte-exact (path "
+                + path + ")");
         ring.destroyImpl();
+    }
+
+    static final int SAMPLED_TRANSFER_SRC =
+            VulkanZerocopyRing.IMAGE_USAGE_SAMPLED | VulkanZerocopyRing.IMAGE_USAGE_TRANSFER_SRC;
+
+    /**
+     * The compute copy from Java (docs/zero-copy-v2.md, "The compute copy"): an R8G8B8A8_UNORM
+     * image created SAMPLED | TRANSFER_SRC (the helper's image has both, as Minecraft's main
+     * target does) and initCopyImpl told so: copyPathImpl 1, and the learner process reads every
+     * frame byte-exact; told TRANSFER_SRC only, the same image goes the transfer way (0), read
+     * the same. Bad usages are refused, named.
+     */
+    static void computeRound(String exe, int w, int h, int n) throws Exception {
+        VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
+        long[] v = vkSetup(w, h);
+        expect(IllegalStateException.class, ring::copyPathImpl, "copyPathImpl without a ring");
+        expect(IllegalArgumentException.class, () -> ring.initCopyImpl(v[0], v[1], v[2],
+                (int) v[3], v[4], v[5], w, h, 37, -4, 2, VulkanZerocopyRing.MODE_FENCE, 0, false),
+                "initCopyImpl imageUsage -4");
+        try {
+            ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 37, 0x10, 2,
+                    VulkanZerocopyRing.MODE_FENCE, 0, false);
+            check(false, "imageUsage 0x10 (COLOR_ATTACHMENT only): no exception");
+            ring.destroyImpl();
+        } catch (IllegalArgumentException e) {
+            check(e.getMessage().contains("0x10"),
+                    "imageUsage 0x10 (neither SAMPLED nor TRANSFER_SRC) refused, named: "
+                    + e.getMessage());
+        }
+        int[][] cases = {{SAMPLED_TRANSFER_SRC, VulkanZerocopyRing.COPY_PATH_COMPUTE},
+                {VulkanZerocopyRing.IMAGE_USAGE_TRANSFER_SRC, VulkanZerocopyRing.COPY_PATH_TRANSFER},
+                {VulkanZerocopyRing.IMAGE_USAGE_SAMPLED, VulkanZerocopyRing.COPY_PATH_COMPUTE}};
+        for (int[] c : cases) {
+            String name = w + "x" + h + " imageUsage 0x" + Integer.toHexString(c[0]);
+            ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 37, c[0], n,
+                    VulkanZerocopyRing.MODE_FENCE, 0, v[7] != 0); // a slot a frame: all read after
+            check(ring.copyPathImpl() == c[1],
+                    name + ": copyPathImpl " + ring.copyPathImpl() + ", want " + c[1]);
+            List<String> descs = new ArrayList<>();
+            for (int f = 1; f <= n; f++) {
+                long cmd = vkBegin(f);
+                ByteString d = ring.recordImpl(cmd, v[6], COLOR_ATTACHMENT_OPTIMAL);
+                check(vkSubmit(), "game submit " + f);
+                check(d != null && (d.byteAt(8) & 0xff) == 37 && le64(d, 72) == f,
+                        name + ": descriptor of frame " + f);
+                if (d != null) descs.add(hex(d));
+            }
+            check(learner(exe, descs) == 0, name + ": learner process read the frames byte-exact");
+            ring.destroyImpl();
+        }
     }
 
     /**
@@ -172,15 +230,19 @@ public final class RingJniTest {
     }
 
     /** Semaphore mode through publishImpl, read by the Python CUDA learner. */
-    static void semaphoreRound(String python, String script, int w, int h, int n) throws Exception {
+    static void semaphoreRound(String python, String script, int w, int h, int n, int usage)
+            throws Exception {
         VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
         long[] v = vkSetup(w, h);
         if (v[8] == 0) {
             System.out.println("SKIP semaphore round: no exportable timeline semaphores here");
             return;
         }
-        ring.initImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 3,
+        ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 37, usage, 3,
                 VulkanZerocopyRing.MODE_SEMAPHORE, 1_000_000_000L, v[7] != 0);
+        int path = ring.copyPathImpl();
+        check(path == (usage == 0 ? 0 : 1), "semaphore mode, imageUsage 0x"
+                + Integer.toHexString(usage) + ": copy path " + path);
         expect(IllegalStateException.class, () -> ring.recordImpl(1, v[6], 2),
                 "recordImpl on a semaphore-mode ring");
         Process p = startLearner(python, script, "stdin-cuda", "" + w, "" + h, "" + n);
@@ -208,8 +270,8 @@ public final class RingJniTest {
         }
         out.close();
         int rc = p.waitFor();
-        check(good == n && rc == 0, "semaphore mode: " + good + "/" + n + " frames " + w + "x" + h
-                + " byte-exact in the CUDA learner (exit " + rc + ")");
+        check(good == n && rc == 0, "semaphore mode, copy path " + path + ": " + good + "/" + n
+                + " frames " + w + "x" + h + " byte-exact in the CUDA learner (exit " + rc + ")");
         ring.destroyImpl();
     }
 
@@ -252,6 +314,7 @@ public final class RingJniTest {
                 && (int) (le64(t, 16) & 0xffffffffL) == th
                 && (int) (le64(t, 20) & 0xffffffffL) == tw * 3,
                 name + ": template version 2, format 23, target size, pitch");
+        check(ring.copyPathImpl() == VulkanZerocopyRing.COPY_PATH_RGB, name + ": copyPathImpl 2");
         Process p = semaphore ? startLearner(python, script, "stdin-rgb", "cuda")
                               : startLearner(python, script, "stdin-rgb");
         java.io.BufferedReader in = new java.io.BufferedReader(
@@ -350,15 +413,20 @@ public final class RingJniTest {
                         "queue family 99 refused, named: " + e.getMessage());
             }
         }
-        bgraRound(args[0], 29, 7);
+        bgraRound(args[0], 29, 7, 0, VulkanZerocopyRing.COPY_PATH_TRANSFER);
+        bgraRound(args[0], 29, 7, SAMPLED_TRANSFER_SRC, VulkanZerocopyRing.COPY_PATH_COMPUTE);
+        computeRound(args[0], 37, 23, 3);
+        computeRound(args[0], 640, 360, 2);
         destroyBeforeSubmit(args[0], 512, 512);
         expect(IllegalStateException.class, () -> ring.publishImpl(1, 2), "publish after destroy");
         if (args.length >= 3) {
             rgbRound(args[1], args[2], false, 37, 23, 16, 11);
             rgbRound(args[1], args[2], true, 640, 360, 640, 360);
             rgbRound(args[1], args[2], true, 1920, 1080, 640, 360);
-            semaphoreRound(args[1], args[2], 640, 360, 200);
-            semaphoreRound(args[1], args[2], 1920, 1080, 60);
+            semaphoreRound(args[1], args[2], 640, 360, 200, 0);
+            semaphoreRound(args[1], args[2], 1920, 1080, 60, 0);
+            semaphoreRound(args[1], args[2], 640, 360, 200, SAMPLED_TRANSFER_SRC);
+            semaphoreRound(args[1], args[2], 1920, 1080, 60, SAMPLED_TRANSFER_SRC);
         }
         ring.freeDeferredImpl(dev[2]); // the game's device teardown, as the javadoc asks
         vkTeardown();

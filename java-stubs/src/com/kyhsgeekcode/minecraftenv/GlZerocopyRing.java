@@ -39,6 +39,37 @@ public final class GlZerocopyRing {
      */
     public native ByteString initImpl(int width, int height, int slots, int mode, long waitNanos);
 
+    /** {@link #copyPathImpl}: slots written by glReadPixels into the imported buffer. */
+    public static final int COPY_PATH_READ_PIXELS = 0;
+    /** {@link #copyPathImpl}: slots written by the compute copy (one dispatch, same bytes). */
+    public static final int COPY_PATH_COMPUTE = 1;
+    /** {@link #copyPathImpl}: a ring of {@link #initRgbImpl} (its own compute pass). */
+    public static final int COPY_PATH_RGB = 2;
+
+    /** GL_RGBA8, the internal format of Minecraft's main framebuffer colour texture. */
+    public static final int GL_RGBA8 = 0x8058;
+
+    /**
+     * {@link #initImpl} for textures of {@code textureFormat}, the GL internal format every
+     * texture given to publish has (0 = unknown). With {@link #GL_RGBA8}, in a GL that runs
+     * compute shaders (4.3) and holds a slot in one shader storage block, the slots are written
+     * by the compute copy: one dispatch, the same bytes and rows as glReadPixels (GL's order,
+     * ROWS_BOTTOM_UP), several times less GPU time; a texture of another format is then refused
+     * per frame (IllegalArgumentException, nothing published). Anything else: glReadPixels. A
+     * negative textureFormat is an IllegalArgumentException. The choice is made here, once:
+     * {@link #copyPathImpl} reports it.
+     */
+    public native ByteString initCopyImpl(int width, int height, int textureFormat, int slots,
+            int mode, long waitNanos);
+
+    /**
+     * How this ring writes its slots, chosen at init: {@link #COPY_PATH_READ_PIXELS} (0),
+     * {@link #COPY_PATH_COMPUTE} (1) or {@link #COPY_PATH_RGB} (2, {@link #initRgbImpl}). The
+     * slots' bytes and the descriptor are the same for 0 and 1. IllegalStateException without
+     * a ring.
+     */
+    public native int copyPathImpl();
+
     /**
      * Publish the current contents of {@code texture} (a GL_TEXTURE_2D at least the ring's
      * size) as the next frame. Returns the frame's 192-byte descriptor, or null when every slot

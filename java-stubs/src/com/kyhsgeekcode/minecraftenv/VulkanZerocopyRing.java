@@ -25,10 +25,22 @@ public final class VulkanZerocopyRing {
 
     private VulkanZerocopyRing() {}
 
+    /** {@link #copyPathImpl}: slots written by vkCmdCopyImageToBuffer. */
+    public static final int COPY_PATH_TRANSFER = 0;
+    /** {@link #copyPathImpl}: slots written by the compute copy (one dispatch, same bytes). */
+    public static final int COPY_PATH_COMPUTE = 1;
+    /** {@link #copyPathImpl}: a ring of {@link #initRgbImpl} (its own compute pass). */
+    public static final int COPY_PATH_RGB = 2;
+
+    /** VkImageUsageFlags bits {@link #initCopyImpl} looks at. */
+    public static final int IMAGE_USAGE_TRANSFER_SRC = 0x1;
+    public static final int IMAGE_USAGE_SAMPLED = 0x4;
+
     /**
      * Create the ring (slots 0 = 3) and its hand-off socket for an R8G8B8A8_UNORM image: the
-     * same as {@link #initCopyImpl} with imageFormat 37 (a swapchain image is usually
-     * B8G8R8A8: name its format there, or a learner trusting the descriptor swaps red and blue).
+     * same as {@link #initCopyImpl} with imageFormat 37 and imageUsage 0 (unknown: the transfer
+     * copy; name the image's usage there to get the compute copy). A swapchain image is usually
+     * B8G8R8A8: name its format there, or a learner trusting the descriptor swaps red and blue.
      * Returns a 192-byte descriptor with frame 0 (it names no frame; a learner may connect with
      * it before the first frame). queueFamily: the family of {@code queue}, one the device has
      * (IllegalArgumentException otherwise). waitNanos: when every slot is held by the learner,
@@ -44,10 +56,28 @@ public final class VulkanZerocopyRing {
      * R8G8B8A8_UNORM, 43 R8G8B8A8_SRGB, 44 B8G8R8A8_UNORM, 50 B8G8R8A8_SRGB (0 = 37). The copy
      * keeps the image's bytes, and every descriptor names this format; any other format (one
      * the copy cannot hand over as stored 8-bit RGBA/BGRA) is an IllegalArgumentException.
+     *
+     * <p>{@code imageUsage}: the VkImageUsageFlags every image given to publish/record was
+     * created with (0 = unknown). With {@link #IMAGE_USAGE_SAMPLED} and a UNORM format (37, 44)
+     * the slots are written by the compute copy, one dispatch that reads the image through a view
+     * (the same bytes, several times less GPU time than the transfer copy; the ring keeps a view
+     * of each image, at most 8: keep them alive while the ring lives); otherwise by
+     * vkCmdCopyImageToBuffer, which needs {@link #IMAGE_USAGE_TRANSFER_SRC}. A nonzero usage
+     * with neither way to read the image, or a negative one, is an IllegalArgumentException. The
+     * choice is made here, once: {@link #copyPathImpl} reports it.
      */
     public native ByteString initCopyImpl(long instance, long physicalDevice, long device,
             int queueFamily, long queue, long getInstanceProcAddr, int width, int height,
-            int imageFormat, int slots, int mode, long waitNanos, boolean debugUtils);
+            int imageFormat, int imageUsage, int slots, int mode, long waitNanos,
+            boolean debugUtils);
+
+    /**
+     * How this ring writes its slots, chosen at init: {@link #COPY_PATH_TRANSFER} (0,
+     * vkCmdCopyImageToBuffer), {@link #COPY_PATH_COMPUTE} (1, the compute copy) or
+     * {@link #COPY_PATH_RGB} (2, the RGB slot format of {@link #initRgbImpl}). The slots' bytes
+     * and the descriptor are the same for 0 and 1. IllegalStateException without a ring.
+     */
+    public native int copyPathImpl();
 
     /**
      * Semaphore mode, right after the game's vkQueueSubmit of the frame: submit the copy of
