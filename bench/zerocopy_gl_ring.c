@@ -13,8 +13,10 @@
  *                 RAW observation, same size, a cursor drawn) in place of
  *                 the pack
  * GPU time (GL_TIME_ELAPSED around each publish, auto mode, a second pass
- * so the queries cost no host figure): the RGB dispatch against the plain
- * pack of the same frame, the pack being the limit (target <= 1.5x).
+ * so the queries cost no host figure): the compute copy (a ring told
+ * GL_RGBA8) and the RGB dispatch against the plain pack of the same frame,
+ * the pack being the limit (RGB target <= 1.5x); the compute copy also
+ * against issue 23's fixed limit (4 us at 640x360, 10 us at 1920x1080).
  *   GL floor:     glReadPixels into a pack buffer + glFlush, nothing else
  *                 (the least any GPU-side copy can issue; no state saved)
  *   v1 GL->CUDA:  cg_gl_cuda_capture (map + copy + unmap + sync), measured
@@ -150,7 +152,8 @@ static int cuda_frame(void *p, GLuint tex)
 
 /* Host time per publish; gpu_us (may be NULL): GPU time, a second pass. */
 static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal signal,
-                      cg_vk_slot_format fmt, int n, const char **mode_name, double *gpu_us)
+                      cg_vk_slot_format fmt, unsigned texture_format, int n,
+                      const char **mode_name, double *gpu_us)
 {
     cg_gl_ring_desc d;
     memset(&d, 0, sizeof d);
@@ -159,6 +162,7 @@ static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal sign
     d.mode = mode;
     d.signal = signal;
     d.slot_format = fmt;
+    d.texture_format = texture_format; /* GL_RGBA8: the compute copy; 0: glReadPixels */
     d.wait_ns = 1000000000u; /* a slot whose copy still runs: wait, do not skip */
     cg_gl_ring *r = NULL;
     cg_err e = {{0}};
@@ -236,17 +240,20 @@ int main(int argc, char **argv)
         const char *auto_mode = "?", *other_mode = "?";
         double gpu_copy = -1, gpu_rgb = -1;
         double v2 = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_AUTO,
-                            CG_VK_SLOT_COPY, n, &auto_mode, &gpu_copy);
+                            CG_VK_SLOT_COPY, 0, n, &auto_mode, &gpu_copy);
         double v2b = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_BRIDGE,
-                             CG_VK_SLOT_COPY, n, &other_mode, NULL);
+                             CG_VK_SLOT_COPY, 0, n, &other_mode, NULL);
         double v2t = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_GL_TIMELINE,
-                             CG_VK_SLOT_COPY, n, &other_mode, NULL);
+                             CG_VK_SLOT_COPY, 0, n, &other_mode, NULL);
         double v2f = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE,
-                             CG_VK_SLOT_COPY, n, &other_mode, NULL);
+                             CG_VK_SLOT_COPY, 0, n, &other_mode, NULL);
+        double gpu_cc = -1;
+        double cc = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_AUTO,
+                            CG_VK_SLOT_COPY, GL_RGBA8, n, &other_mode, &gpu_cc);
         double rgb = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_AUTO,
-                             CG_VK_SLOT_RGB8, n, &other_mode, &gpu_rgb);
+                             CG_VK_SLOT_RGB8, 0, n, &other_mode, &gpu_rgb);
         double rgbf = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE,
-                              CG_VK_SLOT_RGB8, n, &other_mode, NULL);
+                              CG_VK_SLOT_RGB8, 0, n, &other_mode, NULL);
         char what[80];
         printf(" %dx%d: limit (CPU readback) %.1f us\n", w, h, limits[s]);
         line("GL floor: glReadPixels into a PBO + glFlush", fl, limits[s]);
@@ -255,6 +262,7 @@ int main(int argc, char **argv)
         line("v2 publish, semaphore, Vulkan bridge submit", v2b, limits[s]);
         line("v2 publish, semaphore, GL signals the timeline (NV)", v2t, limits[s]);
         line("v2 publish, fence mode (CPU waits for the pack)", v2f, limits[s]);
+        line("v2 publish, auto, the compute copy (GL_RGBA8)", cc, limits[s]);
         snprintf(what, sizeof what, "v2 RGB publish, auto (%s mode), cursor", auto_mode);
         line(what, rgb, limits[s]);
         line("v2 RGB publish, fence mode", rgbf, limits[s]);
@@ -262,9 +270,14 @@ int main(int argc, char **argv)
         printf("  GPU time (GL_TIME_ELAPSED per publish, auto mode): limit = the plain pack\n");
         if (gpu_copy >= 0 && gpu_copy < 1.0) { /* llvmpipe: its timer queries measure nothing */
             printf("  (this driver's timer queries report %.1f us for the pack: n/a)\n", gpu_copy);
-            gpu_copy = gpu_rgb = -1;
+            gpu_copy = gpu_rgb = gpu_cc = -1;
         }
         line("plain pack (RGBA copy)", gpu_copy, gpu_copy);
+        line("compute copy (RGBA, same bytes), x the pack", gpu_cc, gpu_copy);
+        /* Issue 23: <= max(3x the D2D floor, 4 us at 640x360 / 10 us at 1920x1080); the
+         * D2D floor is bench_vulkan_rgb's (same GPU): the fixed part here. */
+        line(w == 640 ? "compute copy, x issue 23's 4 us" : "compute copy, x issue 23's 10 us",
+             gpu_cc, w == 640 ? 4.0 : 10.0);
         line("RGB dispatch (target <= 1.5x)", gpu_rgb, gpu_copy);
     }
     /* v1 last: it brings a CUDA context into this process. */
