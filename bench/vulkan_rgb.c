@@ -41,6 +41,38 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* One timed frame: the command buffer begun, the first timestamp written. */
+static void timed_begin(void)
+{
+    VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
+    VKT_FN(&T, vkCmdResetQueryPool)(T.cmd, pool, 0, 2);
+    VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 0);
+}
+
+/* The second timestamp, submit, wait: the GPU microseconds between the two
+ * (< 0 when the submit or the query failed). */
+static double timed_end(void)
+{
+    VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 1);
+    uint64_t q[2];
+    if (vkt_submit_wait(&T) ||
+        VKT_FN(&T, vkGetQueryPoolResults)(T.dev, pool, 0, 2, sizeof q, q, sizeof q[0],
+                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) !=
+            VK_SUCCESS)
+        return -1;
+    return (double)((q[1] - q[0]) & ts_mask) * tick_ns / 1000.0;
+}
+
+static double median_of(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    double m = n ? t[n / 2] : -1;
+    free(t);
+    return m;
+}
+
 /* Median GPU microseconds of what the ring records for one frame. */
 static double gpu_us(cg_vk_ring *r, VkImage img, VkImageLayout layout, int iters, int rgb)
 {
@@ -48,31 +80,19 @@ static double gpu_us(cg_vk_ring *r, VkImage img, VkImageLayout layout, int iters
     if (!t) return -1;
     int n = 0;
     for (int i = 0; i < iters; i++) {
-        VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
-        VKT_FN(&T, vkCmdResetQueryPool)(T.cmd, pool, 0, 2);
-        VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 0);
+        timed_begin();
         uint8_t desc[192];
         /* A cursor that moves, as a player's does. */
         cg_cursor c = {rgb, 10 + i % 100, 20 + i % 50};
         cg_status st = cg_vk_ring_record_cursor(r, T.cmd, img, layout, rgb ? &c : NULL, desc);
-        VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 1);
-        if (st != CG_OK || vkt_submit_wait(&T)) {
+        double us = st == CG_OK ? timed_end() : -1;
+        if (us < 0) {
             fprintf(stderr, "frame %d: %s %s\n", i, cg_status_name(st), cg_vk_ring_last_error(r));
             break;
         }
-        uint64_t q[2];
-        if (VKT_FN(&T, vkGetQueryPoolResults)(T.dev, pool, 0, 2, sizeof q, q, sizeof q[0],
-                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) !=
-            VK_SUCCESS)
-            break;
-        t[n++] = (double)((q[1] - q[0]) & ts_mask) * tick_ns / 1000.0;
+        t[n++] = us;
     }
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    double m = n ? t[n / 2] : -1;
-    free(t);
-    return m;
+    return median_of(t, n);
 }
 
 /* Median GPU microseconds of vkCmdCopyBuffer of `bytes` from a to b. */
@@ -82,26 +102,14 @@ static double d2d_us(VkBuffer a, VkBuffer b, VkDeviceSize bytes, int iters)
     if (!t) return -1;
     int n = 0;
     for (int i = 0; i < iters; i++) {
-        VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
-        VKT_FN(&T, vkCmdResetQueryPool)(T.cmd, pool, 0, 2);
-        VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 0);
+        timed_begin();
         VkBufferCopy reg = {0, 0, bytes};
         VKT_FN(&T, vkCmdCopyBuffer)(T.cmd, a, b, 1, &reg);
-        VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 1);
-        uint64_t q[2];
-        if (vkt_submit_wait(&T) ||
-            VKT_FN(&T, vkGetQueryPoolResults)(T.dev, pool, 0, 2, sizeof q, q, sizeof q[0],
-                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) !=
-                VK_SUCCESS)
-            break;
-        t[n++] = (double)((q[1] - q[0]) & ts_mask) * tick_ns / 1000.0;
+        double us = timed_end();
+        if (us < 0) break;
+        t[n++] = us;
     }
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    double m = n ? t[n / 2] : -1;
-    free(t);
-    return m;
+    return median_of(t, n);
 }
 
 static cg_vk_ring *make_ring(VkFormat fmt, int w, int h, int rgb, int tw, int th)
