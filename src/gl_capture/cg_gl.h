@@ -213,14 +213,31 @@ cg_status cg_gl_read_rgba_to_buffer(cg_gl_reader *r, unsigned texture, int tex_w
  * the GPU. */
 #define CG_GL_DISPATCH_BINDINGS 4
 
+/* What the texture of a dispatch must hold (cg_gl_dispatch's kind). */
+typedef enum cg_gl_texture_kind {
+    /* 8-bit RGB(A), not sRGB; level 0 at least tex_w x tex_h */
+    CG_GL_TEXTURE_RGBA8 = 0,
+    /* GL_DEPTH_COMPONENT32F / 24 / 16 / GL_DEPTH_COMPONENT,
+     * GL_DEPTH24_STENCIL8 or GL_DEPTH32F_STENCIL8 (a depth-stencil one read
+     * as depth: GL_DEPTH_STENCIL_TEXTURE_MODE not GL_STENCIL_INDEX); level 0
+     * exactly tex_w x tex_h. Not GL_DEPTH_COMPONENT32 (fixed point), which
+     * Mesa's texelFetch reads at about 24 bits. */
+    CG_GL_TEXTURE_DEPTH = 1
+} cg_gl_texture_kind;
+
 typedef struct cg_gl_dispatch {
     unsigned program;   /* a linked compute program */
-    unsigned texture;   /* GL_TEXTURE_2D read at unit 0; level 0 at least tex_w x tex_h */
+    unsigned texture;   /* GL_TEXTURE_2D read at unit 0 (see kind) */
     int tex_w, tex_h;
+    cg_gl_texture_kind kind;
     unsigned sampler;   /* bound to unit 0 for the dispatch; 0: none */
     struct {
         unsigned target; /* GL_UNIFORM_BUFFER or GL_SHADER_STORAGE_BUFFER; 0: unused */
         unsigned index, buffer;
+        /* size 0: the whole buffer (glBindBufferBase); else
+         * glBindBufferRange(offset, size), offset a multiple of the
+         * target's offset alignment (256 always is) */
+        uint64_t offset, size;
     } bind[CG_GL_DISPATCH_BINDINGS];
     /* update_size nonzero: glBufferSubData(update, update_size) at offset 0
      * of update_buffer (through GL_UNIFORM_BUFFER) before the dispatch. */
@@ -240,11 +257,14 @@ typedef struct cg_gl_dispatch {
  * absent. */
 int cg_gl_has_compute(const char **missing);
 
-/* Errors: CG_E_INVALID_ARG (NULL, no program, no groups); CG_E_UNSUPPORTED
- * (no compute: cg_gl_has_compute); dims and CG_E_BAD_TEXTURE as
- * cg_gl_read_color, and a texture whose level 0 is not 8-bit RGB(A)
- * (GL_RGBA8 or GL_RGB8; not sRGB, which texelFetch would decode): the
- * shader reads stored bytes, as glReadPixels does; CG_E_GL (see cg_gl_reader_last_error; the reader is then failed). */
+/* Errors: CG_E_INVALID_ARG (NULL, no program, no groups, a bad kind);
+ * CG_E_UNSUPPORTED (no compute: cg_gl_has_compute); dims and
+ * CG_E_BAD_TEXTURE as cg_gl_read_color, and a texture whose level 0 is not
+ * of the kind: for CG_GL_TEXTURE_RGBA8 not 8-bit RGB(A) (GL_RGBA8 or
+ * GL_RGB8; not sRGB, which texelFetch would decode: the shader reads stored
+ * bytes, as glReadPixels does); for CG_GL_TEXTURE_DEPTH not a depth format,
+ * a depth-stencil texture set to read stencil, or another size; CG_E_GL
+ * (see cg_gl_reader_last_error; the reader is then failed). */
 cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d);
 
 /* A linked compute program (*program) from GLSL source starting with
@@ -271,6 +291,50 @@ typedef struct cg_gl_depth_linear {
  * tex_w*tex_h; CG_E_INVALID_ARG for bad near/far, checked before GL). */
 cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex_h,
                            const cg_gl_depth_linear *lin, float *dst, size_t dst_count);
+
+/* The depth plane pass (cg_gl_depth.c): a compute program, compiled once
+ * in the current context, that writes a depth texture into a buffer
+ * object as float32 values, rows upright (row 0 is the picture's top),
+ * dst_w*4 bytes a row, tightly packed, nearest resize by the RGB plane's
+ * mapping (docs/zero-copy-v2.md): plane pixel (x, Y) is texel
+ * (x*src_w/dst_w, (dst_h-1-Y)*src_h/dst_h) of level 0. Raw: the texel as
+ * texelFetch gives it, bit for bit (a float format's stored value; a
+ * fixed-point one's conversion k / (2^b-1), which may differ from
+ * glReadPixels' by one ulp: Mesa's does for 24 bits); linear (lin):
+ * reverse-Z depth to eye distance / far, within 2 float ulps of
+ * cg_depth_linearize of that texel (0 on llvmpipe). Used by the GL ring
+ * (zero-copy v2's depth planes). Thread affinity and state as
+ * cg_gl_dispatch_compute; nothing waits for the GPU. */
+typedef struct cg_gl_depth_pass cg_gl_depth_pass;
+
+/* Errors: CG_E_INVALID_ARG (NULL), CG_E_NO_CONTEXT, CG_E_UNSUPPORTED (no
+ * compute, cg_gl_has_compute; GL below 4.0 without GL_ARB_gpu_shader5,
+ * whose `precise` the shader needs),
+ * CG_E_GL (the program, with its log), CG_E_NO_MEMORY. */
+cg_status cg_gl_depth_pass_create(cg_gl_depth_pass **out, cg_err *err);
+
+/* Free the pass; its GL objects are deleted when the context it was made
+ * in is current, else left to die with it. NULL is a no-op. */
+void cg_gl_depth_pass_destroy(cg_gl_depth_pass *p);
+
+typedef struct cg_gl_depth_job {
+    unsigned texture;           /* GL_TEXTURE_2D, a depth format (cg_gl_texture_kind) */
+    int src_w, src_h;           /* its level 0's size, exactly */
+    int dst_w, dst_h;           /* the plane's */
+    unsigned buffer;            /* the plane at `offset`, dst_w*dst_h*4 bytes */
+    uint64_t offset;            /* a multiple of 256 */
+    const cg_gl_depth_linear *lin; /* NULL: raw */
+} cg_gl_depth_job;
+
+/* One dispatch through r (its context rules and state saving). Errors: as
+ * cg_gl_dispatch_compute (CG_E_BAD_TEXTURE for a texture that is not a
+ * depth one of src_w x src_h), dims (cg_check_dims_named "depth texture" /
+ * "depth plane"), CG_E_INVALID_ARG (no buffer, bad near/far, an offset off
+ * GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT), CG_E_UNSUPPORTED (a plane
+ * larger than one shader storage block), CG_E_BAD_STATE (another context
+ * than the pass's). Text in err. */
+cg_status cg_gl_depth_pass_run(cg_gl_depth_pass *p, cg_gl_reader *r, const cg_gl_depth_job *j,
+                               cg_err *err);
 
 /* *count = tex_w * tex_h, the floats cg_gl_read_depth writes, after the
  * size check (cg_check_dims_named "depth texture", the values in

@@ -30,7 +30,9 @@ cg_status cg_gl_compute_program(const char *source, unsigned *program, cg_err *e
     static const char extensions[] = "#version 330\n"
                                      "#extension GL_ARB_compute_shader : require\n"
                                      "#extension GL_ARB_shader_storage_buffer_object : require\n"
-                                     "#extension GL_ARB_shading_language_420pack : require\n";
+                                     "#extension GL_ARB_shading_language_420pack : require\n"
+                                     /* precise (the depth plane) */
+                                     "#extension GL_ARB_gpu_shader5 : enable\n";
     const GLchar *src[2] = {extensions, source};
     int n = 1;
     if (epoxy_gl_version() >= 43) {
@@ -40,7 +42,7 @@ cg_status cg_gl_compute_program(const char *source, unsigned *program, cg_err *e
         n = 2;
     } else {
         glDeleteShader(sh);
-        return cg_fail(err, CG_E_GL, "the RGB compute shader does not start with %s",
+        return cg_fail(err, CG_E_GL, "the compute shader does not start with %s",
                        "#version 430");
     }
     glShaderSource(sh, n, src, NULL);
@@ -51,7 +53,7 @@ cg_status cg_gl_compute_program(const char *source, unsigned *program, cg_err *e
     if (!ok) {
         glGetShaderInfoLog(sh, sizeof log, NULL, log);
         glDeleteShader(sh);
-        return cg_fail(err, CG_E_GL, "the RGB compute shader did not compile: %s", log);
+        return cg_fail(err, CG_E_GL, "the compute shader did not compile: %s", log);
     }
     *program = glCreateProgram();
     glAttachShader(*program, sh);
@@ -60,9 +62,9 @@ cg_status cg_gl_compute_program(const char *source, unsigned *program, cg_err *e
     glGetProgramiv(*program, GL_LINK_STATUS, &ok);
     if (!ok) {
         glGetProgramInfoLog(*program, sizeof log, NULL, log);
-        return cg_fail(err, CG_E_GL, "the RGB compute program did not link: %s", log);
+        return cg_fail(err, CG_E_GL, "the compute program did not link: %s", log);
     }
-    return cg_gl_check_call(err, "glLinkProgram(RGB compute)", __FILE__, __LINE__);
+    return cg_gl_check_call(err, "glLinkProgram(compute)", __FILE__, __LINE__);
 }
 
 cg_status cg_gl_uniform_buffer(unsigned *buf, const void *data, size_t bytes, cg_err *err)
@@ -159,18 +161,78 @@ static cg_status cg_gl_check_rgba8(cg_gl_reader *r, unsigned tex, int format)
     }
 }
 
+/* A depth format texelFetch of a sampler2D reads as depth. Depth-stencil
+ * textures read depth unless GL_DEPTH_STENCIL_TEXTURE_MODE (GL 4.3 or
+ * GL_ARB_stencil_texturing; always depth without them) says stencil. The
+ * texture is bound to unit 0's GL_TEXTURE_2D (cg_gl_check_texture). */
+static cg_status cg_gl_check_depth(cg_gl_reader *r, unsigned tex, int format)
+{
+    switch (format) {
+    case GL_DEPTH_COMPONENT32F: case GL_DEPTH_COMPONENT24: case GL_DEPTH_COMPONENT16:
+    case GL_DEPTH_COMPONENT:
+        return CG_OK;
+    case GL_DEPTH24_STENCIL8: case GL_DEPTH32F_STENCIL8: break;
+    case GL_DEPTH_COMPONENT32:
+        /* Mesa's texelFetch of 32-bit fixed-point depth keeps about 24 bits
+         * (values near 0 read as 0; glReadPixels keeps them): refused
+         * rather than written imprecisely. */
+        return cg_fail(cg_gl_reader_err(r), CG_E_BAD_TEXTURE,
+                       "texture %u is GL_DEPTH_COMPONENT32 (32-bit fixed point), which a "
+                       "shader does not read at full precision on every driver: use "
+                       "GL_DEPTH_COMPONENT32F or GL_DEPTH_COMPONENT24",
+                       tex);
+    default:
+        return cg_fail(cg_gl_reader_err(r), CG_E_BAD_TEXTURE,
+                       "texture %u's internal format 0x%04x is not a depth format "
+                       "(GL_DEPTH_COMPONENT32F, GL_DEPTH_COMPONENT24, GL_DEPTH_COMPONENT16, "
+                       "GL_DEPTH_COMPONENT, GL_DEPTH24_STENCIL8 or GL_DEPTH32F_STENCIL8)",
+                       tex, (unsigned)format);
+    }
+    GLint mode = GL_DEPTH_COMPONENT;
+    if (epoxy_gl_version() >= 43 || epoxy_has_gl_extension("GL_ARB_stencil_texturing"))
+        glGetTexParameteriv(GL_TEXTURE_2D, GL_DEPTH_STENCIL_TEXTURE_MODE, &mode);
+    if (mode != GL_DEPTH_COMPONENT)
+        return cg_fail(cg_gl_reader_err(r), CG_E_BAD_TEXTURE,
+                       "depth-stencil texture %u is set to read its stencil "
+                       "(GL_DEPTH_STENCIL_TEXTURE_MODE GL_STENCIL_INDEX): set "
+                       "GL_DEPTH_COMPONENT for the depth plane",
+                       tex);
+    return CG_OK;
+}
+
+static cg_status cg_gl_check_kind(cg_gl_reader *r, const cg_gl_dispatch *d)
+{
+    int format = 0, w = 0, h = 0;
+    if (d->kind == CG_GL_TEXTURE_RGBA8) {
+        CG_TRY(cg_gl_check_texture(r, d->texture, d->tex_w, d->tex_h, &format));
+        return cg_gl_check_rgba8(r, d->texture, format);
+    }
+    CG_TRY(cg_gl_texture_level0(d->texture, &w, &h, &format, cg_gl_reader_err(r)));
+    glBindTexture(GL_TEXTURE_2D, d->texture);
+    CG_TRY(cg_gl_check_depth(r, d->texture, format));
+    if (w != d->tex_w || h != d->tex_h)
+        return cg_fail(cg_gl_reader_err(r), CG_E_BAD_TEXTURE,
+                       "depth texture %u is %dx%d; this depth plane reads %dx%d (the colour "
+                       "source's size)",
+                       d->texture, w, h, d->tex_w, d->tex_h);
+    return CG_OK;
+}
+
 static cg_status cg_gl_run_dispatch(cg_gl_reader *r, const cg_gl_dispatch *d)
 {
-    int format = 0;
-    CG_TRY(cg_gl_check_texture(r, d->texture, d->tex_w, d->tex_h, &format));
-    CG_TRY(cg_gl_check_rgba8(r, d->texture, format));
+    CG_TRY(cg_gl_check_kind(r, d));
     /* One error check for the lot: a glGetError per call would be a round
      * trip to a threaded driver each. */
     glUseProgram(d->program);
     glBindSampler(0, d->sampler);
-    for (int i = 0; i < CG_GL_DISPATCH_BINDINGS; i++)
-        if (d->bind[i].target)
+    for (int i = 0; i < CG_GL_DISPATCH_BINDINGS; i++) {
+        if (!d->bind[i].target) continue;
+        if (d->bind[i].size)
+            glBindBufferRange(d->bind[i].target, d->bind[i].index, d->bind[i].buffer,
+                              (GLintptr)d->bind[i].offset, (GLsizeiptr)d->bind[i].size);
+        else
             glBindBufferBase(d->bind[i].target, d->bind[i].index, d->bind[i].buffer);
+    }
     if (d->update_size) {
         glBindBuffer(GL_UNIFORM_BUFFER, d->update_buffer);
         glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)d->update_size, d->update);
@@ -178,8 +240,8 @@ static cg_status cg_gl_run_dispatch(cg_gl_reader *r, const cg_gl_dispatch *d)
     glDispatchCompute(d->groups_x, d->groups_y, 1);
     if (d->barriers) glMemoryBarrier(d->barriers);
     return cg_gl_check_call(cg_gl_reader_err(r),
-                            "glUseProgram, glBindSampler, glBindBufferBase, glBufferSubData, "
-                            "glDispatchCompute, glMemoryBarrier",
+                            "glUseProgram, glBindSampler, glBindBuffer{Base,Range}, "
+                            "glBufferSubData, glDispatchCompute, glMemoryBarrier",
                             __FILE__, __LINE__);
 }
 
@@ -206,6 +268,8 @@ int cg_gl_has_compute(const char **missing)
 cg_status cg_gl_dispatch_compute(cg_gl_reader *r, const cg_gl_dispatch *d)
 {
     CG_RETURN_IF(!r || !d || !d->program || !d->groups_x || !d->groups_y, CG_E_INVALID_ARG);
+    CG_RETURN_IF(d->kind != CG_GL_TEXTURE_RGBA8 && d->kind != CG_GL_TEXTURE_DEPTH,
+                 CG_E_INVALID_ARG);
     CG_TRY(cg_gl_usable(r));
     CG_TRY(cg_check_dims(d->tex_w, d->tex_h));
     CG_TRY(cg_gl_enter(r));

@@ -121,3 +121,23 @@ void cg_gl_reader_reset(cg_gl_reader *r)
 {
     (void)r;
 }
+
+cg_status cg_gl_depth_pass_create(cg_gl_depth_pass **out, cg_err *err)
+{
+    (void)err;
+    CG_RETURN_IF(!out, CG_E_INVALID_ARG);
+    *out = NULL;
+    return CG_E_UNSUPPORTED;
+}
+
+void cg_gl_depth_pass_destroy(cg_gl_depth_pass *p)
+{
+    (void)p;
+}
+
+cg_status cg_gl_depth_pass_run(cg_gl_depth_pass *p, cg_gl_reader *r, const cg_gl_depth_job *j,
+                               cg_err *err)
+{
+    (void)p, (void)r, (void)j, (void)err;
+    return CG_E_UNSUPPORTED;
+}
