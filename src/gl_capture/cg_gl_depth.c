@@ -15,8 +15,8 @@
 
 /* The shader's Params block (std140: nine 4-byte members, padded to 48). */
 typedef struct dp_params {
-    uint32_t src_w, src_h, dst_w, dst_h, flip, encoding;
-    float near_plane, fmn, fmn_lo;
+    uint32_t src_w, src_h, dst_w, dst_h, flip, raw;
+    float near_plane, range_hi, range_lo;
     uint32_t pad[3];
 } dp_params;
 
@@ -87,13 +87,12 @@ void cg_gl_depth_pass_destroy(cg_gl_depth_pass *p)
     free(p);
 }
 
-/* Invocations of 64 pixels each; past 65535 groups in x (GL's guaranteed
- * minimum) the rest go in y. */
+/* Groups of 64 x 4 pixels (the shader's local size): at most 256 x 4096
+ * for 16384 x 16384, inside GL's guaranteed 65535. */
 static void dp_groups(int w, int h, GLuint *gx, GLuint *gy)
 {
-    uint64_t groups = ((uint64_t)w * (uint64_t)h + 63) / 64;
-    *gx = (GLuint)(groups < 65535 ? groups : 65535);
-    *gy = (GLuint)((groups + *gx - 1) / *gx);
+    *gx = ((GLuint)w + 63) / 64;
+    *gy = ((GLuint)h + 3) / 4;
 }
 
 static cg_status dp_check_job(const cg_gl_depth_pass *p, const cg_gl_depth_job *j, cg_err *err)
@@ -136,12 +135,12 @@ cg_status cg_gl_depth_pass_run(cg_gl_depth_pass *p, cg_gl_reader *r, const cg_gl
     q.src_h = (uint32_t)j->src_h;
     q.dst_w = (uint32_t)j->dst_w;
     q.dst_h = (uint32_t)j->dst_h;
-    q.encoding = j->lin ? 1u : 2u;
+    q.raw = !j->lin;
     if (j->lin) {
+        double range = (double)j->lin->far_plane - (double)j->lin->near_plane; /* exact */
         q.near_plane = j->lin->near_plane;
-        double fmn = (double)j->lin->far_plane - (double)j->lin->near_plane; /* exact */
-        q.fmn = (float)fmn;
-        q.fmn_lo = (float)(fmn - (double)q.fmn);
+        q.range_hi = (float)range;
+        q.range_lo = (float)(range - (double)q.range_hi);
     }
     cg_gl_dispatch gd;
     memset(&gd, 0, sizeof gd);
