@@ -327,6 +327,7 @@ static int case_refusals3(void)
         {"packed stereo depth", RAW, {{216, 8, 921600}, {56, 8, 3225600}}, NULL, CG_OK},
         {"slot larger", RAW, {{56, 8, 4000000}}, NULL, CG_OK},
         {"linear classic clip", LIN, {{232, 4, 0}}, NULL, CG_OK},
+        {"1 eye without depth in version 3", STE, {{192, 4, 1}}, NULL, CG_OK},
         {"near tiny, far huge", LIN, {{236, 4, 0x00000001}, {240, 4, 0x7F7FFFFF}}, NULL, CG_OK},
     };
     /* clang-format on */
