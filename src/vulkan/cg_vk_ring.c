@@ -3,7 +3,6 @@
  * come from the caller's vkGetInstanceProcAddr into a per-ring table
  * (cg_vk_device.h).
  */
-#define _GNU_SOURCE /* getrandom */
 #include "cg_vk_ring.h"
 
 #include <stdio.h>
@@ -18,8 +17,7 @@
 #include "cg_vk_rgb.h"
 #include "cg_vk_ring_deferred.h"
 #include "cg_vk_slots.h"
-#include "cg_zc_leases.h"
-#include "cg_zc_server.h"
+#include "cg_zc_producer.h"
 
 /* The ring's own per-slot state; the slot's Vulkan objects are in
  * cg_vk_slots (cg_vk_slots.h). */
@@ -42,7 +40,7 @@ struct cg_vk_ring {
     ring_slot slot[CG_ZC_MAX_SLOTS];
     /* The producer's own view of the lease words, the slot search and the
      * frame number (src/zc, cg_zc_leases.h). */
-    cg_zc_leases leases;
+    cg_zc_producer zc; /* + the descriptor's constant fields, control block, socket */
     /* Fence mode: a copy was recorded into a game command buffer, whose
      * completion the ring cannot see; destroy then defers freeing the slot
      * memory (and the RGB pass) that such a copy targets
@@ -50,9 +48,6 @@ struct cg_vk_ring {
     int recorded;
     cg_vk_grave_cover cover; /* covers the game's submits before it (deferred frees) */
     cg_vk_grave grave;       /* what this ring leaves behind when it recorded */
-    cg_zc_control control;
-    cg_zc_server *server;
-    cg_zc_desc tmpl; /* the descriptor's constant fields */
     cg_err err;
     int failed;
     VkBufferUsageFlags usage; /* of the slot buffers */
@@ -71,20 +66,6 @@ static cg_status load_functions(cg_vk_ring *r)
                        "semaphore mode needs VK_KHR_external_semaphore_fd (vkGetSemaphoreFdKHR "
                        "is missing): use fence mode");
     return CG_OK;
-}
-
-#define RING_BUFFER_USAGE (VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
-
-static uint64_t new_ring_id(void)
-{
-    uint64_t id = 0;
-    if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id) {
-        /* No entropy source: time and pid still differ between rings. */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        id = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 16);
-    }
-    return id ? id : 1;
 }
 
 static cg_status create_rgb(cg_vk_ring *r, int copy)
@@ -129,7 +110,8 @@ static cg_status setup(cg_vk_ring *r)
     p2.pNext = &idp;
     r->vk.vkGetPhysicalDeviceProperties2(r->d.physical_device, &p2);
 
-    cg_zc_desc *t = &r->tmpl;
+    cg_zc_desc tmpl, *t = &tmpl;
+    memset(t, 0, sizeof tmpl);
     int rgb = r->d.slot_format == CG_VK_SLOT_RGB8;
     t->format = rgb ? CG_ZC_FORMAT_R8G8B8_UNORM : (uint32_t)r->d.format;
     t->width = (uint32_t)(rgb ? r->d.target_width : r->d.width);
@@ -137,9 +119,7 @@ static cg_status setup(cg_vk_ring *r)
     t->row_pitch = t->width * (rgb ? 3 : 4);
     t->slot_count = r->d.slots;
     t->mode = (uint32_t)r->d.mode;
-    t->flags = r->d.desc_flags;
     memcpy(t->device_uuid, idp.deviceUUID, CG_DEVICE_UUID_SIZE);
-    t->ring_id = new_ring_id();
     uint64_t frame_bytes;
     if (rgb) {
         CG_TRY(cg_vk_rgb_slot_size(r->d.target_width, r->d.target_height, &frame_bytes));
@@ -148,34 +128,17 @@ static cg_status setup(cg_vk_ring *r)
         CG_TRY(cg_image_size(r->d.width, r->d.height, 4, &n));
         frame_bytes = n;
     }
-    cg_vk_slots_desc sd = {&r->vk, r->d.queue_family, r->d.slots, (VkDeviceSize)frame_bytes + r->d.slot_slack,
+    cg_vk_slots_desc sd = {&r->vk, r->d.queue_family, r->d.slots, (VkDeviceSize)frame_bytes,
                            r->usage, r->d.mode == CG_ZC_MODE_SEMAPHORE, 1};
     CG_TRY(cg_vk_slots_create(&r->slots, &sd, &r->err));
-    if (rgb && !r->d.external_writer) CG_TRY(create_rgb(r, 0));
+    if (rgb) CG_TRY(create_rgb(r, 0));
     if (r->copy_path == CG_VK_COPY_PATH_COMPUTE && !rgb) CG_TRY(create_rgb(r, 1));
     CG_TRY(cg_vk_grave_cover_init(&r->cover, &r->vk, &r->err));
     t->slot_size = r->slots.slot_size;
-    CG_TRY(cg_zc_control_create(r->d.slots, t->ring_id, &r->control, &r->err));
-
-    int fds[CG_ZC_MAX_FDS];
-    uint32_t n = 0;
-    fds[n++] = r->control.fd;
-    for (uint32_t i = 0; i < r->d.slots; i++) fds[n++] = r->slots.slot[i].memory_fd;
-    if (r->slots.semaphore_fd >= 0) fds[n++] = r->slots.semaphore_fd;
-    cg_zc_server_desc srv;
-    memset(&srv, 0, sizeof srv);
-    srv.fds = fds;
-    srv.fd_count = n;
-    srv.hello.ring_id = t->ring_id;
-    srv.hello.slot_count = r->d.slots;
-    srv.hello.slot_size = r->slots.slot_size;
-    srv.hello.mode = t->mode;
-    srv.hello.control_size = CG_ZC_CONTROL_SIZE;
-    srv.control = &r->control;
-    srv.dir = r->d.socket_dir;
-    CG_TRY(cg_zc_server_create(&srv, &r->server, &r->err));
-    snprintf(t->socket_path, sizeof t->socket_path, "%s", cg_zc_server_path(r->server));
-    cg_zc_leases_init(&r->leases, &r->control, r->server, r->d.slots, r->d.wait_ns);
+    int fds[CG_ZC_MAX_SLOTS];
+    for (uint32_t i = 0; i < r->d.slots; i++) fds[i] = r->slots.slot[i].memory_fd;
+    cg_zc_producer_desc pd = {t, fds, r->slots.semaphore_fd, r->d.socket_dir, r->d.wait_ns};
+    CG_TRY(cg_zc_producer_open(&r->zc, &pd, &r->err));
     return CG_OK;
 }
 
@@ -183,7 +146,6 @@ static cg_status setup(cg_vk_ring *r)
  * be read by it as stored, the transfer copy otherwise. */
 static cg_vk_copy_path pick_copy_path(const cg_vk_ring *r)
 {
-    if (r->d.external_writer) return CG_VK_COPY_PATH_TRANSFER; /* the writer's to say */
     if (r->d.slot_format == CG_VK_SLOT_RGB8) return CG_VK_COPY_PATH_COMPUTE;
     int unorm = r->d.format == VK_FORMAT_R8G8B8A8_UNORM || r->d.format == VK_FORMAT_B8G8R8A8_UNORM;
     if (!unorm || !(r->d.image_usage & VK_IMAGE_USAGE_SAMPLED_BIT) ||
@@ -197,7 +159,7 @@ static cg_vk_copy_path pick_copy_path(const cg_vk_ring *r)
 static cg_status check_image_usage(const cg_vk_ring_desc *d, VkFormat fmt, cg_err *err)
 {
     VkImageUsageFlags u = d->image_usage;
-    if (!u || d->slot_format != CG_VK_SLOT_COPY || d->external_writer) return CG_OK;
+    if (!u || d->slot_format != CG_VK_SLOT_COPY) return CG_OK;
     int unorm = fmt == VK_FORMAT_R8G8B8A8_UNORM || fmt == VK_FORMAT_B8G8R8A8_UNORM;
     if (u & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) return CG_OK;
     if (unorm && (u & VK_IMAGE_USAGE_SAMPLED_BIT) && cg_vk_rgb_built()) return CG_OK;
@@ -254,7 +216,7 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
     r->d = *d;
     r->d.format = fmt;
     r->d.slots = slots;
-    r->usage = RING_BUFFER_USAGE;
+    r->usage = CG_VK_SLOT_USAGE;
     r->copy_path = pick_copy_path(r);
     if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) r->usage |= CG_VK_RGB_SLOT_USAGE;
     if (d->slot_format == CG_VK_SLOT_RGB8) {
@@ -264,7 +226,7 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
             r->d.target_height = d->height;
         }
     }
-    r->control.fd = -1;
+    cg_zc_producer_init(&r->zc);
     st = setup(r);
     r->d.socket_dir = NULL; /* the caller's string is not kept */
     if (st != CG_OK) {
@@ -279,14 +241,9 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
 void cg_vk_ring_destroy(cg_vk_ring *r)
 {
     if (!r) return;
-    /* The socket first: its thread rewrites lease words when a learner
-     * leaves, and must not touch them once they say CLOSED. */
-    cg_zc_server_destroy(r->server);
-    r->server = NULL;
-    cg_zc_control_close(&r->control);
+    cg_zc_producer_close(&r->zc); /* learners see CLOSED */
     cg_vk_slots_release(&r->slots); /* waits for the ring's own copies */
     cg_vk_grave_cover_fini(&r->cover, &r->vk);
-    cg_zc_control_free(&r->control);
     r->grave = (cg_vk_grave){&r->vk, r->d.queue, &r->slots, r->rgb, r, NULL};
     if (r->recorded) /* a copy in a game command buffer may still be submitted */
         cg_vk_grave_bury(&r->grave);
@@ -308,31 +265,31 @@ void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info)
 {
     if (!r || !info) return;
     memset(info, 0, sizeof *info);
-    info->ring_id = r->tmpl.ring_id;
+    info->ring_id = r->zc.tmpl.ring_id;
     info->slot_size = r->slots.slot_size;
     info->slots = r->d.slots;
-    info->row_pitch = r->tmpl.row_pitch;
-    info->format = r->tmpl.format;
-    info->width = r->tmpl.width;
-    info->height = r->tmpl.height;
+    info->row_pitch = r->zc.tmpl.row_pitch;
+    info->format = r->zc.tmpl.format;
+    info->width = r->zc.tmpl.width;
+    info->height = r->zc.tmpl.height;
     info->copy_path = r->copy_path;
-    memcpy(info->device_uuid, r->tmpl.device_uuid, CG_DEVICE_UUID_SIZE);
-    info->socket_path = r->tmpl.socket_path;
+    memcpy(info->device_uuid, r->zc.tmpl.device_uuid, CG_DEVICE_UUID_SIZE);
+    info->socket_path = r->zc.tmpl.socket_path;
     for (uint32_t i = 0; i < r->d.slots; i++) info->buffers[i] = r->slots.slot[i].buffer;
     info->semaphore = r->slots.semaphore;
-    info->control = (cg_zc_control *)&r->control;
-    info->server = r->server;
+    info->control = (cg_zc_control *)&r->zc.control;
+    info->server = r->zc.server;
 }
 
 void cg_vk_ring_get_counters(const cg_vk_ring *r, uint64_t out[CG_ZC_COUNTERS])
 {
-    if (r) cg_zc_leases_counters(&r->leases, out);
+    if (r) cg_zc_leases_counters(&r->zc.leases, out);
 }
 
 cg_status cg_vk_ring_template(const cg_vk_ring *r, uint8_t *out, size_t cap)
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
-    return cg_zc_desc_encode(&r->tmpl, out, cap);
+    return cg_zc_desc_encode(&r->zc.tmpl, out, cap);
 }
 
 /* ---- per frame ------------------------------------------------------------ */
@@ -345,13 +302,13 @@ static cg_status slot_idle(void *user, uint32_t slot, int *idle)
     return cg_vk_slots_idle(&r->slots, slot, idle, &r->err);
 }
 
-/* The next frame's number and a slot for it (publish, record and an
- * external writer's claim; the lease contract is src/zc's). A failure
+/* The next frame's number and a slot for it (publish and record; the
+ * lease contract is src/zc's). A failure
  * other than a full ring fails the ring. */
 static cg_status claim_next(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
 {
     cg_vk_grave_cover_drain(&r->cover, &r->vk, r->d.queue);
-    cg_status st = cg_zc_leases_claim(&r->leases, slot_idle, r, slot, frame, &r->err);
+    cg_status st = cg_zc_leases_claim(&r->zc.leases, slot_idle, r, slot, frame, &r->err);
     if (st != CG_OK && st != CG_E_RING_FULL) r->failed = 1;
     return st;
 }
@@ -437,20 +394,11 @@ static cg_status begin_frame(cg_vk_ring *r, VkImage src, uint8_t *desc_out, cg_z
     return claim_next(r, slot, frame);
 }
 
-static void end_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, uint8_t *desc_out)
-{
-    cg_zc_desc d = r->tmpl;
-    d.slot = slot;
-    d.frame = frame;
-    (void)cg_zc_desc_encode(&d, desc_out, CG_ZC_DESC_SIZE);
-    cg_zc_leases_publish(&r->leases, slot, frame);
-}
-
 /* A failed Vulkan call after the claim: the slot goes back to RELEASED so
  * no learner waits for it, and the ring refuses further work. */
 static cg_status fail_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, cg_status st)
 {
-    cg_zc_leases_release(&r->leases, slot, frame);
+    cg_zc_leases_release(&r->zc.leases, slot, frame);
     if (st != CG_E_RING_FULL) r->failed = 1;
     return st;
 }
@@ -523,9 +471,6 @@ static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayo
 static cg_status frame_inputs(cg_vk_ring *r, VkImage src, const cg_cursor *cursor)
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
-    if (r->d.external_writer)
-        return cg_fail(&r->err, CG_E_BAD_STATE,
-                       "this ring's slots are written by an external writer (claim/commit)");
     memset(&r->cursor, 0, sizeof r->cursor);
     if (cursor && cursor->draw) {
         if (r->d.slot_format != CG_VK_SLOT_RGB8)
@@ -561,7 +506,7 @@ cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout sr
     CG_TRY(begin_frame(r, src, desc_out, CG_ZC_MODE_SEMAPHORE, &slot, &frame));
     cg_status st = submit_copy(r, slot, src, src_layout, frame);
     if (st != CG_OK) return fail_frame(r, slot, frame, st);
-    end_frame(r, slot, frame, desc_out);
+    cg_zc_producer_publish(&r->zc, slot, frame, desc_out);
     return CG_OK;
 }
 
@@ -579,49 +524,6 @@ cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage s
      * barrier's first scope holds the game's earlier commands. */
     record_copy(r, &r->slot[slot], slot, cmd, src, src_layout, frame);
     r->recorded = 1; /* its submit is the game's: destroy defers the slot memory */
-    end_frame(r, slot, frame, desc_out);
+    cg_zc_producer_publish(&r->zc, slot, frame, desc_out);
     return CG_OK;
-}
-
-/* ---- an external writer ---------------------------------------------------- */
-
-int cg_vk_ring_slot_fd(const cg_vk_ring *r, uint32_t slot)
-{
-    return r && slot < r->d.slots ? r->slots.slot[slot].memory_fd : -1;
-}
-
-cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
-{
-    CG_RETURN_IF(!r || !slot || !frame, CG_E_INVALID_ARG);
-    if (r->failed)
-        return cg_fail(&r->err, CG_E_BAD_STATE,
-                       "an earlier frame failed; destroy this ring and create a new one");
-    return claim_next(r, slot, frame);
-}
-
-cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSemaphore wait,
-                            uint8_t desc_out[CG_ZC_DESC_SIZE])
-{
-    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
-    /* The producer's own view, not the shared word: a learner may have
-     * written anything there meanwhile. */
-    if (slot >= r->d.slots || !desc_out || frame != r->leases.frame + 1 ||
-        !cg_zc_leases_claimed(&r->leases, slot, frame))
-        return cg_fail(&r->err, CG_E_INVALID_ARG,
-                       "slot %u frame %llu was not claimed (or no descriptor buffer)", slot,
-                       (unsigned long long)frame);
-    if (wait && r->d.mode != CG_ZC_MODE_SEMAPHORE)
-        return cg_fail(&r->err, CG_E_INVALID_ARG, "a fence-mode ring has no timeline to bridge to");
-    if (wait) {
-        cg_status st = cg_vk_slots_bridge(&r->slots, slot, r->d.queue, wait, frame, &r->err);
-        if (st != CG_OK) return fail_frame(r, slot, frame, st);
-    }
-    end_frame(r, slot, frame, desc_out);
-    return CG_OK;
-}
-
-void cg_vk_ring_abandon(cg_vk_ring *r, uint32_t slot, uint64_t frame)
-{
-    if (!r || slot >= r->d.slots || !cg_zc_leases_claimed(&r->leases, slot, frame)) return;
-    cg_zc_leases_release(&r->leases, slot, frame);
 }

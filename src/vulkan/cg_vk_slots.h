@@ -23,6 +23,10 @@
 extern "C" {
 #endif
 
+/* Every ring slot's buffer usage (a compute writer adds
+ * CG_VK_RGB_SLOT_USAGE, cg_vk_rgb.h). */
+#define CG_VK_SLOT_USAGE (VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
+
 typedef struct cg_vk_slot {
     VkBuffer buffer;
     VkDeviceMemory memory;
