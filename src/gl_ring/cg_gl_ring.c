@@ -14,20 +14,12 @@
 #include "cg_gl.h"
 #include "cg_gl_check.h"
 #include "cg_gl_extmem.h"
-#include "cg_gl_copy_source.h" /* cg_gl_copy_source: src/vulkan/cg_vk_copy.comp's text */
-#include "cg_gl_rgb_source.h" /* cg_gl_rgb_source: src/vulkan/cg_vk_rgb.comp's text */
+#include "cg_gl_ring_compute.h" /* the RGB slot format's and the compute copy's writer */
 #include "cg_size.h"
 #include "cg_vk_device.h" /* cg_vk_own_device_open, CG_VK_CHECK */
-#include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size, cg_vk_rgb_groups: the shader's layout */
+#include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size: the shader's layout */
 #include "cg_vk_slots.h"  /* the exported slot memory, timeline and fences */
 #include "cg_zc_producer.h" /* the protocol's side: template, control block, socket, leases */
-
-/* The shader's Params block (std140: nine 4-byte members, padded to 48). */
-typedef struct gr_params {
-    uint32_t src_w, src_h, dst_w, dst_h, flip, bgra, cursor_on;
-    int32_t cursor_x, cursor_y;
-    uint32_t pad[3];
-} gr_params;
 
 struct cg_gl_ring {
     cg_gl_ring_desc d;
@@ -47,19 +39,12 @@ struct cg_gl_ring {
     /* GL_NV_timeline_semaphore: the ring's timeline imported into GL */
     cg_gl_timeline timeline;
     cg_gl_reader *reader;
-    /* RGB8 slot format or the compute copy: the compute program, its
-     * nearest sampler, the cursor bitmap and, per slot, the parameters of
-     * its last dispatch. */
+    /* RGB8 slot format or the compute copy: its GL compute writer. */
     cg_vk_copy_path copy_path;
-    GLuint program, sampler, cursor_ubo;
-    GLuint params_ubo[CG_ZC_MAX_SLOTS];
-    gr_params params[CG_ZC_MAX_SLOTS];
-    uint32_t groups_x, groups_y; /* cg_vk_rgb_groups */
+    cg_gl_ring_compute compute;
     cg_err err;
     int failed;
 };
-
-#define GR_GL(r, expr) CG_GL_CALL_AS(&(r)->err, expr, #expr)
 
 /* ---- the device rule ------------------------------------------------------ */
 
@@ -158,35 +143,6 @@ static cg_status import_timeline(cg_gl_ring *r, VkSemaphore timeline)
 
 /* ---- the RGB slot format -------------------------------------------------- */
 
-/* The frame's parameters: the texture's size, the slot's, GL's rows
- * (bottom first: the RAW path's flip is 0), the cursor by the wire
- * format's rule (a hot spot outside the target draws nothing). */
-static gr_params rgb_params(const cg_gl_ring *r, const cg_cursor *cursor)
-{
-    gr_params p;
-    memset(&p, 0, sizeof p);
-    p.src_w = (uint32_t)r->d.width;
-    p.src_h = (uint32_t)r->d.height;
-    p.dst_w = (uint32_t)r->d.target_width;
-    p.dst_h = (uint32_t)r->d.target_height;
-    if (cursor && cursor->draw && cursor->x >= 0 && cursor->y >= 0 &&
-        cursor->x < r->d.target_width && cursor->y < r->d.target_height) {
-        p.cursor_on = 1;
-        p.cursor_x = cursor->x;
-        p.cursor_y = cursor->y;
-    }
-    return p;
-}
-
-/* The slot is one shader storage block (GL 4.3 promises 16 MiB). */
-static int slot_fits_block(cg_gl_ring *r, GLint64 *max_block)
-{
-    *max_block = 0;
-    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, max_block);
-    cg_gl_drain_errors();
-    return (uint64_t)*max_block >= (uint64_t)r->frame_bytes;
-}
-
 /* Once, at create (cg_vk_copy_path, docs/zero-copy-v2.md "The compute
  * copy"): a copy ring dispatches cg_vk_copy.comp where the caller says its
  * textures are GL_RGBA8, GL runs compute shaders and a slot fits one
@@ -196,83 +152,23 @@ static cg_vk_copy_path pick_copy_path(cg_gl_ring *r)
     GLint64 max_block;
     if (r->d.slot_format == CG_VK_SLOT_RGB8) return CG_VK_COPY_PATH_COMPUTE;
     if (r->d.texture_format != GL_RGBA8 || !cg_gl_has_compute(NULL) ||
-        !slot_fits_block(r, &max_block))
+        !cg_gl_ring_fits_block(r->frame_bytes, &max_block))
         return CG_VK_COPY_PATH_TRANSFER;
     return CG_VK_COPY_PATH_COMPUTE;
 }
 
-/* The program, sampler, cursor bitmap and per-slot parameters of the RGB
- * slot format or (copy_path COMPUTE) the compute copy. */
-static cg_status rgb_setup(cg_gl_ring *r)
+/* The compute writer of the RGB slot format or (copy_path COMPUTE) the
+ * compute copy. */
+static cg_status compute_setup(cg_gl_ring *r)
 {
-    GLint64 max_block = 0;
-    if (!slot_fits_block(r, &max_block))
-        return cg_fail(&r->err, CG_E_UNSUPPORTED,
-                       "an RGB slot of %dx%d is %zu bytes; this GL's shader storage blocks hold "
-                       "at most %lld (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)",
-                       r->d.target_width, r->d.target_height, r->frame_bytes,
-                       (long long)max_block);
-    int copy = r->d.slot_format == CG_VK_SLOT_COPY;
-    CG_TRY(cg_gl_compute_program(copy ? cg_gl_copy_source : cg_gl_rgb_source, &r->program,
-                                 &r->err));
-    GR_GL(r, glGenSamplers(1, &r->sampler));
-    GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
-    GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST));
-    uint32_t rows[CG_CURSOR_SIZE]; /* std140 uvec4 rows[4]: the same 16 words */
-    cg_cursor_bits(rows);
-    CG_TRY(cg_gl_uniform_buffer(&r->cursor_ubo, rows, sizeof rows, &r->err));
-    for (uint32_t i = 0; i < r->zc.tmpl.slot_count; i++) {
-        r->params[i] = rgb_params(r, NULL);
-        CG_TRY(cg_gl_uniform_buffer(&r->params_ubo[i], &r->params[i], sizeof r->params[i], &r->err));
-    }
-    if (copy)
-        cg_vk_copy_groups(r->d.width, r->d.height, &r->groups_x, &r->groups_y);
-    else
-        cg_vk_rgb_groups(r->d.target_width, r->d.target_height, &r->groups_x, &r->groups_y);
-    return CG_OK;
-}
-
-/* The slot's pixels by one dispatch, the state restored by the reader. */
-static cg_status rgb_dispatch(cg_gl_ring *r, unsigned texture, uint32_t slot,
-                              const cg_cursor *cursor)
-{
-    cg_gl_dispatch gd;
-    memset(&gd, 0, sizeof gd);
-    gd.program = r->program;
-    gd.texture = texture;
-    gd.tex_w = r->d.width;
-    gd.tex_h = r->d.height;
-    gd.sampler = r->sampler;
-    /* cg_vk_rgb.comp's GL bindings: Params at UBO 0, the slot at SSBO 2,
-     * the cursor at UBO 3; the texture at unit 0. */
-    gd.bind[0].target = GL_UNIFORM_BUFFER;
-    gd.bind[0].index = 0;
-    gd.bind[0].buffer = r->params_ubo[slot];
-    gd.bind[1].target = GL_SHADER_STORAGE_BUFFER;
-    gd.bind[1].index = 2;
-    gd.bind[1].buffer = r->mem[slot].buffer;
-    gd.bind[2].target = GL_UNIFORM_BUFFER;
-    gd.bind[2].index = 3;
-    gd.bind[2].buffer = r->cursor_ubo;
-    /* A slot's parameters change only with the cursor: no upload otherwise. */
-    gr_params p = rgb_params(r, cursor);
-    if (memcmp(&p, &r->params[slot], sizeof p) != 0) {
-        gd.update_buffer = r->params_ubo[slot];
-        gd.update = &p;
-        gd.update_size = sizeof p;
-    }
-    gd.groups_x = r->groups_x;
-    gd.groups_y = r->groups_y;
-    /* The storage writes made visible to later GL reads of the buffer (the
-     * next frame's writes, glGetBufferSubData); the fence or semaphore that
-     * follows makes them visible outside GL. */
-    gd.barriers = GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
-                  GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT;
-    cg_status st = cg_gl_dispatch_compute(r->reader, &gd);
-    /* Uploaded (a failed GL call fails the ring, and a refused texture is
-     * refused before the upload). */
-    if (gd.update_size && st == CG_OK) r->params[slot] = p;
-    return st;
+    cg_gl_ring_compute *c = &r->compute;
+    c->copy = r->d.slot_format == CG_VK_SLOT_COPY;
+    c->src_w = r->d.width;
+    c->src_h = r->d.height;
+    c->dst_w = r->d.target_width;
+    c->dst_h = r->d.target_height;
+    c->slots = r->zc.tmpl.slot_count;
+    return cg_gl_ring_compute_setup(c, r->frame_bytes, &r->err);
 }
 
 /* The ring on the library's own device: the exported slots (cg_vk_slots.h)
@@ -339,7 +235,7 @@ static cg_status setup(cg_gl_ring *r)
         CG_TRY(import_timeline(r, r->slots.semaphore));
     CG_TRY(cg_gl_reader_create(NULL, &r->reader));
     r->copy_path = pick_copy_path(r);
-    if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) CG_TRY(rgb_setup(r));
+    if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) CG_TRY(compute_setup(r));
     return CG_OK;
 }
 
@@ -424,11 +320,7 @@ void cg_gl_ring_destroy(cg_gl_ring *r)
             cg_gl_semaphore_delete(&r->gl_sem[i]);
         }
         cg_gl_semaphore_delete(&r->timeline.sem);
-        for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++)
-            if (r->params_ubo[i]) glDeleteBuffers(1, &r->params_ubo[i]);
-        if (r->cursor_ubo) glDeleteBuffers(1, &r->cursor_ubo);
-        if (r->sampler) glDeleteSamplers(1, &r->sampler);
-        if (r->program) glDeleteProgram(r->program);
+        cg_gl_ring_compute_delete(&r->compute);
         cg_gl_drain_errors();
     }
     cg_gl_reader_destroy(r->reader);
@@ -545,7 +437,9 @@ cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[C
 static cg_status write_slot(cg_gl_ring *r, unsigned texture, uint32_t slot,
                             const cg_cursor *cursor)
 {
-    if (r->program) return rgb_dispatch(r, texture, slot, cursor);
+    if (r->compute.program)
+        return cg_gl_ring_compute_dispatch(&r->compute, r->reader, texture, slot,
+                                           r->mem[slot].buffer, cursor);
     return cg_gl_read_rgba_to_buffer(r->reader, texture, r->d.width, r->d.height,
                                      r->mem[slot].buffer);
 }
