@@ -19,6 +19,7 @@
 #include "cg_vk_device.h" /* cg_vk_own_device_open, CG_VK_CHECK */
 #include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size: the shader's layout */
 #include "cg_vk_slots.h"  /* the exported slot memory, timeline and fences */
+#include "cg_zc_parts.h"    /* the order of a frame's parts (eyes, depth planes) */
 #include "cg_zc_producer.h" /* the protocol's side: template, control block, socket, leases */
 
 struct cg_gl_ring {
@@ -42,6 +43,13 @@ struct cg_gl_ring {
     /* RGB8 slot format or the compute copy: its GL compute writer. */
     cg_vk_copy_path copy_path;
     cg_gl_ring_compute compute;
+    /* Eyes and depth planes (planes: eyes > 1 or a depth plane, descriptor
+     * version 3): where they lie, the frame being assembled, the depth
+     * planes' pass. */
+    int planes;
+    cg_zc_planes layout;
+    cg_zc_parts parts;
+    cg_gl_depth_pass *depth_pass;
     cg_err err;
     int failed;
 };
@@ -168,7 +176,13 @@ static cg_status compute_setup(cg_gl_ring *r)
     c->dst_w = r->d.target_width;
     c->dst_h = r->d.target_height;
     c->slots = r->zc.tmpl.slot_count;
-    return cg_gl_ring_compute_setup(c, r->frame_bytes, &r->err);
+    /* A ring with planes binds one plane a dispatch, else the whole slot. */
+    size_t block = r->frame_bytes;
+    if (r->planes) {
+        uint64_t depth_bytes = r->d.depth ? (uint64_t)c->dst_w * (uint64_t)c->dst_h * 4u : 0;
+        block = (size_t)(r->layout.rgb_bytes > depth_bytes ? r->layout.rgb_bytes : depth_bytes);
+    }
+    return cg_gl_ring_compute_setup(c, block, &r->err);
 }
 
 /* The ring on the library's own device: the exported slots (cg_vk_slots.h)
@@ -204,6 +218,22 @@ static cg_status make_ring(cg_gl_ring *r)
      * slot is upright. */
     t.flags = rgb ? 0u : CG_ZC_FLAG_ROWS_BOTTOM_UP;
     memcpy(t.device_uuid, r->own.uuid, CG_DEVICE_UUID_SIZE);
+    if (r->planes) { /* version 3: where the planes lie, the init's depth parameters */
+        t.eyes = r->d.eyes;
+        t.color_eye_stride = r->layout.color_eye_stride;
+    }
+    if (r->d.depth) {
+        t.depth_format = CG_ZC_FORMAT_R32_SFLOAT;
+        t.depth_offset = r->layout.depth_offset;
+        t.depth_eye_stride = r->layout.depth_eye_stride;
+        t.depth_row_pitch = t.width * 4;
+        t.depth_encoding = (uint32_t)r->d.depth;
+    }
+    if (r->d.depth == CG_ZC_DEPTH_LINEAR) {
+        t.depth_flags = r->d.z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
+        t.near_plane = r->d.near_plane;
+        t.far_plane = r->d.far_plane;
+    }
     int fds[CG_ZC_MAX_SLOTS];
     for (uint32_t i = 0; i < slots; i++) fds[i] = r->slots.slot[i].memory_fd;
     cg_zc_producer_desc pd = {&t, fds, r->slots.semaphore_fd, r->d.socket_dir, r->d.wait_ns};
@@ -236,6 +266,29 @@ static cg_status setup(cg_gl_ring *r)
     CG_TRY(cg_gl_reader_create(NULL, &r->reader));
     r->copy_path = pick_copy_path(r);
     if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) CG_TRY(compute_setup(r));
+    CG_TRY(cg_zc_parts_init(&r->parts, r->d.eyes, r->d.depth != CG_ZC_DEPTH_NONE));
+    if (r->d.depth) CG_TRY(cg_gl_depth_pass_create(&r->depth_pass, &r->err));
+    return CG_OK;
+}
+
+/* The eyes and depth planes asked for (cg_gl_ring_desc): valid, RGB8 only. */
+static cg_status check_planes(const cg_gl_ring_desc *d, uint32_t eyes, cg_err *err)
+{
+    if (eyes > CG_ZC_MAX_EYES)
+        return cg_fail(err, CG_E_INVALID_ARG, "eyes %u: 1 or %d (0: 1)", eyes, CG_ZC_MAX_EYES);
+    if (d->depth != CG_ZC_DEPTH_NONE && d->depth != CG_ZC_DEPTH_LINEAR &&
+        d->depth != CG_ZC_DEPTH_RAW)
+        return cg_fail(err, CG_E_INVALID_ARG, "depth encoding %d: 0 (none), 1 (linear) or 2 (raw)",
+                       (int)d->depth);
+    if ((eyes > 1 || d->depth) && d->slot_format != CG_VK_SLOT_RGB8)
+        return cg_fail(err, CG_E_INVALID_ARG,
+                       "eyes %u, depth encoding %d: eyes and depth planes need the RGB8 slot "
+                       "format",
+                       eyes, (int)d->depth);
+    if (d->depth == CG_ZC_DEPTH_LINEAR && cg_depth_check_planes(d->near_plane, d->far_plane))
+        return cg_fail(err, CG_E_INVALID_ARG,
+                       "linear depth needs finite 0 < near < far; got near=%g far=%g",
+                       (double)d->near_plane, (double)d->far_plane);
     return CG_OK;
 }
 
@@ -270,20 +323,30 @@ cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *
         tw = d->width;
         th = d->height;
     }
+    uint32_t eyes = d->eyes ? d->eyes : 1;
+    CG_TRY(check_planes(d, eyes, err));
+    int planes = eyes > 1 || d->depth;
+    cg_zc_planes layout;
+    memset(&layout, 0, sizeof layout);
     if (d->slot_format == CG_VK_SLOT_RGB8) {
         uint64_t rgb_bytes = 0;
         st = cg_vk_rgb_slot_size(tw, th, &rgb_bytes);
+        if (st == CG_OK && planes) st = cg_zc_planes_layout(tw, th, eyes, d->depth != 0, &layout);
         if (st != CG_OK)
             return cg_fail(err, st, "target size %dx%d (1..%d per side, or 0x0 for the texture's)",
                            d->target_width, d->target_height, CG_MAX_DIM);
-        bytes = (size_t)rgb_bytes;
+        /* Without planes the slot is the RGB picture alone, as before. */
+        bytes = (size_t)(planes ? layout.frame_bytes : rgb_bytes);
     }
     cg_gl_ring *r = calloc(1, sizeof *r);
     CG_RETURN_IF(!r, CG_E_NO_MEMORY);
     r->d = *d;
     r->d.target_width = tw; /* a copy's: the texture's size (the compute copy's parameters) */
     r->d.target_height = th;
+    r->d.eyes = eyes;
     r->frame_bytes = bytes;
+    r->planes = planes;
+    r->layout = layout;
     cg_zc_producer_init(&r->zc);
     /* The game's GL binding survives whatever the Vulkan driver does to it
      * (cg_gl_binding_save: NVIDIA's vkDestroyInstance drops it). */
@@ -323,6 +386,7 @@ void cg_gl_ring_destroy(cg_gl_ring *r)
         cg_gl_ring_compute_delete(&r->compute);
         cg_gl_drain_errors();
     }
+    cg_gl_depth_pass_destroy(r->depth_pass); /* its GL objects as the ring's */
     cg_gl_reader_destroy(r->reader);
     cg_zc_producer_close(&r->zc);     /* learners see CLOSED */
     cg_vk_slots_destroy(&r->slots); /* waits for its bridge submits */
@@ -433,27 +497,110 @@ cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[C
     return cg_gl_ring_publish_cursor(r, texture, NULL, desc_out);
 }
 
-/* The frame into the claimed slot: the pack, or the RGB dispatch. */
-static cg_status write_slot(cg_gl_ring *r, unsigned texture, uint32_t slot,
-                            const cg_cursor *cursor)
+/* What one part call writes (cg_zc_parts.h): a plane of the claimed slot. */
+typedef struct gr_part {
+    cg_zc_part_kind kind;
+    uint32_t eye;
+    unsigned texture;                 /* colour, or the depth texture */
+    const cg_cursor *cursor;          /* colour: this eye's */
+    const cg_gl_depth_linear *params; /* depth, LINEAR: this frame's; NULL: the ring's */
+} gr_part;
+
+static const char *part_name(cg_zc_part_kind kind)
 {
-    if (r->compute.program)
-        return cg_gl_ring_compute_dispatch(&r->compute, r->reader, texture, slot,
-                                           r->mem[slot].buffer, cursor);
-    return cg_gl_read_rgba_to_buffer(r->reader, texture, r->d.width, r->d.height,
-                                     r->mem[slot].buffer);
+    return kind == CG_ZC_PART_DEPTH ? "depth" : "colour";
 }
 
-cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
-                                    const cg_cursor *cursor,
-                                    uint8_t desc_out[CG_ZC_DESC_SIZE])
+/* The part into the claimed slot: the pack, the RGB dispatch (at the eye's
+ * plane on a ring with planes) or the depth pass. Failures with the
+ * reason in r->err. */
+static cg_status write_part(cg_gl_ring *r, const gr_part *p, uint32_t slot)
 {
-    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
-    cg_err_clear(&r->err);
-    if (!desc_out) return cg_fail(&r->err, CG_E_INVALID_ARG, "no descriptor buffer");
-    if (cursor && cursor->draw && r->d.slot_format != CG_VK_SLOT_RGB8)
+    GLuint buf = r->mem[slot].buffer;
+    cg_status st;
+    if (p->kind == CG_ZC_PART_DEPTH) {
+        cg_gl_depth_linear lin = {r->parts.near_plane, r->parts.far_plane,
+                                  (r->parts.depth_flags & CG_ZC_DEPTH_Z_ZERO_TO_ONE) != 0};
+        cg_gl_depth_job j = {p->texture,
+                             r->d.width,
+                             r->d.height,
+                             r->d.target_width,
+                             r->d.target_height,
+                             buf,
+                             r->layout.depth_offset + p->eye * r->layout.depth_eye_stride,
+                             r->d.depth == CG_ZC_DEPTH_LINEAR ? &lin : NULL};
+        return cg_gl_depth_pass_run(r->depth_pass, r->reader, &j, &r->err);
+    }
+    if (r->compute.program) {
+        uint64_t at = r->planes ? p->eye * r->layout.color_eye_stride : 0;
+        st = cg_gl_ring_compute_dispatch(&r->compute, r->reader, p->texture, slot, buf, at,
+                                         r->planes ? r->layout.rgb_bytes : 0, p->cursor);
+    } else {
+        st = cg_gl_read_rgba_to_buffer(r->reader, p->texture, r->d.width, r->d.height, buf);
+    }
+    if (st == CG_E_GL || st == CG_E_BAD_TEXTURE || st == CG_E_UNSUPPORTED)
+        return cg_fail_from(&r->err, st, cg_gl_reader_error(r->reader));
+    if (st != CG_OK) return cg_fail(&r->err, st, "texture %u: %s", p->texture, cg_strerror(st));
+    return CG_OK;
+}
+
+/* The frame's depth parameters from its first depth part (or the ring's);
+ * a later eye's depth part must give the same (the descriptor carries one
+ * set). Checked before anything changes. */
+static cg_status check_depth_params(cg_gl_ring *r, const gr_part *p)
+{
+    const cg_gl_depth_linear *q = p->params;
+    if (p->kind != CG_ZC_PART_DEPTH || r->d.depth != CG_ZC_DEPTH_LINEAR || !q) return CG_OK;
+    if (cg_depth_check_planes(q->near_plane, q->far_plane) != CG_OK)
         return cg_fail(&r->err, CG_E_INVALID_ARG,
-                       "a cursor is drawn only in the RGB slot format (this ring copies)");
+                       "depth(%u): linear depth needs finite 0 < near < far; got near=%g far=%g",
+                       p->eye, (double)q->near_plane, (double)q->far_plane);
+    uint32_t flags = q->zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
+    if (p->eye > 0 && r->parts.open &&
+        (q->near_plane != r->parts.near_plane || q->far_plane != r->parts.far_plane ||
+         flags != r->parts.depth_flags))
+        return cg_fail(&r->err, CG_E_INVALID_ARG,
+                       "depth(%u): near=%g far=%g zZeroToOne=%d, but this frame's depth planes "
+                       "use near=%g far=%g zZeroToOne=%d (set by depth(0); one set a frame)",
+                       p->eye, (double)q->near_plane, (double)q->far_plane, q->zero_to_one,
+                       (double)r->parts.near_plane, (double)r->parts.far_plane,
+                       (r->parts.depth_flags & CG_ZC_DEPTH_Z_ZERO_TO_ONE) != 0);
+    return CG_OK;
+}
+
+/* At the frame's first part: its depth parameters, the ring's unless the
+ * part gives its own. */
+static void start_frame_params(cg_gl_ring *r, const gr_part *p)
+{
+    const cg_gl_depth_linear *q = p->kind == CG_ZC_PART_DEPTH ? p->params : NULL;
+    int z01 = q ? q->zero_to_one : r->d.z_zero_to_one;
+    r->parts.near_plane = q ? q->near_plane : r->d.near_plane;
+    r->parts.far_plane = q ? q->far_plane : r->d.far_plane;
+    r->parts.depth_flags = z01 ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
+}
+
+/* The frame is complete: its descriptor (the frame's depth parameters) into
+ * out (cap bytes), the slot PUBLISHED. Returns the descriptor's length. */
+static size_t publish_frame(cg_gl_ring *r, uint32_t slot, uint64_t frame, uint8_t *out,
+                            size_t cap)
+{
+    cg_zc_desc d = r->zc.tmpl;
+    d.slot = slot;
+    d.frame = frame;
+    if (d.depth_encoding == CG_ZC_DEPTH_LINEAR) {
+        d.near_plane = r->parts.near_plane;
+        d.far_plane = r->parts.far_plane;
+        d.depth_flags = r->parts.depth_flags;
+    }
+    (void)cg_zc_desc_encode(&d, out, cap); /* cap fits the template's version */
+    cg_zc_leases_publish(&r->zc.leases, slot, frame);
+    return cg_zc_desc_length(out);
+}
+
+/* Everything a per-frame call refuses before it looks at the part. */
+static cg_status check_call(cg_gl_ring *r, const void *desc_out)
+{
+    if (!desc_out) return cg_fail(&r->err, CG_E_INVALID_ARG, "no descriptor buffer");
     if (r->failed)
         return cg_fail(&r->err, CG_E_BAD_STATE,
                        "an earlier publish failed; destroy this ring and create a new one");
@@ -462,21 +609,48 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
     if (key != r->gl_ctx)
         return cg_fail(&r->err, CG_E_BAD_STATE,
                        "another GL context is current than the one the ring was made in");
-    uint32_t slot;
-    uint64_t frame;
-    cg_status st = cg_zc_leases_claim(&r->zc.leases, slot_idle, r, &slot, &frame, &r->err);
-    if (st != CG_OK) {
-        if (st != CG_E_RING_FULL) r->failed = 1;
-        return st;
+    return CG_OK;
+}
+
+/* One part of a frame (cg_gl_ring.h, "A frame in parts"). */
+static cg_status run_part(cg_gl_ring *r, const gr_part *p, uint8_t *desc_out, size_t cap,
+                          size_t *desc_len)
+{
+    CG_TRY(check_depth_params(r, p));
+    cg_zc_part_action action;
+    int abandoned = 0;
+    CG_TRY(cg_zc_parts_classify(&r->parts, p->kind, p->eye, &action, &abandoned, &r->err));
+    if (abandoned) /* never published: no learner waits for it */
+        cg_zc_leases_abandon(&r->zc.leases, r->parts.slot, r->parts.frame);
+    if (action == CG_ZC_PART_SKIP)
+        return cg_fail(&r->err, CG_E_RING_FULL, "%s(%u) skipped: %s", part_name(p->kind), p->eye,
+                       r->parts.skipping ? "its frame found every slot held"
+                                         : "out of order (the frame's parts go depth(0), "
+                                           "colour(0), depth(1), colour(1), those the ring "
+                                           "has); the open frame, if any, is given up");
+    if (action == CG_ZC_PART_START) {
+        uint32_t slot;
+        uint64_t frame;
+        cg_status st = cg_zc_leases_claim(&r->zc.leases, slot_idle, r, &slot, &frame, &r->err);
+        if (st == CG_E_RING_FULL) cg_zc_parts_full(&r->parts);
+        if (st != CG_OK && st != CG_E_RING_FULL) {
+            r->failed = 1;
+            (void)cg_zc_parts_reset(&r->parts);
+        }
+        if (st != CG_OK) return st;
+        cg_zc_parts_claim(&r->parts, slot, frame);
+        start_frame_params(r, p);
     }
-    st = write_slot(r, texture, slot, cursor);
-    if (st != CG_OK) {
+    uint32_t slot = r->parts.slot;
+    uint64_t frame = r->parts.frame;
+    cg_status st = write_part(r, p, slot);
+    if (st != CG_OK) { /* the frame is given up: its slot RELEASED, the ring usable */
+        (void)cg_zc_parts_reset(&r->parts);
         cg_zc_leases_release(&r->zc.leases, slot, frame);
         if (st == CG_E_GL) r->failed = 1;
-        if (st == CG_E_GL || st == CG_E_BAD_TEXTURE || st == CG_E_UNSUPPORTED)
-            return cg_fail_from(&r->err, st, cg_gl_reader_error(r->reader));
-        return cg_fail(&r->err, st, "texture %u: %s", texture, cg_strerror(st));
+        return st;
     }
+    if (!cg_zc_parts_done(&r->parts)) return CG_OK; /* *desc_len 0: more parts */
     st = complete(r, slot, frame);
     if (st == CG_OK && r->vk_sem[slot]) /* the bridge; none in fence mode or with the GL timeline */
         st = cg_vk_slots_bridge(&r->slots, slot, r->own.queue, r->vk_sem[slot], frame, &r->err);
@@ -485,6 +659,56 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
         cg_zc_leases_release(&r->zc.leases, slot, frame);
         return st;
     }
-    cg_zc_producer_publish(&r->zc, slot, frame, desc_out);
+    *desc_len = publish_frame(r, slot, frame, desc_out, cap);
     return CG_OK;
+}
+
+cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
+                                    const cg_cursor *cursor,
+                                    uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    cg_err_clear(&r->err);
+    if (r->planes)
+        return cg_fail(&r->err, CG_E_INVALID_ARG,
+                       "this ring (%u eyes, depth encoding %d) takes its frames in parts: "
+                       "cg_gl_ring_publish_depth / cg_gl_ring_publish_eye",
+                       r->d.eyes, (int)r->d.depth);
+    if (cursor && cursor->draw && r->d.slot_format != CG_VK_SLOT_RGB8)
+        return cg_fail(&r->err, CG_E_INVALID_ARG,
+                       "a cursor is drawn only in the RGB slot format (this ring copies)");
+    CG_TRY(check_call(r, desc_out));
+    gr_part p = {CG_ZC_PART_COLOR, 0, texture, cursor, NULL};
+    size_t len = 0;
+    return run_part(r, &p, desc_out, CG_ZC_DESC_SIZE, &len);
+}
+
+cg_status cg_gl_ring_publish_eye(cg_gl_ring *r, unsigned texture, uint32_t eye,
+                                 const cg_cursor *cursor, uint8_t desc_out[CG_ZC_DESC_MAX_SIZE],
+                                 size_t *desc_len)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    cg_err_clear(&r->err);
+    if (!desc_len) return cg_fail(&r->err, CG_E_INVALID_ARG, "no descriptor length");
+    *desc_len = 0;
+    if (r->d.slot_format != CG_VK_SLOT_RGB8)
+        return cg_fail(&r->err, CG_E_INVALID_ARG,
+                       "colour parts by eye need the RGB slot format (this ring copies: "
+                       "cg_gl_ring_publish)");
+    CG_TRY(check_call(r, desc_out));
+    gr_part p = {CG_ZC_PART_COLOR, eye, texture, cursor, NULL};
+    return run_part(r, &p, desc_out, CG_ZC_DESC_MAX_SIZE, desc_len);
+}
+
+cg_status cg_gl_ring_publish_depth(cg_gl_ring *r, unsigned depth_texture, uint32_t eye,
+                                   const cg_gl_depth_linear *params,
+                                   uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    cg_err_clear(&r->err);
+    if (!desc_len) return cg_fail(&r->err, CG_E_INVALID_ARG, "no descriptor length");
+    *desc_len = 0;
+    CG_TRY(check_call(r, desc_out));
+    gr_part p = {CG_ZC_PART_DEPTH, eye, depth_texture, NULL, params};
+    return run_part(r, &p, desc_out, CG_ZC_DESC_MAX_SIZE, desc_len);
 }

@@ -69,6 +69,7 @@
 #include <stdint.h>
 
 #include "cg_err.h"
+#include "cg_gl.h" /* cg_gl_depth_linear */
 #include "cg_status.h"
 #include "cg_vk_ring.h" /* cg_vk_slot_format, cg_vk_copy_path, cg_vk_ring_info */
 #include "cg_zc_proto.h"
@@ -121,6 +122,19 @@ typedef struct cg_gl_ring_desc {
      * (CG_E_BAD_TEXTURE, nothing published); anything else, 0 (not known)
      * included: glReadPixels. Never assumed. */
     unsigned texture_format;
+    /* Depth and stereo planes (docs/zero-copy-v2.md, "Depth and stereo
+     * planes"; the RGB8 slot format only, else CG_E_INVALID_ARG): eyes 1 or
+     * 2 (0: 1); depth CG_ZC_DEPTH_NONE (0), _LINEAR or _RAW: a depth plane
+     * per eye at the target size, from a depth texture of the colour
+     * texture's size. LINEAR: near_plane / far_plane (finite, 0 < near <
+     * far, cg_depth_check_planes) and z_zero_to_one are the frames'
+     * parameters unless a depth call overrides them. A ring with eyes > 1
+     * or a depth plane writes descriptor version 3 (256 bytes) and takes
+     * its frames in parts (cg_gl_ring_publish_depth / _eye). */
+    uint32_t eyes;
+    cg_zc_depth_encoding depth;
+    float near_plane, far_plane;
+    int z_zero_to_one;
 } cg_gl_ring_desc;
 
 typedef struct cg_gl_ring_info {
@@ -166,7 +180,9 @@ cg_status cg_gl_ring_destroy_current(cg_gl_ring *r, cg_err *err);
  * ring's size; its [0,w) x [0,h) region) as the next frame: desc_out gets
  * its 192-byte descriptor. CG_E_RING_FULL: every slot was held for the
  * whole wait_ns; nothing was written, the ring stays usable. A texture
- * that is not usable: CG_E_BAD_TEXTURE, the ring stays usable. */
+ * that is not usable: CG_E_BAD_TEXTURE, the ring stays usable. A ring
+ * with eyes or depth planes takes its frames in parts instead
+ * (cg_gl_ring_publish_depth / _eye; here CG_E_INVALID_ARG). */
 cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[CG_ZC_DESC_SIZE]);
 
 /* The same with this frame's cursor (NULL: none; the wire format's rule: a
@@ -178,7 +194,50 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
                                     const cg_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE]);
 
-/* The descriptor with frame 0 (as cg_vk_ring_template). */
+/* A frame in parts (rings with eyes > 1 or a depth plane; a plain ring
+ * takes colour(0) too). The parts of a frame come in this order (cg_zc_parts.h):
+ * for eye 0..eyes-1, depth(eye) when the ring has depth planes, then
+ * colour(eye). The frame's first part claims a slot; each part writes its
+ * plane by one GL compute dispatch (the caller's state saved and restored);
+ * the last part does the completion (semaphore signal, bridge submit or
+ * fence, as publish does) and publishes the slot. Returns:
+ *  CG_OK, *desc_len 0: the part is written, the frame needs more parts;
+ *  CG_OK, *desc_len = cg_zc_desc_length(desc_out): the frame is published,
+ *         desc_out holds its descriptor (256 bytes on a ring with eyes or
+ *         depth, carrying the frame's near/far; 192 on a plain ring);
+ *  CG_E_RING_FULL: the frame is skipped: its first part found every slot
+ *         held for wait_ns (counted once), or this part is out of order (the
+ *         open frame, if any, is given up: its slot RELEASED, never
+ *         published, counted as skipped); nothing written until the next
+ *         first part;
+ *  CG_E_INVALID_ARG, nothing changed: eye outside 0..eyes-1, a depth part on
+ *         a ring without depth, bad near/far, a later eye's depth part with
+ *         other parameters than the frame's (depth(0) sets them), NULL
+ *         desc_out or desc_len;
+ *  CG_E_BAD_TEXTURE (the frame given up, its slot RELEASED, the ring
+ *         usable), CG_E_NO_CONTEXT / CG_E_BAD_STATE as publish, CG_E_GL
+ *         (the ring failed).
+ * A skipped or abandoned frame is never published: no learner sees a slot
+ * with a plane unwritten. */
+
+/* The depth part of `eye`: depth_texture (GL_TEXTURE_2D of a depth format,
+ * cg_gl_texture_kind; level 0 exactly the ring's width x height) into that
+ * eye's depth plane, nearest resize by the RGB plane's mapping, rows upright.
+ * params: this frame's near/far/zZeroToOne (LINEAR rings; NULL: the ring's),
+ * ignored by a RAW ring. Call it where the game's depth buffer holds the
+ * eye's scene (Minecraft: right after renderLevel). */
+cg_status cg_gl_ring_publish_depth(cg_gl_ring *r, unsigned depth_texture, uint32_t eye,
+                                   const cg_gl_depth_linear *params,
+                                   uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len);
+
+/* The colour part of `eye`: texture (as publish_cursor) with that eye's
+ * cursor (NULL: none) into the eye's RGB plane. The RGB8 slot format only. */
+cg_status cg_gl_ring_publish_eye(cg_gl_ring *r, unsigned texture, uint32_t eye,
+                                 const cg_cursor *cursor, uint8_t desc_out[CG_ZC_DESC_MAX_SIZE],
+                                 size_t *desc_len);
+
+/* The descriptor with frame 0 (as cg_vk_ring_template; cap at least
+ * cg_zc_desc_length of it: 256 on a ring with eyes or depth). */
 cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap);
 
 /* The ring's protocol side, in the Vulkan ring's terms (cg_vk_ring_info:

@@ -40,14 +40,14 @@ int cg_gl_ring_fits_block(size_t bytes, GLint64 *max_block)
     return (uint64_t)*max_block >= (uint64_t)bytes;
 }
 
-cg_status cg_gl_ring_compute_setup(cg_gl_ring_compute *c, size_t frame_bytes, cg_err *err)
+cg_status cg_gl_ring_compute_setup(cg_gl_ring_compute *c, size_t block_bytes, cg_err *err)
 {
     GLint64 max_block = 0;
-    if (!cg_gl_ring_fits_block(frame_bytes, &max_block))
+    if (!cg_gl_ring_fits_block(block_bytes, &max_block))
         return cg_fail(err, CG_E_UNSUPPORTED,
-                       "an RGB slot of %dx%d is %zu bytes; this GL's shader storage blocks hold "
-                       "at most %lld (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)",
-                       c->dst_w, c->dst_h, frame_bytes, (long long)max_block);
+                       "an RGB slot (or plane) of %dx%d is %zu bytes; this GL's shader storage "
+                       "blocks hold at most %lld (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)",
+                       c->dst_w, c->dst_h, block_bytes, (long long)max_block);
     CG_TRY(cg_gl_compute_program(c->copy ? cg_gl_copy_source : cg_gl_rgb_source, &c->program,
                                  err));
     GR_GL(err, glGenSamplers(1, &c->sampler));
@@ -69,7 +69,7 @@ cg_status cg_gl_ring_compute_setup(cg_gl_ring_compute *c, size_t frame_bytes, cg
 
 cg_status cg_gl_ring_compute_dispatch(cg_gl_ring_compute *c, cg_gl_reader *reader,
                                       unsigned texture, uint32_t slot, GLuint slot_buffer,
-                                      const cg_cursor *cursor)
+                                      uint64_t offset, uint64_t size, const cg_cursor *cursor)
 {
     cg_gl_dispatch gd;
     memset(&gd, 0, sizeof gd);
@@ -86,6 +86,8 @@ cg_status cg_gl_ring_compute_dispatch(cg_gl_ring_compute *c, cg_gl_reader *reade
     gd.bind[1].target = GL_SHADER_STORAGE_BUFFER;
     gd.bind[1].index = 2;
     gd.bind[1].buffer = slot_buffer;
+    gd.bind[1].offset = offset;
+    gd.bind[1].size = size;
     gd.bind[2].target = GL_UNIFORM_BUFFER;
     gd.bind[2].index = 3;
     gd.bind[2].buffer = c->cursor_ubo;

@@ -40,16 +40,18 @@ typedef struct cg_gl_ring_compute {
 int cg_gl_ring_fits_block(size_t bytes, GLint64 *max_block);
 
 /* c's copy, sizes and slots set: the program, sampler, cursor bitmap and
- * per-slot parameters. CG_E_UNSUPPORTED: a slot of frame_bytes does not
- * fit a storage block; CG_E_GL. What was made stays for
- * cg_gl_ring_compute_delete. */
-cg_status cg_gl_ring_compute_setup(cg_gl_ring_compute *c, size_t frame_bytes, cg_err *err);
+ * per-slot parameters. CG_E_UNSUPPORTED: block_bytes (what one dispatch
+ * binds: the slot, or its largest plane) does not fit a storage block;
+ * CG_E_GL. What was made stays for cg_gl_ring_compute_delete. */
+cg_status cg_gl_ring_compute_setup(cg_gl_ring_compute *c, size_t block_bytes, cg_err *err);
 
 /* The slot's pixels (slot_buffer: its imported buffer) by one dispatch of
- * `texture`, the state saved and restored by the reader. */
+ * `texture`, the state saved and restored by the reader. size 0: the
+ * shader's block is the whole buffer; else the plane [offset, offset+size)
+ * of it (an eye's RGB plane, offset a multiple of 256). */
 cg_status cg_gl_ring_compute_dispatch(cg_gl_ring_compute *c, cg_gl_reader *reader,
                                       unsigned texture, uint32_t slot, GLuint slot_buffer,
-                                      const cg_cursor *cursor);
+                                      uint64_t offset, uint64_t size, const cg_cursor *cursor);
 
 /* Delete what setup made (its context current). */
 void cg_gl_ring_compute_delete(cg_gl_ring_compute *c);

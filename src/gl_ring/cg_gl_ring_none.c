@@ -45,6 +45,24 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture, const cg_cu
     return CG_E_UNSUPPORTED;
 }
 
+cg_status cg_gl_ring_publish_depth(cg_gl_ring *r, unsigned depth_texture, uint32_t eye,
+                                   const cg_gl_depth_linear *params,
+                                   uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len)
+{
+    (void)r, (void)depth_texture, (void)eye, (void)params, (void)desc_out;
+    if (desc_len) *desc_len = 0;
+    return CG_E_UNSUPPORTED;
+}
+
+cg_status cg_gl_ring_publish_eye(cg_gl_ring *r, unsigned texture, uint32_t eye,
+                                 const cg_cursor *cursor, uint8_t desc_out[CG_ZC_DESC_MAX_SIZE],
+                                 size_t *desc_len)
+{
+    (void)r, (void)texture, (void)eye, (void)cursor, (void)desc_out;
+    if (desc_len) *desc_len = 0;
+    return CG_E_UNSUPPORTED;
+}
+
 cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap)
 {
     (void)r, (void)out, (void)cap;

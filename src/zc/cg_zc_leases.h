@@ -78,6 +78,11 @@ void cg_zc_leases_counters(const cg_zc_leases *l, uint64_t out[CG_ZC_COUNTERS]);
  * RELEASED, so no learner waits for it; its number is used again. */
 void cg_zc_leases_release(cg_zc_leases *l, uint32_t slot, uint64_t frame);
 
+/* cg_zc_leases_release for a frame given up by the producer's part order
+ * (docs/zero-copy-v2.md, "Depth and stereo planes": abandoned, never
+ * published): counted as skipped, the counters written. */
+void cg_zc_leases_abandon(cg_zc_leases *l, uint32_t slot, uint64_t frame);
+
 #ifdef __cplusplus
 }
 #endif
