@@ -70,6 +70,7 @@
 #include "cg_zc_server.h"
 #include "gl_scene.h"
 #include "gl_state.h"
+#include "depth_check.h"
 #include "rgb_sweep.h"
 #include "zc_test.h"
 
@@ -80,22 +81,34 @@ static int failures;
 static const char *learner_exe;
 static char test_dir[96];
 
-static int run_learner(int n, uint8_t descs[][CG_ZC_DESC_SIZE])
+/* The learner process on n descriptors of lens[i] bytes each (192 or 256). */
+static int spawn_learner(int n, const uint8_t *const *descs, const size_t *lens)
 {
-    static char hex[8][2 * CG_ZC_DESC_SIZE + 1];
+    static char hex[8][2 * CG_ZC_DESC_MAX_SIZE + 1];
     char *argv[12];
     argv[0] = (char *)learner_exe;
     argv[1] = "child-vk-learner";
     for (int i = 0; i < n && i < 8; i++) {
-        for (int k = 0; k < CG_ZC_DESC_SIZE; k++) sprintf(hex[i] + 2 * k, "%02x", descs[i][k]);
+        for (size_t k = 0; k < lens[i]; k++) sprintf(hex[i] + 2 * k, "%02x", descs[i][k]);
         argv[2 + i] = hex[i];
     }
-    argv[2 + n] = NULL;
+    argv[2 + (n < 8 ? n : 8)] = NULL;
     pid_t pid;
     if (posix_spawn(&pid, learner_exe, NULL, NULL, argv, environ) != 0) return -1;
     int status = 0;
     if (waitpid(pid, &status, 0) != pid) return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int run_learner(int n, uint8_t descs[][CG_ZC_DESC_SIZE])
+{
+    const uint8_t *d[8];
+    size_t lens[8];
+    for (int i = 0; i < n && i < 8; i++) {
+        d[i] = descs[i];
+        lens[i] = CG_ZC_DESC_SIZE;
+    }
+    return spawn_learner(n, d, lens);
 }
 
 /* Upload frame f of the pattern into the texture: row 0 of the data is GL's
@@ -772,6 +785,560 @@ static int case_rgb_bad_input(void)
     return failures ? 1 : 0;
 }
 
+/* ---- eyes and depth planes (descriptor version 3) ---------------------------- */
+
+/* One ring of the planes sweep: source (texture) and target sizes, eyes,
+ * the depth encoding, init's near/far, the depth textures' format. */
+typedef struct planes_cfg {
+    int sw, sh, dw, dh;
+    uint32_t eyes;
+    cg_zc_depth_encoding depth;
+    float near_plane, far_plane;
+    int z01;
+    GLenum depth_format;
+} planes_cfg;
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+/* The producer's layout as docs/zero-copy-v2.md gives it, computed here
+ * (the ring takes it from cg_zc_planes_layout). */
+static int layout_as_documented(const planes_cfg *c, const cg_zc_desc *d)
+{
+    uint64_t px = (uint64_t)c->dw * (uint64_t)c->dh;
+    uint64_t ces = round_up(round_up(px * 3, 12), 256), doff = c->depth ? c->eyes * ces : 0;
+    uint64_t des = c->depth ? round_up(px * 4, 256) : 0;
+    uint64_t frame = c->depth ? doff + c->eyes * des : c->eyes * ces;
+    int depth_ok = c->depth ? d->depth_format == CG_ZC_FORMAT_R32_SFLOAT &&
+                                  d->depth_row_pitch == (uint32_t)c->dw * 4 &&
+                                  d->depth_encoding == (uint32_t)c->depth
+                            : d->depth_format == 0 && d->depth_encoding == 0;
+    return d->eyes == c->eyes && d->color_eye_stride == ces && d->depth_offset == doff &&
+           d->depth_eye_stride == des && d->slot_size >= frame && depth_ok && d->format == 23 &&
+           d->flags == 0 && d->width == (uint32_t)c->dw && d->height == (uint32_t)c->dh &&
+           d->row_pitch == (uint32_t)c->dw * 3;
+}
+
+/* What one frame's planes must hold, per eye. */
+typedef struct planes_want {
+    uint8_t *rgb[2];
+    float *depth[2];
+    uint32_t ulps; /* the depth planes' allowance */
+} planes_want;
+
+static uint32_t planes_worst_ulps;
+
+static cg_gl_ring *open_planes(const planes_cfg *c, int mode, cg_status *st, cg_err *e)
+{
+    cg_gl_ring_desc d = ring_desc(c->sw, c->sh, mode);
+    d.slot_format = CG_VK_SLOT_RGB8;
+    d.target_width = c->dw;
+    d.target_height = c->dh;
+    d.eyes = c->eyes;
+    d.depth = c->depth;
+    d.near_plane = c->near_plane;
+    d.far_plane = c->far_plane;
+    d.z_zero_to_one = c->z01;
+    d.wait_ns = 100000000u;
+    cg_gl_ring *r = NULL;
+    *st = cg_gl_ring_create(&d, &r, e);
+    return r;
+}
+
+/* One frame in parts: per eye new colour noise (with its own cursor) and new
+ * depth content, the parts in order, the expected planes from the oracles
+ * (the CPU converter; captureDepthImpl's core or glReadPixels). `lin`: this
+ * frame's override at depth(0) and depth(1) (NULL: the ring's). The last
+ * part's status; *len its descriptor's length. */
+static cg_status planes_parts(cg_gl_ring *r, const planes_cfg *c, gl_scene sc[2],
+                              cg_gl_reader *oracle, uint32_t seed, const cg_gl_depth_linear *lin,
+                              planes_want *w, uint8_t desc[CG_ZC_DESC_MAX_SIZE], size_t *len)
+{
+    size_t sn = (size_t)c->sw * c->sh;
+    uint8_t *rgba = malloc(sn * 4);
+    float *d = malloc(sn * 4), *src = malloc(sn * 4);
+    cg_status st = CG_OK;
+    for (uint32_t e = 0; e < c->eyes; e++) {
+        GLuint dt = 0;
+        if (c->depth) {
+            depth_fill(d, c->sw, c->sh, seed * 2 + e);
+            dt = depth_texture(c->depth_format, c->sw, c->sh, d);
+            CHECK(dt != 0, "depth texture");
+            st = cg_gl_ring_publish_depth(r, dt, e, lin, desc, len);
+            CHECK(st == CG_OK && *len == 0, "depth(%u): %s %s (len %zu: more parts)", e,
+                  cg_status_name(st), cg_gl_ring_last_error(r), *len);
+            const cg_gl_depth_linear ring_lin = {c->near_plane, c->far_plane, c->z01};
+            const cg_gl_depth_linear *use = lin ? lin : &ring_lin;
+            if (c->depth == CG_ZC_DEPTH_LINEAR)
+                CHECK(cg_gl_read_depth(oracle, dt, c->sw, c->sh, use, src, sn) == CG_OK,
+                      "captureDepthImpl's core: %s", cg_gl_reader_last_error(oracle));
+            else
+                CHECK(depth_read_pixels(dt, c->sw, c->sh, src) == 0, "glReadPixels");
+            depth_expect(src, c->sw, c->sh, c->dw, c->dh, w->depth[e]);
+        }
+        noise(rgba, sn * 4, seed * 2 + e + 1000);
+        CHECK(gl_scene_upload(sc[e].color, c->sw, c->sh, rgba) == 0, "upload");
+        cg_cursor cur = {1, (int)(seed * 3 + e * 5) % c->dw, (int)(seed + e * 7) % c->dh};
+        CHECK(rgb_oracle(rgba, c->sw, c->sh, c->dw, c->dh, 0, &cur, w->rgb[e]) == 0, "oracle");
+        st = cg_gl_ring_publish_eye(r, sc[e].color, e, &cur, desc, len);
+        int last = e + 1 == c->eyes;
+        CHECK(st == CG_OK && *len == (last ? (size_t)CG_ZC_DESC_V3_SIZE : 0u),
+              "colour(%u): %s %s (len %zu)", e, cg_status_name(st), cg_gl_ring_last_error(r),
+              *len);
+        if (dt) glDeleteTextures(1, &dt);
+    }
+    w->ulps = c->depth == CG_ZC_DEPTH_RAW && depth_fixed_point(c->depth_format) ? 1u
+              : c->depth == CG_ZC_DEPTH_RAW                                     ? 0u
+                                                                                : 2u;
+    free(rgba);
+    free(d);
+    free(src);
+    return st;
+}
+
+/* The slot's bytes (from its start) against the frame's planes, located
+ * by the descriptor's fields as a reader does. 1: they match. */
+static int planes_match(const cg_zc_desc *dd, const uint8_t *slot, const planes_want *w,
+                        const planes_cfg *c, const char *who)
+{
+    size_t px = (size_t)c->dw * c->dh;
+    int ok = 1;
+    float *plane = malloc(px * 4);
+    for (uint32_t e = 0; e < c->eyes; e++) {
+        const uint8_t *rgb = slot + e * dd->color_eye_stride;
+        size_t bad = 0;
+        for (size_t i = 0; i < px * 3; i++) bad += rgb[i] != w->rgb[e][i];
+        CHECK(bad == 0, "%s: frame %llu eye %u: %zu RGB bytes differ from the CPU converter's",
+              who, (unsigned long long)dd->frame, e, bad);
+        ok &= bad == 0;
+        if (!c->depth) continue;
+        memcpy(plane, slot + dd->depth_offset + e * dd->depth_eye_stride, px * 4);
+        depth_diff df;
+        size_t n = depth_compare(plane, w->depth[e], px, w->ulps, &df);
+        if (df.max_ulps > planes_worst_ulps) planes_worst_ulps = df.max_ulps;
+        CHECK(n == 0, "%s: frame %llu eye %u depth: %zu values past %u ulps, first (x %zu, Y %zu) "
+                      "%.9g want %.9g",
+              who, (unsigned long long)dd->frame, e, n, w->ulps, df.first % (size_t)c->dw,
+              df.first / (size_t)c->dw, (double)df.got, (double)df.want);
+        ok &= n == 0;
+    }
+    free(plane);
+    return ok;
+}
+
+static size_t frame_bytes_of(const cg_zc_desc *dd, const planes_cfg *c)
+{
+    uint64_t px = (uint64_t)c->dw * c->dh, e1 = c->eyes - 1;
+    uint64_t end = e1 * dd->color_eye_stride + px * 3;
+    if (c->depth) end = dd->depth_offset + e1 * dd->depth_eye_stride + px * 4;
+    return (size_t)end;
+}
+
+static void planes_want_alloc(planes_want *w, const planes_cfg *c)
+{
+    size_t px = (size_t)c->dw * c->dh;
+    for (int e = 0; e < 2; e++) {
+        w->rgb[e] = malloc(px * 3);
+        w->depth[e] = malloc(px * 4);
+    }
+}
+
+static void planes_want_free(planes_want *w)
+{
+    for (int e = 0; e < 2; e++) {
+        free(w->rgb[e]);
+        free(w->depth[e]);
+    }
+}
+
+/* Three frames through the learner process (its own Vulkan device, the
+ * slots from the socket), its dumps compared with the planes. */
+static void planes_learner(cg_gl_ring *r, const planes_cfg *c, gl_scene sc[2],
+                           cg_gl_reader *oracle, const cg_gl_ring_info *gi,
+                           const cg_vk_ring_info *vi)
+{
+    uint8_t descs[3][CG_ZC_DESC_MAX_SIZE];
+    size_t lens[3];
+    planes_want w[3];
+    cg_zc_desc dd[3];
+    cg_err e = {{0}};
+    for (int f = 0; f < 3; f++) {
+        planes_want_alloc(&w[f], c);
+        CHECK(planes_parts(r, c, sc, oracle, 900u + (uint32_t)f, NULL, &w[f], descs[f],
+                           &lens[f]) == CG_OK,
+              "learner frame %d", f);
+        CHECK(cg_zc_desc_decode(descs[f], lens[f], &dd[f], &e) == CG_OK, "decode: %s", e.text);
+    }
+    CHECK(wait_frame(gi, vi, dd[2].frame), "last frame complete");
+    const uint8_t *dp[3] = {descs[0], descs[1], descs[2]};
+    setenv("ZC_LEARNER_DUMP", test_dir, 1);
+    CHECK(spawn_learner(3, dp, lens) == 0, "learner process read 3 frames with planes");
+    unsetenv("ZC_LEARNER_DUMP");
+    size_t n = frame_bytes_of(&dd[0], c);
+    uint8_t *got = malloc(n + 1);
+    for (int f = 0; f < 3; f++) {
+        char path[160];
+        snprintf(path, sizeof path, "%s/frame-%llu.bin", test_dir,
+                 (unsigned long long)dd[f].frame);
+        FILE *fp = fopen(path, "rb");
+        size_t got_n = fp ? fread(got, 1, n + 1, fp) : 0;
+        if (fp) fclose(fp);
+        unlink(path);
+        CHECK(got_n == n, "learner's frame %llu: %zu of %zu bytes", (unsigned long long)dd[f].frame,
+              got_n, n);
+        if (got_n == n) planes_match(&dd[f], got, &w[f], c, "learner");
+        planes_want_free(&w[f]);
+    }
+    free(got);
+}
+
+static int case_planes(int stereo, int mode)
+{
+    static const planes_cfg RGBD[] = {
+        {41, 23, 19, 29, 1, CG_ZC_DEPTH_LINEAR, 0.1f, 100.0f, 0, GL_DEPTH_COMPONENT32F},
+        {7, 5, 7, 5, 1, CG_ZC_DEPTH_RAW, 0, 0, 0, GL_DEPTH_COMPONENT32F},
+        {5, 3, 13, 11, 1, CG_ZC_DEPTH_LINEAR, 0.05f, 1000.0f, 1, GL_DEPTH_COMPONENT24},
+        {1, 1, 1, 1, 1, CG_ZC_DEPTH_LINEAR, 1.0f, 2.0f, 0, GL_DEPTH_COMPONENT32F},
+        {640, 360, 640, 360, 1, CG_ZC_DEPTH_LINEAR, 1.0f, 2.0f, 1, GL_DEPTH_COMPONENT32F},
+        {1920, 1080, 640, 360, 1, CG_ZC_DEPTH_RAW, 0, 0, 0, GL_DEPTH_COMPONENT24},
+    };
+    static const planes_cfg STEREO[] = {
+        {37, 23, 37, 23, 2, CG_ZC_DEPTH_NONE, 0, 0, 0, 0},
+        {41, 23, 19, 29, 2, CG_ZC_DEPTH_LINEAR, 0.1f, 100.0f, 0, GL_DEPTH_COMPONENT32F},
+        {64, 48, 21, 17, 2, CG_ZC_DEPTH_RAW, 0, 0, 0, GL_DEPTH_COMPONENT24},
+        {17, 9, 6, 4, 2, CG_ZC_DEPTH_LINEAR, 16.0f, 16.5f, 1, GL_DEPTH32F_STENCIL8},
+        {1920, 1080, 1920, 1080, 2, CG_ZC_DEPTH_LINEAR, 0.05f, 1000.0f, 1, GL_DEPTH_COMPONENT32F},
+    };
+    const planes_cfg *cfgs = stereo ? STEREO : RGBD;
+    size_t ncfg = stereo ? sizeof STEREO / sizeof STEREO[0] : sizeof RGBD / sizeof RGBD[0];
+    const char *name = stereo ? "stereo" : "rgbd";
+    if (mode == CG_ZC_MODE_SEMAPHORE && !epoxy_has_gl_extension("GL_EXT_semaphore_fd")) {
+        printf("SKIP gl_ring_%s_semaphore: this GL (%s) lacks GL_EXT_semaphore_fd; the GPU "
+               "machine runs it\n",
+               name, (const char *)glGetString(GL_RENDERER));
+        return SKIP;
+    }
+    cg_gl_reader *oracle = NULL;
+    CHECK(cg_gl_reader_create(NULL, &oracle) == CG_OK, "oracle reader");
+    int frames = 0, want_frames = 0;
+    for (size_t ci = 0; ci < ncfg; ci++) {
+        const planes_cfg *c = &cfgs[ci];
+        int big = (size_t)c->sw * c->sh > 100000;
+        want_frames += big ? 1 : 4;
+        gl_scene sc[2];
+        CHECK(gl_scene_create(&sc[0], c->sw, c->sh) == 0 && gl_scene_create(&sc[1], c->sw, c->sh) == 0,
+              "scenes");
+        cg_err e = {{0}};
+        cg_status st;
+        cg_gl_ring *r = open_planes(c, mode, &st, &e);
+        if (st == CG_E_UNSUPPORTED && mode == CG_ZC_MODE_SEMAPHORE) {
+            printf("SKIP gl_ring_%s_semaphore: %s\n", name, e.text);
+            gl_scene_destroy(&sc[0]);
+            gl_scene_destroy(&sc[1]);
+            cg_gl_reader_destroy(oracle);
+            return SKIP;
+        }
+        CHECK(st == CG_OK, "create %dx%d -> %dx%d, %u eyes, depth %d: %s %s", c->sw, c->sh, c->dw,
+              c->dh, c->eyes, (int)c->depth, cg_status_name(st), e.text);
+        if (!r) break;
+        cg_gl_ring_info gi;
+        cg_vk_ring_info vi;
+        cg_gl_ring_get_info(r, &gi);
+        cg_gl_ring_get_ring_info(r, &vi);
+        uint8_t tmpl[CG_ZC_DESC_MAX_SIZE], desc[CG_ZC_DESC_MAX_SIZE];
+        cg_zc_desc dd;
+        CHECK(cg_gl_ring_template(r, tmpl, sizeof tmpl) == CG_OK &&
+                  cg_zc_desc_length(tmpl) == CG_ZC_DESC_V3_SIZE && tmpl[4] == 3 &&
+                  cg_zc_desc_decode(tmpl, sizeof tmpl, &dd, &e) == CG_OK &&
+                  layout_as_documented(c, &dd),
+              "template: version 3, the documented layout (%s)", e.text);
+        planes_want w;
+        planes_want_alloc(&w, c);
+        uint8_t *slot = malloc(frame_bytes_of(&dd, c));
+        int nframes = big ? 1 : 4;
+        for (int f = 0; f < nframes; f++) {
+            /* Frame 2 overrides the planes (and the clip convention). */
+            cg_gl_depth_linear over = {16.0f, 16.5f, !c->z01};
+            const cg_gl_depth_linear *lin = f == 2 && c->depth == CG_ZC_DEPTH_LINEAR ? &over : NULL;
+            size_t len = 0;
+            st = planes_parts(r, c, sc, oracle, (uint32_t)(ci * 16 + (size_t)f), lin, &w, desc, &len);
+            if (st != CG_OK || len != CG_ZC_DESC_V3_SIZE) continue;
+            CHECK(cg_zc_desc_decode(desc, len, &dd, &e) == CG_OK && layout_as_documented(c, &dd),
+                  "frame descriptor: %s", e.text);
+            float wn = lin ? lin->near_plane : c->near_plane, wf = lin ? lin->far_plane : c->far_plane;
+            int wz = lin ? lin->zero_to_one : c->z01;
+            if (c->depth == CG_ZC_DEPTH_LINEAR)
+                CHECK(dd.near_plane == wn && dd.far_plane == wf &&
+                          dd.depth_flags == (wz ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u),
+                      "frame %llu carries near %g far %g z01 %d (has %g %g %u)",
+                      (unsigned long long)dd.frame, (double)wn, (double)wf, wz,
+                      (double)dd.near_plane, (double)dd.far_plane, dd.depth_flags);
+            else
+                CHECK(dd.near_plane == 0 && dd.far_plane == 0 && dd.depth_flags == 0,
+                      "raw or no depth: near/far/flags 0");
+            CHECK(wait_frame(&gi, &vi, dd.frame), "frame %llu complete", (unsigned long long)dd.frame);
+            size_t n = frame_bytes_of(&dd, c);
+            glGetNamedBufferSubData(gi.buffers[dd.slot], 0, (GLsizeiptr)n, slot);
+            CHECK(glGetError() == GL_NO_ERROR, "read slot %u", dd.slot);
+            frames += planes_match(&dd, slot, &w, c, "slot");
+            CHECK(glGetError() == GL_NO_ERROR, "no GL error left behind");
+        }
+        free(slot);
+        planes_want_free(&w);
+        if (!big && (ci == 1 || ci == 2)) planes_learner(r, c, sc, oracle, &gi, &vi);
+        uint64_t cnt[CG_ZC_COUNTERS];
+        cg_gl_ring_get_counters(r, cnt);
+        CHECK(cnt[CG_ZC_COUNT_SKIPPED] == 0, "no frame skipped (%llu)",
+              (unsigned long long)cnt[CG_ZC_COUNT_SKIPPED]);
+        destroy_keeps_context(r);
+        gl_scene_destroy(&sc[0]);
+        gl_scene_destroy(&sc[1]);
+    }
+    cg_gl_reader_destroy(oracle);
+    printf("%d %s frames: RGB planes byte-exact vs cg_convert, depth planes within %u ulps of "
+           "captureDepthImpl's core (linear) / glReadPixels (raw); %s mode\n",
+           frames, name, planes_worst_ulps, mode == CG_ZC_MODE_SEMAPHORE ? "semaphore" : "fence");
+    CHECK(frames == want_frames, "every frame matched (%d of %d)", frames, want_frames);
+    return failures ? 1 : 0;
+}
+
+/* Every slot's lease word: a PUBLISHED one names a frame the ring returned
+ * a descriptor for (`returned`: bit f for frame f < 64). */
+static int only_returned_published(const cg_vk_ring_info *vi, uint64_t returned)
+{
+    for (uint32_t i = 0; i < vi->slots; i++) {
+        uint64_t w = cg_zc_lease_load(vi->control, i);
+        uint64_t f = CG_ZC_WORD_FRAME(w);
+        if (CG_ZC_WORD_STATE(w) == CG_ZC_PUBLISHED && (f >= 64 || !(returned & (1ull << f))))
+            return 0;
+    }
+    return 1;
+}
+
+/* The four parts of a stereo RGB-D frame; returns the descriptor's frame
+ * (0 when it was not published). */
+static uint64_t stereo_frame(cg_gl_ring *r, const gl_scene *sc, GLuint dt, uint64_t *returned)
+{
+    uint8_t desc[CG_ZC_DESC_MAX_SIZE];
+    size_t len = 1;
+    cg_status st = cg_gl_ring_publish_depth(r, dt, 0, NULL, desc, &len);
+    st = st == CG_OK ? cg_gl_ring_publish_eye(r, sc->color, 0, NULL, desc, &len) : st;
+    st = st == CG_OK ? cg_gl_ring_publish_depth(r, dt, 1, NULL, desc, &len) : st;
+    st = st == CG_OK ? cg_gl_ring_publish_eye(r, sc->color, 1, NULL, desc, &len) : st;
+    cg_zc_desc dd;
+    cg_err e = {{0}};
+    if (st != CG_OK || len != CG_ZC_DESC_V3_SIZE || cg_zc_desc_decode(desc, len, &dd, &e) != CG_OK)
+        return 0;
+    if (dd.frame < 64) *returned |= 1ull << dd.frame;
+    return dd.frame;
+}
+
+static uint64_t skipped_count(cg_gl_ring *r)
+{
+    uint64_t c[CG_ZC_COUNTERS];
+    cg_gl_ring_get_counters(r, c);
+    return c[CG_ZC_COUNT_SKIPPED];
+}
+
+/* The part order (cg_zc_parts.h) on a stereo RGB-D ring: out-of-order
+ * parts give the open frame up (never published, counted skipped) and
+ * report skipped; a frame with an eye missing is never published; bad
+ * arguments change nothing; a full ring skips the whole frame once. */
+static int case_parts(void)
+{
+    const planes_cfg c = {16, 8, 16, 8, 2, CG_ZC_DEPTH_LINEAR, 0.1f, 100.0f, 0, GL_DEPTH_COMPONENT32F};
+    gl_scene sc;
+    CHECK(gl_scene_create(&sc, 16, 8) == 0, "scene");
+    float d[16 * 8];
+    depth_fill(d, 16, 8, 5);
+    GLuint dt = depth_texture(GL_DEPTH_COMPONENT32F, 16, 8, d);
+    cg_err e = {{0}};
+    cg_status st;
+    cg_gl_ring *r = open_planes(&c, CG_ZC_MODE_FENCE, &st, &e);
+    CHECK(st == CG_OK, "create: %s", e.text);
+    if (!r) return 1;
+    cg_vk_ring_info vi;
+    cg_gl_ring_get_ring_info(r, &vi);
+    uint8_t desc[CG_ZC_DESC_MAX_SIZE];
+    size_t len = 7;
+    uint64_t returned = 0;
+
+    /* colour(0) twice: the open frame is given up, the part skipped. */
+    CHECK(cg_gl_ring_publish_depth(r, dt, 0, NULL, desc, &len) == CG_OK && len == 0, "depth(0)");
+    CHECK(cg_gl_ring_publish_eye(r, sc.color, 0, NULL, desc, &len) == CG_OK && len == 0, "colour(0)");
+    st = cg_gl_ring_publish_eye(r, sc.color, 0, NULL, desc, &len);
+    CHECK(st == CG_E_RING_FULL && len == 0 && strstr(cg_gl_ring_last_error(r), "out of order"),
+          "colour(0) again: %s %s", cg_status_name(st), cg_gl_ring_last_error(r));
+    CHECK(skipped_count(r) == 1, "the abandoned frame counts as skipped");
+    CHECK(only_returned_published(&vi, returned), "nothing published");
+    /* The rest of that frame, and a part with no frame open: skipped, not counted again. */
+    CHECK(cg_gl_ring_publish_depth(r, dt, 1, NULL, desc, &len) == CG_E_RING_FULL, "depth(1)");
+    CHECK(cg_gl_ring_publish_eye(r, sc.color, 1, NULL, desc, &len) == CG_E_RING_FULL, "colour(1)");
+    CHECK(skipped_count(r) == 1, "skipped once (%llu)", (unsigned long long)skipped_count(r));
+    uint64_t f1 = stereo_frame(r, &sc, dt, &returned);
+    CHECK(f1 == 1, "a whole frame next is published as frame 1 (the abandoned one's number): %llu",
+          (unsigned long long)f1);
+
+    /* An eye missing: depth(0) begins the next frame, the open one is given up. */
+    CHECK(cg_gl_ring_publish_depth(r, dt, 0, NULL, desc, &len) == CG_OK, "depth(0)");
+    CHECK(cg_gl_ring_publish_eye(r, sc.color, 0, NULL, desc, &len) == CG_OK, "colour(0)");
+    CHECK(cg_gl_ring_publish_depth(r, dt, 1, NULL, desc, &len) == CG_OK && len == 0, "depth(1)");
+    uint64_t f2 = stereo_frame(r, &sc, dt, &returned);
+    CHECK(f2 == 2 && skipped_count(r) == 2, "the frame without colour(1) never published: frame "
+                                            "%llu, skipped %llu",
+          (unsigned long long)f2, (unsigned long long)skipped_count(r));
+    CHECK(only_returned_published(&vi, returned), "only frames returned are PUBLISHED");
+
+    /* Bad arguments mid-frame change nothing. */
+    cg_gl_depth_linear lin = {0.5f, 50.0f, 1}, other = {0.5f, 60.0f, 1}, bad = {2.0f, 1.0f, 0};
+    CHECK(cg_gl_ring_publish_depth(r, dt, 0, &lin, desc, &len) == CG_OK, "depth(0) with planes");
+    st = cg_gl_ring_publish_eye(r, sc.color, 2, NULL, desc, &len);
+    CHECK(st == CG_E_INVALID_ARG, "eye 2: %s %s", cg_status_name(st), cg_gl_ring_last_error(r));
+    st = cg_gl_ring_publish_depth(r, dt, 0, &bad, desc, &len);
+    CHECK(st == CG_E_INVALID_ARG && strstr(cg_gl_ring_last_error(r), "near"),
+          "near 2 far 1: %s %s", cg_status_name(st), cg_gl_ring_last_error(r));
+    CHECK(cg_gl_ring_publish_eye(r, sc.color, 0, NULL, desc, NULL) == CG_E_INVALID_ARG,
+          "no length");
+    CHECK(cg_gl_ring_publish_eye(r, sc.color, 0, NULL, NULL, &len) == CG_E_INVALID_ARG,
+          "no descriptor");
+    CHECK(cg_gl_ring_publish_cursor(r, sc.color, NULL, desc) == CG_E_INVALID_ARG &&
+              strstr(cg_gl_ring_last_error(r), "parts"),
+          "publish_cursor on a ring of parts: %s", cg_gl_ring_last_error(r));
+    CHECK(cg_gl_ring_publish_eye(r, sc.color, 0, NULL, desc, &len) == CG_OK && len == 0,
+          "colour(0) after the refusals");
+    st = cg_gl_ring_publish_depth(r, dt, 1, &other, desc, &len);
+    CHECK(st == CG_E_INVALID_ARG && strstr(cg_gl_ring_last_error(r), "depth(0)"),
+          "depth(1) with other planes: %s %s", cg_status_name(st), cg_gl_ring_last_error(r));
+    CHECK(cg_gl_ring_publish_depth(r, dt, 1, &lin, desc, &len) == CG_OK && len == 0,
+          "depth(1) with the frame's planes");
+    CHECK(cg_gl_ring_publish_eye(r, sc.color, 1, NULL, desc, &len) == CG_OK &&
+              len == CG_ZC_DESC_V3_SIZE,
+          "colour(1) publishes: %s", cg_gl_ring_last_error(r));
+    cg_zc_desc dd;
+    CHECK(cg_zc_desc_decode(desc, len, &dd, &e) == CG_OK && dd.frame == 3 &&
+              dd.near_plane == 0.5f && dd.far_plane == 50.0f &&
+              dd.depth_flags == CG_ZC_DEPTH_Z_ZERO_TO_ONE,
+          "frame 3 carries depth(0)'s planes");
+    returned |= 1ull << 3;
+
+    /* A full ring: the whole frame is skipped once. */
+    uint64_t held[3];
+    for (int i = 0; i < 3; i++) {
+        held[i] = stereo_frame(r, &sc, dt, &returned);
+        CHECK(held[i] == 4u + (uint64_t)i, "frame %d", 4 + i);
+        for (uint32_t k = 0; k < vi.slots; k++) {
+            uint64_t w = cg_zc_lease_load(vi.control, k);
+            if (CG_ZC_WORD_FRAME(w) == held[i] && CG_ZC_WORD_STATE(w) == CG_ZC_PUBLISHED)
+                CHECK(cg_zc_acquire(vi.control, k, held[i], &e) == CG_OK, "hold: %s", e.text);
+        }
+    }
+    uint64_t before = skipped_count(r);
+    st = cg_gl_ring_publish_depth(r, dt, 0, NULL, desc, &len);
+    CHECK(st == CG_E_RING_FULL, "depth(0) on a full ring: %s", cg_status_name(st));
+    CHECK(cg_gl_ring_publish_eye(r, sc.color, 0, NULL, desc, &len) == CG_E_RING_FULL &&
+              cg_gl_ring_publish_depth(r, dt, 1, NULL, desc, &len) == CG_E_RING_FULL &&
+              cg_gl_ring_publish_eye(r, sc.color, 1, NULL, desc, &len) == CG_E_RING_FULL,
+          "the frame's other parts skipped");
+    CHECK(skipped_count(r) == before + 1, "one skipped frame");
+    for (uint32_t k = 0; k < vi.slots; k++) {
+        uint64_t w = cg_zc_lease_load(vi.control, k);
+        if (CG_ZC_WORD_STATE(w) == CG_ZC_ACTIVE)
+            CHECK(cg_zc_release(vi.control, k, CG_ZC_WORD_FRAME(w), &e) == CG_OK, "release");
+    }
+    CHECK(stereo_frame(r, &sc, dt, &returned) == 7, "frame 7 once slots are free");
+
+    /* A colour texture given as depth: refused, the frame given up, the ring usable. */
+    st = cg_gl_ring_publish_depth(r, sc.color, 0, NULL, desc, &len);
+    CHECK(st == CG_E_BAD_TEXTURE && strstr(cg_gl_ring_last_error(r), "depth format"),
+          "a colour texture as depth: %s %s", cg_status_name(st), cg_gl_ring_last_error(r));
+    CHECK(cg_gl_ring_publish_eye(r, sc.color, 0, NULL, desc, &len) == CG_E_RING_FULL,
+          "that frame's colour(0) skipped");
+    CHECK(stereo_frame(r, &sc, dt, &returned) == 8, "frame 8");
+    CHECK(only_returned_published(&vi, returned), "only frames returned are PUBLISHED");
+    CHECK(glGetError() == GL_NO_ERROR, "no GL error left behind");
+    destroy_keeps_context(r);
+
+    /* A stereo ring without depth: a depth part is a bad argument. */
+    const planes_cfg c2 = {16, 8, 16, 8, 2, CG_ZC_DEPTH_NONE, 0, 0, 0, 0};
+    r = open_planes(&c2, CG_ZC_MODE_FENCE, &st, &e);
+    CHECK(st == CG_OK, "stereo ring: %s", e.text);
+    if (r) {
+        st = cg_gl_ring_publish_depth(r, dt, 0, NULL, desc, &len);
+        CHECK(st == CG_E_INVALID_ARG, "depth on a ring without depth: %s %s",
+              cg_status_name(st), cg_gl_ring_last_error(r));
+        CHECK(cg_gl_ring_publish_eye(r, sc.color, 0, NULL, desc, &len) == CG_OK && len == 0 &&
+                  cg_gl_ring_publish_eye(r, sc.color, 1, NULL, desc, &len) == CG_OK &&
+                  len == CG_ZC_DESC_V3_SIZE,
+              "then a stereo frame");
+        destroy_keeps_context(r);
+    }
+    glDeleteTextures(1, &dt);
+    gl_scene_destroy(&sc);
+    return failures ? 1 : 0;
+}
+
+/* Rings that cannot have planes, or bad planes: refused at create. */
+static int case_planes_bad_input(void)
+{
+    static const struct {
+        const char *what;
+        uint32_t eyes;
+        int depth;
+        float n, f;
+        cg_vk_slot_format format;
+        const char *text;
+    } bad[] = {
+        {"3 eyes", 3, 0, 0, 0, CG_VK_SLOT_RGB8, "eyes 3"},
+        {"depth encoding 5", 1, 5, 0, 0, CG_VK_SLOT_RGB8, "depth encoding 5"},
+        {"eyes on a copy ring", 2, 0, 0, 0, CG_VK_SLOT_COPY, "RGB8"},
+        {"depth on a copy ring", 1, 2, 0, 0, CG_VK_SLOT_COPY, "RGB8"},
+        {"linear, near 0", 1, 1, 0.0f, 1.0f, CG_VK_SLOT_RGB8, "near"},
+        {"linear, far < near", 1, 1, 2.0f, 1.0f, CG_VK_SLOT_RGB8, "near"},
+        {"linear, far inf", 1, 1, 1.0f, INFINITY, CG_VK_SLOT_RGB8, "near"},
+        {"linear, near NaN", 1, 1, NAN, 1.0f, CG_VK_SLOT_RGB8, "near"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cg_gl_ring_desc d = ring_desc(16, 8, CG_ZC_MODE_FENCE);
+        d.slot_format = bad[i].format;
+        d.eyes = bad[i].eyes;
+        d.depth = (cg_zc_depth_encoding)bad[i].depth;
+        d.near_plane = bad[i].n;
+        d.far_plane = bad[i].f;
+        cg_gl_ring *r = NULL;
+        cg_err e = {{0}};
+        cg_status st = cg_gl_ring_create(&d, &r, &e);
+        CHECK(st == CG_E_INVALID_ARG && !r && strstr(e.text, bad[i].text), "%s: %s %s",
+              bad[i].what, cg_status_name(st), e.text);
+    }
+    /* One eye, no depth: version 2 exactly as a ring without the fields. */
+    cg_gl_ring_desc d = ring_desc(16, 8, CG_ZC_MODE_FENCE);
+    d.slot_format = CG_VK_SLOT_RGB8;
+    d.eyes = 1;
+    cg_gl_ring *r = NULL;
+    cg_err e = {{0}};
+    uint8_t t[CG_ZC_DESC_MAX_SIZE];
+    CHECK(cg_gl_ring_create(&d, &r, &e) == CG_OK && cg_gl_ring_template(r, t, sizeof t) == CG_OK &&
+              cg_zc_desc_length(t) == CG_ZC_DESC_SIZE && t[4] == 2,
+          "eyes 1 without depth: version 2 (%s)", e.text);
+    cg_vk_ring_info vi;
+    cg_gl_ring_get_ring_info(r, &vi);
+    CHECK(vi.slot_size == round_up(16 * 8 * 3, 12) + 256, "its slot as before: %llu",
+          (unsigned long long)vi.slot_size);
+    gl_scene sc;
+    CHECK(gl_scene_create(&sc, 16, 8) == 0, "scene");
+    size_t len = 0;
+    CHECK(cg_gl_ring_publish_eye(r, sc.color, 0, NULL, t, &len) == CG_OK && len == CG_ZC_DESC_SIZE,
+          "colour(0) of a plain ring: a 192-byte descriptor (%zu)", len);
+    cg_gl_depth_linear lin = {1, 2, 0};
+    CHECK(cg_gl_ring_publish_depth(r, sc.depth, 0, &lin, t, &len) == CG_E_INVALID_ARG,
+          "depth on a plain ring");
+    gl_scene_destroy(&sc);
+    destroy_keeps_context(r);
+    return failures ? 1 : 0;
+}
+
 /* A GL producer for the Python learner's tests (tests/python/test_ring.py,
  * the same command line as test_zc_ring's):
  *   serve fence|semaphore W H N STEP
@@ -1049,6 +1616,14 @@ int main(int argc, char **argv)
         rc = case_rgb_bad_input();
     } else if (strcmp(c, "copy") == 0) {
         rc = case_copy();
+    } else if (strcmp(c, "rgbd") == 0 || strcmp(c, "stereo") == 0) {
+        rc = case_planes(c[0] == 's', CG_ZC_MODE_FENCE);
+    } else if (strcmp(c, "rgbd_semaphore") == 0 || strcmp(c, "stereo_semaphore") == 0) {
+        rc = case_planes(c[0] == 's', CG_ZC_MODE_SEMAPHORE);
+    } else if (strcmp(c, "parts") == 0) {
+        rc = case_parts();
+    } else if (strcmp(c, "planes_bad_input") == 0) {
+        rc = case_planes_bad_input();
     } else {
         fprintf(stderr, "unknown case %s\n", c);
         rc = 2;

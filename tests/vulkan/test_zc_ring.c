@@ -935,9 +935,20 @@ static int hex_decode(const char *s, uint8_t *b, size_t cap)
     return (int)n;
 }
 
-/* Second process: a Vulkan learner. Connects to the descriptors' socket,
- * imports each slot once, and for every descriptor acquires, reads the
- * slot back and compares with zc_pattern(frame), then releases. */
+/* The bytes of a frame from the slot's start: where its last plane ends
+ * (version 3: both eyes' colour and depth planes). */
+static size_t frame_end(const cg_zc_desc *d)
+{
+    uint64_t eyes = d->eyes > 1 ? d->eyes : 1, px = (uint64_t)d->width * d->height;
+    uint64_t end = (eyes - 1) * d->color_eye_stride + (uint64_t)d->row_pitch * d->height;
+    uint64_t depth_end = d->depth_offset + (eyes - 1) * d->depth_eye_stride + px * 4;
+    return (size_t)(d->depth_format && depth_end > end ? depth_end : end);
+}
+
+/* Second process: a Vulkan learner. Connects to the descriptors' socket
+ * (192- or 256-byte descriptors, in hex), imports each slot once, and for
+ * every descriptor acquires, reads the slot back and compares with
+ * zc_pattern(frame) (or dumps the frame's bytes, below), then releases. */
 static int child_vk_learner(int argc, char **argv)
 {
     char why[256];
@@ -948,17 +959,19 @@ static int child_vk_learner(int argc, char **argv)
     }
     cg_zc_desc d;
     cg_err e = {{0}};
-    uint8_t raw[CG_ZC_DESC_SIZE];
+    uint8_t raw[CG_ZC_DESC_MAX_SIZE];
     int conn = -1, first = 1;
     cg_zc_control ctl;
     memset(&ctl, 0, sizeof ctl);
     VkBuffer bufs[CG_ZC_MAX_SLOTS] = {0};
     VkDeviceMemory mems[CG_ZC_MAX_SLOTS] = {0};
     for (int a = 0; a < argc; a++) {
-        CHECK(hex_decode(argv[a], raw, sizeof raw) == CG_ZC_DESC_SIZE, "hex");
-        CHECK(cg_zc_desc_decode(raw, sizeof raw, &d, &e) == CG_OK, "decode: %s", e.text);
+        int len = hex_decode(argv[a], raw, sizeof raw);
+        CHECK(len == CG_ZC_DESC_SIZE || len == CG_ZC_DESC_V3_SIZE, "hex of %d bytes", len);
+        CHECK(len > 0 && cg_zc_desc_decode(raw, (size_t)len, &d, &e) == CG_OK, "decode: %s",
+              e.text);
         if (failures) break;
-        size_t bytes = (size_t)d.row_pitch * d.height;
+        size_t bytes = frame_end(&d);
         if (first) {
             first = 0;
             CHECK(memcmp(d.device_uuid, T.uuid, 16) == 0, "the descriptor names this device");
