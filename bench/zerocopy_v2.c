@@ -30,7 +30,7 @@
  * at N = 8 also glpre: the game glFlush()es its frame (untimed) before the
  * publish, so the publish's own flush submits only the ring's work. Each
  * producer also reports its thread CPU time per call beside the wall time.
- * Usage: bench_zerocopy_v2 [steps] [max N]
+ * Usage: bench_zerocopy_v2 [steps] [max N]   (CG_BENCH_V2_GAMES=vk|gl: only those games)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -634,7 +634,9 @@ int main(int argc, char **argv)
            steps);
     static const int sizes[2][2] = {{640, 360}, {1920, 1080}};
     static const int ns[4] = {1, 4, 8, 16};
-    for (int z = 0; z < 2; z++) {
+    /* CG_BENCH_V2_GAMES=gl or vk: only those games (a shorter run). */
+    const char *only = getenv("CG_BENCH_V2_GAMES");
+    for (int z = 0; z < 2 && !(only && strcmp(only, "gl") == 0); z++) {
         int w = sizes[z][0], h = sizes[z][1];
         double limit = zc_limit_d2d_us((size_t)w * (size_t)h * 4, 200);
         printf(" %dx%d: limit %.1f us\n", w, h, limit);
@@ -656,6 +658,7 @@ int main(int argc, char **argv)
     }
     /* GL games: today's GL path (v1, the game's own CUDA context) against
      * the ring's GL producer (v2). */
+    if (only && strcmp(only, "vk") == 0) return 0;
     printf("GL games (headless EGL on the GPU): v1 = GL->CUDA registered once, v2 = the GL "
            "producer of the ring\n");
     for (int z = 0; z < 2; z++) {
