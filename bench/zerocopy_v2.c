@@ -46,6 +46,7 @@
 #include <epoxy/gl.h>
 
 #include "bench_gl_game.h"
+#include "bench_prof.h"
 #include "cg_egl_headless.h"
 #include "cg_gl_cuda.h"
 #ifdef CG_BENCH_GL_RING
@@ -225,16 +226,22 @@ static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
     int n = 0;
     char c;
     cg_gl_cuda_frame fr = {tex, {0, 0, 0}};
+    /* CG_BENCH_PROF=<dir>: sample where the publish's CPU time goes
+     * (bench_prof.h), one table per producer in <dir>/prof-<pid>.txt. */
+    const char *prof = getenv("CG_BENCH_PROF");
+    if (prof) bench_prof_start();
     for (int f = 0; read_full(0, &c, 1) == 0 && c == 'g'; f++) {
         bench_gl_game_frame(gl_fbo, f);
         if (preflush) glFlush(); /* the game's frame submitted before the capture (untimed) */
         double ca = bench_thread_cpu_us();
         double a = bench_now_us();
+        bench_prof_in = f >= 10;
         cg_status st = CG_E_UNSUPPORTED;
         if (g) st = cg_gl_cuda_capture(g, &fr);
 #ifdef CG_BENCH_GL_RING
         if (ring) st = cg_gl_ring_publish(ring, tex, msg);
 #endif
+        bench_prof_in = 0;
         double b = bench_now_us();
         double cb = bench_thread_cpu_us();
         if (st != CG_OK) {
@@ -253,6 +260,11 @@ static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
     double med = n > 10 ? bench_median(t + 10, n - 10) : (n ? bench_median(t, n) : 0);
     double med_cpu = n > 10 ? bench_median(cpu + 10, n - 10) : (n ? bench_median(cpu, n) : 0);
     int mapped = zc_libcuda_mapped();
+    if (prof) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/prof-%s-%d.txt", prof, ring ? "v2" : "v1", (int)getpid());
+        bench_prof_write(path);
+    }
     write_full(out_fd, &med, sizeof med);
     write_full(out_fd, &mapped, sizeof mapped);
     write_full(out_fd, &med_cpu, sizeof med_cpu);
