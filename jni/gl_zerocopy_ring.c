@@ -4,7 +4,10 @@
  * cg_gl_ring: RGBA copies (initCopyImpl with the texture's GL internal
  * format, which picks the compute copy or glReadPixels; initImpl: format
  * unknown, glReadPixels) or the RGB slot format (initRgbImpl,
- * with the cursor per frame through publishCursorImpl). One ring per process behind the object's lock (cg_jni.h's
+ * with the cursor per frame through publishCursorImpl; initRgbdImpl with
+ * eyes and depth planes, whose frames come in parts: publishDepthImpl and
+ * publishEyeImpl return the descriptor at the frame's last part, an empty
+ * ByteString before it, null when the frame is skipped). One ring per process behind the object's lock (cg_jni.h's
  * ring shapes); statuses become exceptions by cg_jexc_for_status, except
  * CG_E_RING_FULL (a skipped frame: publish returns null) and CG_E_NO_DEVICE
  * at init (no Vulkan device renders GL's GPU: zero-copy v2 is unavailable
@@ -29,14 +32,18 @@ static cg_status make(void *arg, void **ctx, uint8_t *tmpl, size_t *len, cg_err 
     cg_gl_ring *r = NULL;
     CG_TRY(cg_gl_ring_create(arg, &r, why));
     *ctx = r;
-    *len = CG_ZC_DESC_SIZE;
-    return cg_gl_ring_template(r, tmpl, CG_JNI_DESC_MAX);
+    cg_status st = cg_gl_ring_template(r, tmpl, CG_JNI_DESC_MAX);
+    *len = st == CG_OK ? cg_zc_desc_length(tmpl) : 0; /* 256 with eyes or depth, else 192 */
+    return st;
 }
 
-/* One frame: the texture and its cursor. */
+/* One frame, or one part of it: the texture (colour, or depth for a depth
+ * part), the eye, its cursor, the depth part's planes. */
 typedef struct gl_frame {
     unsigned texture;
     cg_cursor cursor;
+    uint32_t eye;
+    cg_gl_depth_linear lin;
 } gl_frame;
 
 static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)
@@ -47,6 +54,23 @@ static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *
     return st == CG_OK ? st : cg_fail_from(why, st, cg_gl_ring_error(ctx));
 }
 
+/* cg_jni_ring_frame's buffer holds a version 3 descriptor. */
+_Static_assert(CG_JNI_DESC_MAX >= CG_ZC_DESC_MAX_SIZE, "a part's descriptor fits");
+
+static cg_status step_eye(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)
+{
+    const gl_frame *f = arg;
+    cg_status st = cg_gl_ring_publish_eye(ctx, f->texture, f->eye, &f->cursor, desc, len);
+    return st == CG_OK ? st : cg_fail_from(why, st, cg_gl_ring_error(ctx));
+}
+
+static cg_status step_depth(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)
+{
+    const gl_frame *f = arg;
+    cg_status st = cg_gl_ring_publish_depth(ctx, f->texture, f->eye, &f->lin, desc, len);
+    return st == CG_OK ? st : cg_fail_from(why, st, cg_gl_ring_error(ctx));
+}
+
 static cg_status release(void *ctx, cg_err *why)
 {
     return cg_gl_ring_destroy_current(ctx, why);
@@ -54,9 +78,9 @@ static cg_status release(void *ctx, cg_err *why)
 
 /* Every init: check the Java values, describe, make. target_* < 0: the
  * copy format, of textures of texture_format (0: unknown). */
-static jobject init(JNIEnv *env, const char *what, jint width, jint height, jint target_width,
-                    jint target_height, jint texture_format, jint slots, jint mode,
-                    jlong waitNanos)
+static jobject init_desc(JNIEnv *env, const char *what, jint width, jint height,
+                         jint target_width, jint target_height, jint texture_format, jint slots,
+                         jint mode, jlong waitNanos, cg_gl_ring_desc *d)
 {
     if (texture_format < 0)
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
@@ -69,20 +93,37 @@ static jobject init(JNIEnv *env, const char *what, jint width, jint height, jint
                         (long long)waitNanos),
                NULL;
     int rgb = target_width >= 0 && target_height >= 0;
+    d->width = width;
+    d->height = height;
+    if (rgb) {
+        d->slot_format = CG_VK_SLOT_RGB8;
+        d->target_width = target_width;
+        d->target_height = target_height;
+    }
+    d->texture_format = (unsigned)texture_format; /* picks the compute copy (cg_gl_ring.h) */
+    d->slots = (uint32_t)slots;
+    d->mode = mode;
+    d->wait_ns = (uint64_t)waitNanos;
+    return cg_jni_ring_init(env, &g_ring, what, make, d, CG_E_NO_DEVICE);
+}
+
+static jobject init(JNIEnv *env, const char *what, jint width, jint height, jint target_width,
+                    jint target_height, jint texture_format, jint slots, jint mode,
+                    jlong waitNanos)
+{
     cg_gl_ring_desc d;
     memset(&d, 0, sizeof d);
-    d.width = width;
-    d.height = height;
-    if (rgb) {
-        d.slot_format = CG_VK_SLOT_RGB8;
-        d.target_width = target_width;
-        d.target_height = target_height;
-    }
-    d.texture_format = (unsigned)texture_format; /* picks the compute copy (cg_gl_ring.h) */
-    d.slots = (uint32_t)slots;
-    d.mode = mode;
-    d.wait_ns = (uint64_t)waitNanos;
-    return cg_jni_ring_init(env, &g_ring, what, make, &d, CG_E_NO_DEVICE);
+    return init_desc(env, what, width, height, target_width, target_height, texture_format,
+                     slots, mode, waitNanos, &d);
+}
+
+/* A target size from Java: 0x0 (the texture's) or positive, else refused. */
+static int bad_target(JNIEnv *env, const char *what, jint w, jint h)
+{
+    if (w >= 0 && h >= 0) return 0;
+    return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                    "%s: target %dx%d (1..%d per side, or 0x0 for the texture's size)", what,
+                    (int)w, (int)h, CG_MAX_DIM);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_initImpl(
@@ -108,12 +149,32 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_init
 {
     (void)thiz;
     static const char what[] = "GlZerocopyRing.initRgbImpl";
-    if (targetWidth < 0 || targetHeight < 0)
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
-                        "%s: target %dx%d (1..%d per side, or 0x0 for the texture's size)", what,
-                        (int)targetWidth, (int)targetHeight, CG_MAX_DIM),
-               NULL;
+    if (bad_target(env, what, targetWidth, targetHeight)) return NULL;
     return init(env, what, width, height, targetWidth, targetHeight, 0, slots, mode, waitNanos);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_initRgbdImpl(
+    JNIEnv *env, jobject thiz, jint width, jint height, jint targetWidth, jint targetHeight,
+    jint slots, jint mode, jlong waitNanos, jint eyes, jint depthEncoding, jfloat near_plane,
+    jfloat far_plane, jboolean zZeroToOne)
+{
+    (void)thiz;
+    static const char what[] = "GlZerocopyRing.initRgbdImpl";
+    if (bad_target(env, what, targetWidth, targetHeight)) return NULL;
+    if (eyes < 0 || depthEncoding < 0)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT,
+                        "%s: eyes %d, depthEncoding %d: neither may be negative", what, (int)eyes,
+                        (int)depthEncoding),
+               NULL;
+    cg_gl_ring_desc d; /* eyes, encoding and planes are cg_gl_ring_create's to check */
+    memset(&d, 0, sizeof d);
+    d.eyes = (uint32_t)eyes;
+    d.depth = (cg_zc_depth_encoding)depthEncoding;
+    d.near_plane = near_plane;
+    d.far_plane = far_plane;
+    d.z_zero_to_one = zZeroToOne ? 1 : 0;
+    return init_desc(env, what, width, height, targetWidth, targetHeight, 0, slots, mode,
+                     waitNanos, &d);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publishImpl(
@@ -125,7 +186,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publ
         return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: texture %d is not a texture name",
                         what, (int)texture),
                NULL;
-    gl_frame f = {(unsigned)texture, {0, 0, 0}};
+    gl_frame f = {(unsigned)texture, {0, 0, 0}, 0, {0, 0, 0}};
     return cg_jni_ring_frame(env, &g_ring, what, step, &f);
 }
 
@@ -135,8 +196,41 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publ
     (void)thiz;
     static const char what[] = "GlZerocopyRing.publishCursorImpl";
     if (cg_jni_check_texture(env, what, "texture", texture)) return NULL;
-    gl_frame f = {(unsigned)texture, {drawCursor ? 1 : 0, cursorX, cursorY}};
+    gl_frame f = {(unsigned)texture, {drawCursor ? 1 : 0, cursorX, cursorY}, 0, {0, 0, 0}};
     return cg_jni_ring_frame(env, &g_ring, what, step, &f);
+}
+
+/* A frame part's eye from Java: not negative (its range is the ring's). */
+static int bad_eye(JNIEnv *env, const char *what, jint eye)
+{
+    if (eye >= 0) return 0;
+    return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: eye %d is negative", what, (int)eye);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publishDepthImpl(
+    JNIEnv *env, jobject thiz, jint depthTexture, jint eye, jfloat near_plane, jfloat far_plane,
+    jboolean zZeroToOne)
+{
+    (void)thiz;
+    static const char what[] = "GlZerocopyRing.publishDepthImpl";
+    if (cg_jni_check_texture(env, what, "depthTexture", depthTexture) || bad_eye(env, what, eye))
+        return NULL;
+    gl_frame f = {(unsigned)depthTexture, {0, 0, 0}, (uint32_t)eye,
+                  {near_plane, far_plane, zZeroToOne ? 1 : 0}};
+    return cg_jni_ring_frame(env, &g_ring, what, step_depth, &f);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publishEyeImpl(
+    JNIEnv *env, jobject thiz, jint texture, jint eye, jboolean drawCursor, jint cursorX,
+    jint cursorY)
+{
+    (void)thiz;
+    static const char what[] = "GlZerocopyRing.publishEyeImpl";
+    if (cg_jni_check_texture(env, what, "texture", texture) || bad_eye(env, what, eye))
+        return NULL;
+    gl_frame f = {(unsigned)texture, {drawCursor ? 1 : 0, cursorX, cursorY}, (uint32_t)eye,
+                  {0, 0, 0}};
+    return cg_jni_ring_frame(env, &g_ring, what, step_eye, &f);
 }
 
 static void counters(void *ctx, uint64_t *v)

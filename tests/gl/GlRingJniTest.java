@@ -132,6 +132,152 @@ public final class GlRingJniTest {
         }
     }
 
+    /** Float ulps between a and b (+0 and -0 at one place). */
+    static long ulps(float a, float b) {
+        long ia = Float.floatToRawIntBits(a), ib = Float.floatToRawIntBits(b);
+        if (ia < 0) ia = Integer.MIN_VALUE - ia;
+        if (ib < 0) ib = Integer.MIN_VALUE - ib;
+        return Math.abs(ia - ib);
+    }
+
+    /** The four parts of a stereo RGB-D frame; the last part's result. */
+    static ByteString stereoFrame(GlZerocopyRing ring, int[][] eyes, int[][] cursors, float near,
+            float far) {
+        ByteString last = null;
+        for (int e = 0; e < 2; e++) {
+            ByteString d = ring.publishDepthImpl(eyes[e][2], e, near, far, false);
+            check(d != null && d.size() == 0, "depth(" + e + "): more parts (empty)");
+            last = ring.publishEyeImpl(eyes[e][1], e, true, cursors[e][0], cursors[e][1]);
+            check(last != null && last.size() == (e == 1 ? 256 : 0),
+                    "colour(" + e + "): " + (e == 1 ? "the descriptor" : "more parts (empty)"));
+        }
+        return last;
+    }
+
+    /**
+     * Depth and stereo through the natives (docs/zero-copy-v2.md, "Depth and stereo planes"): a
+     * ring of initRgbdImpl (2 eyes, linear depth, resized), each eye drawn into its own scene
+     * (colour quads, reverse-Z depth quads), its parts published in order; the learner process
+     * dumps the slot and each plane, located by the descriptor's fields, equals its oracle: the
+     * RGB plane the RAW observation (captureFramebufferImpl) upright, the depth plane
+     * captureDepthImpl itself sampled by the spec's mapping, within 2 float ulps. A frame with an
+     * eye missing is never published; parts out of order return null; bad arguments throw.
+     */
+    static void rgbdRound(GlZerocopyRing ring, String learner, int w, int h) throws Exception {
+        final int tw = 23, th = 13;
+        final float near = 0.1f, far = 100f;
+        int[][] eyes = {GlHelper.createScene(w, h), GlHelper.createScene(w, h)};
+        int[][] cursors = {{3, 4}, {tw - 2, th - 1}};
+        expect(IllegalArgumentException.class, () -> ring.initRgbdImpl(w, h, tw, th, 3,
+                GlZerocopyRing.MODE_FENCE, 0, 3, GlZerocopyRing.DEPTH_LINEAR, near, far, false),
+                "3 eyes");
+        expect(IllegalArgumentException.class, () -> ring.initRgbdImpl(w, h, tw, th, 3,
+                GlZerocopyRing.MODE_FENCE, 0, 2, GlZerocopyRing.DEPTH_LINEAR, 0f, far, false),
+                "linear depth with near 0");
+        expect(IllegalArgumentException.class, () -> ring.initRgbdImpl(w, h, tw, th, 3,
+                GlZerocopyRing.MODE_FENCE, 0, -1, 0, near, far, false), "eyes -1");
+        ByteString t = ring.initRgbdImpl(w, h, tw, th, 3, GlZerocopyRing.MODE_FENCE, 0, 2,
+                GlZerocopyRing.DEPTH_LINEAR, near, far, false);
+        check(t.size() == 256 && t.byteAt(4) == 3 && le32(t, 8) == 23 && le32(t, 192) == 2
+                && le32(t, 196) == 100 && le32(t, 224) == tw * 4 && le32(t, 228) == 1
+                && le32(t, 232) == 0 && Float.intBitsToFloat(le32(t, 236)) == near
+                && Float.intBitsToFloat(le32(t, 240)) == far,
+                "RGB-D stereo template: version 3, 256 bytes, 2 eyes, linear depth, near/far");
+        check(ring.copyPathImpl() == GlZerocopyRing.COPY_PATH_RGB, "copyPathImpl 2");
+        expect(IllegalArgumentException.class, () -> ring.publishCursorImpl(eyes[0][1], false, 0,
+                0), "publishCursorImpl on a ring of parts");
+        expect(IllegalArgumentException.class, () -> ring.publishEyeImpl(eyes[0][1], 2, false, 0,
+                0), "eye 2");
+        expect(IllegalArgumentException.class, () -> ring.publishEyeImpl(eyes[0][1], -1, false,
+                0, 0), "eye -1");
+        expect(IllegalArgumentException.class, () -> ring.publishDepthImpl(eyes[0][2], 0, 2f, 1f,
+                false), "near 2 far 1");
+        expect(IllegalArgumentException.class, () -> ring.publishDepthImpl(0, 0, near, far,
+                false), "depth texture 0");
+        expect(IllegalArgumentException.class, () -> ring.publishDepthImpl(eyes[0][1], 0, near,
+                far, false), "a colour texture as the depth texture");
+        check(ring.publishEyeImpl(eyes[1][1], 1, false, 0, 0) == null,
+                "colour(1) with no frame begun: skipped (null)");
+        int[][] clears = {{10, 20, 30}, {200, 100, 50}};
+        int[][] quads = {{2, 1, 25, 20, 250, 10, 7, 10, 10, 40, 30, 5, 200, 90},
+                {0, 0, 12, 30, 1, 2, 3, 20, 5, 39, 9, 90, 91, 92}};
+        double[][] depthQuads = {{2, 2, 20, 15, 5.0, 10, 8, 30, 25, 50.0},
+                {0, 0, 40, 10, 1.0, 5, 12, 25, 28, 80.0}};
+        for (int e = 0; e < 2; e++) {
+            check(GlHelper.drawColor(eyes[e][0], clears[e], quads[e]), "eye " + e + " colour");
+            check(GlHelper.drawDepth(eyes[e][0], depthQuads[e], near, far, false) == 0,
+                    "eye " + e + " depth");
+        }
+        ByteString d = stereoFrame(ring, eyes, cursors, near, far);
+        check(d != null && le32(d, 72) == 1 && Float.intBitsToFloat(le32(d, 236)) == near,
+                "frame 1, its planes in the descriptor");
+        Path dir = Files.createTempDirectory("cg-gl-rgbd");
+        ProcessBuilder pb = new ProcessBuilder(learner, "child-vk-learner",
+                d == null ? "" : RingJniTest.hex(d)).inheritIO();
+        pb.environment().put("ZC_LEARNER_DUMP", dir.toString());
+        check(pb.start().waitFor() == 0, "learner process read the RGB-D stereo frame");
+        Path f = dir.resolve("frame-1.bin");
+        byte[] slot = Files.exists(f) ? Files.readAllBytes(f) : new byte[0];
+        Files.deleteIfExists(f);
+        Files.deleteIfExists(dir);
+        if (d != null && slot.length > 0) {
+            long ces = RingJniTest.le64(d, 200), doff = RingJniTest.le64(d, 208),
+                    des = RingJniTest.le64(d, 216);
+            java.nio.ByteBuffer sb = java.nio.ByteBuffer.wrap(slot)
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            long worst = 0;
+            for (int e = 0; e < 2; e++) {
+                byte[] raw = FramebufferCapturer.INSTANCE.captureFramebufferImpl(eyes[e][1], w, h,
+                        tw, th, FramebufferCapturer.RAW, false, true, cursors[e][0],
+                        cursors[e][1]).toByteArray();
+                float[] depth = FramebufferCapturer.INSTANCE.captureDepthImpl(eyes[e][2], w, h,
+                        true, near, far, false);
+                int row = tw * 3, bad = 0;
+                for (int y = 0; y < th; y++)
+                    for (int i = 0; i < row; i++)
+                        if (slot[(int) (e * ces) + y * row + i] != raw[(th - 1 - y) * row + i]) bad++;
+                check(bad == 0, "eye " + e + ": RGB plane == RAW observation upright (" + bad
+                        + " bytes differ)");
+                int far2 = 0;
+                for (int y = 0; y < th; y++)
+                    for (int x = 0; x < tw; x++) {
+                        int yb = th - 1 - y;
+                        float want = depth[(yb * h / th) * w + x * w / tw];
+                        float got = sb.getFloat((int) (doff + e * des) + (y * tw + x) * 4);
+                        long u = ulps(got, want);
+                        worst = Math.max(worst, u);
+                        if (u > 2) far2++;
+                    }
+                check(far2 == 0, "eye " + e + ": depth plane within 2 ulps of captureDepthImpl ("
+                        + far2 + " values past)");
+            }
+            System.out.println("RGB-D stereo through the natives: depth max " + worst + " ulps");
+        }
+        // An eye missing: depth(0) begins a new frame, the open one is given up (never published).
+        check(ring.publishDepthImpl(eyes[0][2], 0, near, far, false).size() == 0, "depth(0)");
+        check(ring.publishEyeImpl(eyes[0][1], 0, false, 0, 0).size() == 0, "colour(0)");
+        check(ring.publishEyeImpl(eyes[0][1], 0, false, 0, 0) == null, "colour(0) again: null");
+        ByteString d2 = stereoFrame(ring, eyes, cursors, near, far);
+        check(d2 != null && le32(d2, 72) == 2, "the next whole frame is frame 2");
+        long[] n = ring.countersImpl();
+        check(n[0] == 2 && n[1] == 1, "2 published, 1 given up: " + java.util.Arrays.toString(n));
+        ring.destroyImpl();
+        // Stereo without depth: a depth part is a bad argument.
+        ByteString s2 = ring.initRgbdImpl(w, h, 0, 0, 2, GlZerocopyRing.MODE_FENCE, 0, 2,
+                GlZerocopyRing.DEPTH_NONE, 0f, 0f, false);
+        check(s2.size() == 256 && le32(s2, 196) == 0, "stereo template, no depth plane");
+        expect(IllegalArgumentException.class, () -> ring.publishDepthImpl(eyes[0][2], 0, near,
+                far, false), "depth on a ring without depth");
+        ring.destroyImpl();
+        // One eye without depth: initRgbImpl's ring exactly.
+        ByteString p = ring.initRgbdImpl(w, h, tw, th, 2, GlZerocopyRing.MODE_FENCE, 0, 1, 0, 0f,
+                0f, false);
+        check(p.size() == 192 && p.byteAt(4) == 2, "1 eye, no depth: version 2, 192 bytes");
+        ByteString c = ring.publishEyeImpl(eyes[0][1], 0, false, 0, 0);
+        check(c != null && c.size() == 192 && le32(c, 72) == 1, "its colour(0) publishes frame 1");
+        ring.destroyImpl();
+    }
+
     /** The game after a ring went: its context current, and drawing what it draws. */
     static void gameStillDraws(int[] scene, int w, int h, int round) {
         int[] clear = {40 + round, 90, 200};
@@ -284,6 +430,7 @@ public final class GlRingJniTest {
             int[] big = GlHelper.createScene(640, 360);
             copyRound(ring, args[0], big[1], 640, 360);
         }
+        rgbdRound(ring, args[0], w, h);
         resizeRounds(ring, args[0], scene, w, h);
         System.out.println(RingJniTest.failures == 0 ? "PASS" : RingJniTest.failures + " failures");
         System.exit(RingJniTest.failures == 0 ? 0 : 1);

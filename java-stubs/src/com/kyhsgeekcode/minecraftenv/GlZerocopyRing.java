@@ -98,10 +98,59 @@ public final class GlZerocopyRing {
     public native ByteString publishCursorImpl(int texture, boolean drawCursor, int cursorX,
             int cursorY);
 
+    /** {@link #initRgbdImpl} depthEncoding: no depth plane. */
+    public static final int DEPTH_NONE = 0;
+    /** Depth planes of eye distance / far (docs/wire-format.md "Depth", with conversion). */
+    public static final int DEPTH_LINEAR = 1;
+    /** Depth planes of the depth buffer as stored (reverse-Z, 1 = near), bit-exact. */
+    public static final int DEPTH_RAW = 2;
+
+    /**
+     * {@link #initRgbImpl} with a second eye and/or a depth plane per eye (docs/zero-copy-v2.md,
+     * "Depth and stereo planes"): eyes 1 or 2; depthEncoding {@link #DEPTH_NONE},
+     * {@link #DEPTH_LINEAR} or {@link #DEPTH_RAW}: each slot then also holds, per eye, the
+     * depth of the pixels the RGB plane samples, {@code (targetHeight, targetWidth)} float32,
+     * rows upright. near/far/zZeroToOne: the linear encoding's planes (finite, 0 < near < far;
+     * IllegalArgumentException otherwise), the frames' unless publishDepthImpl gives others;
+     * ignored for raw. Returns the template descriptor: 256 bytes (version 3) when eyes is 2 or
+     * there is a depth plane, else exactly {@link #initRgbImpl}'s. Such a ring takes each frame
+     * in parts, in this order: for each eye, publishDepthImpl (with depth), then publishEyeImpl;
+     * publishImpl / publishCursorImpl are refused (IllegalArgumentException).
+     */
+    public native ByteString initRgbdImpl(int width, int height, int targetWidth,
+            int targetHeight, int slots, int mode, long waitNanos, int eyes, int depthEncoding,
+            float near, float far, boolean zZeroToOne);
+
+    /**
+     * The depth part of {@code eye}: the game's depth texture (a GL_TEXTURE_2D of a depth format:
+     * GL_DEPTH_COMPONENT32F, 24, 16, the unsized GL_DEPTH_COMPONENT, or a depth-stencil one read
+     * as depth; exactly the ring's width x height) into that eye's depth plane, by one GL compute
+     * dispatch (the game's GL state saved and restored). Call it where the depth buffer holds the
+     * eye's scene: in Minecraft right after renderLevel (before the hand and GUI are drawn).
+     * near/far/zZeroToOne: this frame's planes (linear rings; every eye of a frame gives the same:
+     * IllegalArgumentException otherwise). Returns the frame's descriptor when this part completed
+     * it, an empty ByteString when the frame needs more parts, null when the frame is skipped
+     * (every slot held, or the part came out of order: the frame being assembled is then given up,
+     * never published). IllegalArgumentException: eye outside 0..eyes-1, a ring without depth, a
+     * texture that is not a depth one of the ring's size, bad near/far.
+     */
+    public native ByteString publishDepthImpl(int depthTexture, int eye, float near, float far,
+            boolean zZeroToOne);
+
+    /**
+     * The colour part of {@code eye}: as {@link #publishCursorImpl}, into that eye's RGB plane,
+     * after the eye's frame is drawn. The last eye's call completes the frame (the GL fence or
+     * semaphore signal, as publishImpl) and returns its descriptor; earlier parts an empty
+     * ByteString; null when the frame is skipped. Exceptions as publishDepthImpl's.
+     */
+    public native ByteString publishEyeImpl(int texture, int eye, boolean drawCursor,
+            int cursorX, int cursorY);
+
     /**
      * The producer's counters, for diagnosing a slow run: [0] frames published, [1] frames
-     * skipped because every slot was held (the frame calls that returned null), [2] nanoseconds
-     * spent polling for a free slot (at most waitNanos a frame), [3] learners accepted, [4]
+     * skipped because every slot was held (the frame calls that returned null) or, on a ring of
+     * parts, given up part-way (a part out of order), [2] nanoseconds spent polling for a free
+     * slot (at most waitNanos a frame), [3] learners accepted, [4]
      * leases reclaimed because their learner left. The same values are in the control block
      * (docs/zero-copy-v2.md, "Counters"), where the learner reads them. IllegalStateException
      * without a ring.
