@@ -12,10 +12,14 @@
  *   v2 RGB auto / fence: the RGB slot format (one compute dispatch of the
  *                 RAW observation, same size, a cursor drawn) in place of
  *                 the pack
+ *   v2 RGB-D auto: a ring with a linear depth plane (1 eye): the depth part
+ *                 (a DEPTH_COMPONENT32F texture of the same size) and the
+ *                 colour part, both timed
  * GPU time (GL_TIME_ELAPSED around each publish, auto mode, a second pass
  * so the queries cost no host figure): the compute copy (a ring told
  * GL_RGBA8) and the RGB dispatch against the plain pack of the same frame,
- * the pack being the limit (RGB target <= 1.5x); the compute copy also
+ * the pack being the limit (RGB target <= 1.5x), and the depth part's
+ * dispatch alone against the RGB dispatch (same run); the compute copy also
  * against issue 23's fixed limit (4 us at 640x360, 10 us at 1920x1080).
  *   GL floor:     glReadPixels into a pack buffer + glFlush, nothing else
  *                 (the least any GPU-side copy can issue; no state saved)
@@ -106,26 +110,30 @@ static int floor_frame(void *p, GLuint tex)
 }
 
 /* A ring being timed: RGB rings draw a cursor each frame; with q, each
- * publish is inside a GL_TIME_ELAPSED query. */
+ * publish is inside a GL_TIME_ELAPSED query; with a depth texture, the
+ * frame is its depth part (alone inside the query) and its colour part. */
 typedef struct ring_ctx {
     cg_gl_ring *r;
     int cursor;
     GLuint *q;
     int nq, i;
+    GLuint depth_tex;
 } ring_ctx;
 
 static int ring_frame(void *p, GLuint tex)
 {
     ring_ctx *c = p;
-    uint8_t desc[CG_ZC_DESC_SIZE];
+    uint8_t desc[CG_ZC_DESC_MAX_SIZE];
     cg_cursor cur = {c->cursor, 100, 50};
     int timed = c->q && c->i < c->nq;
+    size_t len = 0;
     if (timed) glBeginQuery(GL_TIME_ELAPSED, c->q[c->i]);
-    cg_status st = cg_gl_ring_publish_cursor(c->r, tex, &cur, desc);
-    if (timed) {
-        glEndQuery(GL_TIME_ELAPSED);
-        c->i++;
-    }
+    cg_status st = c->depth_tex
+                       ? cg_gl_ring_publish_depth(c->r, c->depth_tex, 0, NULL, desc, &len)
+                       : cg_gl_ring_publish_cursor(c->r, tex, &cur, desc);
+    if (timed) glEndQuery(GL_TIME_ELAPSED);
+    if (st == CG_OK && c->depth_tex) st = cg_gl_ring_publish_eye(c->r, tex, 0, &cur, desc, &len);
+    if (timed) c->i++;
     if (st != CG_OK) printf("  publish: %s\n", cg_gl_ring_last_error(c->r));
     return st != CG_OK;
 }
@@ -152,11 +160,16 @@ static int cuda_frame(void *p, GLuint tex)
 
 /* Host time per publish; gpu_us (may be NULL): GPU time, a second pass. */
 static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal signal,
-                      cg_vk_slot_format fmt, unsigned texture_format, int n,
+                      cg_vk_slot_format fmt, unsigned texture_format, GLuint depth_tex, int n,
                       const char **mode_name, double *gpu_us)
 {
     cg_gl_ring_desc d;
     memset(&d, 0, sizeof d);
+    if (depth_tex) { /* a linear depth plane, Minecraft's planes */
+        d.depth = CG_ZC_DEPTH_LINEAR;
+        d.near_plane = 0.05f;
+        d.far_plane = 1000.0f;
+    }
     d.width = w;
     d.height = h;
     d.mode = mode;
@@ -175,7 +188,7 @@ static double ring_us(GLuint tex, int w, int h, int mode, cg_gl_ring_signal sign
     *mode_name = gi.mode != CG_ZC_MODE_SEMAPHORE        ? "fence"
                  : gi.signal == CG_GL_RING_SIGNAL_GL_TIMELINE ? "semaphore, GL timeline"
                                                               : "semaphore, bridge";
-    ring_ctx c = {r, fmt == CG_VK_SLOT_RGB8, NULL, 0, 0};
+    ring_ctx c = {r, fmt == CG_VK_SLOT_RGB8, NULL, 0, 0, depth_tex};
     double m = time_frames(ring_frame, &c, tex, n);
     if (gpu_us && m >= 0) {
         c.nq = n + 10;
@@ -240,20 +253,29 @@ int main(int argc, char **argv)
         const char *auto_mode = "?", *other_mode = "?";
         double gpu_copy = -1, gpu_rgb = -1;
         double v2 = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_AUTO,
-                            CG_VK_SLOT_COPY, 0, n, &auto_mode, &gpu_copy);
+                            CG_VK_SLOT_COPY, 0, 0, n, &auto_mode, &gpu_copy);
         double v2b = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_BRIDGE,
-                             CG_VK_SLOT_COPY, 0, n, &other_mode, NULL);
+                             CG_VK_SLOT_COPY, 0, 0, n, &other_mode, NULL);
         double v2t = ring_us(texs[s], w, h, CG_ZC_MODE_SEMAPHORE, CG_GL_RING_SIGNAL_GL_TIMELINE,
-                             CG_VK_SLOT_COPY, 0, n, &other_mode, NULL);
+                             CG_VK_SLOT_COPY, 0, 0, n, &other_mode, NULL);
         double v2f = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE,
-                             CG_VK_SLOT_COPY, 0, n, &other_mode, NULL);
+                             CG_VK_SLOT_COPY, 0, 0, n, &other_mode, NULL);
         double gpu_cc = -1;
         double cc = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_AUTO,
-                            CG_VK_SLOT_COPY, GL_RGBA8, n, &other_mode, &gpu_cc);
+                            CG_VK_SLOT_COPY, GL_RGBA8, 0, n, &other_mode, &gpu_cc);
         double rgb = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_AUTO,
-                             CG_VK_SLOT_RGB8, 0, n, &other_mode, &gpu_rgb);
+                             CG_VK_SLOT_RGB8, 0, 0, n, &other_mode, &gpu_rgb);
         double rgbf = ring_us(texs[s], w, h, CG_ZC_MODE_FENCE, CG_GL_RING_SIGNAL_BRIDGE,
-                              CG_VK_SLOT_RGB8, 0, n, &other_mode, NULL);
+                              CG_VK_SLOT_RGB8, 0, 0, n, &other_mode, NULL);
+        GLuint dtex;
+        glGenTextures(1, &dtex);
+        glBindTexture(GL_TEXTURE_2D, dtex);
+        glTexStorage2D(GL_TEXTURE_2D, 1, GL_DEPTH_COMPONENT32F, w, h);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        double gpu_depth = -1;
+        double rgbd = ring_us(texs[s], w, h, CG_GL_RING_MODE_AUTO, CG_GL_RING_SIGNAL_AUTO,
+                              CG_VK_SLOT_RGB8, 0, dtex, n, &other_mode, &gpu_depth);
+        glDeleteTextures(1, &dtex);
         char what[80];
         printf(" %dx%d: limit (CPU readback) %.1f us\n", w, h, limits[s]);
         line("GL floor: glReadPixels into a PBO + glFlush", fl, limits[s]);
@@ -266,11 +288,13 @@ int main(int argc, char **argv)
         snprintf(what, sizeof what, "v2 RGB publish, auto (%s mode), cursor", auto_mode);
         line(what, rgb, limits[s]);
         line("v2 RGB publish, fence mode", rgbf, limits[s]);
+        snprintf(what, sizeof what, "v2 RGB-D publish (depth + colour parts), auto");
+        line(what, rgbd, limits[s]);
         if (v2 > 0 && fl > 0) printf("  v2 auto / GL floor: %.2fx\n", v2 / fl);
         printf("  GPU time (GL_TIME_ELAPSED per publish, auto mode): limit = the plain pack\n");
         if (gpu_copy >= 0 && gpu_copy < 1.0) { /* llvmpipe: its timer queries measure nothing */
             printf("  (this driver's timer queries report %.1f us for the pack: n/a)\n", gpu_copy);
-            gpu_copy = gpu_rgb = gpu_cc = -1;
+            gpu_copy = gpu_rgb = gpu_cc = gpu_depth = -1;
         }
         line("plain pack (RGBA copy)", gpu_copy, gpu_copy);
         line("compute copy (RGBA, same bytes), x the pack", gpu_cc, gpu_copy);
@@ -279,6 +303,7 @@ int main(int argc, char **argv)
         line(w == 640 ? "compute copy, x issue 23's 4 us" : "compute copy, x issue 23's 10 us",
              gpu_cc, w == 640 ? 4.0 : 10.0);
         line("RGB dispatch (target <= 1.5x)", gpu_rgb, gpu_copy);
+        line("depth dispatch (linear), x the RGB dispatch", gpu_depth, gpu_rgb);
     }
     /* v1 last: it brings a CUDA context into this process. */
     for (int s = 0; s < 2; s++) {
