@@ -411,7 +411,7 @@ class VectorLearner:
         self._pending.append((ev, [(e[1], e[2].slot, e[2].frame) for e in entries]))
 
     def _words(self, pitch):
-        return self.row_bytes % 4 == 0 and pitch % 4 == 0
+        return self.row_bytes % 4 == 0 and pitch % 4 == 0 and self._eyes_aligned
 
     def _launch(self, entries, s):
         pitch = entries[0][2].row_pitch
@@ -456,13 +456,17 @@ class VectorLearner:
         self.depth_shape = ((self.n,) + _eye_shape(self.eyes, (self.height, self.width))
                             if self.has_depth else None)
         self._depth = 0
+        self._eyes_aligned = True  # every colour plane of the launch starts 4-aligned
 
     def _eye_entries(self, entries):
         """The colour gather's entries: with two eyes each ring's entry
         becomes one per eye, eye e of row i into batch frame i * 2 + e (the
-        (N, 2, H, W, 3) layout), read at the eye's colour plane."""
+        (N, 2, H, W, 3) layout), read at the eye's colour plane. An eye
+        stride that is not a multiple of 4 (the descriptor allows it) makes
+        the kernel move bytes, never a misaligned word."""
         if self.eyes == 1:
             return entries
+        self._eyes_aligned = all(d.color_eye_stride % 4 == 0 for _, _, d, _ in entries)
         return [(i * self.eyes + e, ring, d, ptr + e * d.color_eye_stride)
                 for i, ring, d, ptr in entries for e in range(self.eyes)]
 

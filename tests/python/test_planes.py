@@ -424,6 +424,19 @@ def fakecuda():
                         (b3, "depth raw, ring 0 linear")):
         raises(R.RingError, lambda other=other: V.VectorLearner([a.desc(0, 0), other.desc(0, 0)]),
                f"a ring with other planes: {text}", text)
+    # 12-byte rows (words possible) but an eye stride of 37: eye 1 starts
+    # unaligned, so the launch moves bytes (args[6], words, is 0).
+    u = Ring(tmp, 0x505, 4, 3, 2, 37, 76, seed=31)
+    vec = V.VectorLearner([u.desc(0, 0)], gather="kernel")
+    launches = []
+    real = vec._api.launch
+    vec._api.launch = lambda fn, grid, args, s: (launches.append(args[6].value),
+                                                 real(fn, grid, args, s))
+    bt = vec.step([u.desc(1, 4)])
+    check(launches == [0] and np.array_equal(bt.to_numpy()[0], np.stack(u.rgb[1])),
+          f"eye stride 37: one byte-wise launch (words {launches}), both eyes exact")
+    vec.close()
+    u.close()
     # One eye with depth: (N, H, W, 3) and (N, H, W).
     c = Ring(tmp, 0x504, W, H, 1, 256, 512, depth=R.DEPTH_RAW, doff=256, des=256, seed=30)
     vec = V.VectorLearner([c.desc(0, 0)])
