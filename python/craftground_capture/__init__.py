@@ -29,8 +29,8 @@ from .frames import depth_to_array, image_to_array, png_to_array, raw_to_array
 from .message import Observation, decode_observation
 from .png import decode_png
 from .cuda_ipc import CudaIpcFrame, open_ipc_handle, parse_ipc_handle
-from .ring import (Descriptor, RingError, RingFrame, RingLearner, StaleDescriptor, handle_kind,
-                   parse_descriptor)
+from .ring import (Descriptor, RingError, RingFrame, RingLearner, RingPlane, StaleDescriptor,
+                   handle_kind, parse_descriptor)
 from .spec import ObservationSpec, gymnasium_box, observation_kinds, observation_spec
 from .vector import VectorBatch, VectorLearner
 
@@ -44,6 +44,7 @@ __all__ = [
     "RingError",
     "RingFrame",
     "RingLearner",
+    "RingPlane",
     "StaleDescriptor",
     "VectorBatch",
     "VectorLearner",

@@ -34,7 +34,7 @@ _MEMCPY_DEVICE_TO_HOST = 2    # cudaMemcpyDeviceToHost
 
 # DLPack (dlpack.h, version 0.x ABI, the "dltensor" capsule every consumer reads).
 KDL_CPU, KDL_CUDA = 1, 2
-_KDL_UINT = 1
+_KDL_UINT, _KDL_FLOAT = 1, 2
 
 
 class _DLDevice(ctypes.Structure):
@@ -108,7 +108,11 @@ def _capsule_destructor(capsule):
 class DeviceBuffer:
     """A C-contiguous uint8 array at `ptr` of `shape`, exported through
     __cuda_array_interface__ (CUDA only) and DLPack. `owner` is kept alive
-    as long as any exported tensor is."""
+    as long as any exported tensor is. Subclasses of another element type
+    set _dl_dtype (DLPack code, bits) and, when not C-contiguous,
+    _dl_strides()."""
+
+    _dl_dtype = (_KDL_UINT, 8)
 
     def __init__(self, ptr: int, shape: Sequence[int], device_type: int, device_id: int,
                  owner: Optional[object] = None) -> None:
@@ -125,6 +129,10 @@ class DeviceBuffer:
     def _check_open(self):
         if not self.ptr:
             raise ValueError("the buffer is closed")
+
+    def _dl_strides(self) -> Optional[Tuple[int, ...]]:
+        """Strides in elements for DLPack; None: compact row-major."""
+        return None
 
     @property
     def __cuda_array_interface__(self) -> Dict[str, Any]:
@@ -157,14 +165,16 @@ class DeviceBuffer:
         t.data = self.ptr
         t.device = _DLDevice(self.device_type, self.device)
         t.ndim = ndim
-        t.dtype = _DLDataType(_KDL_UINT, 8, 1)
+        t.dtype = _DLDataType(self._dl_dtype[0], self._dl_dtype[1], 1)
         t.shape = shape
-        t.strides = None  # compact row-major
+        el = self._dl_strides()
+        strides = None if el is None else (ctypes.c_int64 * ndim)(*el)
+        t.strides = strides  # None: compact row-major
         t.byte_offset = 0
         with _live_lock:
             key = _next_key[0]
             _next_key[0] += 1
-            _live[key] = (managed, shape, self)
+            _live[key] = (managed, shape, strides, self)
         managed.manager_ctx = key
         managed.deleter = _dl_deleter
         return _pyapi.PyCapsule_New(ctypes.addressof(managed), _CAPSULE_NAME,

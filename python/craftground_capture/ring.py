@@ -12,7 +12,15 @@ CUDA stream, with no copy and no CUDA context in the game:
 
 A ring made with the RGB slot format (descriptor version 2, format 23) hands
 out (H, W, 3) uint8 frames, upright, at the target size, cursor drawn: what
-the learner trains on, with no flip or slice of its own. Descriptors of RGBA
+the learner trains on, with no flip or slice of its own. Such a ring may
+also carry two eyes and a depth plane per eye (descriptor version 3,
+docs/zero-copy-v2.md "Depth and stereo planes"): frame.rgb is (H, W, 3) or
+(2, H, W, 3) uint8, frame.depth (H, W) or (2, H, W) float32 (None without
+depth), frame.eyes 1 or 2; one acquire and one release cover every plane:
+
+    with ring.acquire(desc, stream) as frame:
+        rgb = torch.from_dlpack(frame.rgb)       # (2, H, W, 3) for a stereo ring
+        depth = torch.from_dlpack(frame.depth)   # (2, H, W) float32 Descriptors of RGBA
 rings say in `flags` whether row 0 is the picture's bottom (ROWS_BOTTOM_UP,
 a GL producer's plain copy); nothing here flips rows: frame.rows_bottom_up
 tells the user to (t.flip(0)).
@@ -28,6 +36,7 @@ libatomic.so.1 for the 64-bit compare-and-swap on the shared lease words.
 import array
 import ctypes
 import ctypes.util
+import math
 import mmap
 import os
 import socket
@@ -42,19 +51,27 @@ from .cuda_ipc import HANDLE_SIZE as CUDA_IPC_HANDLE_SIZE
 from .cuda_ipc import KDL_CUDA, DeviceBuffer, _DriverApi, _load
 from .errors import FormatError
 
-DESC_SIZE = 192
+DESC_SIZE = 192  # versions 1 and 2
+DESC_V3_SIZE = 256  # version 3: the planes (eyes, depth)
 HELLO_SIZE = 64
 CONTROL_SIZE = 4096
 SLOT_STRIDE = 64
 MAX_SLOTS = 16
 VERSION = 1  # of the hello and the control block
-DESC_VERSIONS = (1, 2)  # descriptor versions this reader knows
+DESC_VERSIONS = (1, 2, 3)  # descriptor versions this reader knows
 MODE_SEMAPHORE, MODE_FENCE = 1, 2
 FORMAT_RGB8 = 23  # version 2: R, G, B bytes, tightly packed, rows upright
 FORMATS = {37: "R8G8B8A8_UNORM", 43: "R8G8B8A8_SRGB", 44: "B8G8R8A8_UNORM", 50: "B8G8R8A8_SRGB",
            FORMAT_RGB8: "R8G8B8_UNORM"}
 FLAG_ROWS_BOTTOM_UP = 0x1  # version 2: row 0 of the slot is the picture's bottom
 FLAGS_KNOWN = FLAG_ROWS_BOTTOM_UP
+# Version 3 (docs/zero-copy-v2.md, "Depth and stereo planes").
+MAX_EYES = 2
+FORMAT_R32_SFLOAT = 100  # depth_format: one float32 (little-endian) per pixel
+DEPTH_NONE, DEPTH_LINEAR, DEPTH_RAW = 0, 1, 2  # depth_encoding
+DEPTH_ENCODINGS = {DEPTH_NONE: "none", DEPTH_LINEAR: "linear", DEPTH_RAW: "raw"}
+DEPTH_Z_ZERO_TO_ONE = 0x1  # depth_flags bit 0 (linear only)
+DEPTH_FLAGS_KNOWN = DEPTH_Z_ZERO_TO_ONE
 EMPTY, WRITING, PUBLISHED, ACTIVE, RELEASED, CLOSED = range(6)
 STATE_NAMES = ("EMPTY", "WRITING", "PUBLISHED", "ACTIVE", "RELEASED", "CLOSED")
 HELLO_OK, HELLO_BUSY, HELLO_WRONG_UID = 0, 1, 2
@@ -83,17 +100,32 @@ class StaleDescriptor(RingError):
 
 _DESC = struct.Struct("<4sHHIIIIII16sQQIIQ108sI")
 assert _DESC.size == DESC_SIZE
+# Version 3's bytes 192..255: eyes, depth_format, color_eye_stride,
+# depth_offset, depth_eye_stride, depth_row_pitch, depth_encoding,
+# depth_flags, near and far (as their float32 bits), 12 reserved.
+_PLANES = struct.Struct("<IIQQQIIIII12s")
+assert DESC_SIZE + _PLANES.size == DESC_V3_SIZE
 
 
 class Descriptor:
-    """The 192 bytes of one frame's descriptor (docs/zero-copy-v2.md), parsed
-    and checked by parse_descriptor. Sizes are in pixels (width, height) and
-    bytes (row_pitch, slot_size); format is the VkFormat number; mode is
-    MODE_SEMAPHORE (1) or MODE_FENCE (2); device_uuid the 16-byte Vulkan
-    device UUID; frame counts from 1 (0 is the ring's template)."""
+    """The 192 bytes (256 in version 3) of one frame's descriptor
+    (docs/zero-copy-v2.md), parsed and checked by parse_descriptor. Sizes are
+    in pixels (width, height) and bytes (row_pitch, slot_size); format is the
+    VkFormat number; mode is MODE_SEMAPHORE (1) or MODE_FENCE (2);
+    device_uuid the 16-byte Vulkan device UUID; frame counts from 1 (0 is the
+    ring's template).
+
+    The planes (version 3; a version 1 or 2 descriptor reads as eyes 1 and
+    no depth plane): eyes (1 or 2); color_eye_stride (bytes from eye 0's RGB
+    plane, at offset 0, to eye 1's); depth_format (0 none, 100 float32);
+    depth_offset, depth_eye_stride, depth_row_pitch (bytes); depth_encoding
+    (DEPTH_NONE, DEPTH_LINEAR, DEPTH_RAW); depth_flags (DEPTH_Z_ZERO_TO_ONE);
+    near, far (float, linear only; 0.0 otherwise)."""
 
     __slots__ = ("version", "format", "width", "height", "row_pitch", "slot_count", "mode",
-                 "device_uuid", "ring_id", "slot_size", "slot", "flags", "frame", "socket_path")
+                 "device_uuid", "ring_id", "slot_size", "slot", "flags", "frame", "socket_path",
+                 "eyes", "color_eye_stride", "depth_format", "depth_offset", "depth_eye_stride",
+                 "depth_row_pitch", "depth_encoding", "depth_flags", "near", "far")
     version: int
     format: int
     width: int
@@ -108,6 +140,33 @@ class Descriptor:
     flags: int
     frame: int
     socket_path: str
+    eyes: int
+    color_eye_stride: int
+    depth_format: int
+    depth_offset: int
+    depth_eye_stride: int
+    depth_row_pitch: int
+    depth_encoding: int
+    depth_flags: int
+    near: float
+    far: float
+
+    @property
+    def has_depth(self) -> bool:
+        """Whether each eye has a depth plane (version 3, depth_format 100)."""
+        return self.depth_format == FORMAT_R32_SFLOAT
+
+    @property
+    def depth_encoding_name(self) -> str:
+        """"none", "linear" (eye distance / far, docs/wire-format.md "Depth")
+        or "raw" (the stored reverse-Z depth)."""
+        return DEPTH_ENCODINGS[self.depth_encoding]
+
+    @property
+    def z_zero_to_one(self) -> bool:
+        """Linear depth: whether the game's clip range is [0, 1] (flag
+        Z_ZERO_TO_ONE picks the formula), else the classic [-1, 1]."""
+        return bool(self.depth_flags & DEPTH_Z_ZERO_TO_ONE)
 
     @property
     def channels(self) -> int:
@@ -138,8 +197,11 @@ class Descriptor:
         return self.format_name.split("_")[0].replace("8", "")
 
     def __repr__(self) -> str:
+        planes = ""
+        if self.eyes > 1 or self.has_depth:
+            planes = f", eyes={self.eyes}, depth={self.depth_encoding_name}"
         return (f"Descriptor(ring={self.ring_id:#x}, slot={self.slot}, frame={self.frame}, "
-                f"{self.width}x{self.height}, mode={self.mode})")
+                f"{self.width}x{self.height}, mode={self.mode}{planes})")
 
 
 # The kinds of an observation's ipc_handle (docs/wire-format.md, "Telling
@@ -194,17 +256,19 @@ def handle_kind(data: Buffer) -> str:
 
 
 def parse_descriptor(data: Buffer) -> Descriptor:
-    """The `ipc_handle` bytes of a v2 ring frame (192 bytes, little-endian,
-    docs/zero-copy-v2.md) -> a checked Descriptor. RingLearner and
-    RingLearner.acquire take the bytes or the Descriptor.
+    """The `ipc_handle` bytes of a v2 ring frame (192 bytes, 256 in version
+    3, little-endian, docs/zero-copy-v2.md) -> a checked Descriptor.
+    RingLearner and RingLearner.acquire take the bytes or the Descriptor.
 
     Raises FormatError (a ValueError) naming the field and its value when the
     bytes are not a descriptor this reader knows: short or truncated, magic
     not CGZ2 (it says when the bytes are a v1 CUDA IPC handle), a version
-    other than 1 or 2, an unknown format or flag bit, a size outside
+    other than 1 to 3, an unknown format or flag bit, a size outside
     1-16384, a row pitch or slot size too small, a slot outside the ring,
     an unknown mode, ring id 0, or a socket_path empty, unterminated or not
-    UTF-8."""
+    UTF-8; in version 3 every refusal of docs/zero-copy-v2.md "Descriptor
+    versions" (length not 256, a format other than 23, eyes, the depth
+    plane's fields, planes outside the slot or overlapping)."""
     data = bytes(data)
     if len(data) < 8:
         raise FormatError(f"zero-copy descriptor: {len(data)} bytes, a v2 descriptor has "
@@ -218,6 +282,9 @@ def parse_descriptor(data: Buffer) -> Descriptor:
                           f"{DESC_VERSIONS[0]} to {DESC_VERSIONS[-1]}")
     if length < DESC_SIZE:
         raise FormatError(f"zero-copy descriptor: length field {length} < {DESC_SIZE}")
+    if version == 3 and length != DESC_V3_SIZE:
+        raise FormatError(f"zero-copy descriptor version 3: length field {length}, must be "
+                          f"{DESC_V3_SIZE}")
     if len(data) < length:
         raise FormatError(f"zero-copy descriptor truncated: {len(data)} bytes of {length}")
     f = _DESC.unpack_from(data)
@@ -253,7 +320,83 @@ def parse_descriptor(data: Buffer) -> Descriptor:
         raise FormatError(f"zero-copy descriptor: mode {d.mode} unknown")
     if d.ring_id == 0 or d.frame >= 1 << 56:
         raise FormatError(f"zero-copy descriptor: ring id {d.ring_id}, frame {d.frame}")
+    _parse_planes(d, data if version == 3 else None)
     return d
+
+
+def _bits_float(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def _parse_planes(d: Descriptor, data: Optional[bytes]) -> None:
+    """Version 3's plane fields (data: the whole descriptor) into d, with
+    every refusal of docs/zero-copy-v2.md "Descriptor versions", each naming
+    the field and its value; data None (versions 1 and 2): one eye, no
+    depth plane."""
+    if data is None:
+        d.eyes, d.color_eye_stride = 1, 0
+        d.depth_format = d.depth_offset = d.depth_eye_stride = d.depth_row_pitch = 0
+        d.depth_encoding = d.depth_flags = 0
+        d.near = d.far = 0.0
+        return
+    (d.eyes, d.depth_format, d.color_eye_stride, d.depth_offset, d.depth_eye_stride,
+     d.depth_row_pitch, d.depth_encoding, d.depth_flags, near_bits, far_bits,
+     _) = _PLANES.unpack_from(data, DESC_SIZE)
+    d.near, d.far = _bits_float(near_bits), _bits_float(far_bits)
+    v3 = "zero-copy descriptor version 3:"
+    px = d.width * d.height
+    if d.format != FORMAT_RGB8:
+        raise FormatError(f"{v3} format {d.format}, must be 23 (R8G8B8_UNORM)")
+    if not 1 <= d.eyes <= MAX_EYES:
+        raise FormatError(f"{v3} eyes {d.eyes}, must be 1 or 2")
+    if d.depth_format not in (0, FORMAT_R32_SFLOAT):
+        raise FormatError(f"{v3} depth_format {d.depth_format}, must be 0 or 100")
+    if d.depth_flags & ~DEPTH_FLAGS_KNOWN:
+        raise FormatError(f"{v3} depth_flags {d.depth_flags:#x} has unknown bits")
+    if d.depth_format == 0:
+        if (d.depth_encoding or d.depth_offset or d.depth_eye_stride or d.depth_row_pitch
+                or d.depth_flags or near_bits or far_bits):
+            raise FormatError(
+                f"{v3} depth_format 0 (no depth plane) with depth_encoding {d.depth_encoding}, "
+                f"depth_offset {d.depth_offset}, depth_eye_stride {d.depth_eye_stride}, "
+                f"depth_row_pitch {d.depth_row_pitch}, depth_flags {d.depth_flags:#x}, near bits "
+                f"{near_bits:#010x}, far bits {far_bits:#010x}: all must be 0")
+    else:
+        if d.depth_encoding not in (DEPTH_LINEAR, DEPTH_RAW):
+            raise FormatError(f"{v3} depth_encoding {d.depth_encoding}, must be 1 or 2")
+        if d.depth_row_pitch != d.width * 4:
+            raise FormatError(f"{v3} depth_row_pitch {d.depth_row_pitch}, must be width*4 = "
+                              f"{d.width * 4}")
+        if d.depth_offset % 4 or d.depth_eye_stride % 4:
+            raise FormatError(f"{v3} depth_offset {d.depth_offset}, depth_eye_stride "
+                              f"{d.depth_eye_stride}: must be multiples of 4")
+        if d.eyes == 2 and d.depth_eye_stride < px * 4:
+            raise FormatError(f"{v3} depth_eye_stride {d.depth_eye_stride} < width*height*4 = "
+                              f"{px * 4}")
+        if d.depth_encoding == DEPTH_LINEAR and not (
+                math.isfinite(d.near) and math.isfinite(d.far) and 0 < d.near < d.far):
+            raise FormatError(f"{v3} linear depth with near {np.float32(d.near)!s}, far "
+                              f"{np.float32(d.far)!s}: needs finite 0 < near < far")
+        if d.depth_encoding == DEPTH_RAW and (d.depth_flags or near_bits or far_bits):
+            raise FormatError(f"{v3} raw depth with depth_flags {d.depth_flags:#x}, near bits "
+                              f"{near_bits:#010x}, far bits {far_bits:#010x}: all must be 0")
+    if d.eyes == 2 and d.color_eye_stride < px * 3:
+        raise FormatError(f"{v3} color_eye_stride {d.color_eye_stride} < width*height*3 = "
+                          f"{px * 3}")
+    color_end = (d.eyes - 1) * d.color_eye_stride + px * 3  # Python ints: nothing wraps
+    if color_end > d.slot_size:
+        raise FormatError(f"{v3} RGB planes (eyes {d.eyes}, color_eye_stride "
+                          f"{d.color_eye_stride}, {px * 3} bytes each) do not fit in slot_size "
+                          f"{d.slot_size}")
+    if d.depth_format == 0:
+        return
+    if d.depth_offset + (d.eyes - 1) * d.depth_eye_stride + px * 4 > d.slot_size:
+        raise FormatError(f"{v3} depth planes (depth_offset {d.depth_offset}, depth_eye_stride "
+                          f"{d.depth_eye_stride}, {px * 4} bytes each) do not fit in slot_size "
+                          f"{d.slot_size}")
+    if d.depth_offset < color_end:
+        raise FormatError(f"{v3} depth_offset {d.depth_offset} overlaps the RGB planes, which "
+                          f"end at {color_end}")
 
 
 # --- the control block ------------------------------------------------------------
@@ -666,17 +809,26 @@ def _norm_stream(stream):
 
 class _StreamBuffer(DeviceBuffer):
     """Device memory readable on `self.stream` (the GPU waits queued there);
-    `self._importer` makes the consumer's stream wait for it (an event)."""
+    `self._importer` makes the consumer's stream wait for it (an event).
+    uint8 unless a subclass sets typestr and _dl_dtype (float32 planes)."""
 
-    def _strides(self) -> Optional[Tuple[int, int, int]]:
+    typestr = "|u1"
+
+    def _strides(self) -> Optional[Tuple[int, ...]]:
+        """Strides in bytes; None: C-contiguous."""
         return None
+
+    def _dl_strides(self) -> Optional[Tuple[int, ...]]:
+        st = self._strides()
+        size = np.dtype(self.typestr).itemsize
+        return None if st is None else tuple(x // size for x in st)
 
     @property
     def __cuda_array_interface__(self) -> Dict[str, Any]:
         """CUDA Array Interface v3 (CuPy, Numba, torch.as_tensor): the
         pointer, shape, strides and the stream the data is ready on."""
         self._check_open()
-        return {"shape": self.shape, "typestr": "|u1", "data": (self.ptr, False),
+        return {"shape": self.shape, "typestr": self.typestr, "data": (self.ptr, False),
                 "strides": self._strides(), "version": 3, "stream": self.stream}
 
     def __dlpack__(self, *, stream: Optional[Any] = None,
@@ -695,13 +847,72 @@ class _StreamBuffer(DeviceBuffer):
                                   copy=copy)
 
     def to_numpy(self) -> np.ndarray:
-        """A host copy (numpy, this buffer's shape, rows as on the device),
-        after its stream has finished."""
+        """A host copy (numpy, this buffer's shape and dtype, rows as on the
+        device), after its stream has finished."""
         self._check_open()
         self._importer.synchronize(self.stream)
-        out = np.empty(self.shape, dtype=np.uint8)
-        self._importer.to_host(out.ctypes.data, self.ptr, self.nbytes)
+        out = np.empty(self.shape, dtype=np.dtype(self.typestr))
+        st = self._strides()
+        if st is None:
+            self._importer.to_host(out.ctypes.data, self.ptr, out.nbytes)
+            return out
+        # Strided on the first axis only (eyes, or padded rows): one copy
+        # of each contiguous block.
+        for k in range(self.shape[0]):
+            self._importer.to_host(out[k].ctypes.data, self.ptr + k * st[0], out[k].nbytes)
         return out
+
+
+class RingPlane(_StreamBuffer):
+    """One plane of an acquired frame or of a batch, readable on `stream`:
+    a depth plane ((H, W) or (2, H, W) float32, upright), with
+    __cuda_array_interface__ (strides when the eyes are not packed),
+    __dlpack__ and to_numpy() like the frame's. A frame's plane is valid
+    while the frame is held (after release() it refuses to export).
+    encoding: "linear" (eye distance / far, docs/wire-format.md "Depth") or
+    "raw" (the stored reverse-Z depth); near, far, z_zero_to_one: the
+    frame's depth parameters (linear; 0.0 and False for raw)."""
+
+    typestr = "<f4"
+    _dl_dtype = (2, 32)  # kDLFloat, 32 bits
+
+    def __init__(self, ptr: int, shape: Tuple[int, ...], strides: Optional[Tuple[int, ...]],
+                 device: int, stream: int, importer: Any, owner: Any, desc: Descriptor,
+                 alive: Optional["RingFrame"] = None) -> None:
+        super().__init__(ptr, shape, KDL_CUDA, device, owner=owner)
+        self.nbytes *= 4
+        self._importer, self.stream, self._strides_b, self._alive = importer, stream, strides, alive
+        self.encoding = desc.depth_encoding_name
+        self.near, self.far, self.z_zero_to_one = desc.near, desc.far, desc.z_zero_to_one
+
+    def _strides(self) -> Optional[Tuple[int, ...]]:
+        return self._strides_b
+
+    def _check_open(self) -> None:
+        if self._alive is not None and not self._alive.ptr:
+            raise ValueError("the frame was released: its planes are gone")
+        super()._check_open()
+
+
+def _eye_shape(eyes: int, plane: Tuple[int, ...]) -> Tuple[int, ...]:
+    """A plane's shape with the eye axis first for two eyes."""
+    return plane if eyes == 1 else (eyes,) + plane
+
+
+def _eye_strides(eyes: int, stride: int, plane: Tuple[int, ...],
+                 itemsize: int) -> Optional[Tuple[int, ...]]:
+    """Byte strides of the eyes' planes `stride` apart: None when packed
+    (C-contiguous), else (stride, then the plane's own)."""
+    size = itemsize
+    for n in plane:
+        size *= n
+    if eyes == 1 or stride == size:
+        return None
+    inner, acc = [], itemsize
+    for n in reversed(plane):
+        inner.insert(0, acc)
+        acc *= n
+    return (stride,) + tuple(inner)
 
 
 # --- the learner ---------------------------------------------------------------------------
@@ -713,11 +924,19 @@ class RingFrame(_StreamBuffer):
     flipped here: when rows_bottom_up is True, row 0 is the picture's bottom.
     channel_order says "RGBA", "BGRA" or "RGB". RingLearner.acquire makes
     it; release() returns the slot; do not use tensors made from it
-    afterwards."""
+    afterwards.
+
+    Planes (descriptor version 3): `eyes` (1 or 2); `rgb`, the colour plane,
+    which is the frame itself: (H, W, 3), or (2, H, W, 3) for two eyes
+    (strides (color_eye_stride, W*3, 3, 1) when the eyes are not packed);
+    `depth`, a RingPlane (H, W) or (2, H, W) float32, or None without a
+    depth plane. One lease covers them all."""
 
     def __init__(self, ring: "RingLearner", desc: Descriptor, ptr: int, stream: int) -> None:
         ch = desc.channels
-        super().__init__(ptr, (desc.height, desc.width, ch), KDL_CUDA, ring.device, owner=ring)
+        super().__init__(ptr, _eye_shape(desc.eyes, (desc.height, desc.width, ch)), KDL_CUDA,
+                         ring.device, owner=ring)
+        self.eyes, self._desc, self._depth = desc.eyes, desc, None
         self._ring, self._importer = ring, ring.importer
         self.slot, self.frame, self.stream = desc.slot, desc.frame, stream
         self.row_pitch = desc.row_pitch
@@ -725,9 +944,32 @@ class RingFrame(_StreamBuffer):
         self.format_name, self.channel_order = desc.format_name, desc.channel_order
         self.rows_bottom_up = desc.rows_bottom_up
 
-    def _strides(self) -> Optional[Tuple[int, int, int]]:
+    def _strides(self) -> Optional[Tuple[int, ...]]:
+        if self.eyes > 1:
+            return _eye_strides(self.eyes, self._desc.color_eye_stride, self.shape[1:], 1)
         ch = self.shape[2]
         return None if self.row_pitch == self.shape[1] * ch else (self.row_pitch, ch, 1)
+
+    @property
+    def rgb(self) -> "RingFrame":
+        """The colour plane(s): the frame itself ((H, W, 3) or (2, H, W, 3))."""
+        return self
+
+    @property
+    def depth(self) -> Optional[RingPlane]:
+        """The depth plane(s), (H, W) or (2, H, W) float32 upright, or None
+        when the ring has no depth plane. Valid while the frame is held."""
+        d = self._desc
+        if not d.has_depth:
+            return None
+        self._check_open()
+        if self._depth is None:
+            plane = (d.height, d.width)
+            self._depth = RingPlane(self.ptr + d.depth_offset, _eye_shape(d.eyes, plane),
+                                    _eye_strides(d.eyes, d.depth_eye_stride, plane, 4),
+                                    self.device, self.stream, self._importer, self._ring, d,
+                                    alive=self)
+        return self._depth
 
     def release(self, synchronize: bool = True) -> None:
         """Return the slot to the game. synchronize: first wait for the work

@@ -17,6 +17,10 @@ package return, for a frame of width x height pixels. Arrays are
 | "cuda_ipc"  | (H, W, 4)  | uint8   | 0-255          | source   | open_ipc_handle (v1)      |
 | "ring_rgba" | (H, W, 4)  | uint8   | 0-255          | source   | RingLearner.acquire (v2)  |
 | "ring_rgb"  | (H, W, 3)  | uint8   | 0-255          | upright  | RingLearner.acquire (v2)  |
+| "ring_depth"| (H, W)     | float32 | 0-1 (0-far)    | upright  | RingFrame.depth (v3)      |
+
+A ring of two eyes (descriptor version 3) prepends the eye axis to its kinds:
+observation_spec("ring_rgb", width=w, height=h, eyes=2).shape is (2, h, w, 3).
 
 "source" rows are in the producer's order: bottom-up for a GL texture (the
 v1 frame; a v2 RGBA ring says so in RingFrame.rows_bottom_up), upright for a
@@ -63,26 +67,31 @@ _KINDS: Dict[str, Tuple[Optional[int], Any, str, str, str]] = {
     "cuda_ipc": (4, np.uint8, "source", "cuda", "open_ipc_handle"),
     "ring_rgba": (4, np.uint8, "source", "cuda", "RingLearner.acquire"),
     "ring_rgb": (3, np.uint8, "upright", "cuda", "RingLearner.acquire"),
+    "ring_depth": (None, np.float32, "upright", "cuda", "RingFrame.depth"),
 }
+_EYE_KINDS = ("ring_rgb", "ring_depth")  # the kinds a two-eye ring gives
 
 
 def observation_kinds() -> Tuple[str, ...]:
     """The names observation_spec() knows: "raw", "png", "depth",
-    "cuda_ipc", "ring_rgba", "ring_rgb" (a ring's Descriptor.kind)."""
+    "cuda_ipc", "ring_rgba", "ring_rgb" (a ring's Descriptor.kind) and
+    "ring_depth" (a version 3 ring's depth plane, RingFrame.depth)."""
     return tuple(_KINDS)
 
 
-def observation_spec(kind: str, *, width: int, height: int,
-                     far: Optional[float] = None) -> ObservationSpec:
+def observation_spec(kind: str, *, width: int, height: int, far: Optional[float] = None,
+                     eyes: int = 1) -> ObservationSpec:
     """The shape, dtype, bounds and row order of `kind` for a frame of width x
     height pixels: observation_spec("raw", width=640, height=360).shape is
     (360, 640, 3). Sizes are keyword-only, as in image_to_array.
 
     far: depth only, the far plane in blocks when depth_to_array is called
     with far= (the values are then eye distances, 0 to far); None for values
-    of 0 to 1. Raises ValueError for an unknown kind (naming the known ones),
-    a size that is not a positive int, or a far that is not a positive
-    number or given for an image kind."""
+    of 0 to 1. eyes: 2 for a stereo ring ("ring_rgb", "ring_depth"): the
+    shape gets the eye axis first. Raises ValueError for an unknown kind
+    (naming the known ones), a size that is not a positive int, a far that
+    is not a positive number or given for an image kind, or eyes other than
+    1 or 2 (2 only for the ring kinds above)."""
     if kind not in _KINDS:
         raise ValueError(f"observation kind {kind!r} unknown; the kinds are "
                          f"{', '.join(map(repr, _KINDS))}")
@@ -98,7 +107,14 @@ def observation_spec(kind: str, *, width: int, height: int,
             high = float(far)
     elif far is not None:
         raise ValueError(f"far= is for kind 'depth' only, not {kind!r}")
+    if isinstance(eyes, bool) or eyes not in (1, 2):
+        raise ValueError(f"eyes must be 1 or 2, got {eyes!r}")
+    if eyes == 2 and kind not in _EYE_KINDS:
+        raise ValueError(f"eyes=2 is for the kinds {', '.join(map(repr, _EYE_KINDS))}, not "
+                         f"{kind!r}")
     shape = (height, width) if channels is None else (height, width, channels)
+    if eyes == 2:
+        shape = (2,) + shape
     dt = np.dtype(dtype)
     low = 0.0
     if dt.kind == "u":
@@ -106,13 +122,14 @@ def observation_spec(kind: str, *, width: int, height: int,
     return ObservationSpec(kind, shape, dt, low, high, rows, device, reader)
 
 
-def gymnasium_box(kind: str, *, width: int, height: int, far: Optional[float] = None) -> Any:
+def gymnasium_box(kind: str, *, width: int, height: int, far: Optional[float] = None,
+                  eyes: int = 1) -> Any:
     """A gymnasium.spaces.Box for `kind` (arguments as observation_spec's):
     Box(low, high, shape, dtype) with the spec's bounds, shape and dtype, e.g.
     gymnasium_box("png", width=640, height=360) is Box(0, 255, (360, 640, 3),
     uint8). Raises MissingDependencyError (an ImportError, name "gymnasium")
     when gymnasium is not importable, and what observation_spec raises."""
-    s = observation_spec(kind, width=width, height=height, far=far)
+    s = observation_spec(kind, width=width, height=height, far=far, eyes=eyes)
     try:
         from gymnasium import spaces  # type: ignore
     except ImportError as e:

@@ -18,6 +18,11 @@ already consumed, or a stale one) keeps its last frame and is flagged
 not new. Where the driver cannot load the PTX (older than the toolkit that
 compiled it: CUDA 13), the gather is one cuMemcpy2DAsync per ring.
 
+Rings with two eyes or a depth plane (descriptor version 3): the batch is
+(N, 2, H, W, 3) for two eyes, and batch.depth the depth batch, (N, [2,] H, W)
+float32, gathered by the same kernel in a second launch; every ring must have
+the same planes (eyes, depth format and encoding).
+
 Double-buffered stepping: step(descriptors, which=[i, ...]) gathers only the
 rows named (the games that have a new frame); poll() releases what completed
 without stepping. The batch is one buffer: the next step overwrites the rows
@@ -29,8 +34,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ._types import Buffer
 from .cuda_ipc import KDL_CUDA
-from .ring import (MODE_SEMAPHORE, CudaImporter, Descriptor, RingError, RingLearner,
-                   StaleDescriptor, _norm_stream, _SemWaitParams, _StreamBuffer,
+from .ring import (MODE_SEMAPHORE, CudaImporter, Descriptor, RingError, RingLearner, RingPlane,
+                   StaleDescriptor, _eye_shape, _norm_stream, _SemWaitParams, _StreamBuffer,
                    parse_descriptor)
 
 GATHER_MAX = 256  # entries of one launch (kernels/gather.cu, CG_GATHER_MAX)
@@ -174,15 +179,20 @@ class _BatchApi(CudaImporter):
 
 class VectorBatch(_StreamBuffer):
     """The step's batch: (N, H, W, C) uint8 on the rings' device, readable on
-    `stream` (the gather was queued there). `new[i]`: row i got a new frame
-    this step; `frames[i]`: the frame number row i holds (0: none yet). Valid
-    until the next step() overwrites it (clone what you keep)."""
+    `stream` (the gather was queued there); (N, 2, H, W, 3) for two-eye
+    rings. `new[i]`: row i got a new frame this step; `frames[i]`: the frame
+    number row i holds (0: none yet). `rgb`: the batch itself; `depth` (also
+    named `depth_batch`): the depth planes, a RingPlane (N, [2,] H, W)
+    float32 on the same stream, or None for rings without depth. Valid until
+    the next step() overwrites it (clone what you keep)."""
 
     def __init__(self, vec: "VectorLearner", stream: int, new: Sequence[bool],
                  frames: Sequence[int]) -> None:
         super().__init__(vec._batch, vec.shape, KDL_CUDA, vec.device, owner=vec)
         self._vec, self._importer, self.stream = vec, vec._api, stream
         self.new, self.frames = tuple(new), tuple(frames)
+        self.rgb = self
+        self.depth = self.depth_batch = vec._depth_view(stream)
 
 
 class VectorLearner:
@@ -193,7 +203,12 @@ class VectorLearner:
     rings are reversed), True/False reverse or keep the slots' row order.
     gather: "auto" (the PTX kernel, else cuMemcpy2DAsync), "kernel" or
     "memcpy". stream: the default stream of step() (a CUstream value, a
-    torch/CuPy stream; None: the legacy default stream)."""
+    torch/CuPy stream; None: the legacy default stream).
+
+    Rings with planes (descriptor version 3) must also have the same eyes,
+    depth format and encoding: the batch is then (N, 2, H, W, 3) for two
+    eyes, and each step's batch.depth (N, [2,] H, W) float32 (eyes,
+    has_depth, depth_shape say which)."""
 
     def __init__(self, templates: Sequence[Union[Buffer, Descriptor]], stream: Optional[Any] = None,
                  flip: Optional[bool] = None, gather: str = "auto", timeout: float = 10.0) -> None:
@@ -212,6 +227,7 @@ class VectorLearner:
         self.flip = first.rows_bottom_up if flip is None else bool(flip)
         self.shape = (self.n, self.height, self.width, self.channels)
         self.row_bytes = self.width * self.channels
+        self._init_planes(first)
         self.stream = _norm_stream(stream)
         self.counters = dict(steps=0, new_frames=0, repeats=0, gpu_waits=0, stale=0,
                              reconnects=0, launches=0, release_syncs=0)
@@ -226,7 +242,9 @@ class VectorLearner:
         try:
             self._api = _BatchApi()
             self.device = self._api.open_device(self._uuid)
-            self._batch = self._api.alloc(self.n * self.height * self.row_bytes)
+            self._batch = self._api.alloc(self.n * self.eyes * self.height * self.row_bytes)
+            if self.depth_shape is not None:
+                self._depth = self._api.alloc(self.n * self.eyes * self.height * self.width * 4)
             self._fn, why = (None, "asked for memcpy") if gather == "memcpy" else \
                 self._api.load_gather()
             if self._fn is None and gather == "kernel":
@@ -255,6 +273,7 @@ class VectorLearner:
             what.append(f"rows_bottom_up {d.rows_bottom_up}, ring 0 {first.rows_bottom_up}")
         if d.device_uuid != first.device_uuid:
             what.append(f"device {d.device_uuid.hex()}, ring 0 {first.device_uuid.hex()}")
+        what += _planes_differ(d, first)
         if what:
             raise RingError(f"ring {i} (id {d.ring_id:#x}) does not fit the batch: "
                             + "; ".join(what))
@@ -382,15 +401,17 @@ class VectorLearner:
             self._api.wait_many([x[0] for x in sem], [x[1] for x in sem], s)
             self.counters["gpu_waits"] += 1
         if self._fn is not None:
-            self._launch(entries, s)
+            self._launch(self._eye_entries(entries), s)
         else:
-            self._copy(entries, s)
+            self._copy(self._eye_entries(entries), s)
+        if self._depth:
+            self._gather_depth(entries, s)
         ev = self._free_events.pop() if self._free_events else self._api.event()
         self._api.record(ev, s)
         self._pending.append((ev, [(e[1], e[2].slot, e[2].frame) for e in entries]))
 
     def _words(self, pitch):
-        return self.row_bytes % 4 == 0 and pitch % 4 == 0
+        return self.row_bytes % 4 == 0 and pitch % 4 == 0 and self._eyes_aligned
 
     def _launch(self, entries, s):
         pitch = entries[0][2].row_pitch
@@ -424,6 +445,68 @@ class VectorLearner:
                 self._api.copy_2d(ptr + (self.height - 1 - y) * d.row_pitch, d.row_pitch,
                                   dst + y * self.row_bytes, self.row_bytes, self.row_bytes, 1, s)
 
+    # --- the planes of version 3 rings (eyes, depth) --------------------------------------------
+
+    def _init_planes(self, first):
+        """The batch's planes from ring 0's descriptor: eyes, the (N, 2, H, W,
+        3) shape of two eyes, and the depth batch's shape (None: no depth)."""
+        self.eyes, self.has_depth = first.eyes, first.has_depth
+        self.depth_encoding = first.depth_encoding_name
+        self.shape = (self.n,) + _eye_shape(self.eyes, (self.height, self.width, self.channels))
+        self.depth_shape = ((self.n,) + _eye_shape(self.eyes, (self.height, self.width))
+                            if self.has_depth else None)
+        self._depth = 0
+        self._eyes_aligned = True  # every colour plane of the launch starts 4-aligned
+
+    def _eye_entries(self, entries):
+        """The colour gather's entries: with two eyes each ring's entry
+        becomes one per eye, eye e of row i into batch frame i * 2 + e (the
+        (N, 2, H, W, 3) layout), read at the eye's colour plane. An eye
+        stride that is not a multiple of 4 (the descriptor allows it) makes
+        the kernel move bytes, never a misaligned word."""
+        if self.eyes == 1:
+            return entries
+        self._eyes_aligned = all(d.color_eye_stride % 4 == 0 for _, _, d, _ in entries)
+        return [(i * self.eyes + e, ring, d, ptr + e * d.color_eye_stride)
+                for i, ring, d, ptr in entries for e in range(self.eyes)]
+
+    def _gather_depth(self, entries, s):
+        """Each entry's depth planes into the depth batch: the gather kernel
+        (W * 4-byte rows, 4 bytes at a time) in launches of GATHER_MAX
+        planes, or cuMemcpy2DAsync (a copy a row with flip)."""
+        row = self.width * 4
+        jobs = [(i * self.eyes + e, ptr + d.depth_offset + e * d.depth_eye_stride)
+                for i, _, d, ptr in entries for e in range(self.eyes)]
+        if self._fn is None:
+            for k, src in jobs:
+                dst = self._depth + k * self.height * row
+                if not self.flip:
+                    self._api.copy_2d(src, row, dst, row, row, self.height, s)
+                    continue
+                for y in range(self.height):  # reversed rows: one copy a row
+                    self._api.copy_2d(src + (self.height - 1 - y) * row, row, dst + y * row, row,
+                                      row, 1, s)
+            return
+        gx = (self.height * self.width + _BLOCK - 1) // _BLOCK
+        for k in range(0, len(jobs), GATHER_MAX):
+            chunk = jobs[k:k + GATHER_MAX]
+            lst = _GatherList()
+            for j, (dst_index, src) in enumerate(chunk):
+                lst.src[j], lst.dst_index[j] = src, dst_index
+            args = [lst, ctypes.c_uint64(self._depth), ctypes.c_uint32(self.height),
+                    ctypes.c_uint32(row), ctypes.c_uint32(row), ctypes.c_uint32(int(self.flip)),
+                    ctypes.c_uint32(1)]
+            self._api.launch(self._fn, (gx, len(chunk)), args, s)
+            self.counters["launches"] += 1
+
+    def _depth_view(self, stream):
+        if not self._depth:
+            return None
+        plane = RingPlane(self._depth, self.depth_shape, None, self.device, stream, self._api,
+                          self, self._first)
+        plane.near = plane.far = plane.z_zero_to_one = None  # per row: in its descriptor
+        return plane
+
     # --- diagnostics and teardown ---------------------------------------------------------------
 
     def producer_counters(self) -> List[Optional[Dict[str, int]]]:
@@ -455,6 +538,9 @@ class VectorLearner:
         if self._batch:
             self._api.free_ptr(self._batch)
             self._batch = 0
+        if getattr(self, "_depth", 0):
+            self._api.free_ptr(self._depth)
+            self._depth = 0
         if self._api.device is not None:
             self._api.unload()
             self._api.free([], None)
@@ -471,6 +557,17 @@ class VectorLearner:
             self.close()
         except Exception:
             pass
+
+
+def _planes_differ(d: Descriptor, first: Descriptor) -> List[str]:
+    """What of d's planes (version 3) differs from ring 0's: eyes, the
+    depth plane's presence and encoding. near/far may change per frame."""
+    what = []
+    if d.eyes != first.eyes:
+        what.append(f"eyes {d.eyes}, ring 0 {first.eyes}")
+    if (d.depth_format, d.depth_encoding) != (first.depth_format, first.depth_encoding):
+        what.append(f"depth {d.depth_encoding_name}, ring 0 {first.depth_encoding_name}")
+    return what
 
 
 __all__ = ["VectorLearner", "VectorBatch"]

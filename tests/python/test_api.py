@@ -146,6 +146,7 @@ EXPECTED = {
     "cuda_ipc": ((3, 5, 4), np.uint8, 0, 255),   # the v1 zero-copy frame, RGBA
     "ring_rgba": ((3, 5, 4), np.uint8, 0, 255),  # v2 ring, RGBA/BGRA slots
     "ring_rgb": ((3, 5, 3), np.uint8, 0, 255),   # v2 ring, format 23
+    "ring_depth": ((3, 5), np.float32, 0.0, 1.0),  # v3 ring's depth plane (linear or raw)
 }
 
 
@@ -179,6 +180,16 @@ def spec():
            "far= for an image", ("far",))
     raises(ValueError, lambda: cc.observation_spec("depth", width=5, height=3, far=-1.0),
            "far=-1", ("far",))
+    # Two eyes (descriptor version 3): the eye axis first, ring kinds only.
+    check(cc.observation_spec("ring_rgb", width=5, height=3, eyes=2).shape == (2, 3, 5, 3)
+          and cc.observation_spec("ring_depth", width=5, height=3, eyes=2).shape == (2, 3, 5)
+          and cc.observation_spec("ring_depth", width=5, height=3, eyes=2).dtype == np.float32,
+          "eyes=2: (2, 3, 5, 3) uint8 and (2, 3, 5) float32")
+    raises(ValueError, lambda: cc.observation_spec("png", width=5, height=3, eyes=2),
+           "eyes=2 for a PNG", ("eyes=2",))
+    for bad in (0, 3, True):
+        raises(ValueError, lambda bad=bad: cc.observation_spec(
+            "ring_rgb", width=5, height=3, eyes=bad), f"eyes={bad!r}", ("eyes",))
 
     # The table tells the truth about what the readers return.
     raw = bytes(range(45))

@@ -1,0 +1,20 @@
+# Descriptor version 3 in the learner (depth and stereo planes,
+# docs/zero-copy-v2.md "Depth and stereo planes"), label python:
+#   python_planes_unit      golden v3 descriptors, every refusal, frames of
+#                           rings served from Python: rgb/depth/eyes shapes,
+#                           strides, CUDA array interface and DLPack fields
+#                           (a stand-in importer, no CUDA)
+#   python_planes_fakecuda  the planes' values and the VectorLearner's rgb and
+#                           depth batches through the stand-in libcuda
+#                           (ring.cmake's fake_cuda_ext, where cuda.h is found)
+if(CG_PYTHON3)
+  add_test(NAME python_planes_unit COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_planes.py unit)
+  set_tests_properties(python_planes_unit PROPERTIES LABELS python TIMEOUT 60
+                       ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+endif()
+if(CG_PYTHON3 AND TARGET fake_cuda_ext)
+  add_test(NAME python_planes_fakecuda
+           COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_planes.py fakecuda)
+  set_tests_properties(python_planes_fakecuda PROPERTIES LABELS python TIMEOUT 60 ENVIRONMENT
+    "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
+endif()
