@@ -57,6 +57,15 @@
  * the pack's. Which path writes the slots is chosen once at create and
  * reported (cg_gl_ring_info.copy_path).
  *
+ * Depth and stereo planes (desc.eyes, desc.depth; docs/zero-copy-v2.md,
+ * "Depth and stereo planes"; the RGB slot format only): a slot holds, per
+ * eye, its RGB plane and (with depth) its depth plane, where
+ * cg_zc_planes_layout puts them; the descriptor is version 3. Such a ring
+ * takes each frame in parts (cg_gl_ring_publish_depth, _eye below): each
+ * part one GL compute dispatch into its plane (the RGB shader bound at the
+ * eye's plane; the depth plane pass, cg_gl_depth_pass in cg_gl.h), the
+ * completion once, at the frame's last part.
+ *
  * Threading and context: every call on the thread where the GL context
  * that create_ saw is current; publish refuses another context
  * (CG_E_BAD_STATE) or none (CG_E_NO_CONTEXT). States: usable after create;
