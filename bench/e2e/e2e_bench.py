@@ -1,0 +1,591 @@
+"""End-to-end benchmark of the observation path as CraftGround runs it (issue 27, item 4).
+
+    python3 bench/e2e/e2e_bench.py --game build/bench/bench_e2e_game
+        [--envs 1,8,32] [--sizes 64x64,128x128,640x360] [--costs 0.05,0.5,2]
+        [--modes none,raw,png,v1,v2rgba,v2rgb] [--loops lockstep,double]
+        [--steps 300] [--rounds 3] [--warmup 10] [--sync auto|fence|semaphore]
+        [--policy auto|torch|numpy] [--check]
+
+This process is the ONE learner. It starts N game JVMs (--game: the command
+that runs cgbench.E2eGame, bench/e2e/E2eGame.java; this script appends the
+socket path and the game's index), each rendering a changing 640x360 scene
+with Vulkan (a compute dispatch whose GPU cost is calibrated to --costs ms a
+frame) and capturing it through the real natives, and steps them in lockstep
+over one Unix socket each: the game sends an ObservationSpaceMessage, the
+learner makes the batch a CUDA tensor, runs a fixed policy forward (a
+Nature-CNN in torch; the same in every mode) and sends each game its action.
+
+Modes (the game's capture / the learner's batch):
+  none    render + fence wait, no capture; the policy runs on a constant
+          device batch: the ceiling
+  raw     the frame copied into host-cached memory in the frame's command
+          buffer, fence, convertCapturedFrameImpl (RAW), the message; the
+          learner copies each image into one pinned host batch, one H2D copy,
+          rows flipped upright on the GPU
+  png     the same with convertCapturedFrameImpl (PNG); decoded on the host
+  v1      CUDA IPC (not in this harness yet: printed as skipped)
+  v2rgba  VulkanZerocopyRing RGBA (initCopyImpl, the compute copy), 640x360
+          through VectorLearner, resized (nearest) on the GPU
+  v2rgb   VulkanZerocopyRing RGB slot format (initRgbImpl: the target size,
+          upright) through VectorLearner
+Loops: lockstep (every game steps, the policy sees all N) and double
+(Sample Factory's double-buffered sampling: two halves of the games, the
+policy runs on one half's batch while the other half renders; N >= 2).
+
+Every mode and loop of one (N, size, render cost) runs in the same game
+processes, in blocks that alternate (--rounds of them, the order rotated each
+round) so drift hits all alike. Printed per configuration (a markdown table
+for docs/benchmarks.md): aggregate env steps/s (env steps per learner
+iteration / the median iteration time), the ratio to `none` in the same loop
+and run (the ceiling), the game's CPU per step (median of the games' thread
+CPU from the render recorded to the message sent: submit, fence waits,
+capture, message, send), the learner's CPU per step of all N games (median of
+process CPU per iteration, scaled to N games), GPU memory per game (NVML:
+device memory used with the games' mode set up, less before they started,
+/ N; n/a without NVML) and frames the rings skipped.
+
+The learner syncs with the GPU only where a training loop must: the policy's
+actions go to the host (.cpu()) to be sent to the games. Without torch or a
+CUDA device (CI: lavapipe, fence mode, the stand-in libcuda of
+tests/python/fake_cuda_ext.c named by $CRAFTGROUND_CAPTURE_LIBCUDA) the batch
+is a host array and the policy a numpy stand-in: the figures then say nothing
+about a GPU; the run checks the harness. --check: exit 1 unless every
+configuration asked for printed a row or a reason it was skipped.
+"""
+import argparse
+import ctypes
+import os
+import shlex
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+
+import numpy as np  # noqa: E402
+
+try:
+    import torch
+except ImportError:  # CI: no torch
+    torch = None
+
+MODES = ("none", "raw", "png", "v1", "v2rgba", "v2rgb")
+MODE_ID = {m: i for i, m in enumerate(MODES)}
+SYNC_ID = {"auto": 0, "fence": 1, "semaphore": 2}
+CONFIG, STEP, CALIBRATE, QUIT = 1, 2, 3, 4
+OBS, READY, ERROR, UNAVAILABLE = 0, 1, 2, 3
+W, H = 640, 360
+N_ACTIONS = 6
+HDR = struct.Struct("<iiqqq")
+
+
+class Skip(Exception):
+    """A mode this machine or build cannot run (the reason is printed)."""
+
+
+# --- the games ------------------------------------------------------------------------------
+
+
+class Games:
+    """N E2eGame processes, one Unix socket each, in index order."""
+
+    def __init__(self, cmd, n, tmp):
+        self.n = n
+        path = os.path.join(tmp, f"learner-{n}.sock")
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(path)
+        srv.listen(n)
+        srv.settimeout(120)
+        self.procs = [subprocess.Popen(cmd + [path, str(i)]) for i in range(n)]
+        self.socks = [None] * n
+        try:
+            for _ in range(n):
+                s, _ = srv.accept()
+                s.settimeout(120)
+                i = struct.unpack("<i", self._exact(s, 4))[0]
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 21)
+                self.socks[i] = s
+        finally:
+            srv.close()
+            os.unlink(path)
+        self.bufs = [bytearray(1 << 16) for _ in range(n)]
+        self.hdr = bytearray(HDR.size)
+        self.kinds = [self.recv(i)[0] for i in range(n)]
+        self.hello = self.last_text
+
+    @staticmethod
+    def _exact(s, k):
+        b = bytearray(k)
+        v, pos = memoryview(b), 0
+        while pos < k:
+            got = s.recv_into(v[pos:], k - pos)
+            if not got:
+                raise SystemExit("a game closed its socket (see its stderr above)")
+            pos += got
+        return b
+
+    def send(self, rows, cmd, args=None, a=0, b=0, c=0, d=0):
+        for j, i in enumerate(rows):
+            x = a if args is None else int(args[j])
+            self.socks[i].sendall(struct.pack("<5i", cmd, x, b, c, d))
+
+    def recv(self, i):
+        """(kind, cpu_ns, frame, extra, payload memoryview) of game i's next reply."""
+        s, v = self.socks[i], memoryview(self.hdr)
+        pos = 0
+        while pos < HDR.size:
+            got = s.recv_into(v[pos:], HDR.size - pos)
+            if not got:
+                raise SystemExit(f"game {i} closed its socket (exit {self.procs[i].poll()})")
+            pos += got
+        n, kind, cpu, frame, extra = HDR.unpack(self.hdr)
+        if n > len(self.bufs[i]):
+            self.bufs[i] = bytearray(n)
+        pv = memoryview(self.bufs[i])[:n]
+        pos = 0
+        while pos < n:
+            got = s.recv_into(pv[pos:], n - pos)
+            if not got:
+                raise SystemExit(f"game {i} closed its socket mid-message")
+            pos += got
+        if kind != OBS:
+            self.last_text = bytes(pv).decode("utf-8", "replace")
+        return kind, cpu, frame, extra, pv
+
+    def close(self):
+        for s in self.socks:
+            if s is not None:
+                try:
+                    s.sendall(struct.pack("<5i", QUIT, 0, 0, 0, 0))
+                except OSError:
+                    pass
+        for p in self.procs:
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for s in self.socks:
+            if s is not None:
+                s.close()
+
+
+def field(buf, want):
+    """The bytes of length-delimited field `want` of a protobuf message, as a
+    memoryview of buf (no copy), or None. The games' messages carry only
+    fields 1 (image) or 37 (ipc_handle)."""
+    pos, n = 0, len(buf)
+    while pos < n:
+        tag, shift = 0, 0
+        while True:
+            b = buf[pos]
+            pos += 1
+            tag |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        if tag & 7 != 2:
+            raise ValueError(f"unexpected wire type {tag & 7} in the game's message")
+        ln, shift = 0, 0
+        while True:
+            b = buf[pos]
+            pos += 1
+            ln |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        if tag >> 3 == want:
+            return buf[pos:pos + ln]
+        pos += ln
+    return None
+
+
+# --- the learner's device side ------------------------------------------------------------
+
+
+class Device:
+    """torch + CUDA where present (the real thing), else host numpy arrays."""
+
+    def __init__(self, want):
+        self.torch = want != "numpy" and torch is not None and torch.cuda.is_available()
+        if want == "torch" and not self.torch:
+            raise SystemExit("--policy torch: torch with a CUDA device is not here")
+        if self.torch:
+            self.dev = torch.device("cuda")
+            self.stream = torch.cuda.current_stream()
+            self.name = torch.cuda.get_device_name(0)
+        else:
+            self.stream = None
+            self.name = "host (numpy; no torch/CUDA)"
+
+    def zeros(self, shape, pinned=False):
+        if not self.torch:
+            return np.zeros(shape, np.uint8)
+        return torch.zeros(shape, dtype=torch.uint8, pin_memory=True) if pinned else \
+            torch.zeros(shape, dtype=torch.uint8, device=self.dev)
+
+    def from_vector(self, batch):
+        """A VectorBatch as a tensor (torch: DLPack, no copy) or, with the
+        stand-in libcuda (whose device memory is host memory), a numpy view."""
+        if self.torch:
+            return torch.from_dlpack(batch)
+        cai = batch.__cuda_array_interface__
+        shape = cai["shape"]
+        nbytes = int(np.prod(shape))
+        return np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(cai["data"][0])) \
+            .reshape(shape)
+
+
+def make_policy(dev, th, tw):
+    """The fixed policy, the same for every mode: a Nature-CNN (torch, on the
+    device, inference), else a numpy stand-in (a strided mean)."""
+    if not dev.torch:
+        def act_np(obs):
+            return (obs[:, ::4, ::4, :].mean(axis=(1, 2, 3)).astype(np.int64) % N_ACTIONS)
+        return act_np, "numpy stand-in"
+    import torch.nn as nn
+
+    torch.manual_seed(0)
+    body = nn.Sequential(nn.Conv2d(3, 32, 8, 4), nn.ReLU(), nn.Conv2d(32, 64, 4, 2), nn.ReLU(),
+                         nn.Conv2d(64, 64, 3, 1), nn.ReLU(), nn.Flatten())
+    with torch.no_grad():
+        k = body(torch.zeros(1, 3, th, tw)).shape[1]
+    net = nn.Sequential(body, nn.Linear(k, 512), nn.ReLU(), nn.Linear(512, N_ACTIONS))
+    net = net.to(dev.dev).eval()
+
+    @torch.inference_mode()
+    def act(obs):  # (B, H, W, 3) uint8 on the device
+        x = obs.permute(0, 3, 1, 2).float().div_(255)
+        return net(x).argmax(1).cpu().numpy()  # the one host sync: the actions go to the games
+
+    return act, "Nature-CNN (torch)"
+
+
+# --- readers: one per mode, the batch of rows lo:hi ----------------------------------------
+
+
+class NoneReader:
+    def __init__(self, dev, n, th, tw, templates):
+        self.batch = dev.zeros((n, th, tw, 3))
+
+    def rows(self, lo, hi, msgs):
+        return self.batch[lo:hi]
+
+    def close(self):
+        pass
+
+
+class HostReader:
+    """RAW / PNG: each image into one pinned host batch, one H2D copy."""
+
+    def __init__(self, dev, n, th, tw, templates, png):
+        self.dev, self.th, self.tw, self.png = dev, th, tw, png
+        self.host = dev.zeros((n, th, tw, 3), pinned=True)
+        self.host_np = self.host.numpy() if dev.torch else self.host
+        self.dbatch = dev.zeros((n, th, tw, 3)) if dev.torch else None
+        if png:
+            from craftground_capture import png_to_array
+            self.decode = png_to_array
+
+    def rows(self, lo, hi, msgs):
+        for i, m in zip(range(lo, hi), msgs):
+            img = field(m, 1)
+            if self.png:
+                self.host_np[i] = self.decode(img)  # (H, W, 3) upright
+            else:  # RAW: RGB8 rows bottom-up, flipped on the GPU
+                self.host_np[i] = np.frombuffer(img, np.uint8).reshape(self.th, self.tw, 3)
+        if not self.dev.torch:
+            part = self.host_np[lo:hi]
+            return part if self.png else part[:, ::-1]
+        d = self.dbatch[lo:hi]
+        d.copy_(self.host[lo:hi], non_blocking=True)
+        return d if self.png else d.flip(1)
+
+    def close(self):
+        pass
+
+
+class VectorReader:
+    """v2 RGB / RGBA: craftground_capture.VectorLearner, the batch on the GPU."""
+
+    def __init__(self, dev, n, th, tw, templates, rgba, double):
+        from craftground_capture import VectorLearner, ring as R
+        descs = [bytes(t) for t in templates]  # the rings' templates, as sent
+        if os.environ.get("CRAFTGROUND_CAPTURE_LIBCUDA"):  # the stand-in: the device's UUID
+            os.environ["CG_FAKE_CUDA_UUID"] = R.parse_descriptor(descs[0]).device_uuid.hex()
+        self.dev, self.rgba, self.double = dev, rgba, double
+        self.vec = VectorLearner(descs, stream=dev.stream)
+        self.stale = 0
+        if rgba:  # nearest resize on the device, as cg_convert's nearest: src = dst * s / d
+            ri = (np.arange(th) * H) // th
+            ci = (np.arange(tw) * W) // tw
+            if dev.torch:
+                self.ri = torch.as_tensor(ri, device=dev.dev)
+                self.ci = torch.as_tensor(ci, device=dev.dev)
+            else:
+                self.ri, self.ci = ri, ci
+
+    def rows(self, lo, hi, msgs):
+        descs = []
+        for m in msgs:
+            d = field(m, 37)
+            descs.append(bytes(d) if d is not None and len(d) else None)
+        which = list(range(lo, hi)) if self.double else None
+        b = self.vec.step(descs, which=which, stream=self.dev.stream)
+        t = self.dev.from_vector(b)[lo:hi]
+        if not self.rgba:
+            return t
+        if self.dev.torch:
+            return t.index_select(1, self.ri).index_select(2, self.ci)[..., :3]
+        return t[:, self.ri][:, :, self.ci, :3]
+
+    def close(self):
+        self.vec.close()
+
+
+def make_reader(mode, dev, n, th, tw, templates, loop):
+    if mode == "none":
+        return NoneReader(dev, n, th, tw, templates)
+    if mode in ("raw", "png"):
+        return HostReader(dev, n, th, tw, templates, mode == "png")
+    if mode in ("v2rgb", "v2rgba"):
+        return VectorReader(dev, n, th, tw, templates, mode == "v2rgba", loop == "double")
+    raise Skip(f"{mode}: no reader")
+
+
+# --- GPU memory -----------------------------------------------------------------------------
+
+
+class Nvml:
+    """Device memory used (bytes), through NVML; None where it is not."""
+
+    def __init__(self):
+        self.h = None
+        try:
+            self.lib = ctypes.CDLL("libnvidia-ml.so.1")
+            if self.lib.nvmlInit_v2() != 0:
+                return
+            h = ctypes.c_void_p()
+            if self.lib.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(h)) == 0:
+                self.h = h
+        except OSError:
+            pass
+
+    def used(self):
+        if self.h is None:
+            return None
+        m = (ctypes.c_ulonglong * 3)()  # nvmlMemory_t: total, free, used
+        if self.lib.nvmlDeviceGetMemoryInfo(self.h, m) != 0:
+            return None
+        return m[2]
+
+
+# --- the runs ------------------------------------------------------------------------------
+
+
+def calibrate(games, target_ms):
+    """Iterations of the render's ALU loop for target_ms of GPU time (game 0's
+    timestamps), and the time measured at that count."""
+    def gpu_ms(iters):
+        games.send([0], CALIBRATE, a=iters)
+        kind = games.recv(0)[0]
+        if kind != READY:
+            raise SystemExit(f"calibration failed: {games.last_text}")
+        return float(games.last_text)
+
+    base = gpu_ms(0)
+    if target_ms <= base:
+        return 0, base
+    hi = 16
+    while True:
+        t = gpu_ms(hi)
+        if t >= target_ms or hi >= 1 << 22:
+            break
+        hi *= 2
+    per = max((t - base) / hi, 1e-9)
+    iters = min(max(int((target_ms - base) / per), 0), (1 << 24) - 1)
+    return iters, gpu_ms(iters)
+
+
+def configure(games, mode, th, tw, iters, sync):
+    games.send(range(games.n), CONFIG, a=MODE_ID[mode], b=tw, c=th, d=iters | SYNC_ID[sync] << 24)
+    templates, info = [], set()
+    reasons = []
+    for i in range(games.n):
+        kind, _, _, extra, p = games.recv(i)
+        if kind == READY:
+            templates.append(bytes(p))
+            info.add(extra)
+        else:
+            reasons.append(games.last_text)
+    if reasons:
+        raise Skip(reasons[0])
+    return templates, info
+
+
+def run_block(games, reader, policy, loop, iters_n, warmup, out):
+    """warmup + iters_n learner iterations; appends (dt, cpu, envs, game_cpu_ns, skipped)."""
+    n = games.n
+    halves = [(0, n)] if loop == "lockstep" else [(0, n // 2), (n // 2, n)]
+    games.send(range(n), STEP, args=[0] * n)
+    for k in range(warmup + iters_n):
+        lo, hi = halves[k % len(halves)]
+        t0, c0 = time.perf_counter(), time.process_time()
+        msgs, gcpu, skipped = [], [], 0
+        for i in range(lo, hi):
+            kind, cpu, _, extra, p = games.recv(i)
+            if kind != OBS:
+                raise SystemExit(f"game {i}: {games.last_text}")
+            msgs.append(p)
+            gcpu.append(cpu)
+            skipped += extra
+        actions = policy(reader.rows(lo, hi, msgs))
+        games.send(range(lo, hi), STEP, args=actions)
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+        if k >= warmup:
+            out.append((dt, cpu, hi - lo, statistics.mean(gcpu), skipped))
+    for lo, hi in halves:  # drain: every game has one frame on its way
+        for i in range(lo, hi):
+            games.recv(i)
+
+
+def summarize(samples, n):
+    dts = [s[0] for s in samples]
+    envs = statistics.mean(s[2] for s in samples)
+    dt = statistics.median(dts)
+    return dict(sps=envs / dt,
+                learner_us=statistics.median(s[1] * n / s[2] for s in samples) * 1e6,
+                game_us=statistics.median(s[3] for s in samples) / 1e3,
+                skipped=sum(s[4] for s in samples), iters=len(samples))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", required=True, help="the command running cgbench.E2eGame")
+    p.add_argument("--envs", default="1,8,32")
+    p.add_argument("--sizes", default="64x64,128x128,640x360")
+    p.add_argument("--costs", default="0.05,0.5,2", help="render GPU ms per frame")
+    p.add_argument("--modes", default=",".join(MODES))
+    p.add_argument("--loops", default="lockstep,double")
+    p.add_argument("--steps", type=int, default=300, help="measured iterations per configuration")
+    p.add_argument("--rounds", type=int, default=3, help="alternating blocks per configuration")
+    p.add_argument("--warmup", type=int, default=10, help="unmeasured iterations per block")
+    p.add_argument("--sync", choices=tuple(SYNC_ID), default="auto",
+                   help="the rings' mode (auto: semaphore where the device has it)")
+    p.add_argument("--policy", choices=("auto", "torch", "numpy"), default="auto")
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 unless every configuration printed a row or a skip reason")
+    a = p.parse_args(argv)
+    envs = [int(x) for x in a.envs.split(",")]
+    sizes = [tuple(int(v) for v in s.split("x")) for s in a.sizes.split(",")]
+    costs = [float(x) for x in a.costs.split(",")]
+    modes = a.modes.split(",")
+    loops = a.loops.split(",")
+    for m in modes:
+        if m not in MODE_ID:
+            p.error(f"unknown mode {m!r}")
+    if "none" not in modes:
+        modes = ["none"] + modes  # the ceiling of every ratio
+    game_cmd = shlex.split(a.game)
+    dev = Device(a.policy)
+    nvml = Nvml()
+    rows_out, missing = [], []
+    print(f"# e2e: learner {dev.name}; steps {a.steps} x {a.rounds} rounds; sync {a.sync}")
+    header = ("| N | obs | render ms | loop | mode | steps/s | x ceiling | game CPU us/step "
+              "| learner CPU us/step | GPU MiB/game | skipped |")
+    table = [header, "| " + " | ".join(["---"] * 11) + " |"]
+    with tempfile.TemporaryDirectory(prefix="cg-e2e-") as tmp:
+        for n in envs:
+            base_mem = nvml.used()
+            games = Games(game_cmd, n, tmp)
+            try:
+                if any(k != READY for k in games.kinds):
+                    print(f"skipped: N={n}: {games.hello}")
+                    missing += [f"N={n}: the games did not start"] if a.check and \
+                        "no Vulkan" not in games.hello else []
+                    continue
+                print(f"# N={n}: games {games.hello}")
+                for cost in costs:
+                    iters, ms = calibrate(games, cost)
+                    print(f"# N={n}: render cost {cost} ms asked, {ms:.3f} ms measured "
+                          f"({iters} ALU iterations)")
+                    for th, tw in ((s[1], s[0]) for s in sizes):
+                        cfgs = [(m, lp) for lp in loops for m in modes
+                                if not (lp == "double" and n < 2)]
+                        samples = {c: [] for c in cfgs}
+                        skip, mem, info = {}, {}, {}
+                        policy, pname = make_policy(dev, th, tw)
+                        per_block = max(1, a.steps // a.rounds)
+                        for r in range(a.rounds):
+                            order = cfgs[r % len(cfgs):] + cfgs[:r % len(cfgs)]
+                            for c in order:
+                                if c in skip:
+                                    continue
+                                mode, loop = c
+                                try:
+                                    templates, inf = configure(games, mode, th, tw, iters,
+                                                               a.sync)
+                                    info[c] = inf
+                                    reader = make_reader(mode, dev, n, th, tw, templates, loop)
+                                except Skip as e:
+                                    skip[c] = str(e)
+                                    continue
+                                try:
+                                    used = nvml.used()
+                                    if used is not None and base_mem is not None:
+                                        mem.setdefault(c, (used - base_mem) / n / 2**20)
+                                    run_block(games, reader, policy, loop, per_block, a.warmup,
+                                              samples[c])
+                                finally:
+                                    reader.close()
+                        ceil = {}
+                        for c in cfgs:
+                            if c[0] == "none" and samples[c]:
+                                ceil[c[1]] = summarize(samples[c], n)["sps"]
+                        for c in cfgs:
+                            mode, loop = c
+                            if c in skip:
+                                print(f"skipped: N={n} {tw}x{th} {loop} {mode}: {skip[c]}")
+                                continue
+                            s = summarize(samples[c], n)
+                            ratio = s["sps"] / ceil[loop] if loop in ceil else float("nan")
+                            m = f"{mem[c]:.0f}" if c in mem else "n/a"
+                            sem = " (semaphore)" if any(x & 0x100 for x in info.get(c, ())) \
+                                else (" (fence)" if mode.startswith("v2") else "")
+                            row = (f"| {n} | {tw}x{th} | {ms:.2f} | {loop} | {mode}{sem} | "
+                                   f"{s['sps']:,.0f} | {ratio:.2f} | {s['game_us']:,.0f} | "
+                                   f"{s['learner_us']:,.0f} | {m} | {s['skipped']} |")
+                            table.append(row)
+                            rows_out.append(c)
+                            print(row, flush=True)
+                        print(f"# policy: {pname}")
+            finally:
+                games.close()
+    print()
+    print("\n".join(table))
+    if a.check:
+        want = {(m, lp) for m in modes for lp in loops}
+        got = set(rows_out)
+        for m, lp in sorted(want):
+            if (m, lp) not in got and not any(True for _ in [0] if lp == "double" and
+                                              max(envs) < 2):
+                pass
+        if not rows_out or any(c[0] == "none" for c in rows_out) is False:
+            missing.append("no rows at all")
+        for col_check in table[2:]:
+            if col_check.count("|") != 12:
+                missing.append(f"a row without every column: {col_check}")
+        if missing:
+            print("check failed: " + "; ".join(missing))
+            return 1
+        print("check: every configuration printed a row or a reason")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
