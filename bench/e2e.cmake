@@ -26,7 +26,9 @@ target_link_libraries(e2e_game PRIVATE vkt)
 cg_target_warnings(e2e_game)
 cg_add_java_program(NAME bench_e2e_game MAIN cgbench.E2eGame
                     SOURCES ${CMAKE_CURRENT_LIST_DIR}/e2e/E2eGame.java
-                    NATIVE_DIRS $<TARGET_FILE_DIR:e2e_game> DEPENDS e2e_game)
+                    NATIVE_DIRS $<TARGET_FILE_DIR:e2e_game> DEPENDS e2e_game
+                    # N of them on the machine: no parallel GC threads each.
+                    JAVA_OPTS -XX:+UseSerialGC -Xmx512m)
 if(CG_PYTHON3 AND TARGET fake_cuda_ext)
   add_test(NAME bench_e2e_smoke
            COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/e2e/e2e_bench.py

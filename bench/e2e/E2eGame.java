@@ -3,6 +3,7 @@ package cgbench;
 import cgcapture.wire.ObservationProto.ObservationSpaceMessage;
 import com.google.protobuf.ByteString;
 import com.kyhsgeekcode.minecraftenv.FramebufferCapturer;
+import com.kyhsgeekcode.minecraftenv.VulkanCudaZerocopy;
 import com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -36,6 +37,8 @@ public final class E2eGame {
     static native boolean vkSubmit(boolean waitFence);
     static native ByteBuffer readback();
     static native long threadCpuNanos();
+    static native long[] exportImage();
+    static native byte[] deviceUuid();
     static native void vkIdle();
     static native void vkTeardown();
 
@@ -49,7 +52,8 @@ public final class E2eGame {
     final ByteBuffer hdr = ByteBuffer.allocateDirect(32).order(ByteOrder.LITTLE_ENDIAN);
     long[] v;
     int mode = NONE, tw = W, th = H, iters, frame;
-    boolean semaphore, ring;
+    boolean semaphore, ring, v1;
+    ByteString v1Handle;
     ByteBuffer rb;
 
     E2eGame(SocketChannel ch) { this.ch = ch; }
@@ -74,6 +78,10 @@ public final class E2eGame {
     }
 
     void stopRing() {
+        if (v1) {
+            VulkanCudaZerocopy.INSTANCE.destroyCudaImportImpl();
+            v1 = false;
+        }
         if (ring) {
             vkIdle(); // the ring's last copy has run; fence-mode rings keep nothing then
             VulkanZerocopyRing.INSTANCE.destroyImpl();
@@ -103,9 +111,19 @@ public final class E2eGame {
                 case NONE: case RAW: case PNG:
                     text(1, "");
                     return;
-                case V1:
-                    text(3, "v1 (CUDA IPC) is not in this harness yet");
+                case V1: {
+                    long[] e = exportImage();
+                    if (e == null) {
+                        text(3, "v1: the game image's memory cannot be exported here");
+                        return;
+                    }
+                    // The fd is the natives' from here, whatever the outcome.
+                    v1Handle = VulkanCudaZerocopy.INSTANCE.importVulkanMemoryAndInitCudaIpcImpl(
+                            e[0], e[1], deviceUuid(), W, H, false);
+                    v1 = true;
+                    reply(1, 0, 0, v1Handle.toByteArray());
                     return;
+                }
                 case V2_RGBA:
                     t = r.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], W, H, 37,
                             VulkanZerocopyRing.IMAGE_USAGE_SAMPLED
@@ -122,8 +140,8 @@ public final class E2eGame {
             }
             ring = true;
             reply(1, 0, r.copyPathImpl() | (semaphore ? 0x100 : 0), t.toByteArray());
-        } catch (RuntimeException e) {
-            text(3, e.toString());
+        } catch (RuntimeException | UnsatisfiedLinkError e) {
+            text(3, (m == V1 ? "v1 (CUDA IPC): " : "") + e);
         }
     }
 
@@ -146,6 +164,11 @@ public final class E2eGame {
                         th, mode == RAW ? FramebufferCapturer.RAW : FramebufferCapturer.PNG, true,
                         false, 0, 0));
                 break;
+            case V1: // the predecessor's design: fence wait, then the natives' CUDA copy
+                if (!vkSubmit(true)) throw new IOException("submit");
+                VulkanCudaZerocopy.INSTANCE.copyImportedArrayToCudaSharedMemoryImpl();
+                msg.setIpcHandle(v1Handle);
+                break;
             default:
                 if (semaphore) {
                     if (!vkSubmit(false)) throw new IOException("submit");
@@ -157,7 +180,7 @@ public final class E2eGame {
                 if (d != null) msg.setIpcHandle(d);
         }
         byte[] out = msg.build().toByteArray();
-        reply(0, lastCpu, d == null && mode >= V1 ? 1 : 0, out);
+        reply(0, lastCpu, d == null && mode > V1 ? 1 : 0, out);
         // This step's CPU, send included, goes in the next step's header.
         lastCpu = threadCpuNanos() - c0;
     }

@@ -348,6 +348,32 @@ class VectorReader:
         self.vec.close()
 
 
+class IpcReader:
+    """v1: each game's 68-byte CUDA IPC handle opened once (open_ipc_handle,
+    640x360 RGBA, refilled by the game's natives before it sends the message);
+    per step each frame resized (nearest) into the device batch."""
+
+    def __init__(self, dev, n, th, tw, templates):
+        if not dev.torch:
+            raise Skip("v1: the learner needs torch with a CUDA device")
+        from craftground_capture import open_ipc_handle
+        self.frames = [open_ipc_handle(t, W, H) for t in templates]
+        self.views = [torch.from_dlpack(f).view(-1, 4) for f in self.frames]
+        ri, ci = (np.arange(th) * H) // th, (np.arange(tw) * W) // tw
+        self.idx = torch.as_tensor((ri[:, None] * W + ci[None, :]).reshape(-1), device=dev.dev)
+        self.batch = dev.zeros((n, th, tw, 3))
+
+    def rows(self, lo, hi, msgs):
+        for i in range(lo, hi):
+            self.batch[i].view(-1, 3).copy_(self.views[i].index_select(0, self.idx)[:, :3])
+        return self.batch[lo:hi]
+
+    def close(self):
+        self.views = []
+        for f in self.frames:
+            f.close()
+
+
 def make_reader(mode, dev, n, th, tw, templates, loop):
     if mode == "none":
         return NoneReader(dev, n, th, tw, templates)
@@ -355,7 +381,22 @@ def make_reader(mode, dev, n, th, tw, templates, loop):
         return HostReader(dev, n, th, tw, templates, mode == "png")
     if mode in ("v2rgb", "v2rgba"):
         return VectorReader(dev, n, th, tw, templates, mode == "v2rgba", loop == "double")
+    if mode == "v1":
+        return IpcReader(dev, n, th, tw, templates)
     raise Skip(f"{mode}: no reader")
+
+
+def check_frames(obs, dev):
+    """The scene's oracle (e2e_render.comp): every row's top line is sky (blue
+    over green over red), its bottom line grass (green over red and blue).
+    Catches a batch of the wrong bytes, channels or row order. None if it holds."""
+    a = obs.cpu().numpy() if dev.torch else np.asarray(obs)
+    top = a[:, 0].reshape(len(a), -1, 3).astype(np.float64).mean(axis=1)
+    bottom = a[:, -1].reshape(len(a), -1, 3).astype(np.float64).mean(axis=1)
+    for i, (t, b) in enumerate(zip(top, bottom)):
+        if not (t[2] > t[1] > t[0] and b[1] > b[0] + 20 and b[1] > b[2] + 20):
+            return f"row {i}: top line mean RGB {t.round()}, bottom {b.round()} (want sky, grass)"
+    return None
 
 
 # --- GPU memory -----------------------------------------------------------------------------
@@ -428,11 +469,13 @@ def configure(games, mode, th, tw, iters, sync):
     return templates, info
 
 
-def run_block(games, reader, policy, loop, iters_n, warmup, out):
-    """warmup + iters_n learner iterations; appends (dt, cpu, envs, game_cpu_ns, skipped)."""
+def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
+    """warmup + iters_n learner iterations; appends (dt, cpu, envs, game_cpu_ns, skipped).
+    check: the first iteration's batch is checked against the scene (returned: None or why)."""
     n = games.n
     halves = [(0, n)] if loop == "lockstep" else [(0, n // 2), (n // 2, n)]
     games.send(range(n), STEP, args=[0] * n)
+    bad = None
     for k in range(warmup + iters_n):
         lo, hi = halves[k % len(halves)]
         t0, c0 = time.perf_counter(), time.process_time()
@@ -444,7 +487,10 @@ def run_block(games, reader, policy, loop, iters_n, warmup, out):
             msgs.append(p)
             gcpu.append(cpu)
             skipped += extra
-        actions = policy(reader.rows(lo, hi, msgs))
+        obs = reader.rows(lo, hi, msgs)
+        if check and k == 0:  # a warmup iteration: its time is not counted
+            bad = check_frames(obs, dev)
+        actions = policy(obs)
         games.send(range(lo, hi), STEP, args=actions)
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         if k >= warmup:
@@ -452,6 +498,7 @@ def run_block(games, reader, policy, loop, iters_n, warmup, out):
     for lo, hi in halves:  # drain: every game has one frame on its way
         for i in range(lo, hi):
             games.recv(i)
+    return bad
 
 
 def summarize(samples, n):
@@ -464,6 +511,54 @@ def summarize(samples, n):
                 skipped=sum(s[4] for s in samples), iters=len(samples))
 
 
+def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, report):
+    """Every (mode, loop) at one N, size and render cost, in alternating
+    blocks; report(kind, text, key) gets each row, skip and wrong batch."""
+    cfgs = [(m, lp) for lp in loops for m in modes if not (lp == "double" and n < 2)]
+    samples = {c: [] for c in cfgs}
+    skip, mem, info = {}, {}, {}
+    policy, pname = make_policy(dev, th, tw)
+    per_block = max(1, a.steps // a.rounds)
+    for r in range(a.rounds):
+        for c in cfgs[r % len(cfgs):] + cfgs[:r % len(cfgs)]:  # rotated each round
+            if c in skip:
+                continue
+            mode, loop = c
+            try:
+                templates, info[c] = configure(games, mode, th, tw, iters, a.sync)
+                reader = make_reader(mode, dev, n, th, tw, templates, loop)
+            except Skip as e:
+                skip[c] = str(e)
+                continue
+            try:
+                used = nvml.used()
+                if used is not None and base_mem is not None:
+                    mem.setdefault(c, (used - base_mem) / n / 2**20)
+                why = run_block(games, reader, policy, loop, per_block, a.warmup, samples[c],
+                                dev, mode != "none" and r == 0)
+                if why:
+                    report("wrong", f"N={n} {tw}x{th} {loop} {mode}: {why}", c)
+            finally:
+                reader.close()
+    ceil = {c[1]: summarize(samples[c], n)["sps"] for c in cfgs
+            if c[0] == "none" and samples[c]}
+    for c in cfgs:
+        mode, loop = c
+        if c in skip:
+            report("skip", f"N={n} {tw}x{th} {loop} {mode}: {skip[c]}", c)
+            continue
+        s = summarize(samples[c], n)
+        ratio = s["sps"] / ceil[loop] if loop in ceil else float("nan")
+        m = f"{mem[c]:.0f}" if c in mem else "n/a"
+        sync = ""
+        if mode.startswith("v2"):
+            sync = " (semaphore)" if any(x & 0x100 for x in info.get(c, ())) else " (fence)"
+        report("row", f"| {n} | {tw}x{th} | {ms:.2f} | {loop} | {mode}{sync} | {s['sps']:,.0f} | "
+                      f"{ratio:.2f} | {s['game_us']:,.0f} | {s['learner_us']:,.0f} | {m} | "
+                      f"{s['skipped']} |", c)
+    print(f"# N={n} {tw}x{th}: policy {pname}", flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, help="the command running cgbench.E2eGame")
@@ -474,116 +569,74 @@ def main(argv=None):
     p.add_argument("--loops", default="lockstep,double")
     p.add_argument("--steps", type=int, default=300, help="measured iterations per configuration")
     p.add_argument("--rounds", type=int, default=3, help="alternating blocks per configuration")
-    p.add_argument("--warmup", type=int, default=10, help="unmeasured iterations per block")
+    p.add_argument("--warmup", type=int, default=10, help="unmeasured iterations per block (>= 1)")
     p.add_argument("--sync", choices=tuple(SYNC_ID), default="auto",
                    help="the rings' mode (auto: semaphore where the device has it)")
     p.add_argument("--policy", choices=("auto", "torch", "numpy"), default="auto")
     p.add_argument("--check", action="store_true",
-                   help="exit 1 unless every configuration printed a row or a skip reason")
+                   help="exit 1 unless every configuration printed a row (v1: or a reason) and "
+                        "every batch held the scene")
     a = p.parse_args(argv)
     envs = [int(x) for x in a.envs.split(",")]
     sizes = [tuple(int(v) for v in s.split("x")) for s in a.sizes.split(",")]
     costs = [float(x) for x in a.costs.split(",")]
-    modes = a.modes.split(",")
-    loops = a.loops.split(",")
+    modes, loops = a.modes.split(","), a.loops.split(",")
     for m in modes:
         if m not in MODE_ID:
-            p.error(f"unknown mode {m!r}")
+            p.error(f"unknown mode {m!r} (modes: {', '.join(MODES)})")
+    for lp in loops:
+        if lp not in ("lockstep", "double"):
+            p.error(f"unknown loop {lp!r} (lockstep, double)")
+    if a.warmup < 1 or a.steps < 1 or a.rounds < 1:
+        p.error("--warmup, --steps and --rounds must be >= 1")
     if "none" not in modes:
         modes = ["none"] + modes  # the ceiling of every ratio
-    game_cmd = shlex.split(a.game)
     dev = Device(a.policy)
     nvml = Nvml()
-    rows_out, missing = [], []
-    print(f"# e2e: learner {dev.name}; steps {a.steps} x {a.rounds} rounds; sync {a.sync}")
-    header = ("| N | obs | render ms | loop | mode | steps/s | x ceiling | game CPU us/step "
-              "| learner CPU us/step | GPU MiB/game | skipped |")
-    table = [header, "| " + " | ".join(["---"] * 11) + " |"]
+    table = ["| N | obs | render ms | loop | mode | steps/s | x ceiling | game CPU us/step "
+             "| learner CPU us/step | GPU MiB/game | skipped |",
+             "| " + " | ".join(["---"] * 11) + " |"]
+    problems = []
+
+    def report(kind, text, key):
+        if kind == "row":
+            table.append(text)
+            print(text, flush=True)
+            return
+        print(("skipped: " if kind == "skip" else "WRONG BATCH: ") + text, flush=True)
+        if kind == "wrong" or key[0] != "v1":  # only v1 may be missing (no CUDA natives)
+            problems.append(text)
+
+    print(f"# e2e: learner {dev.name}; {a.steps} steps in {a.rounds} rounds a configuration; "
+          f"ring sync {a.sync}", flush=True)
     with tempfile.TemporaryDirectory(prefix="cg-e2e-") as tmp:
         for n in envs:
             base_mem = nvml.used()
-            games = Games(game_cmd, n, tmp)
+            games = Games(shlex.split(a.game), n, tmp)
             try:
                 if any(k != READY for k in games.kinds):
                     print(f"skipped: N={n}: {games.hello}")
-                    missing += [f"N={n}: the games did not start"] if a.check and \
-                        "no Vulkan" not in games.hello else []
+                    if "no Vulkan" in games.hello:
+                        return 77
+                    problems.append(f"N={n}: {games.hello}")
                     continue
-                print(f"# N={n}: games {games.hello}")
+                print(f"# N={n}: games {games.hello}", flush=True)
                 for cost in costs:
                     iters, ms = calibrate(games, cost)
-                    print(f"# N={n}: render cost {cost} ms asked, {ms:.3f} ms measured "
-                          f"({iters} ALU iterations)")
-                    for th, tw in ((s[1], s[0]) for s in sizes):
-                        cfgs = [(m, lp) for lp in loops for m in modes
-                                if not (lp == "double" and n < 2)]
-                        samples = {c: [] for c in cfgs}
-                        skip, mem, info = {}, {}, {}
-                        policy, pname = make_policy(dev, th, tw)
-                        per_block = max(1, a.steps // a.rounds)
-                        for r in range(a.rounds):
-                            order = cfgs[r % len(cfgs):] + cfgs[:r % len(cfgs)]
-                            for c in order:
-                                if c in skip:
-                                    continue
-                                mode, loop = c
-                                try:
-                                    templates, inf = configure(games, mode, th, tw, iters,
-                                                               a.sync)
-                                    info[c] = inf
-                                    reader = make_reader(mode, dev, n, th, tw, templates, loop)
-                                except Skip as e:
-                                    skip[c] = str(e)
-                                    continue
-                                try:
-                                    used = nvml.used()
-                                    if used is not None and base_mem is not None:
-                                        mem.setdefault(c, (used - base_mem) / n / 2**20)
-                                    run_block(games, reader, policy, loop, per_block, a.warmup,
-                                              samples[c])
-                                finally:
-                                    reader.close()
-                        ceil = {}
-                        for c in cfgs:
-                            if c[0] == "none" and samples[c]:
-                                ceil[c[1]] = summarize(samples[c], n)["sps"]
-                        for c in cfgs:
-                            mode, loop = c
-                            if c in skip:
-                                print(f"skipped: N={n} {tw}x{th} {loop} {mode}: {skip[c]}")
-                                continue
-                            s = summarize(samples[c], n)
-                            ratio = s["sps"] / ceil[loop] if loop in ceil else float("nan")
-                            m = f"{mem[c]:.0f}" if c in mem else "n/a"
-                            sem = " (semaphore)" if any(x & 0x100 for x in info.get(c, ())) \
-                                else (" (fence)" if mode.startswith("v2") else "")
-                            row = (f"| {n} | {tw}x{th} | {ms:.2f} | {loop} | {mode}{sem} | "
-                                   f"{s['sps']:,.0f} | {ratio:.2f} | {s['game_us']:,.0f} | "
-                                   f"{s['learner_us']:,.0f} | {m} | {s['skipped']} |")
-                            table.append(row)
-                            rows_out.append(c)
-                            print(row, flush=True)
-                        print(f"# policy: {pname}")
+                    print(f"# N={n}: render {cost} ms asked, {ms:.3f} ms measured "
+                          f"({iters} ALU iterations)", flush=True)
+                    for tw, th in sizes:
+                        sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops,
+                              report)
             finally:
                 games.close()
     print()
     print("\n".join(table))
     if a.check:
-        want = {(m, lp) for m in modes for lp in loops}
-        got = set(rows_out)
-        for m, lp in sorted(want):
-            if (m, lp) not in got and not any(True for _ in [0] if lp == "double" and
-                                              max(envs) < 2):
-                pass
-        if not rows_out or any(c[0] == "none" for c in rows_out) is False:
-            missing.append("no rows at all")
-        for col_check in table[2:]:
-            if col_check.count("|") != 12:
-                missing.append(f"a row without every column: {col_check}")
-        if missing:
-            print("check failed: " + "; ".join(missing))
+        if problems or len(table) == 2:
+            print("check failed: " + ("; ".join(problems) or "no rows"))
             return 1
-        print("check: every configuration printed a row or a reason")
+        print(f"check: {len(table) - 2} rows, every column, every batch the scene")
     return 0
 
 
