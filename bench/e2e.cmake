@@ -34,7 +34,8 @@ if(CG_PYTHON3 AND TARGET fake_cuda_ext)
            COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/e2e/e2e_bench.py
                    --game ${bench_e2e_game_SCRIPT} --envs 1,2 --sizes 32x32 --costs 0.05
                    --steps 6 --rounds 2 --warmup 2 --sync fence --policy numpy --check)
+  set(cg_e2e_env "PYTHONPATH=${PROJECT_SOURCE_DIR}/python"
+                 "CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
   set_tests_properties(bench_e2e_smoke PROPERTIES LABELS "vulkan;jvm;python"
-    SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT
-    "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
+                       SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT "${cg_e2e_env}")
 endif()

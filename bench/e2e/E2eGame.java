@@ -24,10 +24,12 @@ import java.nio.charset.StandardCharsets;
  * d}: cmd 1 CONFIG (a mode, b target width, c target height, d iters | sync << 24), 2 STEP (a
  * action), 3 CALIBRATE (a iters: the render's GPU time), 4 QUIT. Game to learner: a 32-byte
  * header {int payload length, int kind, long game CPU ns, long frame, long extra} and the
- * payload; kind 0 an observation (payload: the message; CPU: the step before's, extra 1: the
- * ring skipped the frame), 1 ready (payload: the v2 template or
- * text), 2 error (text), 3 mode unavailable here (text). Game CPU: the thread's CPU time from the
- * render recorded to the message sent (submit, any fence wait, capture, message, send).
+ * payload; kind 0 an observation (payload: the message; CPU: the step before's; extra 1: the
+ * ring skipped the frame), 1 ready (payload: the v2 template, v1's IPC handle or text; extra:
+ * the ring's copy path | 0x100 in semaphore mode), 2 error (text), 3 mode unavailable here
+ * (text). Game CPU: the thread's CPU time for the whole step, from the action read to the
+ * observation sent: the render's recording and submit, every fence wait (the frame's own, or in
+ * v2 semaphore mode the frame before the last's), the capture, the message and the send.
  */
 public final class E2eGame {
     static native long[] vkSetup(int w, int h);
@@ -147,9 +149,9 @@ public final class E2eGame {
 
     void step(int action) throws IOException {
         frame++;
+        long c0 = threadCpuNanos();
         long cmd = vkRender(frame, action, iters);
         if (cmd == 0) throw new IOException("vkRender failed");
-        long c0 = threadCpuNanos();
         ObservationSpaceMessage.Builder msg = ObservationSpaceMessage.newBuilder();
         VulkanZerocopyRing r = VulkanZerocopyRing.INSTANCE;
         ByteString d = null;
@@ -197,7 +199,8 @@ public final class E2eGame {
         text(1, "ready " + (v[8] != 0 ? "timeline" : "fence-only"));
         while (true) {
             readCmd();
-            int cmd = in.getInt(), a = in.getInt(), b = in.getInt(), c = in.getInt(), d = in.getInt();
+            int cmd = in.getInt(), a = in.getInt(), b = in.getInt(), c = in.getInt();
+            int d = in.getInt();
             if (cmd == 1) {
                 config(a, b, c, d);
             } else if (cmd == 2) {

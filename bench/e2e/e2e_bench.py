@@ -18,39 +18,59 @@ Nature-CNN in torch; the same in every mode) and sends each game its action.
 Modes (the game's capture / the learner's batch):
   none    render + fence wait, no capture; the policy runs on a constant
           device batch: the ceiling
-  raw     the frame copied into host-cached memory in the frame's command
-          buffer, fence, convertCapturedFrameImpl (RAW), the message; the
-          learner copies each image into one pinned host batch, one H2D copy,
-          rows flipped upright on the GPU
+  raw     RAW on its best footing: the frame copied into host-cached memory
+          in the frame's own command buffer, fence, convertCapturedFrameImpl
+          (RAW, flip, resize), the message; the learner copies each image
+          into one pinned host batch, one H2D copy, rows upright on the GPU
   png     the same with convertCapturedFrameImpl (PNG); decoded on the host
-  v1      CUDA IPC (not in this harness yet: printed as skipped)
+          (craftground_capture.png_to_array: PIL where present)
+  v1      CUDA IPC: the game image's exported memory imported by
+          importVulkanMemoryAndInitCudaIpcImpl, fence, then
+          copyImportedArrayToCudaSharedMemoryImpl each frame; the learner
+          opens each game's handle once and resizes (nearest) on the GPU.
+          Skipped, with the natives' reason, where they have no CUDA
   v2rgba  VulkanZerocopyRing RGBA (initCopyImpl, the compute copy), 640x360
           through VectorLearner, resized (nearest) on the GPU
   v2rgb   VulkanZerocopyRing RGB slot format (initRgbImpl: the target size,
           upright) through VectorLearner
-Loops: lockstep (every game steps, the policy sees all N) and double
-(Sample Factory's double-buffered sampling: two halves of the games, the
-policy runs on one half's batch while the other half renders; N >= 2).
+The v2 rings run in semaphore mode where the device exports timeline
+semaphores (the game submits, publishes and goes on; it waits only for the
+frame before the last, two frames in flight), else in fence mode (the game
+waits for its frame); --sync forces one. Loops: lockstep (every game steps,
+the policy sees all N) and double (Sample Factory's double-buffered sampling:
+two halves of the games, the policy runs on one half's batch while the other
+half renders; N >= 2; RAW/PNG/v1 games still wait their own fences).
 
 Every mode and loop of one (N, size, render cost) runs in the same game
 processes, in blocks that alternate (--rounds of them, the order rotated each
 round) so drift hits all alike. Printed per configuration (a markdown table
-for docs/benchmarks.md): aggregate env steps/s (env steps per learner
-iteration / the median iteration time), the ratio to `none` in the same loop
-and run (the ceiling), the game's CPU per step (median of the games' thread
-CPU from the render recorded to the message sent: submit, fence waits,
-capture, message, send), the learner's CPU per step of all N games (median of
-process CPU per iteration, scaled to N games), GPU memory per game (NVML:
-device memory used with the games' mode set up, less before they started,
-/ N; n/a without NVML) and frames the rings skipped.
+for docs/benchmarks.md):
+  steps/s      aggregate env steps/s: env steps per learner iteration / the
+               median iteration time
+  x ceiling    the ratio to `none` in the same loop, size, cost and run
+  game CPU     median of the games' thread CPU for the whole step, action read
+               to observation sent: the render's recording and submit, fence
+               waits, capture, message, send (the capture's own cost is the
+               difference to `none`)
+  learner CPU  median process CPU per learner iteration, scaled to a step of
+               all N games (recv, batch, policy, the actions' host copy, send)
+  GPU MiB/game NVML: each game process's device memory where NVML lists the
+               games' pids, else (marked ~) the device's used memory less what
+               it was before the games started and less the learner's torch
+               growth, / N; n/a without NVML
+  skipped      frames a ring skipped because every slot was held
+The first iteration of each mode's first block (a warmup one) is checked
+against the scene (sky on top, grass at the bottom, every row): a batch of
+the wrong bytes, channels or row order prints WRONG BATCH.
 
 The learner syncs with the GPU only where a training loop must: the policy's
 actions go to the host (.cpu()) to be sent to the games. Without torch or a
 CUDA device (CI: lavapipe, fence mode, the stand-in libcuda of
 tests/python/fake_cuda_ext.c named by $CRAFTGROUND_CAPTURE_LIBCUDA) the batch
 is a host array and the policy a numpy stand-in: the figures then say nothing
-about a GPU; the run checks the harness. --check: exit 1 unless every
-configuration asked for printed a row or a reason it was skipped.
+about a GPU; the run checks the harness. --check: exit 1 on a wrong batch or a
+configuration without a row (only v1 may be skipped, with its reason). Exit
+77: no Vulkan device with external memory.
 """
 import argparse
 import ctypes
@@ -402,8 +422,17 @@ def check_frames(obs, dev):
 # --- GPU memory -----------------------------------------------------------------------------
 
 
+class _ProcInfo(ctypes.Structure):  # nvmlProcessInfo_t (the _v3 queries)
+    _fields_ = [("pid", ctypes.c_uint), ("usedGpuMemory", ctypes.c_ulonglong),
+                ("gpuInstanceId", ctypes.c_uint), ("computeInstanceId", ctypes.c_uint)]
+
+
 class Nvml:
-    """Device memory used (bytes), through NVML; None where it is not."""
+    """GPU memory per game through NVML (libnvidia-ml, with the driver): each
+    game process's own figure where NVML lists the games' pids (graphics or
+    compute), else the device's used memory less what it was before the games
+    started and less the learner's own torch growth since, / N (marked ~);
+    None without NVML."""
 
     def __init__(self):
         self.h = None
@@ -414,7 +443,7 @@ class Nvml:
             h = ctypes.c_void_p()
             if self.lib.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(h)) == 0:
                 self.h = h
-        except OSError:
+        except (OSError, AttributeError):
             pass
 
     def used(self):
@@ -424,6 +453,42 @@ class Nvml:
         if self.lib.nvmlDeviceGetMemoryInfo(self.h, m) != 0:
             return None
         return m[2]
+
+    def by_pid(self):
+        out = {}
+        for name in ("nvmlDeviceGetComputeRunningProcesses_v3",
+                     "nvmlDeviceGetGraphicsRunningProcesses_v3"):
+            fn = getattr(self.lib, name, None)
+            if fn is None:
+                continue
+            count = ctypes.c_uint(256)
+            infos = (_ProcInfo * 256)()
+            if fn(self.h, ctypes.byref(count), infos) != 0:
+                continue
+            for p in infos[:count.value]:
+                if p.usedGpuMemory < 1 << 62:  # NVML_VALUE_NOT_AVAILABLE is all ones
+                    out[p.pid] = max(out.get(p.pid, 0), p.usedGpuMemory)
+        return out
+
+    def base(self):
+        """The baseline, taken before the games start."""
+        return self.used(), learner_reserved()
+
+    def per_game(self, pids, base):
+        """MiB per game, as text ("n/a" without NVML)."""
+        if self.h is None:
+            return "n/a"
+        mine = self.by_pid()
+        if any(p in mine for p in pids):
+            return f"{statistics.mean(mine.get(p, 0) for p in pids) / 2**20:.0f}"
+        used = self.used()
+        if used is None or base[0] is None:
+            return "n/a"
+        return f"~{(used - base[0] - (learner_reserved() - base[1])) / len(pids) / 2**20:.0f}"
+
+
+def learner_reserved():
+    return torch.cuda.memory_reserved() if torch is not None and torch.cuda.is_available() else 0
 
 
 # --- the runs ------------------------------------------------------------------------------
@@ -531,9 +596,8 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
                 skip[c] = str(e)
                 continue
             try:
-                used = nvml.used()
-                if used is not None and base_mem is not None:
-                    mem.setdefault(c, (used - base_mem) / n / 2**20)
+                if c not in mem:  # the mode set up, before it runs
+                    mem[c] = nvml.per_game([g.pid for g in games.procs], base_mem)
                 why = run_block(games, reader, policy, loop, per_block, a.warmup, samples[c],
                                 dev, mode != "none" and r == 0)
                 if why:
@@ -549,7 +613,7 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
             continue
         s = summarize(samples[c], n)
         ratio = s["sps"] / ceil[loop] if loop in ceil else float("nan")
-        m = f"{mem[c]:.0f}" if c in mem else "n/a"
+        m = mem.get(c, "n/a")
         sync = ""
         if mode.startswith("v2"):
             sync = " (semaphore)" if any(x & 0x100 for x in info.get(c, ())) else " (fence)"
@@ -611,7 +675,7 @@ def main(argv=None):
           f"ring sync {a.sync}", flush=True)
     with tempfile.TemporaryDirectory(prefix="cg-e2e-") as tmp:
         for n in envs:
-            base_mem = nvml.used()
+            base_mem = nvml.base()
             games = Games(shlex.split(a.game), n, tmp)
             try:
                 if any(k != READY for k in games.kinds):
