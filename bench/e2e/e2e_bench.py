@@ -461,11 +461,14 @@ class Nvml:
             fn = getattr(self.lib, name, None)
             if fn is None:
                 continue
+            # Room for 256 entries of a larger struct than this one (a driver whose
+            # nvmlProcessInfo_t grew writes no further; its pids then match none of ours).
+            raw = (ctypes.c_ubyte * (256 * 64))()
             count = ctypes.c_uint(256)
-            infos = (_ProcInfo * 256)()
-            if fn(self.h, ctypes.byref(count), infos) != 0:
+            if fn(self.h, ctypes.byref(count), raw) != 0:
                 continue
-            for p in infos[:count.value]:
+            infos = (_ProcInfo * 256).from_buffer(raw)
+            for p in infos[:min(count.value, 256)]:
                 if p.usedGpuMemory < 1 << 62:  # NVML_VALUE_NOT_AVAILABLE is all ones
                     out[p.pid] = max(out.get(p.pid, 0), p.usedGpuMemory)
         return out
