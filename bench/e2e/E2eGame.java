@@ -22,14 +22,16 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Usage: E2eGame SOCKET_PATH GAME_INDEX. Learner to game: 5 little-endian ints {cmd, a, b, c,
  * d}: cmd 1 CONFIG (a mode, b target width, c target height, d iters | sync << 24), 2 STEP (a
- * action), 3 CALIBRATE (a iters: the render's GPU time), 4 QUIT. Game to learner: a 32-byte
- * header {int payload length, int kind, long game CPU ns, long frame, long extra} and the
- * payload; kind 0 an observation (payload: the message; CPU: the step before's; extra 1: the
- * ring skipped the frame), 1 ready (payload: the v2 template, v1's IPC handle or text; extra:
- * the ring's copy path | 0x100 in semaphore mode), 2 error (text), 3 mode unavailable here
- * (text). Game CPU: the thread's CPU time for the whole step, from the action read to the
- * observation sent: the render's recording and submit, every fence wait (the frame's own, or in
- * v2 semaphore mode the frame before the last's), the capture, the message and the send.
+ * action), 3 CALIBRATE (a iters: the render's GPU time), 4 QUIT. Game to learner: a 40-byte
+ * header {int payload length, int kind, long step CPU ns, long CPU ns after the render, long
+ * frame, long extra} and the payload; kind 0 an observation (payload: the message; the CPU
+ * figures: the step before's; extra 1: the ring skipped the frame), 1 ready (payload: the v2
+ * template, v1's IPC handle or text; extra: the ring's copy path | 0x100 in semaphore mode), 2
+ * error (text), 3 mode unavailable here (text). Step CPU: the thread's CPU time for the whole
+ * step, from the action read to the observation sent: the render's recording and submit, every
+ * fence wait (the frame's own, or in v2 semaphore mode the frame before the last's), the capture,
+ * the message and the send. CPU after the render: the same from the render recorded on (submit,
+ * fence wait, capture, message, send).
  */
 public final class E2eGame {
     static native long[] vkSetup(int w, int h);
@@ -51,7 +53,7 @@ public final class E2eGame {
 
     final SocketChannel ch;
     final ByteBuffer in = ByteBuffer.allocateDirect(20).order(ByteOrder.LITTLE_ENDIAN);
-    final ByteBuffer hdr = ByteBuffer.allocateDirect(32).order(ByteOrder.LITTLE_ENDIAN);
+    final ByteBuffer hdr = ByteBuffer.allocateDirect(40).order(ByteOrder.LITTLE_ENDIAN);
     long[] v;
     int mode = NONE, tw = W, th = H, iters, frame;
     boolean semaphore, ring, v1;
@@ -67,16 +69,18 @@ public final class E2eGame {
         in.flip();
     }
 
-    void reply(int kind, long cpu, long extra, byte[] payload) throws IOException {
+    void reply(int kind, long cpu, long cpuAfterRender, long extra, byte[] payload)
+            throws IOException {
         hdr.clear();
-        hdr.putInt(payload.length).putInt(kind).putLong(cpu).putLong(frame).putLong(extra).flip();
+        hdr.putInt(payload.length).putInt(kind).putLong(cpu).putLong(cpuAfterRender);
+        hdr.putLong(frame).putLong(extra).flip();
         ByteBuffer[] b = {hdr, ByteBuffer.wrap(payload)};
-        long want = 32L + payload.length;
+        long want = 40L + payload.length;
         while (want > 0) want -= ch.write(b);
     }
 
     void text(int kind, String s) throws IOException {
-        reply(kind, 0, 0, s.getBytes(StandardCharsets.UTF_8));
+        reply(kind, 0, 0, 0, s.getBytes(StandardCharsets.UTF_8));
     }
 
     void stopRing() {
@@ -123,7 +127,7 @@ public final class E2eGame {
                     v1Handle = VulkanCudaZerocopy.INSTANCE.importVulkanMemoryAndInitCudaIpcImpl(
                             e[0], e[1], deviceUuid(), W, H, false);
                     v1 = true;
-                    reply(1, 0, 0, v1Handle.toByteArray());
+                    reply(1, 0, 0, 0, v1Handle.toByteArray());
                     return;
                 }
                 case V2_RGBA:
@@ -141,7 +145,7 @@ public final class E2eGame {
                     return;
             }
             ring = true;
-            reply(1, 0, r.copyPathImpl() | (semaphore ? 0x100 : 0), t.toByteArray());
+            reply(1, 0, 0, r.copyPathImpl() | (semaphore ? 0x100 : 0), t.toByteArray());
         } catch (RuntimeException | UnsatisfiedLinkError e) {
             text(3, (m == V1 ? "v1 (CUDA IPC): " : "") + e);
         }
@@ -152,6 +156,7 @@ public final class E2eGame {
         long c0 = threadCpuNanos();
         long cmd = vkRender(frame, action, iters);
         if (cmd == 0) throw new IOException("vkRender failed");
+        long c1 = threadCpuNanos();
         ObservationSpaceMessage.Builder msg = ObservationSpaceMessage.newBuilder();
         VulkanZerocopyRing r = VulkanZerocopyRing.INSTANCE;
         ByteString d = null;
@@ -182,12 +187,14 @@ public final class E2eGame {
                 if (d != null) msg.setIpcHandle(d);
         }
         byte[] out = msg.build().toByteArray();
-        reply(0, lastCpu, d == null && mode > V1 ? 1 : 0, out);
+        reply(0, lastCpu, lastCpuAfterRender, d == null && mode > V1 ? 1 : 0, out);
         // This step's CPU, send included, goes in the next step's header.
-        lastCpu = threadCpuNanos() - c0;
+        long c2 = threadCpuNanos();
+        lastCpu = c2 - c0;
+        lastCpuAfterRender = c2 - c1;
     }
 
-    long lastCpu;
+    long lastCpu, lastCpuAfterRender;
 
     void run() throws IOException {
         v = vkSetup(W, H);

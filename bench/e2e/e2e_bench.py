@@ -4,7 +4,7 @@
         [--envs 1,8,32] [--sizes 64x64,128x128,640x360] [--costs 0.05,0.5,2]
         [--modes none,raw,png,v1,v2rgba,v2rgb] [--loops lockstep,double]
         [--steps 300] [--rounds 3] [--warmup 10] [--sync auto|fence|semaphore]
-        [--policy auto|torch|numpy] [--check]
+        [--policy auto|torch|numpy] [--budget SECONDS] [--check]
 
 This process is the ONE learner. It starts N game JVMs (--game: the command
 that runs cgbench.E2eGame, bench/e2e/E2eGame.java; this script appends the
@@ -50,8 +50,9 @@ for docs/benchmarks.md):
   x ceiling    the ratio to `none` in the same loop, size, cost and run
   game CPU     median of the games' thread CPU for the whole step, action read
                to observation sent: the render's recording and submit, fence
-               waits, capture, message, send (the capture's own cost is the
-               difference to `none`)
+               waits, capture, message, send; in brackets the same from the
+               render recorded on (submit, fence wait, capture, message, send:
+               what the capture costs the game, with its send)
   learner CPU  median process CPU per learner iteration, scaled to a step of
                all N games (recv, batch, policy, the actions' host copy, send)
   GPU MiB/game NVML: each game process's device memory where NVML lists the
@@ -101,7 +102,7 @@ CONFIG, STEP, CALIBRATE, QUIT = 1, 2, 3, 4
 OBS, READY, ERROR, UNAVAILABLE = 0, 1, 2, 3
 W, H = 640, 360
 N_ACTIONS = 6
-HDR = struct.Struct("<iiqqq")
+HDR = struct.Struct("<iiqqqq")
 
 
 class Skip(Exception):
@@ -155,7 +156,8 @@ class Games:
             self.socks[i].sendall(struct.pack("<5i", cmd, x, b, c, d))
 
     def recv(self, i):
-        """(kind, cpu_ns, frame, extra, payload memoryview) of game i's next reply."""
+        """(kind, (step CPU ns, CPU ns after the render), frame, extra, payload memoryview)
+        of game i's next reply."""
         s, v = self.socks[i], memoryview(self.hdr)
         pos = 0
         while pos < HDR.size:
@@ -163,7 +165,7 @@ class Games:
             if not got:
                 raise SystemExit(f"game {i} closed its socket (exit {self.procs[i].poll()})")
             pos += got
-        n, kind, cpu, frame, extra = HDR.unpack(self.hdr)
+        n, kind, cpu, cpu_after, frame, extra = HDR.unpack(self.hdr)
         if n > len(self.bufs[i]):
             self.bufs[i] = bytearray(n)
         pv = memoryview(self.bufs[i])[:n]
@@ -175,7 +177,7 @@ class Games:
             pos += got
         if kind != OBS:
             self.last_text = bytes(pv).decode("utf-8", "replace")
-        return kind, cpu, frame, extra, pv
+        return kind, (cpu, cpu_after), frame, extra, pv
 
     def close(self):
         for s in self.socks:
@@ -538,7 +540,8 @@ def configure(games, mode, th, tw, iters, sync):
 
 
 def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
-    """warmup + iters_n learner iterations; appends (dt, cpu, envs, game_cpu_ns, skipped).
+    """warmup + iters_n learner iterations; appends (dt, cpu, envs, game step CPU ns, game
+    CPU ns after the render, skipped).
     check: the first iteration's batch is checked against the scene (returned: None or why)."""
     n = games.n
     halves = [(0, n)] if loop == "lockstep" else [(0, n // 2), (n // 2, n)]
@@ -549,11 +552,11 @@ def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
         t0, c0 = time.perf_counter(), time.process_time()
         msgs, gcpu, skipped = [], [], 0
         for i in range(lo, hi):
-            kind, cpu, _, extra, p = games.recv(i)
+            kind, gc, _, extra, p = games.recv(i)
             if kind != OBS:
                 raise SystemExit(f"game {i}: {games.last_text}")
             msgs.append(p)
-            gcpu.append(cpu)
+            gcpu.append(gc)
             skipped += extra
         obs = reader.rows(lo, hi, msgs)
         if check and k == 0:  # a warmup iteration: its time is not counted
@@ -562,7 +565,8 @@ def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
         games.send(range(lo, hi), STEP, args=actions)
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         if k >= warmup:
-            out.append((dt, cpu, hi - lo, statistics.mean(gcpu), skipped))
+            out.append((dt, cpu, hi - lo, statistics.mean(g[0] for g in gcpu),
+                        statistics.mean(g[1] for g in gcpu), skipped))
     for lo, hi in halves:  # drain: every game has one frame on its way
         for i in range(lo, hi):
             games.recv(i)
@@ -576,7 +580,8 @@ def summarize(samples, n):
     return dict(sps=envs / dt,
                 learner_us=statistics.median(s[1] * n / s[2] for s in samples) * 1e6,
                 game_us=statistics.median(s[3] for s in samples) / 1e3,
-                skipped=sum(s[4] for s in samples), iters=len(samples))
+                game_after_us=statistics.median(s[4] for s in samples) / 1e3,
+                skipped=sum(s[5] for s in samples), iters=len(samples))
 
 
 def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, report):
@@ -598,6 +603,9 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
             except Skip as e:
                 skip[c] = str(e)
                 continue
+            except (RuntimeError, OSError, ValueError) as e:  # RingError is a RuntimeError
+                skip[c] = f"failed: {type(e).__name__}: {e}"  # nothing was stepped yet
+                continue
             try:
                 if c not in mem:  # the mode set up, before it runs
                     mem[c] = nvml.per_game([g.pid for g in games.procs], base_mem)
@@ -607,23 +615,51 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
                     report("wrong", f"N={n} {tw}x{th} {loop} {mode}: {why}", c)
             finally:
                 reader.close()
-    ceil = {c[1]: summarize(samples[c], n)["sps"] for c in cfgs
-            if c[0] == "none" and samples[c]}
+    got = {c: summarize(samples[c], n) for c in cfgs if c not in skip and samples[c]}
+    ceil = {c[1]: s["sps"] for c, s in got.items() if c[0] == "none"}
     for c in cfgs:
         mode, loop = c
-        if c in skip:
-            report("skip", f"N={n} {tw}x{th} {loop} {mode}: {skip[c]}", c)
+        if c not in got:
+            report("skip", f"N={n} {tw}x{th} {loop} {mode}: {skip.get(c, 'no samples')}", c)
             continue
-        s = summarize(samples[c], n)
+        s = got[c]
         ratio = s["sps"] / ceil[loop] if loop in ceil else float("nan")
         m = mem.get(c, "n/a")
         sync = ""
         if mode.startswith("v2"):
             sync = " (semaphore)" if any(x & 0x100 for x in info.get(c, ())) else " (fence)"
         report("row", f"| {n} | {tw}x{th} | {ms:.2f} | {loop} | {mode}{sync} | {s['sps']:,.0f} | "
-                      f"{ratio:.2f} | {s['game_us']:,.0f} | {s['learner_us']:,.0f} | {m} | "
+                      f"{ratio:.2f} | {s['game_us']:,.0f} ({s['game_after_us']:,.0f}) | "
+                      f"{s['learner_us']:,.0f} | {m} | "
                       f"{s['skipped']} |", c)
-    print(f"# N={n} {tw}x{th}: policy {pname}", flush=True)
+    print(f"# N={n} {tw}x{th}: policy {pname}; issue 27's targets: {targets(got, n)}", flush=True)
+
+
+def targets(got, n):
+    """Issue 27's targets from this sweep's figures, as text."""
+    out = []
+
+    def sps(mode, loop):
+        return got[(mode, loop)]["sps"] if (mode, loop) in got else None
+
+    v2, raw, ceil = sps("v2rgb", "lockstep"), sps("raw", "lockstep"), sps("none", "lockstep")
+    if v2 and raw:
+        out.append(f"lockstep v2rgb/raw {v2 / raw:.2f} (>= 1)")
+    if v2 and ceil:
+        out.append(f"lockstep v2rgb/ceiling {v2 / ceil:.2f} (>= 0.95 at N >= 8)")
+    d2 = sps("v2rgb", "double")
+    raws = [x for x in (raw, sps("raw", "double")) if x]
+    if d2 and raws:
+        out.append(f"double v2rgb / the better RAW {d2 / max(raws):.2f} "
+                   "(>= 1.5 at N = 32, 128x128)")
+    if ("v2rgb", "lockstep") in got:
+        out.append(f"learner CPU {got[('v2rgb', 'lockstep')]['learner_us']:,.0f} us "
+                   f"(<= {100 + 5 * n})")
+        if ("raw", "lockstep") in got:
+            g2 = got[("v2rgb", "lockstep")]["game_after_us"]
+            gr = got[("raw", "lockstep")]["game_after_us"]
+            out.append(f"game CPU after the render v2rgb/raw {g2 / gr:.3f} (<= 0.05)")
+    return "; ".join(out) or "n/a"
 
 
 def main(argv=None):
@@ -640,6 +676,8 @@ def main(argv=None):
     p.add_argument("--sync", choices=tuple(SYNC_ID), default="auto",
                    help="the rings' mode (auto: semaphore where the device has it)")
     p.add_argument("--policy", choices=("auto", "torch", "numpy"), default="auto")
+    p.add_argument("--budget", type=float, default=0,
+                   help="seconds: start no new N/size/cost after this many (0: no limit)")
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless every configuration printed a row (v1: or a reason) and "
                         "every batch held the scene")
@@ -660,8 +698,8 @@ def main(argv=None):
         modes = ["none"] + modes  # the ceiling of every ratio
     dev = Device(a.policy)
     nvml = Nvml()
-    table = ["| N | obs | render ms | loop | mode | steps/s | x ceiling | game CPU us/step "
-             "| learner CPU us/step | GPU MiB/game | skipped |",
+    table = ["| N | obs | render ms | loop | mode | steps/s | x ceiling "
+             "| game CPU us/step (after render) | learner CPU us/step | GPU MiB/game | skipped |",
              "| " + " | ".join(["---"] * 11) + " |"]
     problems = []
 
@@ -676,7 +714,9 @@ def main(argv=None):
 
     print(f"# e2e: learner {dev.name}; {a.steps} steps in {a.rounds} rounds a configuration; "
           f"ring sync {a.sync}", flush=True)
-    with tempfile.TemporaryDirectory(prefix="cg-e2e-") as tmp:
+    t_start = time.monotonic()
+
+    def run_all(tmp):
         for n in envs:
             base_mem = nvml.base()
             games = Games(shlex.split(a.game), n, tmp)
@@ -693,12 +733,24 @@ def main(argv=None):
                     print(f"# N={n}: render {cost} ms asked, {ms:.3f} ms measured "
                           f"({iters} ALU iterations)", flush=True)
                     for tw, th in sizes:
+                        if a.budget and time.monotonic() - t_start > a.budget:
+                            print(f"stopped: --budget {a.budget:g} s spent; not run from N={n} "
+                                  f"{tw}x{th} render {cost} ms on", flush=True)
+                            return 0
                         sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops,
                               report)
             finally:
                 games.close()
-    print()
-    print("\n".join(table))
+        return 0
+
+    try:
+        with tempfile.TemporaryDirectory(prefix="cg-e2e-") as tmp:
+            rc = run_all(tmp)
+    finally:  # what was measured is printed, also when a run fails part way
+        print()
+        print("\n".join(table))
+    if rc:
+        return rc
     if a.check:
         if problems or len(table) == 2:
             print("check failed: " + ("; ".join(problems) or "no rows"))
