@@ -104,7 +104,7 @@ public final class E2eGame {
         iters = d & 0xffffff;
         int sync = d >>> 24;
         semaphore = sync == SYNC_SEMAPHORE || (sync == SYNC_AUTO && v[8] != 0);
-        if (semaphore && v[8] == 0) {
+        if (semaphore && v[8] == 0 && m >= V2_RGBA) {
             text(3, "no exportable timeline semaphores on this device (semaphore mode)");
             return;
         }

@@ -121,12 +121,25 @@ class Games:
         srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         srv.bind(path)
         srv.listen(n)
-        srv.settimeout(120)
+        srv.settimeout(1)
         self.procs = [subprocess.Popen(cmd + [path, str(i)]) for i in range(n)]
         self.socks = [None] * n
         try:
+            deadline = time.monotonic() + 120
             for _ in range(n):
-                s, _ = srv.accept()
+                while True:
+                    try:
+                        s, _ = srv.accept()
+                        break
+                    except socket.timeout:
+                        dead = [i for i, p in enumerate(self.procs) if p.poll() is not None]
+                        if dead or time.monotonic() > deadline:
+                            for p in self.procs:
+                                if p.poll() is None:
+                                    p.kill()
+                            raise SystemExit(f"games {dead} exited before connecting (their "
+                                             "stderr is above)" if dead else
+                                             "the games did not connect in 120 s")
                 s.settimeout(120)
                 i = struct.unpack("<i", self._exact(s, 4))[0]
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 21)
