@@ -710,6 +710,8 @@ def main(argv=None):
     if "none" not in modes:
         modes = ["none"] + modes  # the ceiling of every ratio
     dev = Device(a.policy)
+    if dev.torch and any(min(w, h) < 36 for w, h in sizes):
+        p.error("the Nature-CNN needs observations of at least 36x36 (--policy numpy for less)")
     nvml = Nvml()
     table = ["| N | obs | render ms | loop | mode | steps/s | x ceiling "
              "| game CPU us/step (after render) | learner CPU us/step | GPU MiB/game | skipped |",
