@@ -69,8 +69,9 @@ actions go to the host (.cpu()) to be sent to the games. Without torch or a
 CUDA device (CI: lavapipe, fence mode, the stand-in libcuda of
 tests/python/fake_cuda_ext.c named by $CRAFTGROUND_CAPTURE_LIBCUDA) the batch
 is a host array and the policy a numpy stand-in: the figures then say nothing
-about a GPU; the run checks the harness. --check: exit 1 on a wrong batch or a
-configuration without a row (only v1 may be skipped, with its reason). Exit
+about a GPU; the run checks the harness. --check: exit 1 on a wrong batch, a
+row without every column or steps, or a configuration without a row (only v1
+may be skipped, with its reason). Exit
 77: no Vulkan device with external memory.
 """
 import argparse
@@ -722,6 +723,9 @@ def main(argv=None):
         if kind == "row":
             table.append(text)
             print(text, flush=True)
+            cells = [x.strip() for x in text.strip("|").split("|")]
+            if len(cells) != 11 or not float(cells[5].replace(",", "")) > 0:
+                problems.append(f"a row without every column or with no steps: {text}")
             return
         print(("skipped: " if kind == "skip" else "WRONG BATCH: ") + text, flush=True)
         if kind == "wrong" or key[0] != "v1":  # only v1 may be missing (no CUDA natives)
