@@ -43,7 +43,9 @@ half renders; N >= 2; RAW/PNG/v1 games still wait their own fences).
 
 Every mode and loop of one (N, size, render cost) runs in the same game
 processes, in blocks that alternate (--rounds of them, the order rotated each
-round) so drift hits all alike. Printed per configuration (a markdown table
+round) so drift hits all alike. v1 leaves a CUDA context in each game: it
+runs last in the first round (every other mode's GPU memory is measured
+before it), and the next sweep gets fresh games. Printed per configuration (a markdown table
 for docs/benchmarks.md):
   steps/s      aggregate env steps/s: env steps per learner iteration / the
                median iteration time
@@ -151,6 +153,7 @@ class Games:
         self.bufs = [bytearray(1 << 16) for _ in range(n)]
         self.hdr = bytearray(HDR.size)
         self.kinds = [self.recv(i)[0] for i in range(n)]
+        self.v1_ran = False  # a v1 block ran: the games hold a CUDA context from then on
         self.hello = self.last_text
 
     @staticmethod
@@ -602,6 +605,10 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
     """Every (mode, loop) at one N, size and render cost, in alternating
     blocks; report(kind, text, key) gets each row, skip and wrong batch."""
     cfgs = [(m, lp) for lp in loops for m in modes if not (lp == "double" and n < 2)]
+    # v1 leaves a CUDA context in every game: it comes last in the first round, so that every
+    # other mode's GPU memory is measured without it (the games are then restarted for the
+    # next sweep).
+    cfgs = [c for c in cfgs if c[0] != "v1"] + [c for c in cfgs if c[0] == "v1"]
     samples = {c: [] for c in cfgs}
     skip, mem, info = {}, {}, {}
     policy, pname = make_policy(dev, th, tw)
@@ -613,6 +620,7 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
             mode, loop = c
             try:
                 templates, info[c] = configure(games, mode, th, tw, iters, a.sync)
+                games.v1_ran |= mode == "v1"
                 reader = make_reader(mode, dev, n, th, tw, templates, loop)
             except Skip as e:
                 skip[c] = str(e)
@@ -737,29 +745,41 @@ def main(argv=None):
 
     def run_all(tmp):
         for n in envs:
-            base_mem = nvml.base()
-            games = Games(shlex.split(a.game), n, tmp)
+            games = None
             try:
-                if any(k != READY for k in games.kinds):
-                    print(f"skipped: N={n}: {games.hello}")
-                    if "no Vulkan" in games.hello:
-                        return 77
-                    problems.append(f"N={n}: {games.hello}")
-                    continue
-                print(f"# N={n}: games {games.hello}", flush=True)
                 for cost in costs:
-                    iters, ms = calibrate(games, cost)
-                    print(f"# N={n}: render {cost} ms asked, {ms:.3f} ms measured "
-                          f"({iters} ALU iterations)", flush=True)
+                    cal = None
                     for tw, th in sizes:
                         if a.budget and time.monotonic() - t_start > a.budget:
                             print(f"stopped: --budget {a.budget:g} s spent; not run from N={n} "
                                   f"{tw}x{th} render {cost} ms on", flush=True)
                             return 0
-                        sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops,
-                              report)
+                        if games is None or games.v1_ran:  # fresh games: no CUDA in them
+                            if games is not None:
+                                games.close()
+                                games = None
+                            base_mem = nvml.base()
+                            games = Games(shlex.split(a.game), n, tmp)
+                            cal = None
+                            if any(k != READY for k in games.kinds):
+                                print(f"skipped: N={n}: {games.hello}")
+                                if "no Vulkan" in games.hello:
+                                    return 77
+                                problems.append(f"N={n}: {games.hello}")
+                                break
+                            print(f"# N={n}: games {games.hello}", flush=True)
+                        if cal is None:
+                            cal = calibrate(games, cost)
+                            print(f"# N={n}: render {cost} ms asked, {cal[1]:.3f} ms measured "
+                                  f"({cal[0]} ALU iterations)", flush=True)
+                        sweep(games, dev, nvml, base_mem, n, th, tw, cal[0], cal[1], a, modes,
+                              loops, report)
+                    else:
+                        continue
+                    break  # the games did not start: the next N
             finally:
-                games.close()
+                if games is not None:
+                    games.close()
         return 0
 
     try:
