@@ -160,6 +160,22 @@ static int make_readback(void)
     return 0;
 }
 
+/* The game image, exportable: v1's importVulkanMemoryAndInitCudaIpcImpl imports its memory
+ * (every mode renders into the same image). A device that cannot export it gets a plain one
+ * (G_size 0: v1 unavailable). */
+static int make_image(void)
+{
+    VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT;
+    if (!vkt_image_export(&T, W, H, VK_FORMAT_R8G8B8A8_UNORM, usage, &G, &GM, &G_size)) return 0;
+    fprintf(stderr, "e2e_game: no exportable game image on %s: v1 unavailable\n", T.device_name);
+    if (G) VKT_FN(&T, vkDestroyImage)(T.dev, G, NULL);
+    if (GM) VKT_FN(&T, vkFreeMemory)(T.dev, GM, NULL);
+    G = VK_NULL_HANDLE;
+    GM = VK_NULL_HANDLE;
+    G_size = 0;
+    return vkt_image_ex(&T, W, H, VK_FORMAT_R8G8B8A8_UNORM, usage, -1, 0, &G, &GM);
+}
+
 static int make_pipeline(void)
 {
     VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
@@ -301,12 +317,7 @@ JNIEXPORT jlongArray JNICALL Java_cgbench_E2eGame_vkSetup(JNIEnv *env, jclass cl
     W = w;
     H = h;
     load_fns();
-    /* Exportable: v1's importVulkanMemoryAndInitCudaIpcImpl imports its memory (every mode
-     * renders into the same image). */
-    if (vkt_image_export(&T, w, h, VK_FORMAT_R8G8B8A8_UNORM,
-                         VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT, &G, &GM,
-                         &G_size) ||
-        make_pipeline() || make_frames() || make_readback()) {
+    if (make_image() || make_pipeline() || make_frames() || make_readback()) {
         fprintf(stderr, "e2e_game: Vulkan setup failed on %s\n", T.device_name);
         free_all();
         return NULL;
@@ -496,7 +507,7 @@ JNIEXPORT jlong JNICALL Java_cgbench_E2eGame_threadCpuNanos(JNIEnv *env, jclass 
 JNIEXPORT jlongArray JNICALL Java_cgbench_E2eGame_exportImage(JNIEnv *env, jclass cls)
 {
     (void)cls;
-    if (!t_open) return NULL;
+    if (!t_open || !G_size) return NULL;
     PFN_vkGetMemoryFdKHR get = (PFN_vkGetMemoryFdKHR)T.gdpa(T.dev, "vkGetMemoryFdKHR");
     VkMemoryGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
     gi.memory = GM;
