@@ -4,7 +4,9 @@
 #   python3 bench/e2e/e2e_bench.py --game build/bench/bench_e2e_game [options]
 # docs/benchmarks.md, "End to end", has the GPU machine's command. The ctest
 # bench_e2e_smoke runs it at N = 1, 2, 32x32, a few steps (lavapipe, fence
-# mode, the stand-in libcuda): every mode and column printed, no timing limit.
+# mode, the stand-in libcuda): every mode and column printed, every batch the
+# scene, no timing limit; bench_e2e_validation the same under the validation
+# layer.
 if(NOT CG_WITH_JNI OR NOT TARGET vkt OR NOT CG_GLSLANG OR NOT CG_HAVE_VK_RING)
   return()
 endif()
@@ -37,5 +39,15 @@ if(CG_PYTHON3 AND TARGET fake_cuda_ext)
   set(cg_e2e_env "PYTHONPATH=${PROJECT_SOURCE_DIR}/python"
                  "CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
   set_tests_properties(bench_e2e_smoke PROPERTIES LABELS "vulkan;jvm;python"
+                       SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT "${cg_e2e_env}")
+  # The same under the Khronos validation layer with synchronization validation
+  # (tests/vulkan/validate.sh): the games' render, readback and every capture
+  # mode's recording, no message allowed.
+  add_test(NAME bench_e2e_validation
+           COMMAND sh ${PROJECT_SOURCE_DIR}/tests/vulkan/validate.sh ${CG_PYTHON3}
+                   ${CMAKE_CURRENT_LIST_DIR}/e2e/e2e_bench.py --game ${bench_e2e_game_SCRIPT}
+                   --envs 1,2 --sizes 32x32 --costs 0.05 --steps 2 --rounds 1 --warmup 1
+                   --sync fence --policy numpy --check)
+  set_tests_properties(bench_e2e_validation PROPERTIES LABELS "vulkan;jvm;python"
                        SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT "${cg_e2e_env}")
 endif()
