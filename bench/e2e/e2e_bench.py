@@ -20,8 +20,9 @@ Modes (the game's capture / the learner's batch):
           device batch: the ceiling
   raw     RAW on its best footing: the frame copied into host-cached memory
           in the frame's own command buffer, fence, convertCapturedFrameImpl
-          (RAW, flip, resize), the message; the learner copies each image
-          into one pinned host batch, one H2D copy, rows upright on the GPU
+          (RAW, flip, resize), the message; the learner receives each image
+          straight into its row of one pinned host batch (no copy), one H2D
+          copy, rows upright on the GPU
   png     the same with convertCapturedFrameImpl (PNG); decoded on the host
           (craftground_capture.png_to_array: PIL where present)
   v1      CUDA IPC: the game image's exported memory imported by
@@ -174,9 +175,19 @@ class Games:
             x = a if args is None else int(args[j])
             self.socks[i].sendall(struct.pack("<5i", cmd, x, b, c, d))
 
-    def recv(self, i):
+    def _fill(self, i, view):
+        s, pos, n = self.socks[i], 0, len(view)
+        while pos < n:
+            got = s.recv_into(view[pos:], n - pos)
+            if not got:
+                raise SystemExit(f"game {i} closed its socket mid-message")
+            pos += got
+
+    def recv(self, i, into=None):
         """(kind, (step CPU ns, CPU ns after the render), frame, extra, payload memoryview)
-        of game i's next reply."""
+        of game i's next reply. into: where an observation's image goes when the message is
+        just that image (field 1) of exactly len(into) bytes: received there with no copy,
+        the payload returned as None."""
         s, v = self.socks[i], memoryview(self.hdr)
         pos = 0
         while pos < HDR.size:
@@ -188,12 +199,15 @@ class Games:
         if n > len(self.bufs[i]):
             self.bufs[i] = bytearray(n)
         pv = memoryview(self.bufs[i])[:n]
-        pos = 0
-        while pos < n:
-            got = s.recv_into(pv[pos:], n - pos)
-            if not got:
-                raise SystemExit(f"game {i} closed its socket mid-message")
-            pos += got
+        k = n - len(into) if into is not None and kind == OBS else 0
+        if 0 < k <= 6:  # the tag and the length's varint, then the image
+            self._fill(i, pv[:k])
+            if pv[0] == 0x0A and _varint_is(pv[1:k], len(into)):
+                self._fill(i, into)
+                return kind, (cpu, cpu_after), frame, extra, None
+            self._fill(i, pv[k:])
+        else:
+            self._fill(i, pv)
         if kind != OBS:
             self.last_text = bytes(pv).decode("utf-8", "replace")
         return kind, (cpu, cpu_after), frame, extra, pv
@@ -214,6 +228,17 @@ class Games:
         for s in self.socks:
             if s is not None:
                 s.close()
+
+
+def _varint_is(b, value):
+    """Is b exactly the varint encoding of value?"""
+    got, shift = 0, 0
+    for j, x in enumerate(b):
+        got |= (x & 0x7F) << shift
+        shift += 7
+        if x < 0x80:
+            return j == len(b) - 1 and got == value
+    return False
 
 
 def field(buf, want):
@@ -328,6 +353,8 @@ class HostReader:
         self.dev, self.th, self.tw, self.png = dev, th, tw, png
         self.host = dev.zeros((n, th, tw, 3), pinned=True)
         self.host_np = self.host.numpy() if dev.torch else self.host
+        # RAW: each game's image is received straight into its row (Games.recv's into)
+        self.targets = None if png else [memoryview(r.reshape(-1)) for r in self.host_np]
         self.dbatch = dev.zeros((n, th, tw, 3)) if dev.torch else None
         if png:
             from craftground_capture import png_to_array
@@ -335,6 +362,8 @@ class HostReader:
 
     def rows(self, lo, hi, msgs):
         for i, m in zip(range(lo, hi), msgs):
+            if m is None:
+                continue  # received into its row already
             img = field(m, 1)
             if self.png:
                 self.host_np[i] = self.decode(img)  # (H, W, 3) upright
@@ -570,8 +599,9 @@ def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
         lo, hi = halves[k % len(halves)]
         t0, c0 = time.perf_counter(), time.process_time()
         msgs, gcpu, skipped = [], [], 0
+        targets = getattr(reader, "targets", None)
         for i in range(lo, hi):
-            kind, gc, _, extra, p = games.recv(i)
+            kind, gc, _, extra, p = games.recv(i, targets[i] if targets else None)
             if kind != OBS:
                 raise SystemExit(f"game {i}: {games.last_text}")
             msgs.append(p)
