@@ -171,14 +171,17 @@ int vkt_image(vkt *t, int w, int h, int import_fd, uint64_t import_size, VkImage
     return vkt_image_ex(t, w, h, VK_FORMAT_R8G8B8A8_UNORM, 0, import_fd, import_size, img, mem);
 }
 
-int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
-                 int import_fd, uint64_t import_size, VkImage *img, VkDeviceMemory *mem)
+/* vkt_image_ex, and with `exportable` the memory allocated exportable as OPAQUE_FD (its size
+ * in *size when size is not NULL). */
+static int image_make(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
+                      int import_fd, uint64_t import_size, int exportable, VkImage *img,
+                      VkDeviceMemory *mem, uint64_t *size)
 {
     VkExternalMemoryImageCreateInfo ext = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
     ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkImageCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-    ci.pNext = import_fd >= 0 ? &ext : NULL;
+    ci.pNext = import_fd >= 0 || exportable ? &ext : NULL;
     ci.imageType = VK_IMAGE_TYPE_2D;
     ci.format = format;
     ci.extent.width = (uint32_t)w;
@@ -200,9 +203,14 @@ int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_
     imp.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     imp.fd = import_fd;
     imp.pNext = &ded;
+    VkExportMemoryAllocateInfo exp = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    exp.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    exp.pNext = &ded;
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    ai.pNext = import_fd >= 0 ? (const void *)&imp : (const void *)&ded;
+    ai.pNext = import_fd >= 0 ? (const void *)&imp
+                              : exportable ? (const void *)&exp : (const void *)&ded;
     ai.allocationSize = import_fd >= 0 ? import_size : req.size;
+    if (size) *size = ai.allocationSize;
     ai.memoryTypeIndex = mem_type(t, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     VkResult r = VKT_FN(t, vkAllocateMemory)(t->dev, &ai, NULL, mem);
     if (r != VK_SUCCESS) {
@@ -210,6 +218,18 @@ int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_
         return 1;
     }
     return VKT_FN(t, vkBindImageMemory)(t->dev, *img, *mem, 0) != VK_SUCCESS;
+}
+
+int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
+                 int import_fd, uint64_t import_size, VkImage *img, VkDeviceMemory *mem)
+{
+    return image_make(t, w, h, format, extra_usage, import_fd, import_size, 0, img, mem, NULL);
+}
+
+int vkt_image_export(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
+                     VkImage *img, VkDeviceMemory *mem, uint64_t *size)
+{
+    return image_make(t, w, h, format, extra_usage, -1, 0, 1, img, mem, size);
 }
 
 void vkt_image_free(vkt *t, VkImage img, VkDeviceMemory mem)
@@ -236,11 +256,12 @@ static int staging(vkt *t, size_t size, VkBuffer *buf, VkDeviceMemory *mem, void
     return VKT_FN(t, vkMapMemory)(t->dev, *mem, 0, VK_WHOLE_SIZE, 0, map) != VK_SUCCESS;
 }
 
-static void layout(vkt *t, VkImage img, VkImageLayout from, VkImageLayout to)
+VkImageMemoryBarrier vkt_image_barrier(VkImage img, VkImageLayout from, VkImageLayout to,
+                                       VkAccessFlags src_access, VkAccessFlags dst_access)
 {
     VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-    b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-    b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    b.srcAccessMask = src_access;
+    b.dstAccessMask = dst_access;
     b.oldLayout = from;
     b.newLayout = to;
     b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -249,6 +270,14 @@ static void layout(vkt *t, VkImage img, VkImageLayout from, VkImageLayout to)
     b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
     b.subresourceRange.levelCount = 1;
     b.subresourceRange.layerCount = 1;
+    return b;
+}
+
+static void layout(vkt *t, VkImage img, VkImageLayout from, VkImageLayout to)
+{
+    VkImageMemoryBarrier b =
+        vkt_image_barrier(img, from, to, VK_ACCESS_MEMORY_WRITE_BIT,
+                          VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
     VKT_FN(t, vkCmdPipelineBarrier)(t->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                                     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1,
                                     &b);

@@ -56,6 +56,15 @@ void vkt_image_free(vkt *t, VkImage img, VkDeviceMemory mem);
 int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
                  int import_fd, uint64_t import_size, VkImage *img, VkDeviceMemory *mem);
 
+/* vkt_image_ex's image with its dedicated memory exportable as OPAQUE_FD
+ * (vkGetMemoryFdKHR); *size: the allocation's size, as an importer needs it. */
+int vkt_image_export(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
+                     VkImage *img, VkDeviceMemory *mem, uint64_t *size);
+
+/* A colour image barrier on mip 0 / layer 0, no queue family transfer. */
+VkImageMemoryBarrier vkt_image_barrier(VkImage img, VkImageLayout from, VkImageLayout to,
+                                       VkAccessFlags src_access, VkAccessFlags dst_access);
+
 /* End t->cmd (recording), submit it with t->fence, wait. 0 on success. */
 int vkt_submit_wait(vkt *t);
 
