@@ -24,7 +24,6 @@ import ctypes
 import logging
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -32,6 +31,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_ring as T  # noqa: E402  (check, raises, the Python producer, the pattern)
+import test_vector as TV  # noqa: E402  (a producer process)
 from craftground_capture import DeviceError  # noqa: E402
 from craftground_capture import _device as D  # noqa: E402
 from craftground_capture import ring as R  # noqa: E402
@@ -440,30 +440,10 @@ def fake():
 
 # --- the 2-GPU machine -------------------------------------------------------------------------
 
-class Game:
-    """test_zc_ring serve semaphore W H N 1 on the GPU whose UUID is `uuid`
+def game(producer, uuid, w, h):
+    """A test_zc_ring game (semaphore mode) on the GPU whose UUID is `uuid`
     ($CG_VKT_DEVICE_UUID picks the Vulkan device)."""
-
-    def __init__(self, producer, uuid, w, h, frames=1000):
-        env = dict(os.environ, CG_VKT_DEVICE_UUID=uuid.hex())
-        self.proc = subprocess.Popen([producer, "serve", "semaphore", str(w), str(h),
-                                      str(frames), "1"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env=env)
-        self.frame = 0
-
-    def go(self):
-        self.proc.stdin.write("go\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline().strip()
-        if not line:
-            raise RuntimeError(f"the producer gave no descriptor (exit {self.proc.wait()})")
-        self.frame += 1
-        return bytes.fromhex(line)
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.stdout.read()
-        return self.proc.wait()
+    return TV.Game(producer, w, h, "semaphore", env=dict(os.environ, CG_VKT_DEVICE_UUID=uuid.hex()))
 
 
 def cuda(producer):
@@ -490,7 +470,7 @@ def cuda(producer):
                 print(f"note: no peer copy {a} -> {b}: {peer}")
                 continue
             tag = f"[games GPU {a} -> learner GPU {b}, {cross}]"
-            g = Game(producer, gpus[a].uuid, w, h)
+            g = game(producer, gpus[a].uuid, w, h)
             raw = g.go()
             lr = R.RingLearner(raw, device=b, cross_gpu=cross)
             good = 0
@@ -511,7 +491,7 @@ def cuda(producer):
             lr.close()
             g.close()
             # The vector: two games on GPU a, one on GPU b, the batch on b.
-            games = [Game(producer, gpus[x].uuid, 128, 96) for x in (a, b, a)]
+            games = [game(producer, gpus[x].uuid, 128, 96) for x in (a, b, a)]
             d = [x.go() for x in games]
             vec = V.VectorLearner(d, device=b, cross_gpu=cross)
             good = 0
