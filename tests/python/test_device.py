@@ -24,6 +24,7 @@ import ctypes
 import logging
 import os
 import re
+import subprocess
 import sys
 import tempfile
 
@@ -326,7 +327,14 @@ def ring_checks(fake, tmp):
     fake.set(PEER, 1)
     ring.close()
 
-    # One device: asking for a second is an error naming the one there is.
+    # One device ($CG_FAKE_CUDA_DEVICES=1 in a fresh process, fake_ext_set
+    # here): asking for a second is an error naming the one there is.
+    r = subprocess.run([sys.executable, "-c", "from craftground_capture import _device as D, "
+                        "ring as R; print(len(D.list_gpus(R.CudaImporter())))"],
+                       env=dict(os.environ, CG_FAKE_CUDA_DEVICES="1"), capture_output=True,
+                       text=True)
+    check(r.stdout.strip() == "1", f"$CG_FAKE_CUDA_DEVICES=1: the stand-in shows "
+                                   f"{r.stdout.strip() or r.stderr[-200:]} device")
     fake.set(DEVICES, 1)
     ring = Ring(tmp, 0x302, UUID0)
     raises(DeviceError, lambda: R.RingLearner(ring.desc(0, 0), device=1),
