@@ -383,12 +383,13 @@ static int is_event(CUevent ev)
     return v >= 0xE700 && v < 0xE700 + (uintptr_t)g_n[FAKE_N_EVENTS];
 }
 
-static int g_event_dev[0x100];
+#define FAKE_MAX_EVENTS 0x400
+static int g_event_dev[FAKE_MAX_EVENTS];
 
 FAKE_EXPORT CUresult cuEventCreate(CUevent *ev, unsigned int flags)
 {
     (void)flags;
-    if (g_n[FAKE_N_EVENTS] >= 0xFF) return CUDA_ERROR_INVALID_VALUE;
+    if (g_n[FAKE_N_EVENTS] >= FAKE_MAX_EVENTS) return CUDA_ERROR_INVALID_VALUE;
     g_event_dev[g_n[FAKE_N_EVENTS]] = current_device();
     *ev = (CUevent)(uintptr_t)(0xE700 + g_n[FAKE_N_EVENTS]++);
     return CUDA_SUCCESS;

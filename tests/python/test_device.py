@@ -213,6 +213,13 @@ def ring_cross(fake, tmp, src_uuid, dst, cross_gpu, want_path, mode=R.MODE_SEMAP
               f"{tag} frame {frame} (slot {slot}): bytes exact on device {fr.device}, not the "
               f"slot's own pointer, lease ACTIVE while held")
         check_order(tr, tag, mode, want_path, src, dst_ord)
+        if frame == 7:  # a DLPack consumer on another stream of the learner's GPU waits too
+            fake.reset_trace()
+            fr.__dlpack__(stream=5)
+            tr = fake.trace()
+            rec = [ln.split()[1] for ln in tr if ln.startswith("record") and "s=0x4d" in ln]
+            check(rec and f"streamwait s=0x5 {rec[-1]}" in tr,
+                  f"{tag} __dlpack__(stream=5): stream 5 waits for an event of stream 77 ({tr})")
         fake.reset_trace()
         fr.release()
         tr = fake.trace()
@@ -425,8 +432,21 @@ def vector_case(fake, tmp, gather, path, cross, flip):
         k_wait = [k for k, ln in enumerate(tr) if ln.startswith("streamwait s=0x37")]
         check(k_wait and k_wait[-1] > k_copy, f"{tag} the caller's stream waits for the copies")
     vec.poll()
-    held = [r.cmap and T.get_word(r.cmap, 2) for r in rings]
+    held = [T.get_word(r.cmap, 2) for r in rings]
     check(all(h[0] == R.RELEASED for h in held), f"{tag} poll gave every slot back: {held}")
+    # The step's event not complete: every slot stays leased, GPU 0's too.
+    fake.set(EVENTS_PENDING, 1)
+    vec.step([r.publish(0, 30 + k) for k, r in enumerate(rings)], stream=55)
+    held = [T.get_word(r.cmap, 0) for r in rings]
+    check(vec.poll() == 0 and all(h[0] == R.ACTIVE for h in held),
+          f"{tag} copies not complete: every slot still ACTIVE ({held})")
+    fake.set(EVENTS_PENDING, 0)
+    check(vec.poll() == 6, f"{tag} once complete, poll gives the 6 back")
+    # A row's game moves to another GPU: refused, the batch steps on.
+    moved = Ring(tmp, 0x5F0, UUID0, fmt=R.FORMAT_RGB8)
+    raises(R.RingError, lambda: vec.step([moved.publish(1, 1)], which=[1]),
+           f"{tag} row 1's new ring on GPU 0 (it was on GPU 1)", "a row's game stays on its GPU")
+    moved.close()
     vec.close()
     c1 = fake.counts()
     check(c1["allocs"] == c0["allocs"] and c1["bad_copy"] == 0 and c1["bad_launch"] == 0

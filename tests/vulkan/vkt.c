@@ -80,7 +80,8 @@ int vkt_init(vkt *t, char *why, size_t whylen)
         for (uint32_t i = 0; i < nd && best < 0; i++) {
             VkPhysicalDeviceIDProperties id = {
                 .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-            VkPhysicalDeviceProperties2 q = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+            VkPhysicalDeviceProperties2 q = {
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
             q.pNext = &id;
             IFN(t, vkGetPhysicalDeviceProperties2)(pd[i], &q);
             char hex[33];
