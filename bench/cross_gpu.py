@@ -86,6 +86,8 @@ def main():
     p.add_argument("--size", default="640x360")
     args = p.parse_args()
     w, h = (int(x) for x in args.size.split("x"))
+    # tests/python/fake_game.py (with the stand-in libcuda): a dry run of this script.
+    producer = [sys.executable, args.producer] if args.producer.endswith(".py") else args.producer
     try:
         gpus = D.list_gpus(R.CudaImporter())
     except (OSError, R.RingError) as e:
@@ -96,7 +98,7 @@ def main():
         return 0
     print(f"GPUs: {'; '.join(str(g) for g in gpus)}")
     for a, b in ((0, 1), (1, 0)):
-        run(args.producer, gpus, a, b, args.envs, w, h, args.steps)
+        run(producer, gpus, a, b, args.envs, w, h, args.steps)
     return 0
 
 

@@ -586,7 +586,7 @@ def log_vector(vec: Any) -> None:
         parts = []
         for u, (path, why) in routes.placement.paths.items():
             rows = [i for i, r in enumerate(routes.row_uuid) if r == u]
-            parts.append(f"rows {_ranges(rows)} from {routes.placement.sources[u]}: {path} "
+            parts.append(f"row{'s' if len(rows) > 1 else ''} {_ranges(rows)} from {routes.placement.sources[u]}: {path} "
                          f"({why})")
         line = f"VectorLearner: {vec.n} rings -> batch on {routes.dst}; " + "; ".join(parts)
     log_path(logging.INFO, line, STAGED_COPY if STAGED_COPY in vec.paths else SAME_GPU)

@@ -471,10 +471,13 @@ def fake():
 def game(producer, uuid, w, h):
     """A test_zc_ring game (semaphore mode) on the GPU whose UUID is `uuid`
     ($CG_VKT_DEVICE_UUID picks the Vulkan device)."""
-    return TV.Game(producer, w, h, "semaphore", env=dict(os.environ, CG_VKT_DEVICE_UUID=uuid.hex()))
+    env = dict(os.environ, CG_VKT_DEVICE_UUID=uuid.hex())
+    return TV.Game(producer, w, h, "semaphore", env=env)
 
 
 def cuda(producer):
+    if producer.endswith(".py"):  # fake_game.py: the stand-in's run of this script
+        producer = [sys.executable, producer]
     try:
         gpus = D.list_gpus(R.CudaImporter())
     except (OSError, R.RingError) as e:
@@ -492,6 +495,20 @@ def cuda(producer):
     peer = D.peer_blocker(api, gpus[0], gpus[1])
     print(f"GPUs: {gpus}; peer access: {'yes' if peer is None else peer}")
     w, h, n = 640, 360, 60
+    for b in (0, 1):  # the same GPU named by ordinal and by UUID: the import itself
+        for spec in (b, D.uuid_text(gpus[b].uuid)):
+            g = game(producer, gpus[b].uuid, 64, 48)  # a game each: one learner a ring
+            raw = g.go()
+            if b == 0 and isinstance(spec, int):
+                raises(DeviceError, lambda: R.RingLearner(raw, device=len(gpus)),
+                       f"device={len(gpus)} of {len(gpus)} devices", "no such CUDA device")
+            lr = R.RingLearner(raw, device=spec)
+            with lr.acquire(raw) as fr:
+                ok = (lr.path == D.SAME_GPU and fr.ptr == lr._memories[fr.slot][1]
+                      and np.array_equal(fr.to_numpy(), T.pattern(64, 48, 1)))
+            check(ok, f"[games GPU {b}, device={spec!r}] {lr.path}: the slot itself, exact")
+            lr.close()
+            g.close()
     for a, b in ((0, 1), (1, 0)):
         for cross in ("peer", "staged"):
             if cross == "peer" and peer is not None:
