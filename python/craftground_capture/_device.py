@@ -23,7 +23,7 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .ring import CudaImporter, RingError
+from .ring import MODE_SEMAPHORE, CudaImporter, RingError
 
 log = logging.getLogger("craftground_capture")
 
@@ -485,7 +485,7 @@ class _SourceGpu:
         # rows are the caller's until now: start after what `s` has queued.
         vec._api.record(self.start, s)
         self.api.wait_event(self.stream, self.start)
-        sem = [(e[1]._semaphore, e[2].frame) for e in entries if e[1].mode == 1]
+        sem = [(e[1]._semaphore, e[2].frame) for e in entries if e[1].mode == MODE_SEMAPHORE]
         if sem:
             self.api.wait_many([x[0] for x in sem], [x[1] for x in sem], self.stream)
             vec.counters["gpu_waits"] += 1

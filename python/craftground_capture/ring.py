@@ -763,7 +763,8 @@ class RingLearner:
     peer access, else a staged copy through pinned host memory), "peer",
     "staged" or "refuse". `path` says which is in use ("same-gpu import",
     "peer copy", "staged copy"); one line is logged at connect (logger
-    "craftground_capture").
+    "craftground_capture"). `device` is then the frames' GPU, `source_device`
+    the ring's (the same for the same-GPU import).
 
     Raises FormatError for a bad descriptor, DeviceError (a RingError and a
     ValueError) for a device that does not exist, a malformed UUID or a

@@ -181,7 +181,7 @@ class _VectorRing(RingLearner):
 
 
 class VectorBatch(_StreamBuffer):
-    """The step's batch: (N, H, W, C) uint8 on the rings' device, readable on
+    """The step's batch: (N, H, W, C) uint8 on the batch's device, readable on
     `stream` (the gather was queued there). `new[i]`: row i got a new frame
     this step; `frames[i]`: the frame number row i holds (0: none yet). Valid
     until the next step() overwrites it (clone what you keep)."""
