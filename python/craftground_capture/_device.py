@@ -543,6 +543,20 @@ class VectorRoutes:
         self.dst = self.placement.dst
         self.paths = [self.placement.paths[u][0] for u in self.row_uuid]
         self.sources: Dict[bytes, _SourceGpu] = {}
+        for i, d in enumerate(descs):
+            # The per-GPU gather moves one colour plane a row; rings with two
+            # eyes or a depth plane (descriptor version 3) are read only on
+            # their own GPU until it moves those too (RingLearner copies
+            # whole slots: every plane crosses there).
+            if self.paths[i] != SAME_GPU and (getattr(d, "eyes", 1) > 1
+                                               or getattr(d, "has_depth", False)):
+                self.placement.close()
+                raise RingError(f"ring {i} (id {d.ring_id:#x}) has planes (eyes "
+                                f"{getattr(d, 'eyes', 1)}, depth "
+                                f"{getattr(d, 'has_depth', False)}) and is on "
+                                f"{self.placement.sources[self.row_uuid[i]]}, not the batch's "
+                                f"{self.dst}: the vector gathers such rings on their own GPU "
+                                f"only (device= that GPU, or a RingLearner per ring)")
 
     def setup(self, vec: Any) -> None:
         """Once the batch and its gather exist: each other GPU's buffers."""

@@ -369,6 +369,15 @@ def vector_checks(fake, tmp):
            "vector, cross_gpu='refuse' with a ring on another GPU", "cross_gpu='refuse'")
     raises(DeviceError, lambda: V.VectorLearner([r.desc(0, 0) for r in rings], device=7),
            "vector, device=7", "device=7: no such CUDA device")
+    class Planes(R.Descriptor):  # a version 3 descriptor's planes, as its parser sets them
+        pass
+
+    d3 = Planes()
+    for k in R.Descriptor.__slots__:
+        setattr(d3, k, getattr(R.parse_descriptor(rings[0].desc(0, 0)), k))
+    d3.eyes, d3.has_depth = 2, False
+    raises(R.RingError, lambda: V.VectorLearner([d3], device=1),
+           "vector, a two-eye ring on another GPU", "has planes (eyes 2, depth False)")
     vec = V.VectorLearner([rings[1].desc(0, 0)], device=1)
     check(vec.path == D.SAME_GPU and vec.paths == (D.SAME_GPU,),
           "vector, device= the rings' GPU: the same-GPU gather")
