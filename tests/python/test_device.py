@@ -375,7 +375,7 @@ def vector_checks(fake, tmp):
     d3 = Planes()
     for k in R.Descriptor.__slots__:
         setattr(d3, k, getattr(R.parse_descriptor(rings[0].desc(0, 0)), k))
-    d3.eyes, d3.has_depth = 2, False
+    d3.eyes = 2  # no depth plane (has_depth False, where the Descriptor has it)
     raises(R.RingError, lambda: V.VectorLearner([d3], device=1),
            "vector, a two-eye ring on another GPU", "has planes (eyes 2, depth False)")
     vec = V.VectorLearner([rings[1].desc(0, 0)], device=1)
