@@ -15,6 +15,8 @@
 #
 # While iterating: CG_GPU_TESTS=<ctest -R regex>, CG_GPU_JVM=0 (skip the JVM
 # tests), CG_GPU_BENCH=0 or CG_GPU_BENCHES="bench_zerocopy_v2 ..." narrow it.
+# On the 2-GPU kind (nvidia-h200-x2) python_device_cuda and bench/cross_gpu.py
+# run too (the learner on another GPU than its games); with 1 GPU they skip.
 #
 # The .debs are unpacked into / only on the GPU machine (a fresh machine per
 # run); never run the second form on the dev machine. Logs go to $OUT (the
@@ -167,5 +169,13 @@ if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
     echo "-- $b"
     "$b" 2>&1 | tee -a "$OUT/bench.log"
   done
+  # The learner on another GPU than its games (docs/zero-copy-v2.md, "Learner and
+  # games on different GPUs"): on a machine with 2 GPUs (nvidia-h200-x2) only;
+  # CG_GPU_BENCHES names it cross_gpu.
+  if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] &&
+     [[ " ${CG_GPU_BENCHES:-cross_gpu} " == *" cross_gpu "* ]]; then
+    echo "-- bench/cross_gpu.py"
+    python3 bench/cross_gpu.py build-gpu/tests/vulkan/test_zc_ring 2>&1 | tee -a "$OUT/bench.log"
+  fi
 fi
 exit $status

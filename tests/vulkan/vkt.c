@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void staging_free(vkt *t);
 
@@ -70,6 +71,27 @@ int vkt_init(vkt *t, char *why, size_t whylen)
                    : p.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 2
                                                                              : 1;
         if (rank > best_rank) best = (int)i, best_rank = rank;
+    }
+    /* $CG_VKT_DEVICE_UUID (32 hex digits, the CUDA/Vulkan device UUID): that
+     * GPU instead (a game on a chosen GPU of a multi-GPU machine). */
+    const char *want = getenv("CG_VKT_DEVICE_UUID");
+    if (want && *want) {
+        best = -1;
+        for (uint32_t i = 0; i < nd && best < 0; i++) {
+            VkPhysicalDeviceIDProperties id = {
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+            VkPhysicalDeviceProperties2 q = {
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+            q.pNext = &id;
+            IFN(t, vkGetPhysicalDeviceProperties2)(pd[i], &q);
+            char hex[33];
+            for (int k = 0; k < 16; k++) snprintf(hex + 2 * k, 3, "%02x", id.deviceUUID[k]);
+            if (strlen(want) == 32 && strncasecmp(hex, want, 32) == 0) best = (int)i;
+        }
+        if (best < 0) {
+            free(pd);
+            return snprintf(why, whylen, "CG_VKT_DEVICE_UUID=%s: no Vulkan device has it", want), 1;
+        }
     }
     t->phys = pd[best];
     free(pd);
