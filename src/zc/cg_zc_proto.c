@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "cg_zc_proto.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -44,16 +45,31 @@ static uint64_t get64(const uint8_t *p)
     for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
     return v;
 }
+/* near and far travel as their IEEE-754 bits. */
+static uint32_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static float bits_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 
 cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap)
 {
     CG_RETURN_IF(!d || !out, CG_E_INVALID_ARG);
-    CG_RETURN_IF(cap < CG_ZC_DESC_SIZE, CG_E_BUFFER_TOO_SMALL);
-    memset(out, 0, CG_ZC_DESC_SIZE);
+    int v3 = d->eyes > 1 || d->depth_format != 0;
+    size_t length = v3 ? CG_ZC_DESC_V3_SIZE : CG_ZC_DESC_SIZE;
+    CG_RETURN_IF(cap < length, CG_E_BUFFER_TOO_SMALL);
+    memset(out, 0, length);
     memcpy(out, DESC_MAGIC, 4);
     int v1 = d->format != CG_ZC_FORMAT_R8G8B8_UNORM && d->flags == 0;
-    put16(out + 4, v1 ? 1 : CG_ZC_DESC_VERSION);
-    put16(out + 6, CG_ZC_DESC_SIZE);
+    put16(out + 4, v3 ? 3 : v1 ? 1 : 2);
+    put16(out + 6, (uint16_t)length);
     put32(out + 8, d->format);
     put32(out + 12, d->width);
     put32(out + 16, d->height);
@@ -68,7 +84,23 @@ cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap)
     put64(out + 72, d->frame);
     size_t n = strnlen(d->socket_path, CG_ZC_PATH_SIZE - 1);
     memcpy(out + 80, d->socket_path, n); /* the rest stays NUL */
-    return CG_OK;
+    if (!v3) return CG_OK;
+    put32(out + 192, d->eyes ? d->eyes : 1);
+    put32(out + 196, d->depth_format);
+    put64(out + 200, d->color_eye_stride);
+    put64(out + 208, d->depth_offset);
+    put64(out + 216, d->depth_eye_stride);
+    put32(out + 224, d->depth_row_pitch);
+    put32(out + 228, d->depth_encoding);
+    put32(out + 232, d->depth_flags);
+    put32(out + 236, float_bits(d->near_plane));
+    put32(out + 240, float_bits(d->far_plane));
+    return CG_OK; /* 244..255 reserved, 0 */
+}
+
+size_t cg_zc_desc_length(const uint8_t *in)
+{
+    return in && get16(in + 6) == CG_ZC_DESC_V3_SIZE ? CG_ZC_DESC_V3_SIZE : CG_ZC_DESC_SIZE;
 }
 
 /* Bytes per pixel of a format this version knows; 0 for any other. */
@@ -79,6 +111,101 @@ static uint32_t format_bpp(uint32_t f, uint16_t version)
         return 4;
     if (f == CG_ZC_FORMAT_R8G8B8_UNORM && version >= 2) return 3;
     return 0;
+}
+
+#define V3 "zero-copy descriptor version 3: "
+
+/* Version 3's plane fields (offsets 192..243) of a descriptor whose
+ * version 2 fields are valid already: every refusal of docs/zero-copy-v2.md
+ * "Descriptor versions", each naming the field and its value. */
+static cg_status decode_planes(const uint8_t *in, cg_zc_desc *d, cg_err *err)
+{
+    d->eyes = get32(in + 192);
+    d->depth_format = get32(in + 196);
+    d->color_eye_stride = get64(in + 200);
+    d->depth_offset = get64(in + 208);
+    d->depth_eye_stride = get64(in + 216);
+    d->depth_row_pitch = get32(in + 224);
+    d->depth_encoding = get32(in + 228);
+    d->depth_flags = get32(in + 232);
+    uint32_t near_bits = get32(in + 236), far_bits = get32(in + 240);
+    d->near_plane = bits_float(near_bits);
+    d->far_plane = bits_float(far_bits);
+    const unsigned long long slot_size = d->slot_size;
+    const uint64_t px = (uint64_t)d->width * d->height; /* <= 2^28: no product below overflows */
+
+    if (d->format != CG_ZC_FORMAT_R8G8B8_UNORM)
+        return cg_fail(err, CG_E_PROTOCOL, V3 "format %u, must be 23 (R8G8B8_UNORM)", d->format);
+    if (d->eyes < 1 || d->eyes > CG_ZC_MAX_EYES)
+        return cg_fail(err, CG_E_PROTOCOL, V3 "eyes %u, must be 1 or 2", d->eyes);
+    if (d->depth_format != 0 && d->depth_format != CG_ZC_FORMAT_R32_SFLOAT)
+        return cg_fail(err, CG_E_PROTOCOL, V3 "depth_format %u, must be 0 or 100", d->depth_format);
+    if (d->depth_flags & ~CG_ZC_DEPTH_FLAGS_KNOWN)
+        return cg_fail(err, CG_E_PROTOCOL, V3 "depth_flags 0x%x has unknown bits", d->depth_flags);
+    if (d->depth_format == 0) {
+        if (d->depth_encoding || d->depth_offset || d->depth_eye_stride || d->depth_row_pitch ||
+            d->depth_flags || near_bits || far_bits)
+            return cg_fail(err, CG_E_PROTOCOL,
+                           V3 "depth_format 0 (no depth plane) with depth_encoding %u, "
+                              "depth_offset %llu, depth_eye_stride %llu, depth_row_pitch %u, "
+                              "depth_flags 0x%x, near bits 0x%08x, far bits 0x%08x: all must be 0",
+                           d->depth_encoding, (unsigned long long)d->depth_offset,
+                           (unsigned long long)d->depth_eye_stride, d->depth_row_pitch,
+                           d->depth_flags, near_bits, far_bits);
+    } else {
+        if (d->depth_encoding != CG_ZC_DEPTH_LINEAR && d->depth_encoding != CG_ZC_DEPTH_RAW)
+            return cg_fail(err, CG_E_PROTOCOL, V3 "depth_encoding %u, must be 1 or 2",
+                           d->depth_encoding);
+        if (d->depth_row_pitch != (uint64_t)d->width * 4)
+            return cg_fail(err, CG_E_PROTOCOL, V3 "depth_row_pitch %u, must be width*4 = %llu",
+                           d->depth_row_pitch, (unsigned long long)d->width * 4);
+        if (d->depth_offset % 4 || d->depth_eye_stride % 4)
+            return cg_fail(err, CG_E_PROTOCOL,
+                           V3 "depth_offset %llu, depth_eye_stride %llu: must be multiples of 4",
+                           (unsigned long long)d->depth_offset,
+                           (unsigned long long)d->depth_eye_stride);
+        if (d->eyes == 2 && d->depth_eye_stride < px * 4)
+            return cg_fail(err, CG_E_PROTOCOL, V3 "depth_eye_stride %llu < width*height*4 = %llu",
+                           (unsigned long long)d->depth_eye_stride, (unsigned long long)(px * 4));
+        if (d->depth_encoding == CG_ZC_DEPTH_LINEAR &&
+            !(isfinite(d->near_plane) && isfinite(d->far_plane) && d->near_plane > 0 &&
+              d->near_plane < d->far_plane))
+            return cg_fail(err, CG_E_PROTOCOL,
+                           V3 "linear depth with near %g, far %g: needs finite 0 < near < far",
+                           (double)d->near_plane, (double)d->far_plane);
+        if (d->depth_encoding == CG_ZC_DEPTH_RAW && (d->depth_flags || near_bits || far_bits))
+            return cg_fail(err, CG_E_PROTOCOL,
+                           V3 "raw depth with depth_flags 0x%x, near bits 0x%08x, far bits 0x%08x: "
+                              "all must be 0",
+                           d->depth_flags, near_bits, far_bits);
+    }
+    if (d->eyes == 2 && d->color_eye_stride < px * 3)
+        return cg_fail(err, CG_E_PROTOCOL, V3 "color_eye_stride %llu < width*height*3 = %llu",
+                       (unsigned long long)d->color_eye_stride, (unsigned long long)(px * 3));
+    /* End of the colour planes; compared by subtraction so that no sum of
+     * the producer's 64-bit fields can wrap. */
+    uint64_t color_last = d->eyes == 2 ? d->color_eye_stride : 0;
+    if (color_last > d->slot_size || d->slot_size - color_last < px * 3)
+        return cg_fail(err, CG_E_PROTOCOL,
+                       V3 "RGB planes (eyes %u, color_eye_stride %llu, %llu bytes each) do not fit "
+                          "in slot_size %llu",
+                       d->eyes, (unsigned long long)d->color_eye_stride,
+                       (unsigned long long)(px * 3), slot_size);
+    if (d->depth_format == 0) return CG_OK;
+    uint64_t color_end = color_last + px * 3;
+    uint64_t depth_last = d->eyes == 2 ? d->depth_eye_stride : 0;
+    if (d->depth_offset > d->slot_size || depth_last > d->slot_size - d->depth_offset ||
+        d->slot_size - d->depth_offset - depth_last < px * 4)
+        return cg_fail(err, CG_E_PROTOCOL,
+                       V3 "depth planes (depth_offset %llu, depth_eye_stride %llu, %llu bytes "
+                          "each) do not fit in slot_size %llu",
+                       (unsigned long long)d->depth_offset, (unsigned long long)d->depth_eye_stride,
+                       (unsigned long long)(px * 4), slot_size);
+    if (d->depth_offset < color_end)
+        return cg_fail(err, CG_E_PROTOCOL,
+                       V3 "depth_offset %llu overlaps the RGB planes, which end at %llu",
+                       (unsigned long long)d->depth_offset, (unsigned long long)color_end);
+    return CG_OK;
 }
 
 cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err *err)
@@ -102,6 +229,10 @@ cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err
     if (length < CG_ZC_DESC_SIZE)
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: length field %u < %d", length,
                        CG_ZC_DESC_SIZE);
+    if (version == 3 && length != CG_ZC_DESC_V3_SIZE)
+        return cg_fail(err, CG_E_PROTOCOL,
+                       "zero-copy descriptor version 3: length field %u, must be %d", length,
+                       CG_ZC_DESC_V3_SIZE);
     if (len < length)
         return cg_fail(err, CG_E_BUFFER_TOO_SMALL,
                        "zero-copy descriptor truncated: %zu bytes of %u", len, length);
@@ -150,6 +281,35 @@ cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err
     if (d->ring_id == 0 || d->frame > CG_ZC_MAX_FRAME)
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: ring id %llu, frame %llu",
                        (unsigned long long)d->ring_id, (unsigned long long)d->frame);
+    d->eyes = 1;
+    return version == 3 ? decode_planes(in, d, err) : CG_OK;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t m) { return (v + m - 1) / m * m; }
+
+cg_status cg_zc_planes_layout(int w, int h, uint32_t eyes, int depth, cg_zc_planes *out)
+{
+    CG_RETURN_IF(!out, CG_E_INVALID_ARG);
+    memset(out, 0, sizeof *out);
+    size_t rgb, dep;
+    CG_TRY(cg_image_size(w, h, 3, &rgb));
+    CG_TRY(cg_image_size(w, h, 4, &dep));
+    CG_RETURN_IF(eyes < 1 || eyes > CG_ZC_MAX_EYES, CG_E_INVALID_ARG);
+    /* Dims are at most 16384, so these 64-bit sums stay below 2^33; only
+     * the total is checked against size_t, the type the producers allocate
+     * and map with. */
+    cg_zc_planes p;
+    memset(&p, 0, sizeof p);
+    p.rgb_bytes = round_up(rgb, 12);
+    p.color_eye_stride = round_up(p.rgb_bytes, 256);
+    p.frame_bytes = eyes * p.color_eye_stride;
+    if (depth) {
+        p.depth_offset = p.frame_bytes;
+        p.depth_eye_stride = round_up(dep, 256);
+        p.frame_bytes = p.depth_offset + eyes * p.depth_eye_stride;
+    }
+    CG_RETURN_IF(p.frame_bytes > SIZE_MAX, CG_E_OVERFLOW);
+    *out = p;
     return CG_OK;
 }
 

@@ -1,7 +1,8 @@
 /*
  * cg_zc_proto.h - the zero-copy v2 protocol without any GPU API
- * (docs/zero-copy-v2.md): the 192-byte descriptor, the 64-byte hello, and
- * the control block (a memfd of per-slot atomic lease words).
+ * (docs/zero-copy-v2.md): the descriptor (192 bytes, 256 in version 3), the
+ * 64-byte hello, the control block (a memfd of per-slot atomic lease
+ * words), and the layout of a slot's planes (cg_zc_planes_layout).
  *
  * Both sides use it: the producer (cg_zc_leases.h, which cg_vk_ring uses)
  * and C learners (the tests). No GPU API; the control block's memory comes
@@ -24,12 +25,19 @@ extern "C" {
 
 /* Version of the hello and the control block (unchanged since 1). */
 #define CG_ZC_VERSION 1
-/* Descriptor versions: 2 added the RGB format and the flags field. The
- * encoder writes 1 when a descriptor uses neither, so learners that know
- * only version 1 keep reading RGBA rings; the decoder reads both. */
-#define CG_ZC_DESC_VERSION 2
+/* Descriptor versions: 2 added the RGB format and the flags field, 3 the
+ * eyes and the depth plane (format 23 only). The encoder writes the lowest
+ * version that says everything (1 for a 4-byte format with flags 0, 3 for
+ * eyes > 1 or a depth plane, else 2), so learners that know only an older
+ * version keep reading the rings it describes; the decoder reads all three. */
+#define CG_ZC_DESC_VERSION 3
 #define CG_ZC_DESC_VERSION_MIN 1
+/* Versions 1 and 2 are 192 bytes, version 3 is 256: a buffer that may
+ * receive any descriptor has CG_ZC_DESC_MAX_SIZE bytes, and the length of
+ * the one written is cg_zc_desc_length. */
 #define CG_ZC_DESC_SIZE 192
+#define CG_ZC_DESC_V3_SIZE 256
+#define CG_ZC_DESC_MAX_SIZE 256
 #define CG_ZC_HELLO_SIZE 64
 #define CG_ZC_CONTROL_SIZE 4096
 #define CG_ZC_SLOT_STRIDE 64
@@ -46,6 +54,23 @@ extern "C" {
 /* Version 2: VK_FORMAT_R8G8B8_UNORM, 3 bytes R, G, B per pixel, tightly
  * packed (row_pitch == width * 3), rows upright: the learner's (H, W, 3). */
 #define CG_ZC_FORMAT_R8G8B8_UNORM 23u
+/* Version 3, depth_format: VK_FORMAT_R32_SFLOAT, one little-endian float32
+ * per pixel, rows upright: the learner's (H, W). 0 = no depth plane. */
+#define CG_ZC_FORMAT_R32_SFLOAT 100u
+
+/* Version 3: what a depth plane's floats are (docs/zero-copy-v2.md, "Depth
+ * and stereo planes"). LINEAR: docs/wire-format.md "Depth" with conversion
+ * (z / far); RAW: the stored depth, bit-exact. */
+typedef enum cg_zc_depth_encoding {
+    CG_ZC_DEPTH_NONE = 0,
+    CG_ZC_DEPTH_LINEAR = 1,
+    CG_ZC_DEPTH_RAW = 2
+} cg_zc_depth_encoding;
+/* depth_flags (offset 232, version 3). LINEAR only; bits not defined are 0. */
+#define CG_ZC_DEPTH_Z_ZERO_TO_ONE 0x1u
+#define CG_ZC_DEPTH_FLAGS_KNOWN CG_ZC_DEPTH_Z_ZERO_TO_ONE
+/* Eyes of a slot (version 3): 1, or 2 for stereo. */
+#define CG_ZC_MAX_EYES 2
 
 /* Descriptor flags (offset 68, version 2). Bits not defined here are 0. */
 #define CG_ZC_FLAG_ROWS_BOTTOM_UP 0x1u /* row 0 of the slot is the picture's bottom */
@@ -74,7 +99,9 @@ typedef enum cg_zc_hello_status {
     CG_ZC_HELLO_WRONG_UID = 2 /* the peer runs as another user */
 } cg_zc_hello_status;
 
-/* The descriptor's fields (docs/zero-copy-v2.md, "The descriptor"). */
+/* The descriptor's fields (docs/zero-copy-v2.md, "The descriptor"). The
+ * plane fields after socket_path are version 3's (format 23 only); a
+ * version 1 or 2 descriptor decodes with eyes 1 and the rest 0. */
 typedef struct cg_zc_desc {
     uint32_t format; /* VkFormat number: 37, 43, 44, 50, or 23 (version 2) */
     uint32_t width, height, row_pitch, slot_count, mode;
@@ -85,7 +112,35 @@ typedef struct cg_zc_desc {
     uint32_t slot;
     uint64_t frame;
     char socket_path[CG_ZC_PATH_SIZE];
+    uint32_t eyes;               /* 1 or 2; the encoder treats 0 as 1 */
+    uint32_t depth_format;       /* 0 (no depth plane) or CG_ZC_FORMAT_R32_SFLOAT */
+    uint64_t color_eye_stride;   /* bytes from eye 0's RGB plane (offset 0) to eye 1's */
+    uint64_t depth_offset;       /* bytes: eye 0's depth plane (0 without depth) */
+    uint64_t depth_eye_stride;   /* bytes from eye 0's depth plane to eye 1's */
+    uint32_t depth_row_pitch;    /* width * 4 (0 without depth) */
+    uint32_t depth_encoding;     /* cg_zc_depth_encoding */
+    uint32_t depth_flags;        /* CG_ZC_DEPTH_Z_ZERO_TO_ONE (LINEAR only) */
+    float near_plane, far_plane; /* LINEAR's; 0 for RAW and without depth */
 } cg_zc_desc;
+
+/* Where a slot's planes lie (docs/zero-copy-v2.md, "Depth and stereo
+ * planes"): the RGB plane of eye e at e * color_eye_stride, the depth plane
+ * of eye e at depth_offset + e * depth_eye_stride, every offset a multiple
+ * of 256; frame_bytes is what a slot must hold. The producer's choice, one
+ * for every producer; readers use the descriptor's fields instead. */
+typedef struct cg_zc_planes {
+    uint64_t rgb_bytes;        /* round_up(w*h*3, 12): the shader writes whole 12-byte groups */
+    uint64_t color_eye_stride; /* round_up(rgb_bytes, 256) */
+    uint64_t depth_offset;     /* eyes * color_eye_stride with depth, else 0 */
+    uint64_t depth_eye_stride; /* round_up(w*h*4, 256) with depth, else 0 */
+    uint64_t frame_bytes;      /* end of the last plane */
+} cg_zc_planes;
+
+/* The layout of a w x h slot with eyes (1..CG_ZC_MAX_EYES) eyes and a
+ * depth plane per eye when depth is nonzero. CG_E_INVALID_ARG / CG_E_TOO_LARGE
+ * for dims as cg_check_dims, CG_E_INVALID_ARG for eyes out of range or out
+ * NULL, CG_E_OVERFLOW when frame_bytes does not fit in size_t. */
+cg_status cg_zc_planes_layout(int w, int h, uint32_t eyes, int depth, cg_zc_planes *out);
 
 /* The hello's fields (docs/zero-copy-v2.md, "The hello message"). */
 typedef struct cg_zc_hello {
@@ -96,20 +151,30 @@ typedef struct cg_zc_hello {
     uint32_t mode, control_size;
 } cg_zc_hello;
 
-/* Write the CG_ZC_DESC_SIZE bytes of d into out (cap >= CG_ZC_DESC_SIZE,
- * else CG_E_BUFFER_TOO_SMALL). The version written is 1 when the format
- * is a 4-byte one and flags is 0, else 2. The fields are not validated
- * here. */
+/* Write the descriptor d into out: version 3 (CG_ZC_DESC_V3_SIZE bytes)
+ * when d->eyes > 1 or d->depth_format != 0, else CG_ZC_DESC_SIZE bytes of
+ * version 1 (a 4-byte format and flags 0) or 2 (otherwise), byte-identical
+ * to what they always were. cap smaller than that length:
+ * CG_E_BUFFER_TOO_SMALL. The length written is cg_zc_desc_length(out). The
+ * fields are not validated here. */
 cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap);
 
-/* Parse and validate len bytes of a version 1 or 2 descriptor. Errors
+/* The length of a descriptor this library encoded, from its length field:
+ * CG_ZC_DESC_V3_SIZE (256) when that field says 256, else CG_ZC_DESC_SIZE
+ * (192). in holds at least 8 bytes. */
+size_t cg_zc_desc_length(const uint8_t *in);
+
+/* Parse and validate len bytes of a version 1, 2 or 3 descriptor. Errors
  * (err gets the field and value): CG_E_BUFFER_TOO_SMALL (shorter than 192
  * or than its length field), CG_E_PROTOCOL (bad magic, length, mode,
  * format (23 in version 1), pitch (format 23: not width*3), slot count, a
  * slot or frame out of range, a path without NUL, unknown flag bits, or
- * ROWS_BOTTOM_UP with format 23), CG_E_UNSUPPORTED (a version this library
- * does not know). A version 1 descriptor decodes with flags 0 (offset 68
- * was reserved there). */
+ * ROWS_BOTTOM_UP with format 23; in version 3 every refusal of
+ * docs/zero-copy-v2.md "Descriptor versions": length not 256, a format
+ * other than 23, eyes, the depth plane's fields, planes outside the slot or
+ * overlapping), CG_E_UNSUPPORTED (a version this library does not know). A
+ * version 1 descriptor decodes with flags 0 (offset 68 was reserved there);
+ * versions 1 and 2 decode with eyes 1 and no depth plane. */
 cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err *err);
 
 /* The hello's CG_ZC_HELLO_SIZE bytes, and back. decode: CG_E_BUFFER_TOO_SMALL

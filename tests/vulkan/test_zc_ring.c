@@ -140,7 +140,8 @@ static int case_descriptor_v2(const uint8_t g[CG_ZC_DESC_SIZE])
         {"format 22 in version 2", rgb, 8, 22, CG_E_PROTOCOL},
         {"format 24 in version 2", rgb, 8, 24, CG_E_PROTOCOL},
         {"RGBA pitch below width*4 in version 2", bu, 21, 0x07, CG_E_PROTOCOL},
-        {"RGB version 3", rgb, 4, 3, CG_E_UNSUPPORTED},
+        {"RGB version 3 with length 192", rgb, 4, 3, CG_E_PROTOCOL},
+        {"RGB version 4", rgb, 4, 4, CG_E_UNSUPPORTED},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         memcpy(b, bad[i].base, sizeof b);
@@ -188,7 +189,8 @@ static int case_descriptor(void)
     } bad[] = {
         {"truncated to 100 bytes", -1, 0, 100, CG_E_BUFFER_TOO_SMALL},
         {"4 bytes (a mach port)", -1, 0, 4, CG_E_BUFFER_TOO_SMALL},
-        {"unknown version 3", 4, 3, CG_ZC_DESC_SIZE, CG_E_UNSUPPORTED},
+        {"unknown version 4", 4, 4, CG_ZC_DESC_SIZE, CG_E_UNSUPPORTED},
+        {"version 3 with length 192", 4, 3, CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
         {"version 0", 4, 0, CG_ZC_DESC_SIZE, CG_E_UNSUPPORTED},
         {"format 23 in version 1", 8, 23, CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
         {"bad magic", 3, '1', CG_ZC_DESC_SIZE, CG_E_PROTOCOL},
