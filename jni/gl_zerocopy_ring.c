@@ -141,9 +141,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publ
 
 static void counters(void *ctx, uint64_t *v)
 {
-    cg_gl_ring_info info;
-    cg_gl_ring_get_info(ctx, &info);
-    cg_vk_ring_get_counters(info.ring, v);
+    cg_gl_ring_get_counters(ctx, v);
 }
 
 static void copy_path(void *ctx, uint64_t *v)
@@ -151,7 +149,7 @@ static void copy_path(void *ctx, uint64_t *v)
     cg_gl_ring_info gi;
     cg_vk_ring_info vi;
     cg_gl_ring_get_info(ctx, &gi);
-    cg_vk_ring_get_info(gi.ring, &vi);
+    cg_gl_ring_get_ring_info(ctx, &vi);
     v[0] = (uint64_t)cg_jni_copy_path(vi.format, (int)gi.copy_path);
 }
 

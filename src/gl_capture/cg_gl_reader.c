@@ -13,15 +13,6 @@
 #include "cg_gl_check.h"
 #include "cg_gl_reader_internal.h"
 
-/* A framebuffer with one texture attached, re-attached only when the
- * texture name or the requested size changes. */
-typedef struct cg_gl_target {
-    GLuint fbo;
-    GLuint tex;
-    int w, h;
-    int attached;
-} cg_gl_target;
-
 typedef struct cg_gl_slot {
     GLuint pbo;
     size_t cap;  /* bytes allocated in pbo */
@@ -45,50 +36,6 @@ struct cg_gl_reader {
     unsigned caps; /* CG_GL_CAP_* of the context in gl_ctx */
     cg_err err;
     int failed; /* a GL call failed: refuse until cg_gl_reader_reset */
-};
-
-/* Optional state of the current context that changes what glReadPixels
- * returns; found once per context (cg_gl_enter). */
-enum {
-    CG_GL_CAP_PACK_INVERT = 1u << 0,  /* GL_MESA_pack_invert */
-    CG_GL_CAP_REVERSE_ROWS = 1u << 1, /* GL_ANGLE_pack_reverse_row_order */
-    CG_GL_CAP_COMPAT = 1u << 2,       /* compatibility profile: pixel transfer state */
-    CG_GL_CAP_COMPUTE = 1u << 3,      /* GL 4.3: compute shaders (cg_gl_dispatch_compute) */
-};
-
-/* The caller's state that a read changes, saved before and restored after.
- *
- * Every state of the GL 4.6 spec (sections 8.4.1, 18.2) and of the pack
- * extensions that changes the bytes glReadPixels returns for RGBA/RGB
- * unsigned bytes and float depth from a framebuffer object:
- * - the read framebuffer (ours) and the pixel pack buffer binding;
- * - the pack parameters: alignment, row length, skip rows/pixels, swap
- *   bytes; LSB first (bitmaps), image height and skip images (3D images)
- *   do not apply to these reads but are set too, since a driver that got
- *   them wrong would be no surprise;
- * - GL_PACK_INVERT_MESA and GL_PACK_REVERSE_ROW_ORDER_ANGLE, where their
- *   extension exists (they turn the rows upside down);
- * - GL_CLAMP_READ_COLOR and GL_FRAMEBUFFER_SRGB (float or sRGB buffers);
- * - in a compatibility profile, the pixel transfer state: colour and depth
- *   scale and bias, and the colour maps (GL_MAP_COLOR).
- * The read buffer is state of the framebuffer, and ours is set once when it
- * is made. Scissor, masks and the imaging subset's tables (absent from
- * Mesa and from core profiles) do not apply to framebuffer reads here. */
-typedef struct cg_gl_saved {
-    GLint read_fbo, draw_fbo, pack_buffer, tex2d;
-    GLint align, row_length, skip_rows, skip_pixels, swap_bytes;
-    GLint lsb_first, image_height, skip_images, invert, reverse_rows, clamp_read;
-    GLboolean srgb, map_color;
-    GLfloat transfer[10]; /* scale and bias of red, green, blue, alpha, depth */
-    unsigned caps;
-    int draw_touched; /* set when a framebuffer was created through GL_FRAMEBUFFER */
-} cg_gl_saved;
-
-/* Pixel transfer scale/bias pairs (compatibility profile) and the value
- * each has by default: scales 1, biases 0. */
-static const GLenum k_transfer[10] = {
-    GL_RED_SCALE,   GL_RED_BIAS,   GL_GREEN_SCALE, GL_GREEN_BIAS, GL_BLUE_SCALE,
-    GL_BLUE_BIAS,   GL_ALPHA_SCALE, GL_ALPHA_BIAS, GL_DEPTH_SCALE, GL_DEPTH_BIAS,
 };
 
 #define GLC(r, expr) CG_GL_CALL_AS(&(r)->err, expr, #expr)
@@ -194,25 +141,6 @@ int cg_gl_reader_failed(const cg_gl_reader *r)
     return r && r->failed;
 }
 
-/* The optional read state this context has (GL answers, desktop GL 3.0+). */
-static unsigned cg_gl_caps(void)
-{
-    unsigned caps = 0;
-    if (epoxy_has_gl_extension("GL_MESA_pack_invert")) caps |= CG_GL_CAP_PACK_INVERT;
-    if (epoxy_has_gl_extension("GL_ANGLE_pack_reverse_row_order"))
-        caps |= CG_GL_CAP_REVERSE_ROWS;
-    /* 3.0 has no profiles (all compatibility); 3.1 has it through
-     * GL_ARB_compatibility; 3.2+ says so in the profile mask. */
-    GLint mask = 0;
-    if (epoxy_gl_version() >= 32) glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
-    if (epoxy_gl_version() < 31 || (mask & GL_CONTEXT_COMPATIBILITY_PROFILE_BIT) ||
-        (epoxy_gl_version() == 31 && epoxy_has_gl_extension("GL_ARB_compatibility")))
-        caps |= CG_GL_CAP_COMPAT;
-    if (cg_gl_has_compute(NULL)) caps |= CG_GL_CAP_COMPUTE;
-    cg_gl_drain_errors();
-    return caps;
-}
-
 /* A context must be current. When it is not the one the reader's GL objects
  * were made in, their names mean nothing (or another object) here: forget
  * them, and make fresh ones in this context. The full check (desktop GL
@@ -226,100 +154,9 @@ cg_status cg_gl_enter(cg_gl_reader *r)
     if (key != r->gl_ctx) {
         cg_gl_reader_forget_gl(r);
         r->gl_ctx = key;
-        r->caps = cg_gl_caps();
+        r->caps = cg_gl_read_caps();
     }
     return CG_OK;
-}
-
-static void cg_gl_save(cg_gl_saved *s, unsigned caps)
-{
-    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &s->read_fbo);
-    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &s->draw_fbo);
-    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &s->pack_buffer);
-    glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->tex2d);
-    glGetIntegerv(GL_PACK_ALIGNMENT, &s->align);
-    glGetIntegerv(GL_PACK_ROW_LENGTH, &s->row_length);
-    glGetIntegerv(GL_PACK_SKIP_ROWS, &s->skip_rows);
-    glGetIntegerv(GL_PACK_SKIP_PIXELS, &s->skip_pixels);
-    glGetIntegerv(GL_PACK_SWAP_BYTES, &s->swap_bytes);
-    glGetIntegerv(GL_PACK_LSB_FIRST, &s->lsb_first);
-    glGetIntegerv(GL_PACK_IMAGE_HEIGHT, &s->image_height);
-    glGetIntegerv(GL_PACK_SKIP_IMAGES, &s->skip_images);
-    glGetIntegerv(GL_CLAMP_READ_COLOR, &s->clamp_read);
-    s->srgb = glIsEnabled(GL_FRAMEBUFFER_SRGB);
-    s->invert = s->reverse_rows = 0;
-    if (caps & CG_GL_CAP_PACK_INVERT) glGetIntegerv(GL_PACK_INVERT_MESA, &s->invert);
-    if (caps & CG_GL_CAP_REVERSE_ROWS)
-        glGetIntegerv(GL_PACK_REVERSE_ROW_ORDER_ANGLE, &s->reverse_rows);
-    s->map_color = GL_FALSE;
-    if (caps & CG_GL_CAP_COMPAT) {
-        GLint map = 0;
-        glGetIntegerv(GL_MAP_COLOR, &map);
-        s->map_color = map != 0;
-        for (int i = 0; i < 10; i++) glGetFloatv(k_transfer[i], &s->transfer[i]);
-    }
-    s->caps = caps;
-    s->draw_touched = 0;
-}
-
-/* Default of k_transfer[i]: scales (even i) 1, biases 0. */
-static GLfloat cg_gl_transfer_default(int i)
-{
-    return (i & 1) ? 0.0f : 1.0f;
-}
-
-/* Pixel-store values the reads need (alignment 4 for RGBA and depth rows,
- * 1 for tightly packed RGB rows); set only where they differ. */
-static void cg_gl_set_pack(const cg_gl_saved *s, GLint align)
-{
-    if (s->align != align) glPixelStorei(GL_PACK_ALIGNMENT, align);
-    if (s->row_length != 0) glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-    if (s->skip_rows != 0) glPixelStorei(GL_PACK_SKIP_ROWS, 0);
-    if (s->skip_pixels != 0) glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
-    if (s->swap_bytes != 0) glPixelStorei(GL_PACK_SWAP_BYTES, GL_FALSE);
-    if (s->lsb_first != 0) glPixelStorei(GL_PACK_LSB_FIRST, GL_FALSE);
-    if (s->image_height != 0) glPixelStorei(GL_PACK_IMAGE_HEIGHT, 0);
-    if (s->skip_images != 0) glPixelStorei(GL_PACK_SKIP_IMAGES, 0);
-    if (s->invert != 0) glPixelStorei(GL_PACK_INVERT_MESA, GL_FALSE);
-    if (s->reverse_rows != 0) glPixelStorei(GL_PACK_REVERSE_ROW_ORDER_ANGLE, GL_FALSE);
-    if (s->clamp_read != GL_FIXED_ONLY) glClampColor(GL_CLAMP_READ_COLOR, GL_FIXED_ONLY);
-    if (s->srgb) glDisable(GL_FRAMEBUFFER_SRGB);
-    if (s->caps & CG_GL_CAP_COMPAT) {
-        if (s->map_color) glPixelTransferi(GL_MAP_COLOR, GL_FALSE);
-        for (int i = 0; i < 10; i++) {
-            if (s->transfer[i] != cg_gl_transfer_default(i))
-                glPixelTransferf(k_transfer[i], cg_gl_transfer_default(i));
-        }
-    }
-}
-
-/* Restore everything cg_gl_save captured; the draw framebuffer only when a
- * framebuffer creation went through GL_FRAMEBUFFER. */
-static void cg_gl_restore(const cg_gl_saved *s)
-{
-    glPixelStorei(GL_PACK_ALIGNMENT, s->align);
-    glPixelStorei(GL_PACK_ROW_LENGTH, s->row_length);
-    glPixelStorei(GL_PACK_SKIP_ROWS, s->skip_rows);
-    glPixelStorei(GL_PACK_SKIP_PIXELS, s->skip_pixels);
-    glPixelStorei(GL_PACK_SWAP_BYTES, s->swap_bytes);
-    if (s->lsb_first != 0) glPixelStorei(GL_PACK_LSB_FIRST, s->lsb_first);
-    if (s->image_height != 0) glPixelStorei(GL_PACK_IMAGE_HEIGHT, s->image_height);
-    if (s->skip_images != 0) glPixelStorei(GL_PACK_SKIP_IMAGES, s->skip_images);
-    if (s->invert != 0) glPixelStorei(GL_PACK_INVERT_MESA, s->invert);
-    if (s->reverse_rows != 0) glPixelStorei(GL_PACK_REVERSE_ROW_ORDER_ANGLE, s->reverse_rows);
-    if (s->clamp_read != GL_FIXED_ONLY) glClampColor(GL_CLAMP_READ_COLOR, (GLenum)s->clamp_read);
-    if (s->srgb) glEnable(GL_FRAMEBUFFER_SRGB);
-    if (s->caps & CG_GL_CAP_COMPAT) {
-        if (s->map_color) glPixelTransferi(GL_MAP_COLOR, GL_TRUE);
-        for (int i = 0; i < 10; i++) {
-            if (s->transfer[i] != cg_gl_transfer_default(i))
-                glPixelTransferf(k_transfer[i], s->transfer[i]);
-        }
-    }
-    glBindTexture(GL_TEXTURE_2D, (GLuint)s->tex2d);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)s->pack_buffer);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)s->read_fbo);
-    if (s->draw_touched) glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)s->draw_fbo);
 }
 
 /* The texture must be a GL_TEXTURE_2D at least w x h at level 0. Binds it to
@@ -332,59 +169,6 @@ cg_status cg_gl_check_texture(cg_gl_reader *r, GLuint tex, int w, int h, int *fo
     if (tw < w || th < h) {
         return cg_gl_fail(r, CG_E_BAD_TEXTURE, "texture %u is %dx%d, smaller than the %dx%d asked",
                           tex, tw, th, w, h);
-    }
-    return CG_OK;
-}
-
-/* Make `t` a framebuffer with `tex` attached at `attachment`, bound to
- * GL_READ_FRAMEBUFFER and complete. */
-static cg_status cg_gl_bind_target(cg_gl_reader *r, cg_gl_saved *saved, cg_gl_target *t,
-                                   GLenum attachment, GLuint tex, int w, int h)
-{
-    if (t->fbo && !glIsFramebuffer(t->fbo)) memset(t, 0, sizeof *t); /* context changed */
-    if (!t->fbo) {
-        GLC(r, glGenFramebuffers(1, &t->fbo));
-        saved->draw_touched = 1;
-        /* Read/draw buffers are framebuffer state: set them once here. A
-         * depth-only framebuffer needs GL_NONE for both to be complete on
-         * GL < 4.1. The caller's draw binding is restored afterwards. */
-        GLC(r, glBindFramebuffer(GL_FRAMEBUFFER, t->fbo));
-        GLenum buf = attachment == GL_COLOR_ATTACHMENT0 ? GL_COLOR_ATTACHMENT0 : GL_NONE;
-        GLC(r, glDrawBuffer(buf));
-        GLC(r, glReadBuffer(buf));
-        t->attached = 0;
-    }
-    GLC(r, glBindFramebuffer(GL_READ_FRAMEBUFFER, t->fbo));
-    if (t->attached) {
-        /* A context destroyed and recreated at the same address reuses names:
-         * never modify a framebuffer whose attachment is not the one we made. */
-        GLint name = 0;
-        GLC(r, glGetFramebufferAttachmentParameteriv(GL_READ_FRAMEBUFFER, attachment,
-                                                     GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME,
-                                                     &name));
-        if ((GLuint)name != t->tex) {
-            memset(t, 0, sizeof *t);
-            return cg_gl_bind_target(r, saved, t, attachment, tex, w, h);
-        }
-    }
-    if (!t->attached || t->tex != tex || t->w != w || t->h != h) {
-        GLC(r, glFramebufferTexture2D(GL_READ_FRAMEBUFFER, attachment, GL_TEXTURE_2D, tex, 0));
-        t->tex = tex;
-        t->w = w;
-        t->h = h;
-        t->attached = 1;
-    }
-    /* Checked on every read: the game may have redefined the texture. */
-    GLenum st = glCheckFramebufferStatus(GL_READ_FRAMEBUFFER);
-    if (st != GL_FRAMEBUFFER_COMPLETE) {
-        cg_gl_drain_errors();
-        /* The texture stays attached: keep `attached` so the next call still
-         * checks that the framebuffer is ours before modifying it; a size
-         * that matches no request forces the re-attach. */
-        t->w = t->h = 0;
-        return cg_gl_fail(r, CG_E_BAD_TEXTURE,
-                          "framebuffer with texture %u attached is incomplete (status 0x%04x)",
-                          tex, (unsigned)st);
     }
     return CG_OK;
 }
@@ -588,7 +372,7 @@ static cg_status cg_gl_pass_begin(cg_gl_reader *r, cg_gl_saved *saved, cg_gl_tar
     cg_gl_drain_errors();
     cg_gl_save(saved, r->caps);
     CG_TRY(cg_gl_check_texture(r, texture, w, h, NULL));
-    CG_TRY(cg_gl_bind_target(r, saved, t, attachment, texture, w, h));
+    CG_TRY(cg_gl_bind_target(&r->err, saved, t, attachment, texture, w, h));
     cg_gl_set_pack(saved, align);
     return CG_OK;
 }

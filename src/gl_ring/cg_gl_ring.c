@@ -14,18 +14,12 @@
 #include "cg_gl.h"
 #include "cg_gl_check.h"
 #include "cg_gl_extmem.h"
-#include "cg_gl_copy_source.h" /* cg_gl_copy_source: src/vulkan/cg_vk_copy.comp's text */
-#include "cg_gl_rgb_source.h" /* cg_gl_rgb_source: src/vulkan/cg_vk_rgb.comp's text */
+#include "cg_gl_ring_compute.h" /* the RGB slot format's and the compute copy's writer */
 #include "cg_size.h"
 #include "cg_vk_device.h" /* cg_vk_own_device_open, CG_VK_CHECK */
-#include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size, cg_vk_rgb_groups: the shader's layout */
-
-/* The shader's Params block (std140: nine 4-byte members, padded to 48). */
-typedef struct gr_params {
-    uint32_t src_w, src_h, dst_w, dst_h, flip, bgra, cursor_on;
-    int32_t cursor_x, cursor_y;
-    uint32_t pad[3];
-} gr_params;
+#include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size: the shader's layout */
+#include "cg_vk_slots.h"  /* the exported slot memory, timeline and fences */
+#include "cg_zc_producer.h" /* the protocol's side: template, control block, socket, leases */
 
 struct cg_gl_ring {
     cg_gl_ring_desc d;
@@ -35,7 +29,8 @@ struct cg_gl_ring {
     /* Vulkan: the process's own instance (kept for the process's life,
      * cg_vk_instance.h), the ring's own device on GL's GPU */
     cg_vk_own_device own;
-    cg_vk_ring *ring;
+    cg_vk_slots slots;  /* on the own device: what the learner imports */
+    cg_zc_producer zc;  /* the descriptor's constant fields, control block, socket, leases */
     /* per slot */
     VkSemaphore vk_sem[CG_ZC_MAX_SLOTS]; /* semaphore mode: GL signals, the bridge waits */
     cg_gl_ring_signal signal;            /* what pick_mode chose (never AUTO) */
@@ -44,19 +39,12 @@ struct cg_gl_ring {
     /* GL_NV_timeline_semaphore: the ring's timeline imported into GL */
     cg_gl_timeline timeline;
     cg_gl_reader *reader;
-    /* RGB8 slot format or the compute copy: the compute program, its
-     * nearest sampler, the cursor bitmap and, per slot, the parameters of
-     * its last dispatch. */
+    /* RGB8 slot format or the compute copy: its GL compute writer. */
     cg_vk_copy_path copy_path;
-    GLuint program, sampler, cursor_ubo;
-    GLuint params_ubo[CG_ZC_MAX_SLOTS];
-    gr_params params[CG_ZC_MAX_SLOTS];
-    uint32_t groups_x, groups_y; /* cg_vk_rgb_groups */
+    cg_gl_ring_compute compute;
     cg_err err;
     int failed;
 };
-
-#define GR_GL(r, expr) CG_GL_CALL_AS(&(r)->err, expr, #expr)
 
 /* ---- the device rule ------------------------------------------------------ */
 
@@ -121,7 +109,7 @@ static cg_status pick_mode(cg_gl_ring *r)
  * semaphore made in Vulkan and imported into GL). */
 static cg_status import_slot(cg_gl_ring *r, uint32_t i, uint64_t slot_size)
 {
-    int fd = dup(cg_vk_ring_slot_fd(r->ring, i));
+    int fd = dup(r->slots.slot[i].memory_fd);
     if (fd < 0) return cg_fail(&r->err, CG_E_PLATFORM, "dup of slot %u's memory fd failed", i);
     CG_TRY(cg_gl_import_buffer(fd, slot_size, r->frame_bytes, &r->mem[i], &r->err));
     if (r->mode != CG_ZC_MODE_SEMAPHORE || r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
@@ -155,35 +143,6 @@ static cg_status import_timeline(cg_gl_ring *r, VkSemaphore timeline)
 
 /* ---- the RGB slot format -------------------------------------------------- */
 
-/* The frame's parameters: the texture's size, the slot's, GL's rows
- * (bottom first: the RAW path's flip is 0), the cursor by the wire
- * format's rule (a hot spot outside the target draws nothing). */
-static gr_params rgb_params(const cg_gl_ring *r, const cg_cursor *cursor)
-{
-    gr_params p;
-    memset(&p, 0, sizeof p);
-    p.src_w = (uint32_t)r->d.width;
-    p.src_h = (uint32_t)r->d.height;
-    p.dst_w = (uint32_t)r->d.target_width;
-    p.dst_h = (uint32_t)r->d.target_height;
-    if (cursor && cursor->draw && cursor->x >= 0 && cursor->y >= 0 &&
-        cursor->x < r->d.target_width && cursor->y < r->d.target_height) {
-        p.cursor_on = 1;
-        p.cursor_x = cursor->x;
-        p.cursor_y = cursor->y;
-    }
-    return p;
-}
-
-/* The slot is one shader storage block (GL 4.3 promises 16 MiB). */
-static int slot_fits_block(cg_gl_ring *r, GLint64 *max_block)
-{
-    *max_block = 0;
-    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, max_block);
-    cg_gl_drain_errors();
-    return (uint64_t)*max_block >= (uint64_t)r->frame_bytes;
-}
-
 /* Once, at create (cg_vk_copy_path, docs/zero-copy-v2.md "The compute
  * copy"): a copy ring dispatches cg_vk_copy.comp where the caller says its
  * textures are GL_RGBA8, GL runs compute shaders and a slot fits one
@@ -193,85 +152,62 @@ static cg_vk_copy_path pick_copy_path(cg_gl_ring *r)
     GLint64 max_block;
     if (r->d.slot_format == CG_VK_SLOT_RGB8) return CG_VK_COPY_PATH_COMPUTE;
     if (r->d.texture_format != GL_RGBA8 || !cg_gl_has_compute(NULL) ||
-        !slot_fits_block(r, &max_block))
+        !cg_gl_ring_fits_block(r->frame_bytes, &max_block))
         return CG_VK_COPY_PATH_TRANSFER;
     return CG_VK_COPY_PATH_COMPUTE;
 }
 
-/* The program, sampler, cursor bitmap and per-slot parameters of the RGB
- * slot format or (copy_path COMPUTE) the compute copy. */
-static cg_status rgb_setup(cg_gl_ring *r)
+/* The compute writer of the RGB slot format or (copy_path COMPUTE) the
+ * compute copy. */
+static cg_status compute_setup(cg_gl_ring *r)
 {
-    GLint64 max_block = 0;
-    if (!slot_fits_block(r, &max_block))
-        return cg_fail(&r->err, CG_E_UNSUPPORTED,
-                       "an RGB slot of %dx%d is %zu bytes; this GL's shader storage blocks hold "
-                       "at most %lld (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)",
-                       r->d.target_width, r->d.target_height, r->frame_bytes,
-                       (long long)max_block);
-    int copy = r->d.slot_format == CG_VK_SLOT_COPY;
-    CG_TRY(cg_gl_compute_program(copy ? cg_gl_copy_source : cg_gl_rgb_source, &r->program,
-                                 &r->err));
-    GR_GL(r, glGenSamplers(1, &r->sampler));
-    GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
-    GR_GL(r, glSamplerParameteri(r->sampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST));
-    uint32_t rows[CG_CURSOR_SIZE]; /* std140 uvec4 rows[4]: the same 16 words */
-    cg_cursor_bits(rows);
-    CG_TRY(cg_gl_uniform_buffer(&r->cursor_ubo, rows, sizeof rows, &r->err));
-    cg_vk_ring_info info;
-    cg_vk_ring_get_info(r->ring, &info);
-    for (uint32_t i = 0; i < info.slots; i++) {
-        r->params[i] = rgb_params(r, NULL);
-        CG_TRY(cg_gl_uniform_buffer(&r->params_ubo[i], &r->params[i], sizeof r->params[i], &r->err));
-    }
-    if (copy)
-        cg_vk_copy_groups(r->d.width, r->d.height, &r->groups_x, &r->groups_y);
-    else
-        cg_vk_rgb_groups(r->d.target_width, r->d.target_height, &r->groups_x, &r->groups_y);
-    return CG_OK;
+    cg_gl_ring_compute *c = &r->compute;
+    c->copy = r->d.slot_format == CG_VK_SLOT_COPY;
+    c->src_w = r->d.width;
+    c->src_h = r->d.height;
+    c->dst_w = r->d.target_width;
+    c->dst_h = r->d.target_height;
+    c->slots = r->zc.tmpl.slot_count;
+    return cg_gl_ring_compute_setup(c, r->frame_bytes, &r->err);
 }
 
-/* The slot's pixels by one dispatch, the state restored by the reader. */
-static cg_status rgb_dispatch(cg_gl_ring *r, unsigned texture, uint32_t slot,
-                              const cg_cursor *cursor)
+/* The ring on the library's own device: the exported slots (cg_vk_slots.h)
+ * and the protocol's side (cg_zc_producer.h), the bytes and descriptor a
+ * Vulkan ring of the same size and slot format would have, with GL's rows. */
+static cg_status make_ring(cg_gl_ring *r)
 {
-    cg_gl_dispatch gd;
-    memset(&gd, 0, sizeof gd);
-    gd.program = r->program;
-    gd.texture = texture;
-    gd.tex_w = r->d.width;
-    gd.tex_h = r->d.height;
-    gd.sampler = r->sampler;
-    /* cg_vk_rgb.comp's GL bindings: Params at UBO 0, the slot at SSBO 2,
-     * the cursor at UBO 3; the texture at unit 0. */
-    gd.bind[0].target = GL_UNIFORM_BUFFER;
-    gd.bind[0].index = 0;
-    gd.bind[0].buffer = r->params_ubo[slot];
-    gd.bind[1].target = GL_SHADER_STORAGE_BUFFER;
-    gd.bind[1].index = 2;
-    gd.bind[1].buffer = r->mem[slot].buffer;
-    gd.bind[2].target = GL_UNIFORM_BUFFER;
-    gd.bind[2].index = 3;
-    gd.bind[2].buffer = r->cursor_ubo;
-    /* A slot's parameters change only with the cursor: no upload otherwise. */
-    gr_params p = rgb_params(r, cursor);
-    if (memcmp(&p, &r->params[slot], sizeof p) != 0) {
-        gd.update_buffer = r->params_ubo[slot];
-        gd.update = &p;
-        gd.update_size = sizeof p;
-    }
-    gd.groups_x = r->groups_x;
-    gd.groups_y = r->groups_y;
-    /* The storage writes made visible to later GL reads of the buffer (the
-     * next frame's writes, glGetBufferSubData); the fence or semaphore that
-     * follows makes them visible outside GL. */
-    gd.barriers = GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
-                  GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT;
-    cg_status st = cg_gl_dispatch_compute(r->reader, &gd);
-    /* Uploaded (a failed GL call fails the ring, and a refused texture is
-     * refused before the upload). */
-    if (gd.update_size && st == CG_OK) r->params[slot] = p;
-    return st;
+    int rgb = r->d.slot_format == CG_VK_SLOT_RGB8;
+    uint32_t slots = r->d.slots ? r->d.slots : CG_VK_RING_DEFAULT_SLOTS;
+    cg_vk_slots_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.vk = &r->own.vk;
+    sd.queue_family = r->own.queue_family;
+    sd.count = slots;
+    /* Mesa's llvmpipe places a buffer object in imported memory only when
+     * the memory is larger than the buffer by its padding (32 bytes in Mesa
+     * 22.3; GL_OUT_OF_MEMORY otherwise). A little slack costs nothing. */
+    sd.size = (VkDeviceSize)r->frame_bytes + 256;
+    sd.usage = CG_VK_SLOT_USAGE | (rgb ? CG_VK_RGB_SLOT_USAGE : 0);
+    sd.timeline = r->mode == CG_ZC_MODE_SEMAPHORE; /* the bridge's submits need no commands */
+    CG_TRY(cg_vk_slots_create(&r->slots, &sd, &r->err));
+
+    cg_zc_desc t;
+    memset(&t, 0, sizeof t);
+    t.format = rgb ? CG_ZC_FORMAT_R8G8B8_UNORM : CG_ZC_FORMAT_R8G8B8A8_UNORM;
+    t.width = (uint32_t)(rgb ? r->d.target_width : r->d.width);
+    t.height = (uint32_t)(rgb ? r->d.target_height : r->d.height);
+    t.row_pitch = t.width * (rgb ? 3 : 4);
+    t.slot_count = slots;
+    t.slot_size = r->slots.slot_size;
+    t.mode = (uint32_t)r->mode;
+    /* A copy keeps GL's row order (row 0 is the picture's bottom); the RGB
+     * slot is upright. */
+    t.flags = rgb ? 0u : CG_ZC_FLAG_ROWS_BOTTOM_UP;
+    memcpy(t.device_uuid, r->own.uuid, CG_DEVICE_UUID_SIZE);
+    int fds[CG_ZC_MAX_SLOTS];
+    for (uint32_t i = 0; i < slots; i++) fds[i] = r->slots.slot[i].memory_fd;
+    cg_zc_producer_desc pd = {&t, fds, r->slots.semaphore_fd, r->d.socket_dir, r->d.wait_ns};
+    return cg_zc_producer_open(&r->zc, &pd, &r->err);
 }
 
 static cg_status setup(cg_gl_ring *r)
@@ -292,44 +228,14 @@ static cg_status setup(cg_gl_ring *r)
     CG_TRY(cg_vk_own_device_open(&od, &r->own, &r->err));
     CG_TRY(pick_mode(r));
 
-    cg_vk_ring_desc vd;
-    memset(&vd, 0, sizeof vd);
-    vd.instance = r->own.vk.instance;
-    vd.physical_device = r->own.vk.physical_device;
-    vd.device = r->own.vk.device;
-    vd.get_instance_proc_addr = r->own.vk.vkGetInstanceProcAddr;
-    vd.queue_family = r->own.queue_family;
-    vd.queue = r->own.queue;
-    vd.width = r->d.width;
-    vd.height = r->d.height;
-    vd.format = VK_FORMAT_R8G8B8A8_UNORM;
-    vd.external_writer = 1;
-    vd.slot_format = r->d.slot_format;
-    if (r->d.slot_format == CG_VK_SLOT_RGB8) {
-        vd.target_width = r->d.target_width;
-        vd.target_height = r->d.target_height;
-    }
-    vd.slots = r->d.slots;
-    vd.mode = r->mode;
-    vd.wait_ns = r->d.wait_ns;
-    vd.socket_dir = r->d.socket_dir;
-    /* Mesa's llvmpipe places a buffer object in imported memory only when
-     * the memory is larger than the buffer by its padding (32 bytes in Mesa
-     * 22.3; GL_OUT_OF_MEMORY otherwise). A little slack costs nothing. */
-    vd.slot_slack = 256;
-    /* A copy keeps GL's row order (row 0 is the picture's bottom); the RGB
-     * slot is upright. */
-    vd.desc_flags = r->d.slot_format == CG_VK_SLOT_RGB8 ? 0u : CG_ZC_FLAG_ROWS_BOTTOM_UP;
-    CG_TRY(cg_vk_ring_create(&vd, &r->ring, &r->err));
-    cg_vk_ring_info info;
-    cg_vk_ring_get_info(r->ring, &info);
-
-    for (uint32_t i = 0; i < info.slots; i++) CG_TRY(import_slot(r, i, info.slot_size));
+    CG_TRY(make_ring(r));
+    for (uint32_t i = 0; i < r->zc.tmpl.slot_count; i++)
+        CG_TRY(import_slot(r, i, r->slots.slot_size));
     if (r->mode == CG_ZC_MODE_SEMAPHORE && r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
-        CG_TRY(import_timeline(r, info.semaphore));
+        CG_TRY(import_timeline(r, r->slots.semaphore));
     CG_TRY(cg_gl_reader_create(NULL, &r->reader));
     r->copy_path = pick_copy_path(r);
-    if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) CG_TRY(rgb_setup(r));
+    if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) CG_TRY(compute_setup(r));
     return CG_OK;
 }
 
@@ -378,6 +284,7 @@ cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *
     r->d.target_width = tw; /* a copy's: the texture's size (the compute copy's parameters) */
     r->d.target_height = th;
     r->frame_bytes = bytes;
+    cg_zc_producer_init(&r->zc);
     /* The game's GL binding survives whatever the Vulkan driver does to it
      * (cg_gl_binding_save: NVIDIA's vkDestroyInstance drops it). */
     cg_gl_binding game;
@@ -413,15 +320,12 @@ void cg_gl_ring_destroy(cg_gl_ring *r)
             cg_gl_semaphore_delete(&r->gl_sem[i]);
         }
         cg_gl_semaphore_delete(&r->timeline.sem);
-        for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++)
-            if (r->params_ubo[i]) glDeleteBuffers(1, &r->params_ubo[i]);
-        if (r->cursor_ubo) glDeleteBuffers(1, &r->cursor_ubo);
-        if (r->sampler) glDeleteSamplers(1, &r->sampler);
-        if (r->program) glDeleteProgram(r->program);
+        cg_gl_ring_compute_delete(&r->compute);
         cg_gl_drain_errors();
     }
     cg_gl_reader_destroy(r->reader);
-    cg_vk_ring_destroy(r->ring); /* waits for its bridge submits */
+    cg_zc_producer_close(&r->zc);     /* learners see CLOSED */
+    cg_vk_slots_destroy(&r->slots); /* waits for its bridge submits */
     if (r->own.vk.device && r->own.vk.vkDestroySemaphore) {
         (void)r->own.vk.vkDeviceWaitIdle(r->own.vk.device);
         for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++)
@@ -463,7 +367,6 @@ void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info)
     info->mode = r->mode;
     info->signal = r->signal;
     info->copy_path = r->copy_path;
-    info->ring = r->ring;
     snprintf(info->device_name, sizeof info->device_name, "%s", r->own.name);
     memcpy(info->device_uuid, r->own.uuid, CG_DEVICE_UUID_SIZE);
     for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) info->buffers[i] = r->mem[i].buffer;
@@ -474,10 +377,43 @@ void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info)
 cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap)
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
-    return cg_vk_ring_template(r->ring, out, cap);
+    return cg_zc_desc_encode(&r->zc.tmpl, out, cap);
+}
+
+void cg_gl_ring_get_ring_info(const cg_gl_ring *r, cg_vk_ring_info *info)
+{
+    if (!r || !info) return;
+    memset(info, 0, sizeof *info);
+    const cg_zc_desc *t = &r->zc.tmpl;
+    info->ring_id = t->ring_id;
+    info->slot_size = r->slots.slot_size;
+    info->slots = t->slot_count;
+    info->row_pitch = t->row_pitch;
+    info->format = t->format;
+    info->width = t->width;
+    info->height = t->height;
+    info->copy_path = r->copy_path;
+    memcpy(info->device_uuid, t->device_uuid, CG_DEVICE_UUID_SIZE);
+    info->socket_path = t->socket_path;
+    for (uint32_t i = 0; i < t->slot_count; i++) info->buffers[i] = r->slots.slot[i].buffer;
+    info->semaphore = r->slots.semaphore;
+    info->control = (cg_zc_control *)&r->zc.control;
+    info->server = r->zc.server;
+}
+
+void cg_gl_ring_get_counters(const cg_gl_ring *r, uint64_t out[CG_ZC_COUNTERS])
+{
+    if (r) cg_zc_leases_counters(&r->zc.leases, out);
 }
 
 /* ---- per frame ---------------------------------------------------------------- */
+
+/* Is the slot's last bridge submit finished? (cg_zc_slot_idle_fn) */
+static cg_status slot_idle(void *user, uint32_t slot, int *idle)
+{
+    cg_gl_ring *r = user;
+    return cg_vk_slots_idle(&r->slots, slot, idle, &r->err);
+}
 
 /* GL's writes of the frame reach the learner: semaphore mode signals the
  * slot's semaphore (the buffer listed, so its writes are made available
@@ -501,7 +437,9 @@ cg_status cg_gl_ring_publish(cg_gl_ring *r, unsigned texture, uint8_t desc_out[C
 static cg_status write_slot(cg_gl_ring *r, unsigned texture, uint32_t slot,
                             const cg_cursor *cursor)
 {
-    if (r->program) return rgb_dispatch(r, texture, slot, cursor);
+    if (r->compute.program)
+        return cg_gl_ring_compute_dispatch(&r->compute, r->reader, texture, slot,
+                                           r->mem[slot].buffer, cursor);
     return cg_gl_read_rgba_to_buffer(r->reader, texture, r->d.width, r->d.height,
                                      r->mem[slot].buffer);
 }
@@ -526,26 +464,27 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
                        "another GL context is current than the one the ring was made in");
     uint32_t slot;
     uint64_t frame;
-    cg_status st = cg_vk_ring_claim(r->ring, &slot, &frame);
+    cg_status st = cg_zc_leases_claim(&r->zc.leases, slot_idle, r, &slot, &frame, &r->err);
     if (st != CG_OK) {
         if (st != CG_E_RING_FULL) r->failed = 1;
-        return cg_fail_from(&r->err, st, cg_vk_ring_error(r->ring));
+        return st;
     }
     st = write_slot(r, texture, slot, cursor);
     if (st != CG_OK) {
-        cg_vk_ring_abandon(r->ring, slot, frame);
+        cg_zc_leases_release(&r->zc.leases, slot, frame);
         if (st == CG_E_GL) r->failed = 1;
         if (st == CG_E_GL || st == CG_E_BAD_TEXTURE || st == CG_E_UNSUPPORTED)
             return cg_fail_from(&r->err, st, cg_gl_reader_error(r->reader));
         return cg_fail(&r->err, st, "texture %u: %s", texture, cg_strerror(st));
     }
     st = complete(r, slot, frame);
-    if (st == CG_OK) /* vk_sem[slot]: the bridge's; none in fence mode or with the GL timeline */
-        st = cg_vk_ring_commit(r->ring, slot, frame, r->vk_sem[slot], desc_out);
-    if (st != CG_OK) {
+    if (st == CG_OK && r->vk_sem[slot]) /* the bridge; none in fence mode or with the GL timeline */
+        st = cg_vk_slots_bridge(&r->slots, slot, r->own.queue, r->vk_sem[slot], frame, &r->err);
+    if (st != CG_OK) { /* the slot goes back to RELEASED: no learner waits for it */
         r->failed = 1;
-        if (!r->err.text[0]) cg_fail_from(&r->err, st, cg_vk_ring_error(r->ring));
-        cg_vk_ring_abandon(r->ring, slot, frame);
+        cg_zc_leases_release(&r->zc.leases, slot, frame);
+        return st;
     }
-    return st;
+    cg_zc_producer_publish(&r->zc, slot, frame, desc_out);
+    return CG_OK;
 }

@@ -10,9 +10,10 @@
  * (cg_vk_instance.h: libvulkan.so.1, made once, kept for the process's
  * life) and makes the ring's own device on the physical device whose
  * deviceUUID equals it (no match: CG_E_NO_DEVICE, never another GPU), makes
- * the ring there (cg_vk_ring.h: exported device-local buffers, control
- * block, hand-off socket) and imports every slot's memory into GL once
- * (glImportMemoryFdEXT + a buffer object on it).
+ * the ring's exported device-local buffers there (cg_vk_slots.h; and, in
+ * semaphore mode, its timeline semaphore), the protocol's control block,
+ * hand-off socket and leases (src/zc, cg_zc_producer.h) and imports every
+ * slot's memory into GL once (glImportMemoryFdEXT + a buffer object on it).
  *
  * Per frame (publish): a pack of the texture into the claimed slot's
  * buffer (glReadPixels into it bound as GL_PIXEL_PACK_BUFFER, RGBA8, tight
@@ -126,7 +127,6 @@ typedef struct cg_gl_ring_info {
     cg_zc_mode mode;               /* the mode chosen */
     cg_gl_ring_signal signal;      /* semaphore mode: how GL signals (never AUTO) */
     cg_vk_copy_path copy_path;     /* how a slot is written, chosen at create (RGB8: COMPUTE) */
-    const cg_vk_ring *ring;        /* for cg_vk_ring_get_info (control block, socket) */
     char device_name[256];         /* the Vulkan device matched to GL's */
     uint8_t device_uuid[CG_DEVICE_UUID_SIZE];
     unsigned buffers[CG_ZC_MAX_SLOTS]; /* GL buffer names of the slots */
@@ -175,8 +175,18 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
                                     const cg_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE]);
 
-/* The descriptor with frame 0 (cg_vk_ring_template). */
+/* The descriptor with frame 0 (as cg_vk_ring_template). */
 cg_status cg_gl_ring_template(const cg_gl_ring *r, uint8_t *out, size_t cap);
+
+/* The ring's protocol side, in the Vulkan ring's terms (cg_vk_ring_info:
+ * ring id, slot size and count, row pitch, the descriptor's format and
+ * size, socket path, control block, server; buffers and semaphore are the
+ * library's own device's). Handles stay owned by the ring. */
+void cg_gl_ring_get_ring_info(const cg_gl_ring *r, cg_vk_ring_info *info);
+
+/* The producer's counters (cg_vk_ring_get_counters' meaning), indexed by
+ * cg_zc_counter; the same values are in the control block. */
+void cg_gl_ring_get_counters(const cg_gl_ring *r, uint64_t out[CG_ZC_COUNTERS]);
 
 const char *cg_gl_ring_last_error(const cg_gl_ring *r);
 /* The same as the cg_err it is (NULL for NULL), for cg_fail_from. */

@@ -69,6 +69,17 @@ void cg_gl_ring_get_info(const cg_gl_ring *r, cg_gl_ring_info *info)
     if (info) memset(info, 0, sizeof *info);
 }
 
+void cg_gl_ring_get_ring_info(const cg_gl_ring *r, cg_vk_ring_info *info)
+{
+    (void)r;
+    if (info) memset(info, 0, sizeof *info);
+}
+
+void cg_gl_ring_get_counters(const cg_gl_ring *r, uint64_t out[CG_ZC_COUNTERS])
+{
+    (void)r, (void)out;
+}
+
 cg_status cg_gl_ring_match_device(const uint8_t gl_uuid[CG_DEVICE_UUID_SIZE],
                                   const uint8_t (*vk_uuids)[CG_DEVICE_UUID_SIZE],
                                   const char *const *names, uint32_t n, uint32_t *index,

@@ -9,8 +9,8 @@
  * linked), create_ makes N device-local buffers (OPAQUE_FD exportable, each
  * holding one frame as tightly packed 4-byte texels in the source image's
  * row order), in semaphore mode one exportable timeline semaphore, per slot
- * a command pool, command buffer and fence, the control block, and the
- * hand-off socket (cg_zc_server.h). Nothing is allocated per frame and no
+ * a command pool, command buffer and fence (cg_vk_slots.h), the control
+ * block, and the hand-off socket (cg_zc_producer.h). Nothing is allocated per frame and no
  * call waits for the GPU.
  *
  * Needs VK_KHR_external_memory_fd on the device; semaphore mode also
@@ -109,15 +109,6 @@ typedef struct cg_vk_ring_desc {
     int flip; /* the RAW path's flip: nonzero when the image's row 0 is the top
                * (a Vulkan render target), 0 when it is the bottom; either way
                * the slot comes out upright */
-    uint32_t slot_slack;    /* bytes allocated past the frame in each slot, for an importer
-                               that needs them (cg_gl_ring: Mesa pads buffer objects); 0: none */
-    uint32_t desc_flags;    /* CG_ZC_FLAG_* of every descriptor (a GL writer: ROWS_BOTTOM_UP) */
-    /* Nonzero: only an external writer fills the slots (cg_vk_ring_claim /
-     * commit below). With RGB8 the format then sizes the slots (whole
-     * 12-byte groups, as the shader writes) and the descriptor, and no
-     * compute pipeline is made (the writer runs the shader in its own API);
-     * publish/record are refused (CG_E_BAD_STATE). */
-    int external_writer;
     /* The VkImageUsageFlags every image given to publish/record was created
      * with (they share one). Copy rings: with VK_IMAGE_USAGE_SAMPLED_BIT and
      * a UNORM format the slots are written by the compute copy
@@ -135,8 +126,7 @@ typedef struct cg_vk_ring_info {
     uint32_t slots, row_pitch;
     uint32_t format; /* the descriptor's: a VkFormat number (23 for RGB8) */
     uint32_t width, height; /* the slot's picture */
-    cg_vk_copy_path copy_path; /* how publish/record write a slot; an external writer's
-                                  ring: TRANSFER (the writer reports its own) */
+    cg_vk_copy_path copy_path; /* how publish/record write a slot */
     uint8_t device_uuid[CG_DEVICE_UUID_SIZE];
     const char *socket_path;
     VkBuffer buffers[CG_ZC_MAX_SLOTS];
@@ -164,7 +154,7 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
  * fence of its own to that queue, and once that fence signals (seen by a
  * later frame call, or waited at that ring's destroy) they are freed. This
  * relies on the game submitting (or resetting) each command buffer it
- * recorded a copy into before its next frame call (record/publish/claim)
+ * recorded a copy into before its next frame call (record/publish)
  * on a ring of that queue: what every frame loop does. The caller keeps
  * the game image it recorded alive until that submit completes, and the
  * device alive while memory of it is deferred: before vkDestroyDevice
@@ -192,7 +182,7 @@ void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info);
  * skipped, ns spent polling for a slot, learners accepted, leases
  * reclaimed); the same values are in the control block for the learner
  * (docs/zero-copy-v2.md, "Counters"), refreshed at every frame call's
- * outcome. A GL ring's are its Vulkan ring's. */
+ * outcome. */
 void cg_vk_ring_get_counters(const cg_vk_ring *r, uint64_t out[CG_ZC_COUNTERS]);
 
 /* The descriptor with frame 0 and slot 0: it names no frame, but carries
@@ -230,43 +220,6 @@ cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout sr
 cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
                                    VkImageLayout src_layout, const cg_cursor *cursor,
                                    uint8_t desc_out[CG_ZC_DESC_SIZE]);
-
-/* ---- an external writer (the GL producer, cg_gl_ring.h) ------------------
- * The slots are written by another API that imported their memory (each
- * slot's fd from cg_vk_ring_slot_fd): claim a slot, write it there, commit.
- * The ring's own queue (`queue` of the desc) then only carries, in
- * semaphore mode, the bridge from the writer's binary semaphore to the
- * timeline. Same thread rule as publish. */
-
-/* The slot's exported memory fd, still owned by the ring (dup it to import
- * it elsewhere); -1 for a slot out of range. */
-int cg_vk_ring_slot_fd(const cg_vk_ring *r, uint32_t slot);
-
-/* Claim a slot for the next frame under the lease contract (as publish:
- * EMPTY/RELEASED first, else the oldest PUBLISHED; never ACTIVE; never a
- * slot whose last commit's bridge submit is still running), move it to
- * WRITING and return it with the frame number. CG_E_RING_FULL as publish;
- * CG_E_BAD_STATE on a failed ring. Every successful claim is followed by
- * cg_vk_ring_commit or cg_vk_ring_abandon of the same slot and frame. */
-cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame);
-
-/* The writer's commands for the claimed frame are submitted: publish it.
- * Semaphore mode: `wait` is a binary semaphore the writer signals after its
- * writes; one submit on the ring's queue waits for it and signals the
- * timeline to `frame` (its fence tells the next claim when the slot is
- * free). VK_NULL_HANDLE there: the writer signals the timeline to `frame`
- * itself. Fence mode: `wait` must be VK_NULL_HANDLE, and the writes must be
- * complete (the writer waited for them) before the descriptor is sent.
- * Writes the frame's descriptor to desc_out; the slot becomes PUBLISHED.
- * A failed submit: the slot goes back to RELEASED, the ring fails. */
-cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSemaphore wait,
-                            uint8_t desc_out[CG_ZC_DESC_SIZE]);
-
-/* The writer gave up the claimed frame (its write failed, or its input was
- * bad): the slot goes back to RELEASED, so no learner waits for it, and the
- * frame number is used again by the next claim. Whether the writer's
- * failure is fatal is the writer's call: the ring stays usable. */
-void cg_vk_ring_abandon(cg_vk_ring *r, uint32_t slot, uint64_t frame);
 
 #ifdef __cplusplus
 }

@@ -96,27 +96,3 @@ cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage s
     (void)r, (void)cmd, (void)src, (void)src_layout, (void)cursor, (void)desc_out;
     return CG_E_UNSUPPORTED;
 }
-
-int cg_vk_ring_slot_fd(const cg_vk_ring *r, uint32_t slot)
-{
-    (void)r, (void)slot;
-    return -1;
-}
-
-cg_status cg_vk_ring_claim(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
-{
-    (void)r, (void)slot, (void)frame;
-    return CG_E_UNSUPPORTED;
-}
-
-cg_status cg_vk_ring_commit(cg_vk_ring *r, uint32_t slot, uint64_t frame, VkSemaphore wait,
-                            uint8_t desc_out[CG_ZC_DESC_SIZE])
-{
-    (void)r, (void)slot, (void)frame, (void)wait, (void)desc_out;
-    return CG_E_UNSUPPORTED;
-}
-
-void cg_vk_ring_abandon(cg_vk_ring *r, uint32_t slot, uint64_t frame)
-{
-    (void)r, (void)slot, (void)frame;
-}

@@ -11,7 +11,7 @@
  * after every learner connect and disconnect (the server's epoch) every
  * slot the producer does not hold is put back so.
  *
- * A producer (cg_vk_ring, and through it cg_gl_ring) claims a slot, writes
+ * A producer (cg_vk_ring, cg_gl_ring: inside its cg_zc_producer) claims a slot, writes
  * the frame with its GPU API, then publishes it, or gives it back with
  * cg_zc_leases_release. The context lives inside the producer's object;
  * one thread calls it (the producer's frame thread).

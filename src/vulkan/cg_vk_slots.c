@@ -1,0 +1,213 @@
+/*
+ * cg_vk_slots.c - a ring's exported slot memory, timeline semaphore and
+ * per-slot fences (cg_vk_slots.h).
+ */
+#include "cg_vk_slots.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static uint32_t device_local_type(const cg_vk_device *vk, uint32_t bits)
+{
+    VkPhysicalDeviceMemoryProperties mp;
+    vk->vkGetPhysicalDeviceMemoryProperties(vk->physical_device, &mp);
+    for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+            return i;
+    return UINT32_MAX;
+}
+
+static cg_status check_exportable(const cg_vk_device *vk, VkBufferUsageFlags usage, cg_err *err)
+{
+    VkPhysicalDeviceExternalBufferInfo bi = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+    bi.usage = usage;
+    bi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkExternalBufferProperties ep = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+    vk->vkGetPhysicalDeviceExternalBufferProperties(vk->physical_device, &bi, &ep);
+    VkExternalMemoryFeatureFlags f = ep.externalMemoryProperties.externalMemoryFeatures;
+    if (!(f & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+        return cg_fail(err, CG_E_UNSUPPORTED, "this device cannot export a buffer as OPAQUE_FD");
+    if (f & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT)
+        return cg_fail(err, CG_E_UNSUPPORTED,
+                       "this device exports buffers only as dedicated allocations, which protocol "
+                       "version 1 does not describe");
+    return CG_OK;
+}
+
+static cg_status create_commands(cg_vk_slots *s, uint32_t i, uint32_t queue_family, cg_err *err)
+{
+    const cg_vk_device *vk = s->vk;
+    cg_vk_slot *sl = &s->slot[i];
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    pci.queueFamilyIndex = queue_family;
+    CG_TRY(CG_VK_CHECK(err, vk->vkCreateCommandPool(vk->device, &pci, NULL, &sl->pool)));
+    CG_VK_NAME(vk, VK_OBJECT_TYPE_COMMAND_POOL, sl->pool, "cg ring slot %d command pool", (int)i);
+    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    cai.commandPool = sl->pool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    CG_TRY(CG_VK_CHECK(err, vk->vkAllocateCommandBuffers(vk->device, &cai, &sl->cmd)));
+    CG_VK_NAME(vk, VK_OBJECT_TYPE_COMMAND_BUFFER, sl->cmd, "cg ring slot %d copy", (int)i);
+    return CG_OK;
+}
+
+static cg_status create_slot(cg_vk_slots *s, uint32_t i, const cg_vk_slots_desc *d, cg_err *err)
+{
+    const cg_vk_device *vk = s->vk;
+    cg_vk_slot *sl = &s->slot[i];
+    VkDevice dev = vk->device;
+    VkExternalMemoryBufferCreateInfo eb = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    eb.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.pNext = &eb;
+    bci.size = d->size;
+    bci.usage = d->usage;
+    bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    CG_TRY(CG_VK_CHECK(err, vk->vkCreateBuffer(dev, &bci, NULL, &sl->buffer)));
+    CG_VK_NAME(vk, VK_OBJECT_TYPE_BUFFER, sl->buffer, "cg ring slot %d buffer", (int)i);
+    VkMemoryRequirements req;
+    vk->vkGetBufferMemoryRequirements(dev, sl->buffer, &req);
+    uint32_t type = device_local_type(vk, req.memoryTypeBits);
+    if (type == UINT32_MAX)
+        return cg_fail(err, CG_E_UNSUPPORTED, "no device-local memory type for the ring buffers");
+    VkExportMemoryAllocateInfo ex = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    ex.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.pNext = &ex;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = type;
+    CG_TRY(CG_VK_CHECK(err, vk->vkAllocateMemory(dev, &ai, NULL, &sl->memory)));
+    CG_VK_NAME(vk, VK_OBJECT_TYPE_DEVICE_MEMORY, sl->memory, "cg ring slot %d memory", (int)i);
+    s->slot_size = req.size; /* the same for every slot: same size and usage */
+    CG_TRY(CG_VK_CHECK(err, vk->vkBindBufferMemory(dev, sl->buffer, sl->memory, 0)));
+    VkMemoryGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+    gi.memory = sl->memory;
+    gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    CG_TRY(CG_VK_CHECK(err, vk->vkGetMemoryFdKHR(dev, &gi, &sl->memory_fd)));
+    if (d->commands) CG_TRY(create_commands(s, i, d->queue_family, err));
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    CG_TRY(CG_VK_CHECK(err, vk->vkCreateFence(dev, &fci, NULL, &sl->fence)));
+    CG_VK_NAME(vk, VK_OBJECT_TYPE_FENCE, sl->fence, "cg ring slot %d fence", (int)i);
+    return CG_OK;
+}
+
+static cg_status create_semaphore(cg_vk_slots *s, cg_err *err)
+{
+    const cg_vk_device *vk = s->vk;
+    VkSemaphoreTypeCreateInfo ti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    ti.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    ti.initialValue = 0;
+    VkExportSemaphoreCreateInfo es = {.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+    es.pNext = &ti;
+    es.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    si.pNext = &es;
+    CG_TRY(CG_VK_CHECK(err, vk->vkCreateSemaphore(vk->device, &si, NULL, &s->semaphore)));
+    CG_VK_NAME(vk, VK_OBJECT_TYPE_SEMAPHORE, s->semaphore, "cg ring timeline semaphore");
+    VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+    gi.semaphore = s->semaphore;
+    gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    return CG_VK_CHECK(err, vk->vkGetSemaphoreFdKHR(vk->device, &gi, &s->semaphore_fd));
+}
+
+cg_status cg_vk_slots_create(cg_vk_slots *s, const cg_vk_slots_desc *d, cg_err *err)
+{
+    CG_RETURN_IF(!s || !d || !d->vk || !d->count || d->count > CG_ZC_MAX_SLOTS, CG_E_INVALID_ARG);
+    memset(s, 0, sizeof *s);
+    s->vk = d->vk;
+    s->semaphore_fd = -1;
+    for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) s->slot[i].memory_fd = -1;
+    CG_TRY(check_exportable(d->vk, d->usage, err));
+    for (uint32_t i = 0; i < d->count; i++) {
+        s->count = i + 1; /* what destroy looks at */
+        CG_TRY(create_slot(s, i, d, err));
+    }
+    if (d->timeline) CG_TRY(create_semaphore(s, err));
+    return CG_OK;
+}
+
+cg_status cg_vk_slots_idle(cg_vk_slots *s, uint32_t i, int *idle, cg_err *err)
+{
+    cg_vk_slot *sl = &s->slot[i];
+    *idle = 1;
+    if (!sl->pending) return CG_OK;
+    VkResult res = s->vk->vkGetFenceStatus(s->vk->device, sl->fence);
+    if (res == VK_NOT_READY) {
+        *idle = 0;
+        return CG_OK;
+    }
+    CG_TRY(CG_VK_CHECK(err, res));
+    sl->pending = 0;
+    return CG_OK;
+}
+
+cg_status cg_vk_slots_bridge(cg_vk_slots *s, uint32_t i, VkQueue queue, VkSemaphore wait,
+                             uint64_t frame, cg_err *err)
+{
+    const cg_vk_device *vk = s->vk;
+    cg_vk_slot *sl = &s->slot[i];
+    CG_TRY(CG_VK_CHECK(err, vk->vkResetFences(vk->device, 1, &sl->fence)));
+    const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    const uint64_t ignored = 0; /* a binary wait's value is ignored */
+    VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    ts.waitSemaphoreValueCount = 1;
+    ts.pWaitSemaphoreValues = &ignored;
+    ts.signalSemaphoreValueCount = 1;
+    ts.pSignalSemaphoreValues = &frame;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.pNext = &ts;
+    si.waitSemaphoreCount = 1;
+    si.pWaitSemaphores = &wait;
+    si.pWaitDstStageMask = &stage;
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &s->semaphore;
+    CG_TRY(CG_VK_CHECK(err, vk->vkQueueSubmit(queue, 1, &si, sl->fence)));
+    sl->pending = 1;
+    return CG_OK;
+}
+
+void cg_vk_slots_release(cg_vk_slots *s)
+{
+    if (!s || !s->vk) return;
+    const cg_vk_device *vk = s->vk;
+    VkDevice dev = vk->device;
+    for (uint32_t i = 0; i < s->count; i++) {
+        cg_vk_slot *sl = &s->slot[i];
+        /* Teardown is the one place that waits: the slot's own submits
+         * must finish before its buffer goes. */
+        if (sl->pending && vk->vkWaitForFences)
+            (void)vk->vkWaitForFences(dev, 1, &sl->fence, VK_TRUE, UINT64_MAX);
+        sl->pending = 0;
+        if (sl->fence && vk->vkDestroyFence) vk->vkDestroyFence(dev, sl->fence, NULL);
+        if (sl->pool && vk->vkDestroyCommandPool) vk->vkDestroyCommandPool(dev, sl->pool, NULL);
+        sl->fence = VK_NULL_HANDLE;
+        sl->pool = VK_NULL_HANDLE;
+        sl->cmd = VK_NULL_HANDLE;
+        if (sl->memory_fd >= 0) close(sl->memory_fd);
+        sl->memory_fd = -1;
+    }
+    if (s->semaphore && vk->vkDestroySemaphore) vk->vkDestroySemaphore(dev, s->semaphore, NULL);
+    s->semaphore = VK_NULL_HANDLE;
+    if (s->semaphore_fd >= 0) close(s->semaphore_fd);
+    s->semaphore_fd = -1;
+}
+
+void cg_vk_slots_free_memory(cg_vk_slots *s)
+{
+    if (!s || !s->vk) return;
+    const cg_vk_device *vk = s->vk;
+    for (uint32_t i = 0; i < s->count; i++) {
+        cg_vk_slot *sl = &s->slot[i];
+        if (sl->buffer && vk->vkDestroyBuffer) vk->vkDestroyBuffer(vk->device, sl->buffer, NULL);
+        if (sl->memory && vk->vkFreeMemory) vk->vkFreeMemory(vk->device, sl->memory, NULL);
+        sl->buffer = VK_NULL_HANDLE;
+        sl->memory = VK_NULL_HANDLE;
+    }
+}
+
+void cg_vk_slots_destroy(cg_vk_slots *s)
+{
+    cg_vk_slots_release(s);
+    cg_vk_slots_free_memory(s);
+}

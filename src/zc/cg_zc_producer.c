@@ -1,0 +1,79 @@
+/*
+ * cg_zc_producer.c - a producer's control block, socket and leases
+ * (cg_zc_producer.h).
+ */
+#define _GNU_SOURCE /* getrandom */
+#include "cg_zc_producer.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t new_ring_id(void)
+{
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id) {
+        /* No entropy source: time and pid still differ between rings. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        id = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 16);
+    }
+    return id ? id : 1;
+}
+
+void cg_zc_producer_init(cg_zc_producer *p)
+{
+    memset(p, 0, sizeof *p);
+    p->control.fd = -1;
+}
+
+cg_status cg_zc_producer_open(cg_zc_producer *p, const cg_zc_producer_desc *d, cg_err *err)
+{
+    CG_RETURN_IF(!p || !d || !d->tmpl || !d->slot_fds, CG_E_INVALID_ARG);
+    cg_zc_desc *t = &p->tmpl;
+    *t = *d->tmpl;
+    t->ring_id = new_ring_id();
+    CG_TRY(cg_zc_control_create(t->slot_count, t->ring_id, &p->control, err));
+
+    int fds[CG_ZC_MAX_FDS];
+    uint32_t n = 0;
+    fds[n++] = p->control.fd;
+    for (uint32_t i = 0; i < t->slot_count; i++) fds[n++] = d->slot_fds[i];
+    if (d->semaphore_fd >= 0) fds[n++] = d->semaphore_fd;
+    cg_zc_server_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.fds = fds;
+    sd.fd_count = n;
+    sd.hello.ring_id = t->ring_id;
+    sd.hello.slot_count = t->slot_count;
+    sd.hello.slot_size = t->slot_size;
+    sd.hello.mode = t->mode;
+    sd.hello.control_size = CG_ZC_CONTROL_SIZE;
+    sd.control = &p->control;
+    sd.dir = d->dir;
+    CG_TRY(cg_zc_server_create(&sd, &p->server, err));
+    snprintf(t->socket_path, sizeof t->socket_path, "%s", cg_zc_server_path(p->server));
+    cg_zc_leases_init(&p->leases, &p->control, p->server, t->slot_count, d->wait_ns);
+    return CG_OK;
+}
+
+void cg_zc_producer_close(cg_zc_producer *p)
+{
+    if (!p) return;
+    cg_zc_server_destroy(p->server);
+    p->server = NULL;
+    cg_zc_control_close(&p->control);
+    cg_zc_control_free(&p->control);
+}
+
+void cg_zc_producer_publish(cg_zc_producer *p, uint32_t slot, uint64_t frame,
+                            uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
+    cg_zc_desc d = p->tmpl;
+    d.slot = slot;
+    d.frame = frame;
+    (void)cg_zc_desc_encode(&d, desc_out, CG_ZC_DESC_SIZE);
+    cg_zc_leases_publish(&p->leases, slot, frame);
+}

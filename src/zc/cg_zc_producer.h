@@ -1,0 +1,66 @@
+/*
+ * cg_zc_producer.h - the protocol side of a zero-copy v2 producer, with no
+ * GPU API: the descriptor's constant fields, the control block, the
+ * hand-off socket and the producer's view of the leases, made together
+ * and closed together. Each producer (cg_vk_ring, cg_gl_ring) owns one and
+ * writes its slots with its own GPU API between cg_zc_leases_claim and
+ * cg_zc_producer_publish (or cg_zc_leases_release).
+ */
+#ifndef CG_ZC_PRODUCER_H
+#define CG_ZC_PRODUCER_H
+
+#include <stdint.h>
+
+#include "cg_err.h"
+#include "cg_status.h"
+#include "cg_zc_leases.h"
+#include "cg_zc_proto.h"
+#include "cg_zc_server.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cg_zc_producer {
+    cg_zc_desc tmpl; /* the descriptor's constant fields (frame 0, slot 0) */
+    cg_zc_control control;
+    cg_zc_server *server;
+    cg_zc_leases leases;
+} cg_zc_producer;
+
+/* What the producer's slots are. */
+typedef struct cg_zc_producer_desc {
+    /* format, width, height, row_pitch, slot_count, slot_size, mode, flags
+     * and device_uuid; ring_id and socket_path are filled in here. */
+    const cg_zc_desc *tmpl;
+    const int *slot_fds; /* slot_count exported memory fds, still the caller's */
+    int semaphore_fd;    /* the timeline's fd (semaphore mode), -1: none */
+    const char *dir;     /* NULL: the protocol's rule */
+    uint64_t wait_ns;    /* every slot held: poll this long (cg_zc_leases_init) */
+} cg_zc_producer_desc;
+
+/* Set p's fds to "none", so that cg_zc_producer_close of a producer never
+ * opened is a no-op. */
+void cg_zc_producer_init(cg_zc_producer *p);
+
+/* A fresh ring id, the control block, the socket (its hello sends the
+ * control fd, the slots' fds and the semaphore's, in that order), the
+ * leases. Errors: those of cg_zc_control_create and cg_zc_server_create;
+ * on error what was made is in *p for cg_zc_producer_close. */
+cg_status cg_zc_producer_open(cg_zc_producer *p, const cg_zc_producer_desc *d, cg_err *err);
+
+/* The socket first (its thread rewrites lease words when a learner leaves,
+ * and must not touch them once they say CLOSED), then the control block
+ * closed (learners see CLOSED) and freed. */
+void cg_zc_producer_close(cg_zc_producer *p);
+
+/* The claimed frame is written: its descriptor (192 bytes) to desc_out,
+ * the slot PUBLISHED. */
+void cg_zc_producer_publish(cg_zc_producer *p, uint32_t slot, uint64_t frame,
+                            uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CG_ZC_PRODUCER_H */
