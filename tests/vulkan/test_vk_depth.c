@@ -31,6 +31,7 @@
 
 #include "cg_frame.h"
 #include "cg_vk_rgb.h"
+#include "depth_ref.h"
 #include "rgb_sweep.h"
 #include "vkt.h"
 #include "zc_test.h"
@@ -71,94 +72,10 @@ static planes layout_of(int w, int h)
     return p;
 }
 
-static uint32_t xorshift(uint32_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 17;
-    *x ^= *x << 5;
-    return *x;
-}
-
-static float from_bits(uint32_t b)
-{
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-}
-
-static uint32_t bits_of(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return b;
-}
-
-/* Eye 0: a scene rendered with reverse-Z (1 near, 0 far): a background of
- * 0 and blocks at eye distances 0.05 .. 1000 (d = n (f - z) / (z (f - n))
- * for the game's 0.05 / 1000), smooth across each block. */
-static void scene_depth(float *d, int w, int h, uint32_t seed)
-{
-    const double n = 0.05, f = 1000.0;
-    uint32_t x = seed * 2654435761u + 7;
-    for (int y = 0; y < h; y++)
-        for (int i = 0; i < w; i++) {
-            uint32_t block = ((uint32_t)(i / 5) * 73856093u) ^ ((uint32_t)(y / 3) * 19349663u) ^ seed;
-            if (block % 4 == 0) {
-                d[(size_t)y * (size_t)w + (size_t)i] = 0.0f; /* the cleared background */
-                continue;
-            }
-            double z = n * pow(f / n, (double)(xorshift(&x) % 100000) / 100000.0);
-            d[(size_t)y * (size_t)w + (size_t)i] = (float)(n * (f - z) / (z * (f - n)));
-        }
-}
-
-/* Eye 1: the values at the ends of [0, 1] and in between. */
-static void edge_depth(float *d, size_t n, uint32_t seed)
-{
-    const float special[] = {0.0f,
-                             1.0f,
-                             FLT_TRUE_MIN,
-                             from_bits(0x00000010u),
-                             from_bits(0x007fffffu), /* the largest subnormal */
-                             FLT_MIN,
-                             1e-30f,
-                             1e-7f,
-                             0.5f,
-                             nextafterf(1.0f, 0.0f),
-                             1.0f - 2.0f * FLT_EPSILON,
-                             0.999f,
-                             0.9999999f,
-                             from_bits(0x3f7ffff0u)};
-    const size_t ns = sizeof special / sizeof special[0];
-    uint32_t x = seed * 2246822519u + 3;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t r = xorshift(&x);
-        if (i < ns || r % 3 == 0) d[i] = special[(i + r / 3) % ns];
-        else d[i] = from_bits(r % 0x3f800001u); /* every float of [0, 1] alike */
-    }
-}
-
-/* docs/wire-format.md, "Depth": the formula of zZeroToOne in double,
- * value = z / f, rounded to float. */
-static float reference(float d, float near_plane, float far_plane, int z01)
-{
-    double n = near_plane, f = far_plane, z;
-    if (z01) z = n * f / (n + (double)d * (f - n));
-    else z = 2.0 * n * f / (n + f + (2.0 * (double)d - 1.0) * (f - n));
-    return (float)(z / f);
-}
-
-/* Distance in floats between two finite non-negative floats. */
-static uint32_t ulps(float a, float b)
-{
-    uint32_t x = bits_of(a), y = bits_of(b);
-    return x > y ? x - y : y - x;
-}
-
 static void noise(uint8_t *p, size_t n, uint32_t seed)
 {
     uint32_t x = seed * 2654435761u + 1;
-    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(xorshift(&x) >> 11);
+    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(depth_xorshift(&x) >> 11);
 }
 
 typedef struct sweep_stats {
@@ -176,31 +93,29 @@ static void check_depth(const sweep_size *z, int flip, const float *src, const u
     int bad = 0;
     for (int y = 0; y < z->dh && bad < 3; y++)
         for (int x = 0; x < z->dw && bad < 3; x++) {
-            int yb = z->dh - 1 - y;
-            int sy = (int)((int64_t)yb * z->sh / z->dh), sx = (int)((int64_t)x * z->sw / z->dw);
-            int row = flip ? z->sh - 1 - sy : sy;
-            float d = src[(size_t)row * (size_t)z->sw + (size_t)sx];
+            size_t at = depth_source_index(x, y, z->sw, z->sh, z->dw, z->dh, flip);
+            float d = src[at];
             float got;
             memcpy(&got, plane + ((size_t)y * (size_t)z->dw + (size_t)x) * 4, 4);
             st->values++;
             if (p->raw) {
-                if (bits_of(got) != bits_of(d)) {
+                if (depth_bits(got) != depth_bits(d)) {
                     CHECK(0, "%dx%d -> %dx%d flip %d eye %d raw: (%d, %d) is 0x%08x, the image "
-                          "holds 0x%08x at row %d column %d",
-                          z->sw, z->sh, z->dw, z->dh, flip, eye, x, y, bits_of(got), bits_of(d),
-                          row, sx);
+                          "holds 0x%08x at index %zu",
+                          z->sw, z->sh, z->dw, z->dh, flip, eye, x, y, depth_bits(got), depth_bits(d),
+                          at);
                     bad++;
                 }
                 continue;
             }
-            float want = reference(d, p->near_plane, p->far_plane, z01);
-            uint32_t u = isfinite(got) && got >= 0.0f ? ulps(got, want) : UINT32_MAX;
+            float want = depth_reference(d, p->near_plane, p->far_plane, z01);
+            uint32_t u = depth_ulps(got, want);
             if (u > st->max_ulp) st->max_ulp = u;
             if (u > DEPTH_MAX_ULP) {
                 CHECK(0, "%dx%d -> %dx%d flip %d eye %d near %g far %g z01 %d: (%d, %d) of d = "
                       "%.9g (0x%08x) is %.9g, the formula says %.9g (%u ulps)",
                       z->sw, z->sh, z->dw, z->dh, flip, eye, (double)p->near_plane,
-                      (double)p->far_plane, z01, x, y, (double)d, bits_of(d), (double)got,
+                      (double)p->far_plane, z01, x, y, (double)d, depth_bits(d), (double)got,
                       (double)want, u);
                 bad++;
             }
@@ -254,8 +169,8 @@ static int sweep(int raw_too, int linear_too, size_t max_pixels, sweep_stats *st
             VkDeviceMemory dmem[2], cmem[2];
             VkBuffer buf;
             VkDeviceMemory bmem;
-            scene_depth(depth[0], z->sw, z->sh, (uint32_t)(si * 2 + (size_t)flip));
-            edge_depth(depth[1], spx, (uint32_t)(si * 2 + (size_t)flip));
+            depth_scene(depth[0], z->sw, z->sh, (uint32_t)(si * 2 + (size_t)flip));
+            depth_edges(depth[1], spx, (uint32_t)(si * 2 + (size_t)flip));
             for (int e = 0; e < 2; e++) {
                 noise(rgba[e], spx * 4, (uint32_t)(si * 4 + (size_t)flip * 2 + (size_t)e));
                 CHECK(vkt_depth_image(&T, z->sw, z->sh, &dimg[e], &dmem[e]) == 0, "depth image");
