@@ -3,8 +3,8 @@
  * path, on the GPU machine: N game processes + 1 learner process, stepped
  * in lockstep as a vector env steps them.
  *
- * Each producer is this executable run again ("producer v1|v2 W H vk|reuse|vkxfer|gl|glxfer"),
- * with its own Vulkan device; per step it "renders" (submits a clear of its
+ * Each producer is this executable run again ("producer v1|v2 W H
+ * vk|reuse|vkxfer|gl|glxfer|glpre"), with its own Vulkan device; per step it "renders" (submits a clear of its
  * image, untimed, and does not wait for it: a game keeps its frame in
  * flight), then, timed as the producer's host time per frame:
  *   v2: cg_vk_ring_publish (copy into a ring slot + timeline signal, no
@@ -26,8 +26,11 @@
  * the producers, and the GPU memory nvidia-smi reports for v1 producers'
  * CUDA contexts (v2 producers have none).
  * Then the same with GL games (an FBO texture on a headless EGL context):
- * v1 = GL->CUDA registered once (cg_gl_cuda), v2 = the ring's GL producer.
- * Usage: bench_zerocopy_v2 [steps] [max N]
+ * v1 = GL->CUDA registered once (cg_gl_cuda), v2 = the ring's GL producer;
+ * at N = 8 also glpre: the game glFlush()es its frame (untimed) before the
+ * publish, so the publish's own flush submits only the ring's work. Each
+ * producer also reports its thread CPU time per call beside the wall time.
+ * Usage: bench_zerocopy_v2 [steps] [max N]   (CG_BENCH_V2_GAMES=vk|gl: only those games)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,6 +46,7 @@
 #include <epoxy/gl.h>
 
 #include "bench_gl_game.h"
+#include "bench_prof.h"
 #include "cg_egl_headless.h"
 #include "cg_gl_cuda.h"
 #ifdef CG_BENCH_GL_RING
@@ -162,8 +166,10 @@ static int producer(int v2, int w, int h, int reuse, int xfer)
     double *t = malloc(sizeof(double) * 100000);
     int n = 0;
     char c;
+    double *cpu = malloc(sizeof(double) * 100000);
     for (int f = 0; read_full(0, &c, 1) == 0 && c == 'g'; f++) {
         zc_game_render_in_flight(&T, game, f);
+        double ca = bench_thread_cpu_us();
         double a = bench_now_us();
         cg_status st;
         if (v2) {
@@ -174,21 +180,28 @@ static int producer(int v2, int w, int h, int reuse, int xfer)
             if (st == CG_OK) st = cg_cuda_import_copy(ci, value);
         }
         double b = bench_now_us();
+        double cb = bench_thread_cpu_us();
         if (st != CG_OK) {
             fprintf(stderr, "producer: frame %d: %s %s\n", f, cg_status_name(st),
                     v2 ? cg_vk_ring_last_error(ring) : cg_cuda_import_last_error(ci));
             return 1;
         }
-        if (n < 100000) t[n++] = b - a;
+        if (n < 100000) {
+            cpu[n] = cb - ca;
+            t[n++] = b - a;
+        }
         write_full(out_fd, msg, v2 ? CG_ZC_DESC_SIZE : 1);
     }
     /* The first 10 frames are warm-up. */
     double med = n > 10 ? bench_median(t + 10, n - 10) : (n ? bench_median(t, n) : 0);
+    double med_cpu = n > 10 ? bench_median(cpu + 10, n - 10) : (n ? bench_median(cpu, n) : 0);
     int mapped = zc_libcuda_mapped();
     VKT_FN(&T, vkQueueWaitIdle)(T.queue); /* the last clear, before its image goes */
     write_full(out_fd, &med, sizeof med);
     write_full(out_fd, &mapped, sizeof mapped);
+    write_full(out_fd, &med_cpu, sizeof med_cpu);
     free(t);
+    free(cpu);
     cg_cuda_import_destroy(ci);
     cg_vk_export_destroy(e);
     cg_vk_ring_destroy(ring);
@@ -207,21 +220,30 @@ typedef struct cg_gl_ring cg_gl_ring;
 
 /* The GL producers' frame loop; exactly one of g (v1) and ring (v2). */
 static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
-                     cg_egl_headless *ctx)
+                     cg_egl_headless *ctx, int preflush)
 {
-    double *t = malloc(sizeof(double) * 100000);
+    double *t = malloc(sizeof(double) * 100000), *cpu = malloc(sizeof(double) * 100000);
     int n = 0;
     char c;
     cg_gl_cuda_frame fr = {tex, {0, 0, 0}};
+    /* CG_BENCH_PROF=<dir>: sample where the publish's CPU time goes
+     * (bench_prof.h), one table per producer in <dir>/prof-<pid>.txt. */
+    const char *prof = getenv("CG_BENCH_PROF");
+    if (prof) bench_prof_start();
     for (int f = 0; read_full(0, &c, 1) == 0 && c == 'g'; f++) {
         bench_gl_game_frame(gl_fbo, f);
+        if (preflush) glFlush(); /* the game's frame submitted before the capture (untimed) */
+        double ca = bench_thread_cpu_us();
         double a = bench_now_us();
+        bench_prof_in = f >= 10;
         cg_status st = CG_E_UNSUPPORTED;
         if (g) st = cg_gl_cuda_capture(g, &fr);
 #ifdef CG_BENCH_GL_RING
         if (ring) st = cg_gl_ring_publish(ring, tex, msg);
 #endif
+        bench_prof_in = 0;
         double b = bench_now_us();
+        double cb = bench_thread_cpu_us();
         if (st != CG_OK) {
 #ifdef CG_BENCH_GL_RING
             if (ring) fprintf(stderr, "producer: frame %d: %s\n", f, cg_gl_ring_last_error(ring));
@@ -229,14 +251,25 @@ static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
             if (g) fprintf(stderr, "producer: frame %d: %s\n", f, cg_gl_cuda_last_error(g));
             return 1;
         }
-        if (n < 100000) t[n++] = b - a;
+        if (n < 100000) {
+            cpu[n] = cb - ca;
+            t[n++] = b - a;
+        }
         write_full(out_fd, msg, ring ? CG_ZC_DESC_SIZE : 1);
     }
     double med = n > 10 ? bench_median(t + 10, n - 10) : (n ? bench_median(t, n) : 0);
+    double med_cpu = n > 10 ? bench_median(cpu + 10, n - 10) : (n ? bench_median(cpu, n) : 0);
     int mapped = zc_libcuda_mapped();
+    if (prof) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/prof-%s-%d.txt", prof, ring ? "v2" : "v1", (int)getpid());
+        bench_prof_write(path);
+    }
     write_full(out_fd, &med, sizeof med);
     write_full(out_fd, &mapped, sizeof mapped);
+    write_full(out_fd, &med_cpu, sizeof med_cpu);
     free(t);
+    free(cpu);
     cg_gl_cuda_destroy(g);
 #ifdef CG_BENCH_GL_RING
     cg_gl_ring_destroy(ring);
@@ -251,7 +284,7 @@ static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
  *   v1: cg_gl_cuda (the texture registered once in the game's own CUDA
  *       context; map + copy into the IPC buffer + unmap, complete on return),
  *   v2: the GL producer of the ring (no CUDA in the process). */
-static int producer_gl(int v2, int w, int h, int xfer)
+static int producer_gl(int v2, int w, int h, int xfer, int preflush)
 {
     out_fd = dup(1);
     dup2(2, 1);
@@ -289,7 +322,7 @@ static int producer_gl(int v2, int w, int h, int xfer)
             return 1;
         }
         write_full(out_fd, msg, CG_ZC_DESC_SIZE);
-        return gl_frames(NULL, ring, tex, msg, ctx);
+        return gl_frames(NULL, ring, tex, msg, ctx, preflush);
 #else
         fprintf(stderr, "producer: the GL ring is not in this build\n");
         return 1;
@@ -300,7 +333,7 @@ static int producer_gl(int v2, int w, int h, int xfer)
         return 1;
     }
     write_full(out_fd, msg, CG_CUDA_IPC_HANDLE_SIZE);
-    return gl_frames(g, NULL, tex, msg, ctx);
+    return gl_frames(g, NULL, tex, msg, ctx, preflush);
 }
 
 /* ---- the learner ------------------------------------------------------------ */
@@ -454,7 +487,7 @@ static long gpu_mib(const peer *p, int n)
 }
 
 typedef struct run_result {
-    double host_us, step_us, fps;
+    double host_us, host_cpu_us, step_us, fps;
     int libcuda, ok;
     long gpu_mib;
 } run_result;
@@ -518,14 +551,16 @@ static run_result run(int v2, const char *variant, int n, int w, int h, int step
     }
     double t_total = bench_now_us() - t_begin;
     if (!failed) r.gpu_mib = gpu_mib(p, n);
-    double host[MAX_N];
+    double host[MAX_N], host_cpu[MAX_N];
     int nh = 0;
     for (int i = 0; i < n; i++) {
         write_full(p[i].to, "q", 1);
-        double med;
+        double med, med_cpu;
         int mapped;
         if (read_full(p[i].from, &med, sizeof med) == 0 &&
-            read_full(p[i].from, &mapped, sizeof mapped) == 0) {
+            read_full(p[i].from, &mapped, sizeof mapped) == 0 &&
+            read_full(p[i].from, &med_cpu, sizeof med_cpu) == 0) {
+            host_cpu[nh] = med_cpu;
             host[nh++] = med;
             r.libcuda |= mapped;
         }
@@ -539,6 +574,7 @@ static run_result run(int v2, const char *variant, int n, int w, int h, int step
     if (!failed && nh == n) {
         r.ok = 1;
         r.host_us = bench_median(host, nh);
+        r.host_cpu_us = bench_median(host_cpu, nh);
         r.step_us = bench_median(st, steps);
         r.fps = (double)n * steps / (t_total / 1e6);
     }
@@ -561,6 +597,9 @@ static int print_pair(int n, double limit, const run_result *v1, const run_resul
            "(%5.2fx limit)  v2/v1 %.3f\n",
            v1->step_us, v1->step_us / limit, v2->step_us, v2->step_us / limit,
            v2->step_us / v1->step_us);
+    printf("       producer CPU/frame:  v1 %8.1f us              v2 %7.1f us (thread CPU time "
+           "of the same calls: the rest of the host time is waiting or descheduled)\n",
+           v1->host_cpu_us, v2->host_cpu_us);
     printf("       aggregate frames/s:  v1 %8.0f            v2 %8.0f            v2/v1 %.3f\n",
            v1->fps, v2->fps, v2->fps / v1->fps);
     printf("       libcuda in producers: v1 %s, v2 %s; CUDA-context GPU memory of the "
@@ -591,7 +630,10 @@ int main(int argc, char **argv)
     if (argc >= 6 && strcmp(argv[1], "producer") == 0) {
         int v2 = strcmp(argv[2], "v2") == 0, w = atoi(argv[3]), h = atoi(argv[4]);
         int xfer = strstr(argv[5], "xfer") != NULL; /* vkxfer, glxfer: the transfer copy */
-        if (strncmp(argv[5], "gl", 2) == 0) return producer_gl(v2, w, h, xfer);
+        /* glpre: the game flushes its frame before the capture (as a
+         * SwapBuffers before it would) */
+        if (strncmp(argv[5], "gl", 2) == 0)
+            return producer_gl(v2, w, h, xfer, strcmp(argv[5], "glpre") == 0);
         return producer(v2, w, h, strcmp(argv[5], "reuse") == 0, xfer);
     }
     int steps = argc > 1 ? atoi(argv[1]) : 300;
@@ -604,7 +646,9 @@ int main(int argc, char **argv)
            steps);
     static const int sizes[2][2] = {{640, 360}, {1920, 1080}};
     static const int ns[4] = {1, 4, 8, 16};
-    for (int z = 0; z < 2; z++) {
+    /* CG_BENCH_V2_GAMES=gl or vk: only those games (a shorter run). */
+    const char *only = getenv("CG_BENCH_V2_GAMES");
+    for (int z = 0; z < 2 && !(only && strcmp(only, "gl") == 0); z++) {
         int w = sizes[z][0], h = sizes[z][1];
         double limit = zc_limit_d2d_us((size_t)w * (size_t)h * 4, 200);
         printf(" %dx%d: limit %.1f us\n", w, h, limit);
@@ -626,6 +670,7 @@ int main(int argc, char **argv)
     }
     /* GL games: today's GL path (v1, the game's own CUDA context) against
      * the ring's GL producer (v2). */
+    if (only && strcmp(only, "vk") == 0) return 0;
     printf("GL games (headless EGL on the GPU): v1 = GL->CUDA registered once, v2 = the GL "
            "producer of the ring\n");
     for (int z = 0; z < 2; z++) {
@@ -635,8 +680,16 @@ int main(int argc, char **argv)
         for (int k = 0; k < 4 && ns[k] <= max_n; k++) {
             int n = ns[k];
             run_result v1 = run(0, "gl", n, w, h, steps), v2 = run(1, "gl", n, w, h, steps);
-            if (print_pair(n, limit, &v1, &v2) && n == 8)
+            if (print_pair(n, limit, &v1, &v2) && n == 8) {
                 print_xfer(run(1, "glxfer", n, w, h, steps), &v1, &v2);
+                /* Where the contended publish's host time goes: the same
+                 * compute-copy publish after the game flushed its own frame. */
+                run_result pre = run(1, "glpre", n, w, h, steps);
+                if (pre.ok)
+                    printf("       v2, the game flushed its frame first: host %.1f us (CPU %.1f us), "
+                           "%.3f of v2's host time; aggregate %.0f frames/s\n",
+                           pre.host_us, pre.host_cpu_us, pre.host_us / v2.host_us, pre.fps);
+            }
         }
     }
     return 0;

@@ -12,6 +12,8 @@ add_executable(bench_zerocopy_v2 ${CMAKE_CURRENT_LIST_DIR}/zerocopy_v2.c)
 target_link_libraries(bench_zerocopy_v2 PRIVATE cg_vulkan cg_cuda cg_egl_headless vkt
                       CUDA::cudart_static)
 cg_target_warnings(bench_zerocopy_v2)
+# -rdynamic: bench_prof.h names the library's functions in its samples.
+set_target_properties(bench_zerocopy_v2 PROPERTIES ENABLE_EXPORTS ON)
 # The GL producer of the ring (src/gl_ring), where it is built.
 if(CG_HAVE_GL_RING)
   target_link_libraries(bench_zerocopy_v2 PRIVATE cg_gl_ring)

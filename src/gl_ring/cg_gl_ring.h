@@ -70,7 +70,7 @@
 
 #include "cg_err.h"
 #include "cg_status.h"
-#include "cg_vk_ring.h"
+#include "cg_vk_ring.h" /* cg_vk_slot_format, cg_vk_copy_path, cg_vk_ring_info */
 #include "cg_zc_proto.h"
 
 #ifdef __cplusplus
@@ -140,8 +140,11 @@ typedef struct cg_gl_ring_info {
  * GL_EXT_memory_object(_fd) missing;
  * no Vulkan loader, Vulkan 1.1 or VK_KHR_external_memory_fd; semaphore mode
  * forced without its extensions); CG_E_NO_DEVICE (no Vulkan device has
- * GL's device UUID: err lists both sides); CG_E_GL, CG_E_VULKAN, and the
- * ring's own (cg_vk_ring_create). Everything made is freed on error. */
+ * GL's device UUID: err lists both sides); CG_E_GL, CG_E_VULKAN, and those
+ * of the slots (cg_vk_slots_create: a buffer the device cannot export) and
+ * of the protocol's side (cg_zc_producer_open: CG_E_PLATFORM /
+ * CG_E_PROTOCOL for the socket, its directory, memfd). Everything made is
+ * freed on error. */
 cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *err);
 
 /* With the creation context current: wait for GL's writes (glFinish),

@@ -1,7 +1,10 @@
 /*
- * cg_vk_ring.c - the zero-copy v2 producer (cg_vk_ring.h). Entry points
- * come from the caller's vkGetInstanceProcAddr into a per-ring table
- * (cg_vk_device.h).
+ * cg_vk_ring.c - the zero-copy v2 producer (cg_vk_ring.h): creation and
+ * the frame path (claim, record, submit, publish). Entry points come from
+ * the caller's vkGetInstanceProcAddr into a per-ring table (cg_vk_device.h);
+ * the exported slots are cg_vk_slots.c's, the protocol's side src/zc's
+ * (cg_zc_producer.h), the deferred frees of fence mode
+ * cg_vk_ring_deferred.c's.
  */
 #include "cg_vk_ring.h"
 
@@ -44,9 +47,10 @@ struct cg_vk_ring {
 
     cg_vk_slots slots; /* the exported buffers, timeline, per-slot commands and fences */
     ring_slot slot[CG_ZC_MAX_SLOTS];
-    /* The producer's own view of the lease words, the slot search and the
-     * frame number (src/zc, cg_zc_leases.h). */
-    cg_zc_producer zc; /* + the descriptor's constant fields, control block, socket */
+    /* The protocol's side (src/zc, cg_zc_producer.h): the descriptor's
+     * constant fields, the control block, the socket, and the producer's own
+     * view of the lease words, the slot search and the frame number. */
+    cg_zc_producer zc;
     /* Fence mode: a copy was recorded into a game command buffer, whose
      * completion the ring cannot see; destroy then defers freeing the slot
      * memory (and the RGB pass) that such a copy targets
