@@ -228,7 +228,9 @@ cg_status cg_vk_ring_record(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
  * with RGB8 or the compute copy, `cmd`'s compute pipeline, descriptor sets
  * and push constants are the ring's afterwards (the game rebinds its own);
  * record outside a render pass. CG_E_INVALID_ARG when such a ring is given
- * a ninth distinct image (the frame is not recorded; the ring stays usable). */
+ * a ninth distinct image (the frame is not recorded; the ring stays usable).
+ * These four are a ring of one eye without depth's (one part a frame):
+ * CG_E_BAD_STATE on a ring with eyes or a depth plane (below). */
 cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
                                     const cg_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE]);
