@@ -182,3 +182,10 @@ void cg_zc_leases_release(cg_zc_leases *l, uint32_t slot, uint64_t frame)
 {
     set_word(l, slot, CG_ZC_WORD(frame, CG_ZC_RELEASED));
 }
+
+void cg_zc_leases_abandon(cg_zc_leases *l, uint32_t slot, uint64_t frame)
+{
+    cg_zc_leases_release(l, slot, frame);
+    l->count[CG_ZC_COUNT_SKIPPED]++;
+    put_counters(l);
+}

@@ -78,6 +78,10 @@ void cg_zc_leases_counters(const cg_zc_leases *l, uint64_t out[CG_ZC_COUNTERS]);
  * RELEASED, so no learner waits for it; its number is used again. */
 void cg_zc_leases_release(cg_zc_leases *l, uint32_t slot, uint64_t frame);
 
+/* The same for a frame of parts that will never be complete (a part came
+ * out of order, cg_zc_parts.h): released, and counted as skipped. */
+void cg_zc_leases_abandon(cg_zc_leases *l, uint32_t slot, uint64_t frame);
+
 #ifdef __cplusplus
 }
 #endif
