@@ -38,9 +38,11 @@ from craftground_capture import vector as V  # noqa: E402
 
 
 class Games:
-    def __init__(self, producer, n, w, h, sync):
-        self.p = [subprocess.Popen([producer, "serve", sync, str(w), str(h), "100000000", "1"],
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    def __init__(self, producer, n, w, h, sync, env=None):
+        cmd = list(producer) if isinstance(producer, (list, tuple)) else [producer]
+        self.p = [subprocess.Popen(cmd + ["serve", sync, str(w), str(h), "100000000", "1"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                   env=env)
                   for _ in range(n)]
 
     def step(self):

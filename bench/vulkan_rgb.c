@@ -14,7 +14,13 @@
  * bytes) and the same run's bandwidth floor, vkCmdCopyBuffer of the
  * frame's bytes between two device-local slot buffers (read + write 4
  * bytes a pixel); issue 23's target: compute copy <= 3x that floor, or
- * <= 4 us at 640x360 / 10 us at 1920x1080, whichever is larger. Runs on any Vulkan device with
+ * <= 4 us at 640x360 / 10 us at 1920x1080, whichever is larger. And an RGB-D ring
+ * (docs/zero-copy-v2.md, "Depth and stereo planes"; one eye, linear depth from a D32_SFLOAT
+ * image, the mod's two parts per frame): the depth dispatch's GPU time beside the RGB
+ * dispatch's in the same frames (issue 24's target: depth <= 1.5x RGB), and the game's host
+ * time per published RGB-D frame (the ring's calls: record_depth + record_eye in fence mode;
+ * record_depth + publish_eye in semaphore mode where the device exports timelines; target
+ * <= 25 us). Runs on any Vulkan device with
  * external memory (lavapipe: the code path, not the figures).
  * Usage: bench_vulkan_rgb [iters]   (exit 77 without a Vulkan device)
  */
@@ -22,9 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cg_vk_ring.h"
+#include "depth_ref.h"
 #include "vkt.h"
 #include "vkt_export.h"
 #include "zc_test.h"
@@ -47,7 +55,7 @@ static void timed_begin(void)
     VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
-    VKT_FN(&T, vkCmdResetQueryPool)(T.cmd, pool, 0, 2);
+    VKT_FN(&T, vkCmdResetQueryPool)(T.cmd, pool, 0, 3);
     VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 0);
 }
 
@@ -202,6 +210,163 @@ static int run_size(int w, int h, int iters)
     return rc;
 }
 
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Median GPU microseconds of the depth part and of the colour part of an
+ * RGB-D frame (fence mode, both recorded into one command buffer, a
+ * timestamp before, between and after), and of the ring calls' host time. */
+static int rgbd_gpu(cg_vk_ring *r, VkImage img, VkImage depth, int iters, double *depth_us,
+                    double *rgb_us, double *host_us)
+{
+    double *td = calloc((size_t)iters, sizeof *td), *tc = calloc((size_t)iters, sizeof *tc),
+           *th = calloc((size_t)iters, sizeof *th);
+    if (!td || !tc || !th) return 1;
+    int n = 0, rc = 0;
+    for (int i = 0; i < iters; i++) {
+        timed_begin();
+        uint8_t desc[CG_ZC_DESC_MAX_SIZE];
+        size_t len = 0, len2 = 0;
+        double h0 = now_us();
+        cg_status st = cg_vk_ring_record_depth(r, T.cmd, depth, VK_IMAGE_LAYOUT_GENERAL, 0, NULL,
+                                               desc, &len);
+        double h1 = now_us();
+        VKT_FN(&T, vkCmdWriteTimestamp)(T.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2);
+        cg_cursor c = {1, 10 + i % 100, 20 + i % 50};
+        double h2 = now_us();
+        if (st == CG_OK)
+            st = cg_vk_ring_record_eye(r, T.cmd, img, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0, &c,
+                                       desc, &len2);
+        double h3 = now_us();
+        double all = st == CG_OK ? timed_end() : -1;
+        uint64_t q[3];
+        if (all < 0 || len2 == 0 ||
+            VKT_FN(&T, vkGetQueryPoolResults)(T.dev, pool, 0, 3, sizeof q, q, sizeof q[0],
+                                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) !=
+                VK_SUCCESS) {
+            fprintf(stderr, "RGB-D frame %d: %s %s\n", i, cg_status_name(st), cg_vk_ring_last_error(r));
+            rc = 1;
+            break;
+        }
+        td[n] = (double)((q[2] - q[0]) & ts_mask) * tick_ns / 1000.0;
+        tc[n] = (double)((q[1] - q[2]) & ts_mask) * tick_ns / 1000.0;
+        th[n] = (h1 - h0) + (h3 - h2);
+        n++;
+    }
+    *depth_us = median_of(td, n);
+    *rgb_us = median_of(tc, n);
+    *host_us = median_of(th, n);
+    return rc;
+}
+
+/* The RGB-D ring the mod makes: one eye, linear depth (0.05 / 1000), the
+ * image's size, flipped (a Vulkan render target); semaphore mode reuses
+ * its recordings. NULL on error (printed). */
+static cg_vk_ring *make_rgbd_ring(int w, int h, cg_zc_mode mode)
+{
+    cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, mode);
+    d.slots = 3;
+    d.socket_dir = socket_dir;
+    d.slot_format = CG_VK_SLOT_RGB8;
+    d.flip = 1;
+    d.depth = CG_ZC_DEPTH_LINEAR;
+    d.near_plane = 0.05f;
+    d.far_plane = 1000.0f;
+    d.reuse_recordings = mode == CG_ZC_MODE_SEMAPHORE;
+    cg_vk_ring *r = NULL;
+    cg_err e = {""};
+    if (cg_vk_ring_create(&d, &r, &e) != CG_OK) fprintf(stderr, "RGB-D ring: %s\n", e.text);
+    return r;
+}
+
+/* Semaphore mode (a device that exports timelines): the game's host time
+ * per RGB-D frame, record_depth into its command buffer + publish_eye after
+ * its submit (the submit itself is the game's). Median us, < 0: not run. */
+static double rgbd_semaphore_host(int w, int h, VkImage img, VkImage depth, int iters)
+{
+    if (!T.has_timeline || !T.has_sem_fd) return -1;
+    cg_vk_ring *r = make_rgbd_ring(w, h, CG_ZC_MODE_SEMAPHORE);
+    if (!r) return -1;
+    double *t = calloc((size_t)iters, sizeof *t);
+    int n = 0;
+    for (int i = 0; t && i < iters + 3; i++) {
+        VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
+        uint8_t desc[CG_ZC_DESC_MAX_SIZE];
+        size_t len = 0;
+        double h0 = now_us();
+        cg_status st = cg_vk_ring_record_depth(r, T.cmd, depth, VK_IMAGE_LAYOUT_GENERAL, 0, NULL,
+                                               desc, &len);
+        double h1 = now_us();
+        if (vkt_submit_wait(&T)) st = CG_E_VULKAN;
+        double h2 = now_us();
+        if (st == CG_OK)
+            st = cg_vk_ring_publish_eye(r, img, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0, NULL,
+                                        desc, &len);
+        double h3 = now_us();
+        if (st != CG_OK || !len) {
+            fprintf(stderr, "RGB-D semaphore frame %d: %s\n", i, cg_vk_ring_last_error(r));
+            break;
+        }
+        if (i >= 3) t[n++] = (h1 - h0) + (h3 - h2); /* after the warm-up */
+        VKT_FN(&T, vkQueueWaitIdle)(T.queue);
+    }
+    cg_vk_ring_destroy(r);
+    return t ? median_of(t, n) : -1;
+}
+
+/* The RGB-D ring at w x h (target the image's size): depth vs RGB dispatch,
+ * host time per frame. */
+static int run_rgbd(int w, int h, int iters)
+{
+    const VkImageLayout lay = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    size_t n = (size_t)w * (size_t)h;
+    uint8_t *px = malloc(n * 4);
+    float *dv = malloc(n * 4);
+    if (!px || !dv) return 1;
+    zc_pattern(px, w, h, 1);
+    depth_scene(dv, w, h, 1);
+    VkImage img, depth;
+    VkDeviceMemory mem, dmem;
+    int rc = 0;
+    if (vkt_image_ex(&T, w, h, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT, -1, 0, &img,
+                     &mem) ||
+        vkt_upload(&T, img, w, h, px, lay) || vkt_depth_image(&T, w, h, &depth, &dmem) ||
+        vkt_upload_depth(&T, depth, w, h, dv, VK_IMAGE_LAYOUT_GENERAL)) {
+        free(px);
+        free(dv);
+        return 1;
+    }
+    cg_vk_ring *r = make_rgbd_ring(w, h, CG_ZC_MODE_FENCE);
+    if (!r) {
+        rc = 1;
+    } else {
+        double du, cu, hu;
+        rgbd_gpu(r, img, depth, 3, &du, &cu, &hu); /* warm-up */
+        rc = rgbd_gpu(r, img, depth, iters, &du, &cu, &hu);
+        double sh = rgbd_semaphore_host(w, h, img, depth, iters);
+        char sem[96] = "semaphore mode: not on this device";
+        if (sh >= 0)
+            snprintf(sem, sizeof sem, "semaphore mode %.1f us (target <= 25: %s)", sh,
+                     sh <= 25 ? "met" : "NOT met");
+        printf("%4dx%-4d RGB-D depth dispatch %8.1f us = %.2fx the RGB dispatch %8.1f us (target "
+               "<= 1.5: %s) | host per published RGB-D frame: fence mode %.1f us, %s\n",
+               w, h, du, du / cu, cu, du / cu <= 1.5 ? "met" : "NOT met", hu, sem);
+        if (du <= 0 || cu <= 0) rc = 1;
+    }
+    cg_vk_ring_destroy(r);
+    vkt_image_free(&T, img, mem);
+    vkt_image_free(&T, depth, dmem);
+    free(px);
+    free(dv);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 200;
@@ -234,11 +399,12 @@ int main(int argc, char **argv)
     ts_mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
     VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qi.queryCount = 2;
+    qi.queryCount = 3;
     if (VKT_FN(&T, vkCreateQueryPool)(T.dev, &qi, NULL, &pool) != VK_SUCCESS) return 1;
     printf("RGB slot format vs plain copy, GPU timestamps, median of %d frames, %s\n", iters,
            T.device_name);
     rc = run_size(640, 360, iters) | run_size(1920, 1080, iters);
+    rc |= run_rgbd(640, 360, iters) | run_rgbd(1920, 1080, iters);
     VKT_FN(&T, vkDestroyQueryPool)(T.dev, pool, NULL);
     vkt_ring_fini(&T);
     rmdir(socket_dir);

@@ -1,9 +1,10 @@
 /*
  * framebuffer_capturer_zerocopy.c - FramebufferCapturer's GL zero-copy
- * natives on Linux/Windows: initializeZerocopyImpl and
+ * natives on every platform: initializeZerocopyImpl and
  * captureFramebufferZerocopyImpl, GL texture -> the GPU backend's shared
- * buffer (cg_gpu_backend.h: CUDA) behind the IPC handle. The macOS variant
- * is framebuffer_capturer_zerocopy_apple.c.
+ * buffer (cg_gpu_backend.h) behind its handle: CUDA's 68-byte IPC handle
+ * on Linux/Windows, Metal's 4-byte mach port of an IOSurface on macOS (made
+ * for pythonPid, which the backend checks).
  *
  * Call both on the render thread with the game's GL context current. The
  * buffer keeps the size given to initializeZerocopyImpl; a capture of
@@ -40,7 +41,6 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JN
                                                                                jint pythonPid)
 {
     (void)thiz;
-    (void)pythonPid; /* only the macOS mach-port path needs the peer's pid */
     static const char what[] = "initializeZerocopyImpl";
     if (cg_jni_check_dims(env, "zero-copy buffer", width, height)) return NULL;
     const cg_gpu_backend *be = cg_gpu_backend_get();
@@ -52,7 +52,7 @@ Java_com_kyhsgeekcode_minecraftenv_FramebufferCapturer_initializeZerocopyImpl(JN
         st = cg_fail(&why, CG_E_ALREADY_INITIALIZED, "zero-copy is already initialised at %dx%d",
                      g_w, g_h);
     } else if (st == CG_OK) {
-        st = be->gl_init(g_glz.ctx, width, height, handle);
+        st = be->gl_init(g_glz.ctx, width, height, (int)pythonPid, handle);
         if (st == CG_OK) {
             g_w = width;
             g_h = height;

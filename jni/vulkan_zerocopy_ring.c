@@ -4,7 +4,10 @@
  * (initCopyImpl with the image's format and usage, which picks the compute
  * or the transfer copy; initImpl, the same for an R8G8B8A8_UNORM image of
  * unknown usage: the transfer copy) or in the RGB slot format (initRgbImpl, with the
- * cursor per frame through publishCursorImpl / recordCursorImpl). One ring per
+ * cursor per frame through publishCursorImpl / recordCursorImpl; initRgbdImpl with eyes and
+ * a depth plane, its frames part by part: recordDepthImpl, publishEyeImpl /
+ * recordEyeImpl, which return the descriptor at the frame's last part, an empty one
+ * before). One ring per
  * process behind the object's lock; every status becomes the exception of
  * cg_jexc_for_status, except CG_E_RING_FULL, which is a skipped frame: the
  * per-frame calls then return null.
@@ -28,25 +31,44 @@ static cg_status make(void *arg, void **ctx, uint8_t *tmpl, size_t *len, cg_err 
     cg_vk_ring *r = NULL;
     CG_TRY(cg_vk_ring_create(arg, &r, why));
     *ctx = r;
-    *len = CG_ZC_DESC_SIZE;
-    return cg_vk_ring_template(r, tmpl, CG_JNI_DESC_MAX);
+    cg_status st = cg_vk_ring_template(r, tmpl, CG_JNI_DESC_MAX);
+    *len = cg_zc_desc_length(tmpl);
+    return st;
 }
 
+/* Which frame call a step makes. */
+typedef enum frame_kind {
+    FRAME_WHOLE = 0, /* publish/record(Cursor): a ring of one part */
+    FRAME_DEPTH = 1, /* recordDepthImpl */
+    FRAME_EYE = 2    /* publishEyeImpl / recordEyeImpl */
+} frame_kind;
+
 typedef struct frame_args {
+    frame_kind kind;
     int record;          /* 0: publish */
-    VkCommandBuffer cmd; /* record's */
+    VkCommandBuffer cmd; /* record's (and the depth part's) */
     VkImage image;
     VkImageLayout layout;
     const cg_cursor *cursor;
+    uint32_t eye;
+    const cg_zc_depth_params *depth;
 } frame_args;
 
 static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)
 {
     const frame_args *a = arg;
-    cg_status st = a->record
-                       ? cg_vk_ring_record_cursor(ctx, a->cmd, a->image, a->layout, a->cursor, desc)
-                       : cg_vk_ring_publish_cursor(ctx, a->image, a->layout, a->cursor, desc);
+    cg_status st;
     *len = CG_ZC_DESC_SIZE;
+    if (a->kind == FRAME_DEPTH)
+        st = cg_vk_ring_record_depth(ctx, a->cmd, a->image, a->layout, a->eye, a->depth, desc, len);
+    else if (a->kind == FRAME_EYE && a->record)
+        st = cg_vk_ring_record_eye(ctx, a->cmd, a->image, a->layout, a->eye, a->cursor, desc, len);
+    else if (a->kind == FRAME_EYE)
+        st = cg_vk_ring_publish_eye(ctx, a->image, a->layout, a->eye, a->cursor, desc, len);
+    else if (a->record)
+        st = cg_vk_ring_record_cursor(ctx, a->cmd, a->image, a->layout, a->cursor, desc);
+    else
+        st = cg_vk_ring_publish_cursor(ctx, a->image, a->layout, a->cursor, desc);
     return st == CG_OK ? st : cg_fail_from(why, st, cg_vk_ring_error(ctx));
 }
 
@@ -135,6 +157,18 @@ JNIEXPORT jint JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_def
     return (jint)cg_vk_ring_deferred_count();
 }
 
+/* The RGB slot format's fields of both RGB inits. */
+static void rgb_desc(cg_vk_ring_desc *d, jint imageFormat, jint targetWidth, jint targetHeight,
+                     jboolean flipVertically)
+{
+    memset(d, 0, sizeof *d);
+    d->format = (VkFormat)imageFormat;
+    d->slot_format = CG_VK_SLOT_RGB8;
+    d->target_width = targetWidth;
+    d->target_height = targetHeight;
+    d->flip = flipVertically ? 1 : 0;
+}
+
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initRgbImpl(
     JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
     jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat,
@@ -144,12 +178,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
     (void)thiz;
     static const char what[] = "VulkanZerocopyRing.initRgbImpl";
     cg_vk_ring_desc d;
-    memset(&d, 0, sizeof d);
-    d.format = (VkFormat)imageFormat;
-    d.slot_format = CG_VK_SLOT_RGB8;
-    d.target_width = targetWidth;
-    d.target_height = targetHeight;
-    d.flip = flipVertically ? 1 : 0;
+    rgb_desc(&d, imageFormat, targetWidth, targetHeight, flipVertically);
     return init_ring(env, what, &d, instance, physicalDevice, device, queueFamily, queue,
                      getInstanceProcAddr, width, height, slots, mode, waitNanos, debugUtils);
 }
@@ -158,9 +187,76 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
 static jobject frame(JNIEnv *env, const char *what, jlong cmd, jlong image, jint layout, int record,
                      const cg_cursor *cursor)
 {
-    frame_args a = {record, (VkCommandBuffer)(uintptr_t)cmd, (VkImage)(uintptr_t)image,
-                    (VkImageLayout)layout, cursor};
+    frame_args a = {FRAME_WHOLE, record, (VkCommandBuffer)(uintptr_t)cmd,
+                    (VkImage)(uintptr_t)image, (VkImageLayout)layout, cursor, 0, NULL};
     return cg_jni_ring_frame(env, &g_ring, what, step, &a);
+}
+
+/* A part of a frame: the descriptor (its last part), empty (more parts),
+ * null (skipped). */
+static jobject part(JNIEnv *env, const char *what, frame_args *a, jint eye)
+{
+    if (eye < 0)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: eye %d is negative", what, (int)eye),
+               NULL;
+    a->eye = (uint32_t)eye;
+    return cg_jni_ring_frame(env, &g_ring, what, step, a);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_initRgbdImpl(
+    JNIEnv *env, jobject thiz, jlong instance, jlong physicalDevice, jlong device, jint queueFamily,
+    jlong queue, jlong getInstanceProcAddr, jint width, jint height, jint imageFormat,
+    jint targetWidth, jint targetHeight, jboolean flipVertically, jint slots, jint mode,
+    jlong waitNanos, jboolean debugUtils, jint eyes, jint depthEncoding, jfloat nearPlane,
+    jfloat farPlane, jboolean zZeroToOne)
+{
+    (void)thiz;
+    static const char what[] = "VulkanZerocopyRing.initRgbdImpl";
+    if (eyes < 0)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: eyes %d is negative", what, (int)eyes),
+               NULL;
+    cg_vk_ring_desc d;
+    rgb_desc(&d, imageFormat, targetWidth, targetHeight, flipVertically);
+    d.eyes = (uint32_t)eyes;
+    d.depth = (cg_zc_depth_encoding)depthEncoding; /* the ring checks the value */
+    d.near_plane = nearPlane;
+    d.far_plane = farPlane;
+    d.z_zero_to_one = zZeroToOne ? 1 : 0;
+    return init_ring(env, what, &d, instance, physicalDevice, device, queueFamily, queue,
+                     getInstanceProcAddr, width, height, slots, mode, waitNanos, debugUtils);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_recordDepthImpl(
+    JNIEnv *env, jobject thiz, jlong commandBuffer, jlong depthImage, jint imageLayout, jint eye,
+    jfloat nearPlane, jfloat farPlane, jboolean zZeroToOne)
+{
+    (void)thiz;
+    cg_zc_depth_params p = {nearPlane, farPlane, zZeroToOne ? 1 : 0};
+    frame_args a = {FRAME_DEPTH, 1, (VkCommandBuffer)(uintptr_t)commandBuffer,
+                    (VkImage)(uintptr_t)depthImage, (VkImageLayout)imageLayout, NULL, 0, &p};
+    return part(env, "VulkanZerocopyRing.recordDepthImpl", &a, eye);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishEyeImpl(
+    JNIEnv *env, jobject thiz, jlong image, jint imageLayout, jint eye, jboolean drawCursor,
+    jint cursorX, jint cursorY)
+{
+    (void)thiz;
+    cg_cursor c = {drawCursor ? 1 : 0, cursorX, cursorY};
+    frame_args a = {FRAME_EYE, 0, VK_NULL_HANDLE, (VkImage)(uintptr_t)image,
+                    (VkImageLayout)imageLayout, &c, 0, NULL};
+    return part(env, "VulkanZerocopyRing.publishEyeImpl", &a, eye);
+}
+
+JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_recordEyeImpl(
+    JNIEnv *env, jobject thiz, jlong commandBuffer, jlong image, jint imageLayout, jint eye,
+    jboolean drawCursor, jint cursorX, jint cursorY)
+{
+    (void)thiz;
+    cg_cursor c = {drawCursor ? 1 : 0, cursorX, cursorY};
+    frame_args a = {FRAME_EYE, 1, (VkCommandBuffer)(uintptr_t)commandBuffer,
+                    (VkImage)(uintptr_t)image, (VkImageLayout)imageLayout, &c, 0, NULL};
+    return part(env, "VulkanZerocopyRing.recordEyeImpl", &a, eye);
 }
 
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_publishImpl(

@@ -9,9 +9,14 @@
 #                                         # build-deps/include <- the headers
 #   bash scripts/gpu-tests.sh             # on the GPU machine, from the repo root
 #                                         # (carry .gl and build-deps)
+#   bash scripts/gpu-tests.sh --e2e [ARGS]  # on the GPU machine: only the end-to-end
+#                                         # benchmark (bench/e2e/e2e_bench.py ARGS; carry
+#                                         # .gl, build-gpu-jvm and .jre)
 #
 # While iterating: CG_GPU_TESTS=<ctest -R regex>, CG_GPU_JVM=0 (skip the JVM
 # tests), CG_GPU_BENCH=0 or CG_GPU_BENCHES="bench_zerocopy_v2 ..." narrow it.
+# On the 2-GPU kind (nvidia-h200-x2) python_device_cuda and bench/cross_gpu.py
+# run too (the learner on another GPU than its games); with 1 GPU they skip.
 #
 # The .debs are unpacked into / only on the GPU machine (a fresh machine per
 # run); never run the second form on the dev machine. Logs go to $OUT (the
@@ -43,21 +48,25 @@ if [ "${1:-}" = "--prepare" ]; then
   [ -d /usr/include/X11 ] && cp -r /usr/include/X11 build-deps/include/
   # The JVM zero-copy tests: that machine has no JDK, so the natives and jars
   # are built here (CUDA on; cudart is static, x86-64 glibc builds run there)
-  # into build-gpu-jvm/, beside a jlink'd java.base runtime in .jre/.
+  # into build-gpu-jvm/, beside a jlink'd runtime in .jre/.
+  # The end-to-end benchmark's game (bench/e2e: its jar and JNI helper) too.
   cmake -S . -B build-gpu-jvm-build -DCMAKE_BUILD_TYPE=Release -DCG_WITH_CUDA=ON \
-    -DCG_BUILD_DEMO=OFF -DCG_BUILD_BENCH=OFF >/dev/null
+    -DCG_BUILD_DEMO=OFF -DCG_BUILD_BENCH=ON >/dev/null
   cmake --build build-gpu-jvm-build -j"$(nproc)" --target native-lib zc_helper cg_stubs \
     jvm_cuda_zerocopy_jar jvm_cuda_gl_zerocopy_jar jvm_zerocopy_lifecycle_jar \
-    ring_helper jvm_vk_ring_jar gltest jvm_gl_ring_jar
+    ring_helper jvm_vk_ring_jar gltest jvm_gl_ring_jar e2e_game bench_e2e_game_jar cg_proto_java
   rm -rf build-gpu-jvm && mkdir -p build-gpu-jvm
   find build-gpu-jvm-build \( -name libnative-lib.so -o -name libzc_helper.so \
     -o -name libring_helper.so -o -name cg_stubs.jar -o -name 'jvm_*zerocopy*_jar.jar' \
-    -o -name jvm_vk_ring_jar.jar -o -name libgltest.so -o -name jvm_gl_ring_jar.jar \) \
+    -o -name jvm_vk_ring_jar.jar -o -name libgltest.so -o -name jvm_gl_ring_jar.jar \
+    -o -name libe2e_game.so -o -name bench_e2e_game_jar.jar -o -name cg_proto_java.jar \) \
     -exec cp {} build-gpu-jvm/ \;
   cp -L /usr/share/java/protobuf.jar build-gpu-jvm/
   rm -rf .jre
-  jlink --add-modules java.base --strip-debug --no-header-files --no-man-pages --compress=2 \
-    --output .jre
+  # java.logging: protobuf-java's message classes (the e2e game's ObservationSpaceMessage);
+  # jdk.unsupported: its Unsafe fast paths, as in a game's full JDK.
+  jlink --add-modules java.base,java.logging,jdk.unsupported --strip-debug --no-header-files \
+    --no-man-pages --compress=2 --output .jre
   echo "prepared .gl/, build-deps/, build-gpu-jvm/ and .jre/: carry all four to the GPU machine"
   exit 0
 fi
@@ -79,6 +88,18 @@ for f in .gl/x11/*.deb; do dpkg -x "$f" /opt/cg-x11; done
 [ -e /usr/share/glvnd/egl_vendor.d/10_nvidia.json ] ||
   export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 nvidia-smi -L | tee "$OUT/gpu.txt"
+
+# --e2e [ARGS]: the end-to-end benchmark only (docs/benchmarks.md, "End to end"): N game JVMs
+# on the jlink'd runtime with the natives built by --prepare, one learner (this python3: torch).
+if [ "${1:-}" = "--e2e" ]; then
+  shift
+  J=$ROOT/build-gpu-jvm
+  game="$ROOT/.jre/bin/java -XX:+UseSerialGC -Xmx512m -Djava.library.path=$J"
+  game="$game -cp $J/bench_e2e_game_jar.jar:$J/cg_stubs.jar:$J/cg_proto_java.jar:$J/protobuf.jar"
+  echo "== bench/e2e/e2e_bench.py $*"
+  python3 bench/e2e/e2e_bench.py --game "$game cgbench.E2eGame" "$@" 2>&1 | tee "$OUT/e2e.log"
+  exit "${PIPESTATUS[0]}"
+fi
 
 # libepoxy-dev's epoxy.pc requires x11, egl and gl .pc files that machine
 # lacks; epoxy loads libEGL/libGL itself at run time, so stand-ins do (x11's
@@ -148,5 +169,13 @@ if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
     echo "-- $b"
     "$b" 2>&1 | tee -a "$OUT/bench.log"
   done
+  # The learner on another GPU than its games (docs/zero-copy-v2.md, "Learner and
+  # games on different GPUs"): on a machine with 2 GPUs (nvidia-h200-x2) only;
+  # CG_GPU_BENCHES names it cross_gpu.
+  if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] &&
+     [[ " ${CG_GPU_BENCHES:-cross_gpu} " == *" cross_gpu "* ]]; then
+    echo "-- bench/cross_gpu.py"
+    python3 bench/cross_gpu.py build-gpu/tests/vulkan/test_zc_ring 2>&1 | tee -a "$OUT/bench.log"
+  fi
 fi
 exit $status

@@ -31,12 +31,14 @@ from .png import decode_png
 from .cuda_ipc import CudaIpcFrame, open_ipc_handle, parse_ipc_handle
 from .ring import (Descriptor, RingError, RingFrame, RingLearner, RingPlane, StaleDescriptor,
                    handle_kind, parse_descriptor)
+from ._device import DeviceError
 from .spec import ObservationSpec, gymnasium_box, observation_kinds, observation_spec
 from .vector import VectorBatch, VectorLearner
 
 __all__ = [
     "CudaIpcFrame",
     "Descriptor",
+    "DeviceError",
     "FormatError",
     "MissingDependencyError",
     "Observation",

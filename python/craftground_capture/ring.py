@@ -36,6 +36,7 @@ libatomic.so.1 for the 64-bit compare-and-swap on the shared lease words.
 import array
 import ctypes
 import ctypes.util
+import logging
 import math
 import mmap
 import os
@@ -937,7 +938,7 @@ class RingFrame(_StreamBuffer):
         super().__init__(ptr, _eye_shape(desc.eyes, (desc.height, desc.width, ch)), KDL_CUDA,
                          ring.device, owner=ring)
         self.eyes, self._desc, self._depth = desc.eyes, desc, None
-        self._ring, self._importer = ring, ring.importer
+        self._ring, self._importer = ring, ring.frame_api
         self.slot, self.frame, self.stream = desc.slot, desc.frame, stream
         self.row_pitch = desc.row_pitch
         self.format, self.flags = desc.format, desc.flags
@@ -978,7 +979,7 @@ class RingFrame(_StreamBuffer):
         if not self.ptr:
             return
         if synchronize:
-            self._ring.importer.synchronize(self.stream)
+            self._importer.synchronize(self.stream)
         self.ptr = 0
         self._ring._release(self)
 
@@ -993,13 +994,30 @@ class RingLearner:
     """Connects to the ring a descriptor names, imports it once, and hands
     out frames. `descriptor`: the ipc_handle bytes or a Descriptor.
     `importer`: CudaImporter() by default; tests pass a stand-in with the
-    same methods. `timeout`: seconds for the hand-off socket. Raises
-    FormatError for a bad descriptor, RingError when the producer refuses
+    same methods. `timeout`: seconds for the hand-off socket.
+
+    `device`: the CUDA device the frames are wanted on: an ordinal (int), a
+    UUID ("GPU-xxxxxxxx-..." as nvidia-smi -L prints it, 32 hex digits, or
+    16 bytes), or None for the ring's own GPU (by the descriptor's UUID).
+    Another GPU than the ring's: each frame is copied there after its wait
+    (docs/zero-copy-v2.md, "Learner and games on different GPUs"), by the
+    path `cross_gpu` picks: "auto" (a peer copy where the two GPUs allow
+    peer access, else a staged copy through pinned host memory), "peer",
+    "staged" or "refuse". `path` says which is in use ("same-gpu import",
+    "peer copy", "staged copy"); one line is logged at connect (logger
+    "craftground_capture"). `device` is then the frames' GPU, `source_device`
+    the ring's (the same for the same-GPU import).
+
+    Raises FormatError for a bad descriptor, DeviceError (a RingError and a
+    ValueError) for a device that does not exist, a malformed UUID or a
+    cross-GPU path cross_gpu forbids, RingError when the producer refuses
     (another learner, another user) or breaks the protocol,
     StaleDescriptor when the socket serves another ring."""
 
+    _path_log_level = logging.INFO  # the connect line; the vector's own rings log at DEBUG
+
     def __init__(self, descriptor: Union[Buffer, Descriptor], importer: Optional[Any] = None,
-                 timeout: float = 10.0) -> None:
+                 timeout: float = 10.0, device: Any = None, cross_gpu: str = "auto") -> None:
         d = descriptor if isinstance(descriptor, Descriptor) else parse_descriptor(descriptor)
         self.importer = importer if importer is not None else CudaImporter()
         self.ring_id, self.mode = d.ring_id, d.mode
@@ -1010,7 +1028,17 @@ class RingLearner:
         self._control: Optional[ControlBlock] = None
         self._sock: Optional[socket.socket] = None
         self._held: Dict[Tuple[int, int], RingFrame] = {}
+        self._route: Optional[Any] = None  # another GPU than the ring's: _device.FrameCopy
+        self._placement: Optional[Any] = None
+        self.frame_api: Any = self.importer  # the calls on the frames' GPU
         self.device = self.importer.open_device(d.device_uuid)
+        try:
+            from . import _device  # it builds on this module
+
+            _device.route_ring(self, d, device, cross_gpu)  # sets path (and device when moved)
+        except BaseException:
+            self.close()
+            raise
         sock, hello, fds = receive_ring(d.socket_path, timeout)
         self._sock = sock
         try:
@@ -1052,13 +1080,19 @@ class RingLearner:
             raise RingError(f"frame {d.frame} is already acquired and not released")
         self.lease(d)
         s = _norm_stream(stream)
+        ptr = self._memories[d.slot][1]
+        route = self._route
         try:
-            if self.mode == MODE_SEMAPHORE:
-                self.importer.wait(self._semaphore, d.frame, s)
+            if self.mode == MODE_SEMAPHORE:  # on the ring's GPU: the copy's stream when moved
+                self.importer.wait(self._semaphore, d.frame, s if route is None else route.stream)
+            if route is not None:
+                ptr = route.deliver(d.slot, ptr, s)
         except BaseException:
+            if route is not None:
+                route.drain()  # nothing queued may still read the slot
             self._control.release(d.slot, d.frame)
             raise
-        frame = RingFrame(self, d, self._memories[d.slot][1], s)
+        frame = RingFrame(self, d, ptr, s)
         self._held[(d.slot, d.frame)] = frame
         return frame
 
@@ -1087,6 +1121,8 @@ class RingLearner:
 
     def _release(self, frame):
         self._held.pop((frame.slot, frame.frame), None)
+        if self._route is not None:
+            self._route.settle(frame.slot)  # the copy read the slot: done before it goes back
         if self._control is not None:
             self._control.release(frame.slot, frame.frame)
 
@@ -1106,9 +1142,15 @@ class RingLearner:
             except RingError:
                 pass  # the ring is gone or reclaimed it already
         self._held.clear()
+        if self._route is not None:
+            self._route.close()
+            self._route = None
         if self._memories or self._semaphore:
             self.importer.free(self._memories, self._semaphore)
             self._memories, self._semaphore = [], None
+        if self._placement is not None:
+            self._placement.close()
+            self._placement = None
         if self._control is not None:
             self._control.close()
             self._control = None

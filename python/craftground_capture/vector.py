@@ -29,9 +29,11 @@ without stepping. The batch is one buffer: the next step overwrites the rows
 it gathers (stream-ordered after what the caller queued on the same stream).
 """
 import ctypes
+import logging
 import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
+from . import _device
 from ._types import Buffer
 from .cuda_ipc import KDL_CUDA
 from .ring import (MODE_SEMAPHORE, CudaImporter, Descriptor, RingError, RingLearner, RingPlane,
@@ -65,9 +67,10 @@ assert ctypes.sizeof(_GatherList) == 3072
 assert ctypes.sizeof(_Memcpy2D) == 128
 
 
-class _BatchApi(CudaImporter):
+class _BatchApi(_device.CrossGpuCalls, CudaImporter):
     """The driver calls of the batch (its memory, the gather, the events),
-    in the primary context of the rings' device, retained by this object."""
+    in the primary context of the batch's device, retained by this object
+    (and the cross-GPU copies' calls, _device.CrossGpuCalls)."""
 
     def _in_ctx(self, what, fn):
         self._enter()
@@ -177,8 +180,13 @@ class _BatchApi(CudaImporter):
             self.module = None
 
 
+class _VectorRing(RingLearner):
+    """A row's ring: the vector logs the connect line, its rings at DEBUG."""
+    _path_log_level = logging.DEBUG
+
+
 class VectorBatch(_StreamBuffer):
-    """The step's batch: (N, H, W, C) uint8 on the rings' device, readable on
+    """The step's batch: (N, H, W, C) uint8 on the batch's device, readable on
     `stream` (the gather was queued there); (N, 2, H, W, 3) for two-eye
     rings. `new[i]`: row i got a new frame this step; `frames[i]`: the frame
     number row i holds (0: none yet). `rgb`: the batch itself; `depth` (also
@@ -208,18 +216,27 @@ class VectorLearner:
     Rings with planes (descriptor version 3) must also have the same eyes,
     depth format and encoding: the batch is then (N, 2, H, W, 3) for two
     eyes, and each step's batch.depth (N, [2,] H, W) float32 (eyes,
-    has_depth, depth_shape say which)."""
+    has_depth, depth_shape say which).
+
+    device: the CUDA device of the batch (an ordinal, a UUID as RingLearner
+    takes it), or None: the rings' GPU (then every ring must be on one GPU).
+    With a device, the rings may sit on several GPUs: each GPU's rows are
+    gathered there and copied across by the path cross_gpu picks ("auto",
+    "peer", "staged", "refuse", as RingLearner's); `paths[i]` says row i's,
+    `path` the one in use (several joined by " + "), logged once at connect."""
 
     def __init__(self, templates: Sequence[Union[Buffer, Descriptor]], stream: Optional[Any] = None,
-                 flip: Optional[bool] = None, gather: str = "auto", timeout: float = 10.0) -> None:
+                 flip: Optional[bool] = None, gather: str = "auto", timeout: float = 10.0,
+                 device: Any = None, cross_gpu: str = "auto") -> None:
         if gather not in ("auto", "kernel", "memcpy"):
             raise ValueError(f"gather must be 'auto', 'kernel' or 'memcpy', got {gather!r}")
         descs = [self._parse(t) for t in templates]
         if not descs:
             raise ValueError("a VectorLearner needs at least one ring")
         self._first = first = descs[0]
+        _device.check_choice(cross_gpu)
         for i, d in enumerate(descs):
-            self._check_like(i, d, first)
+            self._check_like(i, d, first, any_device=device is not None)
         self.n = len(descs)
         self.width, self.height, self.channels = first.width, first.height, first.channels
         self.format, self.rows_bottom_up = first.format, first.rows_bottom_up
@@ -239,9 +256,17 @@ class VectorLearner:
         self._batch = 0
         self._timeout = timeout
         self._api = None
+        self._routes = None  # device= given: _device.VectorRoutes
+        self.paths = (_device.SAME_GPU,) * self.n
         try:
             self._api = _BatchApi()
-            self.device = self._api.open_device(self._uuid)
+            if device is None:
+                self.device = self._api.open_device(self._uuid)
+            else:
+                self._routes = _device.VectorRoutes(device, cross_gpu, descs)
+                self.device = self._api.device = self._routes.dst.ordinal
+                self._api.ctx_of(self.device)
+                self.paths = tuple(self._routes.paths)
             self._batch = self._api.alloc(self.n * self.eyes * self.height * self.row_bytes)
             if self.depth_shape is not None:
                 self._depth = self._api.alloc(self.n * self.eyes * self.height * self.width * 4)
@@ -251,8 +276,12 @@ class VectorLearner:
                 raise RingError(f"the gather kernel cannot be loaded: {why}")
             self.gather = "kernel" if self._fn is not None else "memcpy"
             self.gather_why = why
+            if self._routes is not None:
+                self._routes.setup(self)
+            self.path = " + ".join(p for p in _device.PATHS if p in self.paths)
+            _device.log_vector(self)
             for i, d in enumerate(descs):
-                self._rings[i] = RingLearner(d, CudaImporter(), timeout)
+                self._rings[i] = _VectorRing(d, CudaImporter(), timeout)
         except BaseException:
             self.close()
             raise
@@ -263,7 +292,7 @@ class VectorLearner:
             parse_descriptor(raw)
 
     @staticmethod
-    def _check_like(i, d, first):
+    def _check_like(i, d, first, any_device=False):
         what = []
         if (d.width, d.height) != (first.width, first.height):
             what.append(f"size {d.width}x{d.height}, ring 0 {first.width}x{first.height}")
@@ -271,8 +300,9 @@ class VectorLearner:
             what.append(f"format {d.format_name}, ring 0 {first.format_name}")
         if d.rows_bottom_up != first.rows_bottom_up:
             what.append(f"rows_bottom_up {d.rows_bottom_up}, ring 0 {first.rows_bottom_up}")
-        if d.device_uuid != first.device_uuid:
-            what.append(f"device {d.device_uuid.hex()}, ring 0 {first.device_uuid.hex()}")
+        if d.device_uuid != first.device_uuid and not any_device:
+            what.append(f"device {d.device_uuid.hex()}, ring 0 {first.device_uuid.hex()} "
+                        f"(device= gathers rings of several GPUs onto one)")
         what += _planes_differ(d, first)
         if what:
             raise RingError(f"ring {i} (id {d.ring_id:#x}) does not fit the batch: "
@@ -302,10 +332,12 @@ class VectorLearner:
         ring = self._rings[i]
         if ring is not None and ring.ring_id == d.ring_id:
             return ring
-        self._check_like(i, d, self._first)
+        self._check_like(i, d, self._first, any_device=self._routes is not None)
+        if self._routes is not None:
+            self._routes.check_row(i, d)
         if ring is not None:
             self._drop(i)
-        self._rings[i] = RingLearner(d, CudaImporter(), self._timeout)
+        self._rings[i] = _VectorRing(d, CudaImporter(), self._timeout)
         self.counters["reconnects"] += 1
         return self._rings[i]
 
@@ -396,16 +428,19 @@ class VectorLearner:
         return entries
 
     def _queue(self, entries, s):
-        sem = [(e[1]._semaphore, e[2].frame) for e in entries if e[1].mode == MODE_SEMAPHORE]
+        # Rows of rings on other GPUs are gathered there and copied across
+        # (ordered before `s` goes on); the rest are read right here.
+        direct = entries if self._routes is None else self._routes.queue(self, entries, s)
+        sem = [(e[1]._semaphore, e[2].frame) for e in direct if e[1].mode == MODE_SEMAPHORE]
         if sem:
             self._api.wait_many([x[0] for x in sem], [x[1] for x in sem], s)
             self.counters["gpu_waits"] += 1
-        if self._fn is not None:
-            self._launch(self._eye_entries(entries), s)
-        else:
-            self._copy(self._eye_entries(entries), s)
-        if self._depth:
-            self._gather_depth(entries, s)
+        if direct and self._fn is not None:
+            self._launch(self._eye_entries(direct), s)
+        elif direct:
+            self._copy(self._eye_entries(direct), s)
+        if direct and self._depth:
+            self._gather_depth(direct, s)
         ev = self._free_events.pop() if self._free_events else self._api.event()
         self._api.record(ev, s)
         self._pending.append((ev, [(e[1], e[2].slot, e[2].frame) for e in entries]))
@@ -413,11 +448,14 @@ class VectorLearner:
     def _words(self, pitch):
         return self.row_bytes % 4 == 0 and pitch % 4 == 0 and self._eyes_aligned
 
-    def _launch(self, entries, s):
+    def _launch(self, entries, s, on=None):
+        """The gather kernel: entry (i, ring, d, ptr) into row i of the batch,
+        or `on` = (api, kernel, base): of the buffer at base, on api's GPU."""
+        api, fn, base = on or (self._api, self._fn, self._batch)
         pitch = entries[0][2].row_pitch
         if any(e[2].row_pitch != pitch for e in entries):
             for e in entries:  # mixed pitches (RGBA rings may pad): one launch per ring
-                self._launch([e], s)
+                self._launch([e], s, on)
             return
         words = self._words(pitch)
         units = self.height * (self.row_bytes // (4 if words else 1))
@@ -427,22 +465,24 @@ class VectorLearner:
             lst = _GatherList()
             for j, (i, _, _, ptr) in enumerate(chunk):
                 lst.src[j], lst.dst_index[j] = ptr, i
-            args = [lst, ctypes.c_uint64(self._batch), ctypes.c_uint32(self.height),
+            args = [lst, ctypes.c_uint64(base), ctypes.c_uint32(self.height),
                     ctypes.c_uint32(self.row_bytes), ctypes.c_uint32(pitch),
                     ctypes.c_uint32(int(self.flip)), ctypes.c_uint32(int(words))]
-            self._api.launch(self._fn, (gx, len(chunk)), args, s)
+            api.launch(fn, (gx, len(chunk)), args, s)
             self.counters["launches"] += 1
 
-    def _copy(self, entries, s):
+    def _copy(self, entries, s, on=None):
+        """The cuMemcpy2DAsync gather; `on` as _launch's."""
+        api, _, base = on or (self._api, self._fn, self._batch)
         frame_bytes = self.height * self.row_bytes
         for i, _, d, ptr in entries:
-            dst = self._batch + i * frame_bytes
+            dst = base + i * frame_bytes
             if not self.flip:
-                self._api.copy_2d(ptr, d.row_pitch, dst, self.row_bytes, self.row_bytes,
+                api.copy_2d(ptr, d.row_pitch, dst, self.row_bytes, self.row_bytes,
                                   self.height, s)
                 continue
             for y in range(self.height):  # reversed rows: one copy a row
-                self._api.copy_2d(ptr + (self.height - 1 - y) * d.row_pitch, d.row_pitch,
+                api.copy_2d(ptr + (self.height - 1 - y) * d.row_pitch, d.row_pitch,
                                   dst + y * self.row_bytes, self.row_bytes, self.row_bytes, 1, s)
 
     # --- the planes of version 3 rings (eyes, depth) --------------------------------------------
@@ -541,6 +581,9 @@ class VectorLearner:
         if getattr(self, "_depth", 0):
             self._api.free_ptr(self._depth)
             self._depth = 0
+        if self._routes is not None:
+            self._routes.close(self._api)
+            self._routes = None
         if self._api.device is not None:
             self._api.unload()
             self._api.free([], None)

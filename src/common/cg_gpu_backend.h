@@ -4,9 +4,10 @@
  * jni/ never names a GPU compute API. It asks cg_gpu_backend_get() for a table
  * of functions and calls through it; CMake links the one backend the build
  * chose (CG_GPU_BACKEND: "cuda" is src/cuda, which without the toolkit
- * reports that CUDA was not built). A second backend (HIP, say) is a new
- * folder implementing cg_gpu_backend_get() plus a CMake value, with no edit in
- * jni/.
+ * reports that CUDA was not built; "metal", the default on Apple, is
+ * src/metal/cg_metal_backend.c). A further backend (HIP, say) is a new
+ * folder implementing cg_gpu_backend_get() plus a CMake value, with no edit
+ * in jni/.
  *
  * Also here, because jni/ and every backend share them: the descriptor of an
  * exported Vulkan allocation and its one validity check.
@@ -68,8 +69,8 @@ typedef struct cg_gpu_gl_frame {
  * its backend's API does; errors are statuses, details in *_error: the
  * context's cg_err (NULL: none), for cg_fail_from. */
 typedef struct cg_gpu_backend {
-    const char *name;   /* "CUDA" */
-    size_t handle_size; /* bytes of the IPC handle init writes */
+    const char *name;   /* "CUDA", "Metal" */
+    size_t handle_size; /* bytes of the IPC handle init writes (CUDA 68, Metal 4) */
 
     /* Exported Vulkan memory -> shared buffer behind an IPC handle. init
      * takes ownership of a valid d->handle whatever its outcome. */
@@ -80,9 +81,13 @@ typedef struct cg_gpu_backend {
     int (*import_live)(const void *ctx);
     const cg_err *(*import_error)(const void *ctx);
 
-    /* GL texture of the current context -> shared buffer. */
+    /* GL texture of the current context -> shared buffer. init's peer_pid
+     * is the consuming process (Java's pythonPid): a backend whose handle is
+     * made for one process (Metal's mach port) refuses pid <= 0 with
+     * CG_E_INVALID_ARG; one whose handle any process opens (CUDA) ignores
+     * it. */
     cg_status (*gl_create)(void **out);
-    cg_status (*gl_init)(void *ctx, int width, int height, uint8_t *handle);
+    cg_status (*gl_init)(void *ctx, int width, int height, int peer_pid, uint8_t *handle);
     cg_status (*gl_capture)(void *ctx, const cg_gpu_gl_frame *f);
     void (*gl_reset)(void *ctx);
     int (*gl_live)(const void *ctx);

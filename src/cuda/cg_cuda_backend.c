@@ -50,8 +50,9 @@ static cg_status gl_create(void **out)
     return st;
 }
 
-static cg_status gl_init(void *ctx, int width, int height, uint8_t *handle)
+static cg_status gl_init(void *ctx, int width, int height, int peer_pid, uint8_t *handle)
 {
+    (void)peer_pid; /* the IPC handle opens in any process */
     return cg_gl_cuda_init(ctx, width, height, handle);
 }
 

@@ -14,6 +14,7 @@
 #include "cg_vk_rgb_buffer.spv.h" /* cg_rgb_buffer_spv: CG_SRC_BUFFER defined */
 #include "cg_vk_rgb_image.spv.h"  /* cg_rgb_image_spv */
 #include "cg_vk_copy.spv.h"       /* cg_copy_spv: cg_vk_copy.comp */
+#include "cg_vk_depth.spv.h"      /* cg_depth_spv: cg_vk_depth.comp */
 
 /* The shader's push constants (cg_vk_rgb.comp, Params), in its order. */
 typedef struct rgb_params {
@@ -27,24 +28,37 @@ typedef struct rgb_source {
     VkDescriptorSet set;
 } rgb_source;
 
+/* The images one pipeline reads, each through a view of `format`. */
+typedef struct source_table {
+    rgb_source src[CG_VK_RGB_MAX_SOURCES];
+    uint32_t count;
+    VkFormat format;
+    VkImageAspectFlags aspect;
+    const char *what; /* "RGB", "depth" */
+} source_table;
+
+/* A slot's planes: colour of eye e at e, depth of eye e at DEPTH_PLANE + e. */
+#define DEPTH_PLANE CG_VK_RGB_MAX_EYES
+#define MAX_PLANES (2 * CG_VK_RGB_MAX_EYES)
+
 struct cg_vk_rgb {
     cg_vk_rgb_desc d;
     const cg_vk_device *vk; /* d.vk */
     VkDevice dev;
     int from_buffer; /* SRGB: copy to the staging buffer first */
     uint32_t bgra;   /* the shader's bgra parameter */
-    VkDescriptorSetLayout src_layout, slot_layout;
-    VkPipelineLayout pipeline_layout;
-    VkPipeline pipeline;
+    uint32_t eyes;
+    VkDescriptorSetLayout src_layout, slot_layout, depth_src_layout;
+    VkPipelineLayout pipeline_layout, depth_pipeline_layout;
+    VkPipeline pipeline, depth_pipeline;
     VkDescriptorPool pool;
     VkSampler sampler;
     VkBuffer cursor_buffer, staging;
     VkDeviceMemory cursor_memory, staging_memory;
     VkBuffer slot_buffer[CG_ZC_MAX_SLOTS];
-    VkDescriptorSet slot_set[CG_ZC_MAX_SLOTS];
-    rgb_source src[CG_VK_RGB_MAX_SOURCES];
-    uint32_t sources;
-    uint32_t groups_x, groups_y;
+    VkDescriptorSet slot_set[CG_ZC_MAX_SLOTS][MAX_PLANES];
+    source_table src, depth_src;
+    uint32_t groups_x, groups_y, depth_groups_x, depth_groups_y;
     cg_err err;
 };
 
@@ -99,14 +113,16 @@ static cg_status upload_cursor(cg_vk_rgb *g)
     return CG_OK;
 }
 
-static cg_status make_layouts(cg_vk_rgb *g)
+/* Set 0 of a pipeline: its source, an image through the immutable nearest
+ * sampler or (SRGB) the staging buffer. */
+static cg_status make_source_layout(cg_vk_rgb *g, int buffer, VkDescriptorSetLayout *out,
+                                    const char *what)
 {
-    VkDevice dev = g->dev;
     VkDescriptorSetLayoutBinding sb = {0};
     sb.binding = 0;
     sb.descriptorCount = 1;
     sb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-    if (g->from_buffer) {
+    if (buffer) {
         sb.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     } else {
         sb.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
@@ -115,8 +131,33 @@ static cg_status make_layouts(cg_vk_rgb *g)
     VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     li.bindingCount = 1;
     li.pBindings = &sb;
-    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateDescriptorSetLayout(dev, &li, NULL, &g->src_layout)));
-    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, g->src_layout, "cg ring rgb source set layout");
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateDescriptorSetLayout(g->dev, &li, NULL, out)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, *out, "cg ring %s source set layout", what);
+    return CG_OK;
+}
+
+/* Sets (source, slot plane) and the push constants (both shaders' blocks
+ * are 9 words). */
+static cg_status make_pipeline_layout(cg_vk_rgb *g, VkDescriptorSetLayout src,
+                                      VkPipelineLayout *out, const char *what)
+{
+    VkDescriptorSetLayout sets[2] = {src, g->slot_layout};
+    VkPushConstantRange pc = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(rgb_params)};
+    VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pli.setLayoutCount = 2;
+    pli.pSetLayouts = sets;
+    pli.pushConstantRangeCount = 1;
+    pli.pPushConstantRanges = &pc;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreatePipelineLayout(g->dev, &pli, NULL, out)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_PIPELINE_LAYOUT, *out, "cg ring %s pipeline layout", what);
+    return CG_OK;
+}
+
+static cg_status make_layouts(cg_vk_rgb *g)
+{
+    VkDevice dev = g->dev;
+    CG_TRY(make_source_layout(g, g->from_buffer, &g->src_layout, "rgb"));
+    VkDescriptorSetLayoutCreateInfo li = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
 
     VkDescriptorSetLayoutBinding db[2] = {{0}, {0}};
     db[0].binding = 0;
@@ -131,25 +172,21 @@ static cg_status make_layouts(cg_vk_rgb *g)
     CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateDescriptorSetLayout(dev, &li, NULL, &g->slot_layout)));
     CG_VK_NAME(g->vk, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, g->slot_layout, "cg ring rgb slot set layout");
 
-    VkDescriptorSetLayout sets[2] = {g->src_layout, g->slot_layout};
-    VkPushConstantRange pc = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(rgb_params)};
-    VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    pli.setLayoutCount = 2;
-    pli.pSetLayouts = sets;
-    pli.pushConstantRangeCount = 1;
-    pli.pPushConstantRanges = &pc;
-    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreatePipelineLayout(dev, &pli, NULL, &g->pipeline_layout)));
-    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_PIPELINE_LAYOUT, g->pipeline_layout, "cg ring rgb pipeline layout");
+    CG_TRY(make_pipeline_layout(g, g->src_layout, &g->pipeline_layout, "rgb"));
+    if (g->d.depth) {
+        CG_TRY(make_source_layout(g, 0, &g->depth_src_layout, "depth"));
+        CG_TRY(make_pipeline_layout(g, g->depth_src_layout, &g->depth_pipeline_layout, "depth"));
+    }
     return CG_OK;
 }
 
-static cg_status make_pipeline(cg_vk_rgb *g)
+static cg_status make_pipeline(cg_vk_rgb *g, const uint32_t *code, size_t size,
+                               VkPipelineLayout layout, VkPipeline *out, const char *what)
 {
     VkDevice dev = g->dev;
     VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    mi.codeSize = g->d.copy ? sizeof cg_copy_spv
-                  : g->from_buffer ? sizeof cg_rgb_buffer_spv : sizeof cg_rgb_image_spv;
-    mi.pCode = g->d.copy ? cg_copy_spv : g->from_buffer ? cg_rgb_buffer_spv : cg_rgb_image_spv;
+    mi.codeSize = size;
+    mi.pCode = code;
     VkShaderModule mod;
     CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateShaderModule(dev, &mi, NULL, &mod)));
     VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -157,52 +194,84 @@ static cg_status make_pipeline(cg_vk_rgb *g)
     ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     ci.stage.module = mod;
     ci.stage.pName = "main";
-    ci.layout = g->pipeline_layout;
+    ci.layout = layout;
     cg_status st = CG_VK_CHECK(&g->err, g->vk->vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, NULL,
-                                                            &g->pipeline));
+                                                            out));
     g->vk->vkDestroyShaderModule(dev, mod, NULL); /* the pipeline keeps what it needs */
     CG_TRY(st);
-    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_PIPELINE, g->pipeline, "cg ring %s",
-               g->d.copy          ? "compute copy pipeline"
-               : g->from_buffer ? "rgb pipeline (from buffer)"
-                                : "rgb pipeline (from image)");
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_PIPELINE, *out, "cg ring %s", what);
     return CG_OK;
+}
+
+static cg_status make_pipelines(cg_vk_rgb *g)
+{
+    if (g->d.copy)
+        CG_TRY(make_pipeline(g, cg_copy_spv, sizeof cg_copy_spv, g->pipeline_layout, &g->pipeline,
+                             "compute copy pipeline"));
+    else if (g->from_buffer)
+        CG_TRY(make_pipeline(g, cg_rgb_buffer_spv, sizeof cg_rgb_buffer_spv, g->pipeline_layout,
+                             &g->pipeline, "rgb pipeline (from buffer)"));
+    else
+        CG_TRY(make_pipeline(g, cg_rgb_image_spv, sizeof cg_rgb_image_spv, g->pipeline_layout,
+                             &g->pipeline, "rgb pipeline (from image)"));
+    if (g->d.depth)
+        CG_TRY(make_pipeline(g, cg_depth_spv, sizeof cg_depth_spv, g->depth_pipeline_layout,
+                             &g->depth_pipeline, "depth pipeline"));
+    return CG_OK;
+}
+
+/* Where plane k of a slot starts (DEPTH_PLANE + e: eye e's depth). */
+static VkDeviceSize plane_offset(const cg_vk_rgb *g, uint32_t k)
+{
+    if (k >= DEPTH_PLANE) return g->d.depth_offset + (k - DEPTH_PLANE) * g->d.depth_eye_stride;
+    return k * g->d.color_eye_stride;
 }
 
 static cg_status make_sets(cg_vk_rgb *g)
 {
     VkDevice dev = g->dev;
     uint32_t nsrc = g->from_buffer ? 1 : CG_VK_RGB_MAX_SOURCES;
+    uint32_t ndepth = g->d.depth ? CG_VK_RGB_MAX_SOURCES : 0;
+    /* Planes in use: the colour of each eye, then (depth) each eye's depth. */
+    uint32_t planes[MAX_PLANES], np = 0;
+    for (uint32_t e = 0; e < g->eyes; e++) planes[np++] = e;
+    for (uint32_t e = 0; g->d.depth && e < g->eyes; e++) planes[np++] = DEPTH_PLANE + e;
+    uint32_t nslot = g->d.slots * np;
     VkDescriptorPoolSize sizes[3] = {
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, g->d.slots + 1},
-        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, g->d.slots},
-        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, CG_VK_RGB_MAX_SOURCES},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nslot + 1},
+        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nslot},
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, CG_VK_RGB_MAX_SOURCES + ndepth},
     };
     VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pi.maxSets = g->d.slots + nsrc;
-    pi.poolSizeCount = g->from_buffer ? 2 : 3;
+    pi.maxSets = nslot + nsrc + ndepth;
+    pi.poolSizeCount = g->from_buffer && !ndepth ? 2 : 3;
     pi.pPoolSizes = sizes;
     CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateDescriptorPool(dev, &pi, NULL, &g->pool)));
     CG_VK_NAME(g->vk, VK_OBJECT_TYPE_DESCRIPTOR_POOL, g->pool, "cg ring rgb descriptor pool");
 
-    VkDescriptorSetLayout layouts[CG_ZC_MAX_SLOTS + CG_VK_RGB_MAX_SOURCES];
-    VkDescriptorSet sets[CG_ZC_MAX_SLOTS + CG_VK_RGB_MAX_SOURCES];
-    for (uint32_t i = 0; i < g->d.slots; i++) layouts[i] = g->slot_layout;
-    for (uint32_t i = 0; i < nsrc; i++) layouts[g->d.slots + i] = g->src_layout;
+    enum { MAX_SETS = CG_ZC_MAX_SLOTS * MAX_PLANES + 2 * CG_VK_RGB_MAX_SOURCES };
+    VkDescriptorSetLayout layouts[MAX_SETS];
+    VkDescriptorSet sets[MAX_SETS];
+    for (uint32_t i = 0; i < nslot; i++) layouts[i] = g->slot_layout;
+    for (uint32_t i = 0; i < nsrc; i++) layouts[nslot + i] = g->src_layout;
+    for (uint32_t i = 0; i < ndepth; i++) layouts[nslot + nsrc + i] = g->depth_src_layout;
     VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     ai.descriptorPool = g->pool;
-    ai.descriptorSetCount = g->d.slots + nsrc;
+    ai.descriptorSetCount = nslot + nsrc + ndepth;
     ai.pSetLayouts = layouts;
     CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkAllocateDescriptorSets(dev, &ai, sets)));
-    for (uint32_t i = 0; i < nsrc; i++) g->src[i].set = sets[g->d.slots + i];
+    for (uint32_t i = 0; i < nsrc; i++) g->src.src[i].set = sets[nslot + i];
+    for (uint32_t i = 0; i < ndepth; i++) g->depth_src.src[i].set = sets[nslot + nsrc + i];
 
     VkDescriptorBufferInfo cursor = {g->cursor_buffer, 0, VK_WHOLE_SIZE};
-    for (uint32_t i = 0; i < g->d.slots; i++) {
-        g->slot_set[i] = sets[i];
-        VkDescriptorBufferInfo slot = {g->slot_buffer[i], 0, VK_WHOLE_SIZE};
+    for (uint32_t j = 0; j < nslot; j++) {
+        uint32_t i = j / np, k = planes[j % np];
+        g->slot_set[i][k] = sets[j];
+        /* The plane's shader writes from its start: the set binds it there. */
+        VkDescriptorBufferInfo slot = {g->slot_buffer[i], plane_offset(g, k), VK_WHOLE_SIZE};
         VkWriteDescriptorSet w[2] = {{.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET},
                                      {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
-        w[0].dstSet = w[1].dstSet = sets[i];
+        w[0].dstSet = w[1].dstSet = sets[j];
         w[0].descriptorCount = w[1].descriptorCount = 1;
         w[0].dstBinding = 0;
         w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -215,7 +284,7 @@ static cg_status make_sets(cg_vk_rgb *g)
     if (g->from_buffer) {
         VkDescriptorBufferInfo st = {g->staging, 0, VK_WHOLE_SIZE};
         VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        w.dstSet = g->src[0].set;
+        w.dstSet = g->src.src[0].set;
         w.descriptorCount = 1;
         w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         w.pBufferInfo = &st;
@@ -224,9 +293,33 @@ static cg_status make_sets(cg_vk_rgb *g)
     return CG_OK;
 }
 
+/* The planes' offsets must suit a storage buffer descriptor's. */
+static cg_status check_planes(cg_vk_rgb *g)
+{
+    VkPhysicalDeviceProperties2 pp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    g->vk->vkGetPhysicalDeviceProperties2(g->vk->physical_device, &pp);
+    VkDeviceSize align = pp.properties.limits.minStorageBufferOffsetAlignment;
+    for (uint32_t k = 0; k < MAX_PLANES; k++) {
+        if ((k % DEPTH_PLANE) >= g->eyes || (k >= DEPTH_PLANE && !g->d.depth)) continue;
+        if (align && plane_offset(g, k) % align)
+            return cg_fail(&g->err, CG_E_UNSUPPORTED,
+                           "plane offset %llu is not a multiple of this device's "
+                           "minStorageBufferOffsetAlignment (%llu)",
+                           (unsigned long long)plane_offset(g, k), (unsigned long long)align);
+    }
+    return CG_OK;
+}
+
 static cg_status setup(cg_vk_rgb *g)
 {
     g->from_buffer = is_srgb(g->d.format);
+    g->src.format = g->d.format; /* UNORM: texelFetch returns the stored byte / 255 */
+    g->src.aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+    g->src.what = "RGB";
+    g->depth_src.format = VK_FORMAT_D32_SFLOAT;
+    g->depth_src.aspect = VK_IMAGE_ASPECT_DEPTH_BIT;
+    g->depth_src.what = "depth";
+    CG_TRY(check_planes(g));
     if (g->d.copy && g->from_buffer)
         return cg_fail(&g->err, CG_E_UNSUPPORTED,
                        "the compute copy reads UNORM images only (format %d is SRGB: a view of "
@@ -236,14 +329,15 @@ static cg_status setup(cg_vk_rgb *g)
      * there); the copy writes a BGRA texel's components back in stored order. */
     g->bgra = g->d.copy ? g->d.format == VK_FORMAT_B8G8R8A8_UNORM
                         : g->d.format == VK_FORMAT_B8G8R8A8_SRGB;
-    if (!g->from_buffer) {
+    if (!g->from_buffer || g->d.depth) {
         VkSamplerCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
         si.magFilter = si.minFilter = VK_FILTER_NEAREST;
         si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
         si.addressModeU = si.addressModeV = si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
         CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateSampler(g->dev, &si, NULL, &g->sampler)));
         CG_VK_NAME(g->vk, VK_OBJECT_TYPE_SAMPLER, g->sampler, "cg ring rgb sampler");
-    } else {
+    }
+    if (g->from_buffer) {
         size_t bytes;
         CG_TRY(cg_image_size(g->d.src_w, g->d.src_h, 4, &bytes));
         CG_TRY(make_buffer(g, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
@@ -252,8 +346,9 @@ static cg_status setup(cg_vk_rgb *g)
     }
     CG_TRY(upload_cursor(g));
     CG_TRY(make_layouts(g));
-    CG_TRY(make_pipeline(g));
+    CG_TRY(make_pipelines(g));
     CG_TRY(make_sets(g));
+    cg_vk_copy_groups(g->d.dst_w, g->d.dst_h, &g->depth_groups_x, &g->depth_groups_y);
     if (g->d.copy)
         cg_vk_copy_groups(g->d.src_w, g->d.src_h, &g->groups_x, &g->groups_y);
     else
@@ -272,6 +367,9 @@ cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err
     *out = NULL;
     if (!d || !d->vk || !d->vk->device || !d->slot_buffers || d->slots < 1 || d->slots > CG_ZC_MAX_SLOTS)
         return cg_fail(err, CG_E_INVALID_ARG, "RGB slot format: incomplete description");
+    if (d->eyes > CG_VK_RGB_MAX_EYES || (d->copy && (d->eyes > 1 || d->depth)))
+        return cg_fail(err, CG_E_INVALID_ARG, "%u eyes%s: 1..%d, and a compute copy has one eye and no depth",
+                       d->eyes, d->depth ? " with depth" : "", CG_VK_RGB_MAX_EYES);
     CG_TRY(cg_check_dims(d->src_w, d->src_h));
     cg_status st = cg_check_dims(d->dst_w, d->dst_h);
     if (st != CG_OK)
@@ -281,6 +379,7 @@ cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err
     g->d = *d;
     g->vk = d->vk;
     g->dev = d->vk->device;
+    g->eyes = d->eyes ? d->eyes : 1;
     memcpy(g->slot_buffer, d->slot_buffers, sizeof(VkBuffer) * d->slots);
     g->d.slot_buffers = NULL; /* the caller's array is not kept */
     st = setup(g);
@@ -297,13 +396,18 @@ void cg_vk_rgb_destroy(cg_vk_rgb *g)
 {
     if (!g) return;
     VkDevice dev = g->dev;
-    for (uint32_t i = 0; i < g->sources; i++)
-        if (g->src[i].view) g->vk->vkDestroyImageView(dev, g->src[i].view, NULL);
+    for (uint32_t i = 0; i < g->src.count; i++)
+        if (g->src.src[i].view) g->vk->vkDestroyImageView(dev, g->src.src[i].view, NULL);
+    for (uint32_t i = 0; i < g->depth_src.count; i++)
+        if (g->depth_src.src[i].view) g->vk->vkDestroyImageView(dev, g->depth_src.src[i].view, NULL);
     if (g->pool) g->vk->vkDestroyDescriptorPool(dev, g->pool, NULL);
     if (g->pipeline) g->vk->vkDestroyPipeline(dev, g->pipeline, NULL);
+    if (g->depth_pipeline) g->vk->vkDestroyPipeline(dev, g->depth_pipeline, NULL);
     if (g->pipeline_layout) g->vk->vkDestroyPipelineLayout(dev, g->pipeline_layout, NULL);
+    if (g->depth_pipeline_layout) g->vk->vkDestroyPipelineLayout(dev, g->depth_pipeline_layout, NULL);
     if (g->slot_layout) g->vk->vkDestroyDescriptorSetLayout(dev, g->slot_layout, NULL);
     if (g->src_layout) g->vk->vkDestroyDescriptorSetLayout(dev, g->src_layout, NULL);
+    if (g->depth_src_layout) g->vk->vkDestroyDescriptorSetLayout(dev, g->depth_src_layout, NULL);
     if (g->sampler) g->vk->vkDestroySampler(dev, g->sampler, NULL);
     if (g->cursor_buffer) g->vk->vkDestroyBuffer(dev, g->cursor_buffer, NULL);
     if (g->cursor_memory) g->vk->vkFreeMemory(dev, g->cursor_memory, NULL);
@@ -312,34 +416,34 @@ void cg_vk_rgb_destroy(cg_vk_rgb *g)
     free(g);
 }
 
-static rgb_source *find_source(cg_vk_rgb *g, VkImage src)
+static rgb_source *find_source(source_table *t, VkImage src)
 {
-    if (g->from_buffer) return &g->src[0];
-    for (uint32_t i = 0; i < g->sources; i++)
-        if (g->src[i].image == src) return &g->src[i];
+    for (uint32_t i = 0; i < t->count; i++)
+        if (t->src[i].image == src) return &t->src[i];
     return NULL;
 }
 
-cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err)
+/* A view of the image's `aspect` in the table's format, written into the
+ * next set of the table. */
+static cg_status prepare_source(cg_vk_rgb *g, source_table *t, VkImage src, cg_err *err)
 {
-    CG_RETURN_IF(!g || !src, CG_E_INVALID_ARG);
-    if (find_source(g, src)) return CG_OK;
-    if (g->sources == CG_VK_RGB_MAX_SOURCES)
+    if (find_source(t, src)) return CG_OK;
+    if (t->count == CG_VK_RGB_MAX_SOURCES)
         return cg_fail(err, CG_E_INVALID_ARG,
-                       "the RGB slot format reads at most %d distinct source images per ring (it "
+                       "the RGB slot format reads at most %d distinct %s images per ring (it "
                        "keeps a view of each); re-create the ring for new images",
-                       CG_VK_RGB_MAX_SOURCES);
-    rgb_source *s = &g->src[g->sources];
+                       CG_VK_RGB_MAX_SOURCES, t->what);
+    rgb_source *s = &t->src[t->count];
     VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     vi.image = src;
     vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    vi.format = g->d.format; /* UNORM: texelFetch returns the stored byte / 255 */
-    vi.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    vi.format = t->format;
+    vi.subresourceRange.aspectMask = t->aspect;
     vi.subresourceRange.levelCount = 1;
     vi.subresourceRange.layerCount = 1;
     cg_status st = CG_VK_CHECK(&g->err, g->vk->vkCreateImageView(g->dev, &vi, NULL, &s->view));
     if (st != CG_OK) return cg_fail_from(err, st, &g->err);
-    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_IMAGE_VIEW, s->view, "cg ring rgb source view");
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_IMAGE_VIEW, s->view, "cg ring %s source view", t->what);
     VkDescriptorImageInfo ii = {VK_NULL_HANDLE, s->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     w.dstSet = s->set;
@@ -348,16 +452,86 @@ cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err)
     w.pImageInfo = &ii;
     g->vk->vkUpdateDescriptorSets(g->dev, 1, &w, 0, NULL);
     s->image = src;
-    g->sources++;
+    t->count++;
     return CG_OK;
+}
+
+cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err)
+{
+    CG_RETURN_IF(!g || !src, CG_E_INVALID_ARG);
+    if (g->from_buffer) return CG_OK; /* read through the staging buffer */
+    return prepare_source(g, &g->src, src, err);
+}
+
+cg_status cg_vk_rgb_prepare_depth(cg_vk_rgb *g, VkImage depth, cg_err *err)
+{
+    CG_RETURN_IF(!g || !depth, CG_E_INVALID_ARG);
+    if (!g->d.depth) return cg_fail(err, CG_E_BAD_STATE, "this ring has no depth plane");
+    return prepare_source(g, &g->depth_src, depth, err);
+}
+
+/* A part's first barrier, as the plain copy's: the first scope is every
+ * earlier command on the queue (the game's rendering, and the frame's
+ * earlier parts) and its writes; `ib` (NULL: the image stays in its
+ * layout) moves the image to where it is read. The slot's old contents are
+ * dropped; after a release to the learner it is acquired back. */
+static void first_barrier(cg_vk_rgb *g, VkCommandBuffer cmd, VkBuffer buf,
+                          const VkImageMemoryBarrier *ib, VkPipelineStageFlags read_stage,
+                          VkAccessFlags read_access, int acquire)
+{
+    VkBufferMemoryBarrier bb =
+        acquire ? cg_vk_buffer_barrier(buf, 0, VK_ACCESS_SHADER_WRITE_BIT, VK_QUEUE_FAMILY_EXTERNAL,
+                                       g->d.queue_family)
+                : cg_vk_buffer_barrier(buf, VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
+                                       VK_ACCESS_SHADER_WRITE_BIT, VK_QUEUE_FAMILY_IGNORED,
+                                       VK_QUEUE_FAMILY_IGNORED);
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    mb.dstAccessMask = read_access | VK_ACCESS_SHADER_READ_BIT;
+    g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                                read_stage | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 1,
+                                &bb, ib ? 1 : 0, ib);
+}
+
+/* After the dispatch: the slot released to the learner (the frame's last
+ * part), the image back to the game's layout (`back`, NULL: it stayed);
+ * the game's later commands (any stage) wait for both. A part that is
+ * neither needs nothing here: the next part's first barrier orders it. */
+static void last_barrier(cg_vk_rgb *g, VkCommandBuffer cmd, VkBuffer buf,
+                         const VkImageMemoryBarrier *back, int release)
+{
+    if (!release && !back) return;
+    VkBufferMemoryBarrier rel = cg_vk_buffer_barrier(buf, VK_ACCESS_SHADER_WRITE_BIT, 0,
+                                                     g->d.queue_family, VK_QUEUE_FAMILY_EXTERNAL);
+    g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, release ? 1 : 0,
+                                &rel, back ? 1 : 0, back);
+}
+
+static void dispatch(cg_vk_rgb *g, VkCommandBuffer cmd, VkPipeline pipeline,
+                     VkPipelineLayout layout, VkDescriptorSet src_set, VkDescriptorSet slot_set,
+                     const void *pc, uint32_t pc_size, uint32_t gx, uint32_t gy)
+{
+    VkDescriptorSet sets[2] = {src_set, slot_set};
+    g->vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    g->vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 2, sets, 0, NULL);
+    g->vk->vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, pc_size, pc);
+    g->vk->vkCmdDispatch(cmd, gx, gy, 1);
 }
 
 void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage src,
                       VkImageLayout src_layout, const cg_cursor *cursor, int acquire)
 {
-    const rgb_source *source = find_source(g, src);
+    cg_vk_rgb_record_eye(g, cmd, slot, 0, src, src_layout, cursor,
+                         CG_VK_PART_RELEASE | (acquire ? CG_VK_PART_ACQUIRE : 0u));
+}
+
+void cg_vk_rgb_record_eye(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, uint32_t eye,
+                          VkImage src, VkImageLayout src_layout, const cg_cursor *cursor,
+                          unsigned part)
+{
+    const rgb_source *source = g->from_buffer ? &g->src.src[0] : find_source(&g->src, src);
     VkBuffer buf = g->slot_buffer[slot];
-    uint32_t family = g->d.queue_family;
     /* Where the shader or the staging copy reads the image. */
     VkImageLayout read_layout = g->from_buffer ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
                                                : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
@@ -366,26 +540,12 @@ void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage 
         g->from_buffer ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
     int move = src_layout != read_layout;
 
-    /* As the plain copy: the first scope is every earlier command on the
-     * queue (the game's rendering) and its writes. The slot's old contents
-     * are dropped; after a release to the learner it is acquired back. */
     VkImageMemoryBarrier ib = cg_vk_image_barrier(src, src_layout, read_layout,
                                                   VK_ACCESS_MEMORY_WRITE_BIT, read_access);
-    VkBufferMemoryBarrier bb =
-        acquire ? cg_vk_buffer_barrier(buf, 0, VK_ACCESS_SHADER_WRITE_BIT, VK_QUEUE_FAMILY_EXTERNAL,
-                                       family)
-                : cg_vk_buffer_barrier(buf, VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
-                                       VK_ACCESS_SHADER_WRITE_BIT, VK_QUEUE_FAMILY_IGNORED,
-                                       VK_QUEUE_FAMILY_IGNORED);
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-    mb.dstAccessMask = read_access | VK_ACCESS_SHADER_READ_BIT |
-                       (g->from_buffer ? VK_ACCESS_TRANSFER_WRITE_BIT : 0); /* staging: WAR */
-    g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                            read_stage | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 1, &bb,
-                            move ? 1 : 0, &ib);
-    /* The image goes back to the game's layout after its last read here;
-     * the game's later commands (any stage) wait for it. */
+    /* staging: its earlier read (WAR) before this copy writes it */
+    first_barrier(g, cmd, buf, move ? &ib : NULL, read_stage,
+                  read_access | (g->from_buffer ? VK_ACCESS_TRANSFER_WRITE_BIT : 0),
+                  (part & CG_VK_PART_ACQUIRE) != 0);
     VkImageMemoryBarrier back = cg_vk_image_barrier(src, read_layout, src_layout, read_access,
                                                     VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
     if (g->from_buffer) {
@@ -415,18 +575,33 @@ void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage 
         pc.cursor_x = cursor->x;
         pc.cursor_y = cursor->y;
     }
-    VkDescriptorSet sets[2] = {source->set, g->slot_set[slot]};
-    g->vk->vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline);
-    g->vk->vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipeline_layout, 0, 2, sets,
-                               0, NULL);
-    g->vk->vkCmdPushConstants(cmd, g->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-    g->vk->vkCmdDispatch(cmd, g->groups_x, g->groups_y, 1);
+    dispatch(g, cmd, g->pipeline, g->pipeline_layout, source->set, g->slot_set[slot][eye], &pc,
+             sizeof pc, g->groups_x, g->groups_y);
+    /* The UNORM path gives the image back here. */
+    last_barrier(g, cmd, buf, move && !g->from_buffer ? &back : NULL,
+                 (part & CG_VK_PART_RELEASE) != 0);
+}
 
-    /* Release the slot to the learner; the image back (UNORM path). */
-    VkBufferMemoryBarrier rel = cg_vk_buffer_barrier(buf, VK_ACCESS_SHADER_WRITE_BIT, 0, family,
-                                                     VK_QUEUE_FAMILY_EXTERNAL);
-    int back_here = move && !g->from_buffer;
-    g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 1, &rel,
-                            back_here ? 1 : 0, &back);
+void cg_vk_rgb_record_depth(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, uint32_t eye,
+                            VkImage depth, VkImageLayout depth_layout,
+                            const cg_vk_depth_params *p, unsigned part)
+{
+    const rgb_source *source = find_source(&g->depth_src, depth);
+    VkBuffer buf = g->slot_buffer[slot];
+    const VkImageLayout read_layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    int move = depth_layout != read_layout;
+    VkImageMemoryBarrier ib = cg_vk_image_barrier(depth, depth_layout, read_layout,
+                                                  VK_ACCESS_MEMORY_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
+    VkImageMemoryBarrier back = cg_vk_image_barrier(depth, read_layout, depth_layout,
+                                                    VK_ACCESS_SHADER_READ_BIT,
+                                                    VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    ib.subresourceRange.aspectMask = back.subresourceRange.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
+    first_barrier(g, cmd, buf, move ? &ib : NULL, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT, (part & CG_VK_PART_ACQUIRE) != 0);
+    cg_vk_depth_shader_params pc;
+    cg_vk_depth_shader_params_make(g->d.src_w, g->d.src_h, g->d.dst_w, g->d.dst_h, g->d.flip, p, &pc);
+    dispatch(g, cmd, g->depth_pipeline, g->depth_pipeline_layout, source->set,
+             g->slot_set[slot][DEPTH_PLANE + eye], &pc, sizeof pc, g->depth_groups_x,
+             g->depth_groups_y);
+    last_barrier(g, cmd, buf, move ? &back : NULL, (part & CG_VK_PART_RELEASE) != 0);
 }

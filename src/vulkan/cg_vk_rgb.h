@@ -23,6 +23,17 @@
  * order, no cursor, one invocation a pixel; UNORM images only (the ring
  * keeps vkCmdCopyImageToBuffer for SRGB ones).
  *
+ * With desc.depth the pass also writes the depth plane (cg_vk_depth.comp;
+ * docs/zero-copy-v2.md, "The depth plane"): a second pipeline reading a
+ * VK_FORMAT_D32_SFLOAT image (usage SAMPLED) through a view of its depth
+ * aspect, one float32 a pixel at the target size, upright, the RGB plane's
+ * nearest mapping and flip, linear (eye distance / far) or raw. A slot may
+ * hold two eyes (desc.eyes): each plane (colour or depth of an eye) has a
+ * descriptor set per slot that binds the slot buffer at the plane's offset,
+ * so neither shader knows about planes. A frame made of several parts
+ * (depth, then colour, per eye) acquires the slot in its first part and
+ * releases it in its last (CG_VK_PART_*).
+ *
  * cg_vk_rgb_none.c stands in when the build has no glslangValidator:
  * create returns CG_E_UNSUPPORTED.
  */
@@ -59,7 +70,41 @@ typedef struct cg_vk_rgb_desc {
     /* Nonzero: the compute copy (cg_vk_copy.comp): dst = src size, no flip;
      * slots of w*h*4 bytes; a UNORM format (SRGB: CG_E_UNSUPPORTED). */
     int copy;
+    /* The slot's planes (RGB only; cg_zc_planes_layout computes them):
+     * eyes 1..CG_VK_RGB_MAX_EYES (0: 1), eye e's colour at
+     * e * color_eye_stride; depth nonzero: the depth pipeline too, eye e's
+     * depth plane at depth_offset + e * depth_eye_stride. Every offset a
+     * multiple of 256 (Vulkan's largest minStorageBufferOffsetAlignment). */
+    uint32_t eyes;
+    uint64_t color_eye_stride;
+    int depth;
+    uint64_t depth_offset, depth_eye_stride;
 } cg_vk_rgb_desc;
+
+#define CG_VK_RGB_MAX_EYES 2
+
+/* What one depth part writes (cg_vk_rgb_record_depth). */
+typedef struct cg_vk_depth_params {
+    int raw;                    /* nonzero: the stored float, bit for bit */
+    float near_plane, far_plane; /* linear: finite 0 < near < far (cg_depth_check_planes) */
+} cg_vk_depth_params;
+
+/* The push constants of cg_vk_depth.comp (Params), in its order; the GL
+ * producer's std140 block is the same 9 words. */
+typedef struct cg_vk_depth_shader_params {
+    uint32_t src_w, src_h, dst_w, dst_h, flip, raw;
+    float near_plane, range_hi, range_lo;
+} cg_vk_depth_shader_params;
+
+/* The depth shader's parameters for a src -> dst plane: f - n in double
+ * split into two floats (range_hi + range_lo) for its float arithmetic. */
+void cg_vk_depth_shader_params_make(int src_w, int src_h, int dst_w, int dst_h, int flip,
+                                    const cg_vk_depth_params *p, cg_vk_depth_shader_params *out);
+
+/* Which barriers a part of a frame records (cg_vk_rgb_record_eye/_depth). */
+#define CG_VK_PART_ACQUIRE 0x1u /* the frame's first part, the slot was released before:
+                                   acquire it back from VK_QUEUE_FAMILY_EXTERNAL */
+#define CG_VK_PART_RELEASE 0x2u /* the frame's last part: release it to the learner */
 
 /* Bytes a slot of dst_w x dst_h needs: w*h*3 rounded up to a whole group
  * of 4 pixels (12 bytes). CG_E_OVERFLOW / dims errors as cg_image_size. */
@@ -99,5 +144,26 @@ cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err);
  * succeeded. */
 void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage src,
                       VkImageLayout src_layout, const cg_cursor *cursor, int acquire);
+
+/* The same for the colour of `eye` (< eyes) as one part of a frame: the
+ * first barrier as above (acquiring when part has CG_VK_PART_ACQUIRE), the
+ * slot released only with CG_VK_PART_RELEASE. */
+void cg_vk_rgb_record_eye(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, uint32_t eye,
+                          VkImage src, VkImageLayout src_layout, const cg_cursor *cursor,
+                          unsigned part);
+
+/* Before recording the depth of `depth` (a D32_SFLOAT image of the source
+ * size, usage SAMPLED): find or make its depth-aspect view and set, at most
+ * CG_VK_RGB_MAX_SOURCES depth images (CG_E_INVALID_ARG past them);
+ * CG_E_BAD_STATE when the pass was made without depth. */
+cg_status cg_vk_rgb_prepare_depth(cg_vk_rgb *g, VkImage depth, cg_err *err);
+
+/* Record the depth plane of `eye` from `depth` (in depth_layout, returned
+ * to it) into cmd, outside a render pass, with the colour part's barrier
+ * rules (part as above). p must have been checked (linear: valid planes).
+ * Leaves cmd's compute pipeline, sets and push constants the ring's. */
+void cg_vk_rgb_record_depth(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, uint32_t eye,
+                            VkImage depth, VkImageLayout depth_layout,
+                            const cg_vk_depth_params *p, unsigned part);
 
 #endif /* CG_VK_RGB_H */

@@ -33,3 +33,24 @@ void cg_vk_rgb_record(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, VkImage 
 {
     (void)g, (void)cmd, (void)slot, (void)src, (void)src_layout, (void)cursor, (void)acquire;
 }
+
+void cg_vk_rgb_record_eye(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, uint32_t eye,
+                          VkImage src, VkImageLayout src_layout, const cg_cursor *cursor,
+                          unsigned part)
+{
+    (void)g, (void)cmd, (void)slot, (void)eye, (void)src, (void)src_layout, (void)cursor, (void)part;
+}
+
+cg_status cg_vk_rgb_prepare_depth(cg_vk_rgb *g, VkImage depth, cg_err *err)
+{
+    (void)g;
+    (void)depth;
+    return cg_fail(err, CG_E_UNSUPPORTED, "the RGB slot format was not built");
+}
+
+void cg_vk_rgb_record_depth(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, uint32_t eye,
+                            VkImage depth, VkImageLayout depth_layout,
+                            const cg_vk_depth_params *p, unsigned part)
+{
+    (void)g, (void)cmd, (void)slot, (void)eye, (void)depth, (void)depth_layout, (void)p, (void)part;
+}

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cg_frame.h" /* cg_depth_check_planes */
 #include "cg_size.h"
 #include "cg_vk_internal.h"
 #include "cg_vk_rgb.h"
@@ -22,17 +23,22 @@
 #include "cg_vk_slots.h"
 #include "cg_zc_producer.h"
 
+/* What a slot's command buffer for one eye holds, recorded (semaphore
+ * mode): a game alternates between a few images, so the same copy is
+ * submitted again without recording. */
+typedef struct ring_rec {
+    VkImage src;
+    VkImageLayout layout;
+    unsigned part;    /* CG_VK_PART_*: the acquire from the external family, the release */
+    cg_cursor cursor; /* RGB8: the cursor recorded */
+} ring_rec;
+
 /* The ring's own per-slot state; the slot's Vulkan objects are in
  * cg_vk_slots (cg_vk_slots.h). */
 typedef struct ring_slot {
-    int released; /* released to VK_QUEUE_FAMILY_EXTERNAL by an earlier copy */
-    /* What the slot's command buffer holds, recorded (semaphore mode): a
-     * game alternates between a few images, so the same copy is submitted
-     * again without recording. */
-    VkImage rec_src;
-    VkImageLayout rec_layout;
-    int rec_acquire; /* recorded with the acquire from the external family */
-    cg_cursor rec_cursor; /* RGB8: the cursor recorded */
+    int released; /* released to VK_QUEUE_FAMILY_EXTERNAL by the last part recorded */
+    ring_rec rec[CG_ZC_MAX_EYES];
+    int unfenced; /* a colour part was submitted after the slot's last fenced submit */
 } ring_slot;
 
 struct cg_vk_ring {
@@ -58,7 +64,15 @@ struct cg_vk_ring {
     cg_vk_rgb *rgb;           /* RGB8 slot format or the compute copy: the pass (cg_vk_rgb.c) */
     cg_vk_copy_path copy_path;
     cg_cursor cursor; /* the frame being recorded's */
+    /* The frame being assembled from its parts (cg_zc_parts.h): one part
+     * (colour) for a ring of one eye without depth. */
+    cg_zc_parts parts;
+    uint32_t parts_count;
+    cg_zc_planes planes; /* the slot's planes (RGB8) */
+    uint32_t init_depth_flags; /* CG_ZC_DEPTH_* of the desc's LINEAR parameters */
 };
+
+static cg_status fence_unfenced(cg_vk_ring *r, uint32_t slot);
 
 static cg_status load_functions(cg_vk_ring *r)
 {
@@ -86,6 +100,13 @@ static cg_status create_rgb(cg_vk_ring *r, int copy)
     gd.dst_h = copy ? r->d.height : r->d.target_height;
     gd.flip = r->d.flip;
     gd.slots = r->d.slots;
+    if (!copy) {
+        gd.eyes = r->parts.eyes;
+        gd.color_eye_stride = r->planes.color_eye_stride;
+        gd.depth = r->parts.depth;
+        gd.depth_offset = r->planes.depth_offset;
+        gd.depth_eye_stride = r->planes.depth_eye_stride;
+    }
     VkBuffer bufs[CG_ZC_MAX_SLOTS];
     for (uint32_t i = 0; i < r->d.slots; i++) bufs[i] = r->slots.slot[i].buffer;
     gd.slot_buffers = bufs;
@@ -125,7 +146,26 @@ static cg_status setup(cg_vk_ring *r)
     t->mode = (uint32_t)r->d.mode;
     memcpy(t->device_uuid, idp.deviceUUID, CG_DEVICE_UUID_SIZE);
     uint64_t frame_bytes;
-    if (rgb) {
+    if (r->parts_count > 1) {
+        /* Planes (docs/zero-copy-v2.md, "Depth and stereo planes"): version 3. */
+        const cg_zc_planes *pl = &r->planes;
+        frame_bytes = pl->frame_bytes;
+        t->eyes = r->parts.eyes;
+        t->color_eye_stride = pl->color_eye_stride;
+        if (r->parts.depth) {
+            t->depth_format = CG_ZC_FORMAT_R32_SFLOAT;
+            t->depth_offset = pl->depth_offset;
+            t->depth_eye_stride = pl->depth_eye_stride;
+            t->depth_row_pitch = t->width * 4;
+            t->depth_encoding = (uint32_t)r->d.depth;
+            if (r->d.depth == CG_ZC_DEPTH_LINEAR) {
+                t->depth_flags = r->init_depth_flags;
+                t->near_plane = r->d.near_plane;
+                t->far_plane = r->d.far_plane;
+            }
+        }
+    } else if (rgb) {
+        /* One eye, no depth: version 2, as it always was. */
         CG_TRY(cg_vk_rgb_slot_size(r->d.target_width, r->d.target_height, &frame_bytes));
     } else {
         size_t n;
@@ -133,7 +173,7 @@ static cg_status setup(cg_vk_ring *r)
         frame_bytes = n;
     }
     cg_vk_slots_desc sd = {&r->vk, r->d.queue_family, r->d.slots, (VkDeviceSize)frame_bytes,
-                           r->usage, r->d.mode == CG_ZC_MODE_SEMAPHORE, 1};
+                           r->usage, r->d.mode == CG_ZC_MODE_SEMAPHORE, r->parts.eyes};
     CG_TRY(cg_vk_slots_create(&r->slots, &sd, &r->err));
     if (rgb) CG_TRY(create_rgb(r, 0));
     if (r->copy_path == CG_VK_COPY_PATH_COMPUTE && !rgb) CG_TRY(create_rgb(r, 1));
@@ -214,6 +254,21 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
                        d->target_width, d->target_height, CG_MAX_DIM);
 
     CG_TRY(check_image_usage(d, fmt, err));
+    uint32_t eyes = d->eyes ? d->eyes : 1;
+    if ((eyes > 1 || d->depth != CG_ZC_DEPTH_NONE) && d->slot_format != CG_VK_SLOT_RGB8)
+        return cg_fail(err, CG_E_INVALID_ARG,
+                       "%u eyes, depth encoding %d: eyes and a depth plane need the RGB8 slot "
+                       "format",
+                       eyes, (int)d->depth);
+    if (eyes > CG_ZC_MAX_EYES)
+        return cg_fail(err, CG_E_INVALID_ARG, "%u eyes: 1 or 2", eyes);
+    if (d->depth != CG_ZC_DEPTH_NONE && d->depth != CG_ZC_DEPTH_LINEAR && d->depth != CG_ZC_DEPTH_RAW)
+        return cg_fail(err, CG_E_INVALID_ARG, "depth encoding %d: 0 (none), 1 (linear) or 2 (raw)",
+                       (int)d->depth);
+    if (d->depth == CG_ZC_DEPTH_LINEAR && cg_depth_check_planes(d->near_plane, d->far_plane) != CG_OK)
+        return cg_fail(err, CG_E_INVALID_ARG,
+                       "linear depth with near %g, far %g: needs finite 0 < near < far",
+                       (double)d->near_plane, (double)d->far_plane);
 
     cg_vk_ring *r = calloc(1, sizeof *r);
     CG_RETURN_IF(!r, CG_E_NO_MEMORY);
@@ -229,6 +284,18 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
             r->d.target_width = d->width;
             r->d.target_height = d->height;
         }
+    }
+    (void)cg_zc_parts_init(&r->parts, eyes, d->depth != CG_ZC_DEPTH_NONE);
+    r->parts_count = cg_zc_parts_count(&r->parts);
+    r->init_depth_flags =
+        d->depth == CG_ZC_DEPTH_LINEAR && d->z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0;
+    if (d->slot_format == CG_VK_SLOT_RGB8 &&
+        (st = cg_zc_planes_layout(r->d.target_width, r->d.target_height, eyes, r->parts.depth,
+                                  &r->planes)) != CG_OK) {
+        cg_fail(err, st, "slot planes of %dx%d, %u eyes%s", r->d.target_width,
+                r->d.target_height, eyes, r->parts.depth ? ", depth" : "");
+        free(r);
+        return st;
     }
     cg_zc_producer_init(&r->zc);
     st = setup(r);
@@ -246,6 +313,8 @@ void cg_vk_ring_destroy(cg_vk_ring *r)
 {
     if (!r) return;
     cg_zc_producer_close(&r->zc); /* learners see CLOSED */
+    /* A frame left open with a colour part submitted: its fence, to wait for. */
+    for (uint32_t i = 0; i < r->d.slots && r->slots.vk; i++) (void)fence_unfenced(r, i);
     cg_vk_slots_release(&r->slots); /* waits for the ring's own copies */
     cg_vk_grave_cover_fini(&r->cover, &r->vk);
     r->grave = (cg_vk_grave){&r->vk, r->d.queue, &r->slots, r->rgb, r, NULL};
@@ -317,27 +386,42 @@ static cg_status claim_next(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
     return st;
 }
 
-/* Record barrier + copy + release into cmd. The first barrier's first
- * synchronization scope is every command earlier in submission order
- * (ALL_COMMANDS, MEMORY_WRITE): that is what orders the copy after the
- * game's rendering, in both modes (see cg_vk_ring_publish). */
-static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuffer cmd,
-                        VkImage src, VkImageLayout src_layout, uint64_t frame)
+/* A label around the commands of one part (debug_utils). */
+static void begin_label(cg_vk_ring *r, VkCommandBuffer cmd, const char *what, uint32_t eye,
+                        uint32_t slot, uint64_t frame)
 {
-    if (r->vk.vkCmdBeginDebugUtilsLabelEXT) {
-        char name[80];
-        if (frame)
-            snprintf(name, sizeof name, "cg ring: frame %llu -> slot %u", (unsigned long long)frame, slot);
-        else /* a recording reused by later frames names no frame */
-            snprintf(name, sizeof name, "cg ring: copy -> slot %u", slot);
-        VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
-        l.pLabelName = name;
-        r->vk.vkCmdBeginDebugUtilsLabelEXT(cmd, &l);
-    }
+    if (!r->vk.vkCmdBeginDebugUtilsLabelEXT) return;
+    char name[96];
+    char part[32] = "";
+    if (r->parts_count > 1) snprintf(part, sizeof part, " %s eye %u", what, eye);
+    if (frame)
+        snprintf(name, sizeof name, "cg ring: frame %llu%s -> slot %u", (unsigned long long)frame,
+                 part, slot);
+    else /* a recording reused by later frames names no frame */
+        snprintf(name, sizeof name, "cg ring: copy%s -> slot %u", part, slot);
+    VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+    l.pLabelName = name;
+    r->vk.vkCmdBeginDebugUtilsLabelEXT(cmd, &l);
+}
+
+static void end_label(cg_vk_ring *r, VkCommandBuffer cmd)
+{
+    if (r->vk.vkCmdEndDebugUtilsLabelEXT) r->vk.vkCmdEndDebugUtilsLabelEXT(cmd);
+}
+
+/* Record barrier + copy + release of eye `eye`'s colour into cmd (part:
+ * CG_VK_PART_*; a copy ring's frames are one part, acquire and release
+ * included). The first barrier's first synchronization scope is every
+ * command earlier in submission order (ALL_COMMANDS, MEMORY_WRITE): that
+ * is what orders the copy after the game's rendering (and the frame's
+ * earlier parts), in both modes (see cg_vk_ring_publish). */
+static void record_copy(cg_vk_ring *r, uint32_t slot, uint32_t eye, VkCommandBuffer cmd,
+                        VkImage src, VkImageLayout src_layout, uint64_t frame, unsigned part)
+{
+    begin_label(r, cmd, "colour", eye, slot, frame);
     if (r->rgb) { /* the RGB slot format or the compute copy: one dispatch */
-        cg_vk_rgb_record(r->rgb, cmd, slot, src, src_layout, &r->cursor, s->released);
-        s->released = 1;
-        if (r->vk.vkCmdEndDebugUtilsLabelEXT) r->vk.vkCmdEndDebugUtilsLabelEXT(cmd);
+        cg_vk_rgb_record_eye(r->rgb, cmd, slot, eye, src, src_layout, &r->cursor, part);
+        end_label(r, cmd);
         return;
     }
     VkBuffer buffer = r->slots.slot[slot].buffer;
@@ -347,11 +431,12 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
     /* The slot's old contents are dropped (fully overwritten); after an
      * earlier release to the external consumer the buffer is acquired back. */
     VkBufferMemoryBarrier bb =
-        s->released ? cg_vk_buffer_barrier(buffer, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
-                                     VK_QUEUE_FAMILY_EXTERNAL, r->d.queue_family)
-                    : cg_vk_buffer_barrier(buffer, VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
-                                     VK_ACCESS_TRANSFER_WRITE_BIT, VK_QUEUE_FAMILY_IGNORED,
-                                     VK_QUEUE_FAMILY_IGNORED);
+        (part & CG_VK_PART_ACQUIRE)
+            ? cg_vk_buffer_barrier(buffer, 0, VK_ACCESS_TRANSFER_WRITE_BIT, VK_QUEUE_FAMILY_EXTERNAL,
+                                   r->d.queue_family)
+            : cg_vk_buffer_barrier(buffer, VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
+                                   VK_ACCESS_TRANSFER_WRITE_BIT, VK_QUEUE_FAMILY_IGNORED,
+                                   VK_QUEUE_FAMILY_IGNORED);
     /* A global barrier too when the image stays in its layout: the game's
      * writes must still be made visible to the transfer read. */
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -380,93 +465,106 @@ static void record_copy(cg_vk_ring *r, ring_slot *s, uint32_t slot, VkCommandBuf
                             VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
     r->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                             0, 0, NULL, 1, &rel, move ? 1 : 0, &back);
-    s->released = 1;
-    if (r->vk.vkCmdEndDebugUtilsLabelEXT) r->vk.vkCmdEndDebugUtilsLabelEXT(cmd);
+    end_label(r, cmd);
 }
 
-static cg_status begin_frame(cg_vk_ring *r, VkImage src, uint8_t *desc_out, cg_zc_mode want,
-                             uint32_t *slot, uint64_t *frame)
+/* A colour part submitted without the slot's fence (not the frame's last)
+ * whose frame ends otherwise (abandoned, failed, the ring destroyed): an
+ * empty submit gives the slot's fence, which signals once that part is
+ * done, so its command buffer is not reset while it runs. */
+static cg_status fence_unfenced(cg_vk_ring *r, uint32_t slot)
 {
-    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
-    if (!src || !desc_out) return cg_fail(&r->err, CG_E_INVALID_ARG, "source image and descriptor buffer are required");
-    if (r->failed)
-        return cg_fail(&r->err, CG_E_BAD_STATE,
-                       "an earlier publish failed; destroy this ring and create a new one");
-    if (r->d.mode != want)
-        return cg_fail(&r->err, CG_E_BAD_STATE, "this ring was made for %s mode",
-                       r->d.mode == CG_ZC_MODE_SEMAPHORE ? "semaphore (publish)" : "fence (record)");
-    return claim_next(r, slot, frame);
+    ring_slot *s = &r->slot[slot];
+    cg_vk_slot *vs = &r->slots.slot[slot];
+    if (!s->unfenced) return CG_OK;
+    s->unfenced = 0;
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetFences(r->d.device, 1, &vs->fence)));
+    /* Zero batches: the fence signals when all earlier work on the queue is done. */
+    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkQueueSubmit(r->d.queue, 0, NULL, vs->fence)));
+    vs->pending = 1;
+    return CG_OK;
 }
 
 /* A failed Vulkan call after the claim: the slot goes back to RELEASED so
  * no learner waits for it, and the ring refuses further work. */
 static cg_status fail_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, cg_status st)
 {
+    (void)fence_unfenced(r, slot);
     cg_zc_leases_release(&r->zc.leases, slot, frame);
     if (st != CG_E_RING_FULL) r->failed = 1;
     return st;
 }
 
-static cg_status submit_copy(cg_vk_ring *r, uint32_t i, VkImage src, VkImageLayout layout,
-                             uint64_t frame)
+/* Semaphore mode: eye `eye`'s colour part into the slot's command buffer
+ * for that eye, and submitted. Only the frame's last part signals the
+ * timeline and carries the slot's fence. */
+static cg_status submit_copy(cg_vk_ring *r, uint32_t i, uint32_t eye, VkImage src,
+                             VkImageLayout layout, uint64_t frame, unsigned part)
 {
     ring_slot *s = &r->slot[i];
+    ring_rec *rec = &s->rec[eye];
     cg_vk_slot *vs = &r->slots.slot[i];
     VkDevice dev = r->d.device;
-    /* The slot's fence was seen signalled by the claim (slot_idle): its command
-     * buffer is not in use, so it may be submitted again as recorded, or
-     * reset with its pool and recorded anew. The recording depends only on
-     * the source image, its layout and whether the buffer comes back from
-     * the external family (every copy after the first). The frame number
-     * lives in the submit (timeline value), not in the commands. Reuse is
-     * opt-in (reuse_recordings): a destroyed image whose handle value comes
-     * back for a new image would otherwise be submitted from a stale
-     * recording. */
-    if (!r->d.reuse_recordings || s->rec_src != src || s->rec_layout != layout ||
-        s->rec_acquire != s->released ||
-        memcmp(&s->rec_cursor, &r->cursor, sizeof r->cursor) != 0) {
-        s->rec_src = VK_NULL_HANDLE; /* nothing valid recorded until End succeeds */
-        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetCommandPool(dev, vs->pool, 0)));
+    int last = (part & CG_VK_PART_RELEASE) != 0;
+    /* The slot's fence was seen signalled by the claim (slot_idle): its
+     * command buffers are not in use (an earlier frame's last part, which
+     * carried the fence, came after them), so each may be submitted again
+     * as recorded, or reset with its pool and recorded anew. The recording
+     * depends only on the source image, its layout, the part's barriers
+     * (acquire from the external family, release) and the cursor. The
+     * frame number lives in the submit (timeline value), not in the
+     * commands. Reuse is opt-in (reuse_recordings): a destroyed image whose
+     * handle value comes back for a new image would otherwise be submitted
+     * from a stale recording. */
+    if (!r->d.reuse_recordings || rec->src != src || rec->layout != layout || rec->part != part ||
+        memcmp(&rec->cursor, &r->cursor, sizeof r->cursor) != 0) {
+        rec->src = VK_NULL_HANDLE; /* nothing valid recorded until End succeeds */
+        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetCommandPool(dev, vs->pool[eye], 0)));
         VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkBeginCommandBuffer(vs->cmd, &bi)));
-        int acquire = s->released;
-        record_copy(r, s, i, vs->cmd, src, layout, 0);
-        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkEndCommandBuffer(vs->cmd)));
-        s->rec_src = src;
-        s->rec_layout = layout;
-        s->rec_acquire = acquire;
-        s->rec_cursor = r->cursor;
+        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkBeginCommandBuffer(vs->cmd[eye], &bi)));
+        record_copy(r, i, eye, vs->cmd[eye], src, layout, 0, part);
+        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkEndCommandBuffer(vs->cmd[eye])));
+        rec->src = src;
+        rec->layout = layout;
+        rec->part = part;
+        rec->cursor = r->cursor;
     }
-    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetFences(dev, 1, &vs->fence)));
+    if (last) CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetFences(dev, 1, &vs->fence)));
 
     /* Ordering after the game's rendering (Vulkan spec, "Synchronization
      * and Cache Control" > "Implicit Synchronization Guarantees"): command
      * buffers submitted to a single queue with vkQueueSubmit are in
      * submission order, and the first synchronization scope of a pipeline
      * barrier includes every command earlier in submission order. The
-     * game's frame was submitted to this queue before this call, so the
-     * barrier in record_copy (ALL_COMMANDS / MEMORY_WRITE) makes its
-     * rendering complete and visible before the copy reads the image. The
-     * timeline signal's first scope is every command of this batch and
-     * earlier, so value `frame` means the copy is complete. */
+     * game's frame (with the frame's depth dispatches) was submitted to
+     * this queue before this call, so the barrier in record_copy
+     * (ALL_COMMANDS / MEMORY_WRITE) makes its rendering complete and
+     * visible before the copy reads the image. The timeline signal's first
+     * scope is every command of this batch and earlier, so value `frame`
+     * means every part of the frame is complete. */
     VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
     ts.signalSemaphoreValueCount = 1;
     ts.pSignalSemaphoreValues = &frame;
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.pNext = &ts;
+    si.pNext = last ? &ts : NULL;
     si.commandBufferCount = 1;
-    si.pCommandBuffers = &vs->cmd;
-    si.signalSemaphoreCount = 1;
+    si.pCommandBuffers = &vs->cmd[eye];
+    si.signalSemaphoreCount = last ? 1 : 0;
     si.pSignalSemaphores = &r->slots.semaphore;
     if (r->vk.vkQueueBeginDebugUtilsLabelEXT) {
         VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
         l.pLabelName = "cg ring publish";
         r->vk.vkQueueBeginDebugUtilsLabelEXT(r->d.queue, &l);
     }
-    VkResult res = r->vk.vkQueueSubmit(r->d.queue, 1, &si, vs->fence);
+    VkResult res = r->vk.vkQueueSubmit(r->d.queue, 1, &si, last ? vs->fence : VK_NULL_HANDLE);
     if (r->vk.vkQueueEndDebugUtilsLabelEXT) r->vk.vkQueueEndDebugUtilsLabelEXT(r->d.queue);
     CG_TRY(CG_VK_CHECK(&r->err, res));
-    vs->pending = 1;
+    if (last) {
+        vs->pending = 1;
+        s->unfenced = 0;
+    } else {
+        s->unfenced = 1;
+    }
     return CG_OK;
 }
 
@@ -488,6 +586,125 @@ static cg_status frame_inputs(cg_vk_ring *r, VkImage src, const cg_cursor *curso
     return CG_OK;
 }
 
+/* What every frame call checks first: the ring, its state and mode (want:
+ * the mode the call is for, 0: either), the handles. */
+static cg_status check_call(cg_vk_ring *r, cg_zc_mode want, const void *handle,
+                            const void *desc_out, const char *what)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    if (!handle || !desc_out)
+        return cg_fail(&r->err, CG_E_INVALID_ARG, "%s and the descriptor buffer are required", what);
+    if (r->failed)
+        return cg_fail(&r->err, CG_E_BAD_STATE,
+                       "an earlier publish failed; destroy this ring and create a new one");
+    if (want && r->d.mode != want)
+        return cg_fail(&r->err, CG_E_BAD_STATE, "this ring was made for %s mode",
+                       r->d.mode == CG_ZC_MODE_SEMAPHORE ? "semaphore (publish)" : "fence (record)");
+    return CG_OK;
+}
+
+/* Writes one part into slot/frame (the part's barriers: CG_VK_PART_*). */
+typedef cg_status (*part_write_fn)(cg_vk_ring *r, uint32_t slot, uint64_t frame, unsigned part,
+                                   const void *arg);
+
+/* One part of a frame (cg_zc_parts.h): claim at the first, write, publish
+ * at the last. The call's inputs are checked (nothing changed on error). */
+static cg_status frame_part(cg_vk_ring *r, cg_zc_part_kind kind, uint32_t eye, part_write_fn write,
+                            const void *arg, uint8_t *desc_out, size_t *desc_len)
+{
+    cg_zc_part_action act;
+    int abandoned = 0;
+    *desc_len = 0;
+    CG_TRY(cg_zc_parts_classify(&r->parts, kind, eye, &act, &abandoned, &r->err));
+    if (abandoned) { /* never published half-written; a skipped frame */
+        cg_status st = fence_unfenced(r, r->parts.slot);
+        cg_zc_leases_abandon(&r->zc.leases, r->parts.slot, r->parts.frame);
+        if (st != CG_OK) {
+            r->failed = 1;
+            return st;
+        }
+    }
+    if (act == CG_ZC_PART_SKIP)
+        return cg_fail(&r->err, CG_E_RING_FULL,
+                       "%s of eye %u not written: its frame is skipped (the ring was full at the "
+                       "frame's first part, or this part came out of order: parts go depth, "
+                       "colour per eye, eye 0 first)",
+                       kind == CG_ZC_PART_DEPTH ? "depth" : "colour", eye);
+    if (act == CG_ZC_PART_START) {
+        uint32_t slot;
+        uint64_t frame;
+        cg_status st = claim_next(r, &slot, &frame);
+        if (st == CG_E_RING_FULL) cg_zc_parts_full(&r->parts);
+        CG_TRY(st);
+        cg_zc_parts_claim(&r->parts, slot, frame);
+        r->parts.near_plane = r->d.near_plane;
+        r->parts.far_plane = r->d.far_plane;
+        r->parts.depth_flags = r->init_depth_flags;
+    }
+    uint32_t slot = r->parts.slot;
+    uint64_t frame = r->parts.frame;
+    int first = r->parts.next == 0, last = r->parts.next + 1 == r->parts_count;
+    unsigned part = (first && r->slot[slot].released ? CG_VK_PART_ACQUIRE : 0u) |
+                    (last ? CG_VK_PART_RELEASE : 0u);
+    cg_status st = write(r, slot, frame, part, arg);
+    if (st != CG_OK) {
+        cg_zc_parts_reset(&r->parts);
+        return fail_frame(r, slot, frame, st);
+    }
+    /* Recorded parts run in order on the queue: after a part that does not
+     * release it, the slot is the queue family's. */
+    r->slot[slot].released = last;
+    if (cg_zc_parts_done(&r->parts))
+        *desc_len = cg_zc_producer_publish_parts(&r->zc, &r->parts, desc_out);
+    return CG_OK;
+}
+
+typedef struct color_arg {
+    VkCommandBuffer cmd; /* fence mode: the game's; VK_NULL_HANDLE: submit (semaphore mode) */
+    VkImage src;
+    VkImageLayout layout;
+    uint32_t eye;
+} color_arg;
+
+static cg_status write_color(cg_vk_ring *r, uint32_t slot, uint64_t frame, unsigned part,
+                             const void *arg)
+{
+    const color_arg *a = arg;
+    if (!a->cmd) return submit_copy(r, slot, a->eye, a->src, a->layout, frame, part);
+    /* Same ordering as publish, within the game's own command buffer: the
+     * barrier's first scope holds the game's earlier commands. */
+    record_copy(r, slot, a->eye, a->cmd, a->src, a->layout, frame, part);
+    r->recorded = 1; /* its submit is the game's: destroy defers the slot memory */
+    return CG_OK;
+}
+
+static cg_status color_part(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src, VkImageLayout layout,
+                            uint32_t eye, const cg_cursor *cursor, uint8_t *desc_out,
+                            size_t *desc_len)
+{
+    CG_TRY(check_call(r, cmd ? CG_ZC_MODE_FENCE : CG_ZC_MODE_SEMAPHORE, src, desc_out,
+                      "the source image"));
+    if (!desc_len) return cg_fail(&r->err, CG_E_INVALID_ARG, "desc_len is required");
+    CG_TRY(frame_inputs(r, src, cursor));
+    color_arg a = {cmd, src, layout, eye};
+    return frame_part(r, CG_ZC_PART_COLOR, eye, write_color, &a, desc_out, desc_len);
+}
+
+/* The one-part calls: a ring of one eye without depth. */
+static cg_status single_part(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src, VkImageLayout layout,
+                             const cg_cursor *cursor, uint8_t desc_out[CG_ZC_DESC_SIZE])
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    if (r->parts_count > 1)
+        return cg_fail(&r->err, CG_E_BAD_STATE,
+                       "this ring has %u eye%s%s: its frames go part by part (record_depth, "
+                       "publish_eye / record_eye)",
+                       r->parts.eyes, r->parts.eyes == 1 ? "" : "s",
+                       r->parts.depth ? " and a depth plane" : "");
+    size_t len;
+    return color_part(r, cmd, src, layout, 0, cursor, desc_out, &len);
+}
+
 cg_status cg_vk_ring_publish(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
                              uint8_t desc_out[CG_ZC_DESC_SIZE])
 {
@@ -504,14 +721,7 @@ cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout sr
                                     const cg_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE])
 {
-    uint32_t slot = 0;
-    uint64_t frame = 0;
-    CG_TRY(frame_inputs(r, src, cursor));
-    CG_TRY(begin_frame(r, src, desc_out, CG_ZC_MODE_SEMAPHORE, &slot, &frame));
-    cg_status st = submit_copy(r, slot, src, src_layout, frame);
-    if (st != CG_OK) return fail_frame(r, slot, frame, st);
-    cg_zc_producer_publish(&r->zc, slot, frame, desc_out);
-    return CG_OK;
+    return single_part(r, VK_NULL_HANDLE, src, src_layout, cursor, desc_out);
 }
 
 cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
@@ -520,14 +730,84 @@ cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage s
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);
     if (!cmd) return cg_fail(&r->err, CG_E_INVALID_ARG, "the game's command buffer is required");
-    uint32_t slot = 0;
-    uint64_t frame = 0;
-    CG_TRY(frame_inputs(r, src, cursor));
-    CG_TRY(begin_frame(r, src, desc_out, CG_ZC_MODE_FENCE, &slot, &frame));
-    /* Same ordering as publish, within the game's own command buffer: the
-     * barrier's first scope holds the game's earlier commands. */
-    record_copy(r, &r->slot[slot], slot, cmd, src, src_layout, frame);
-    r->recorded = 1; /* its submit is the game's: destroy defers the slot memory */
-    cg_zc_producer_publish(&r->zc, slot, frame, desc_out);
+    return single_part(r, cmd, src, src_layout, cursor, desc_out);
+}
+
+cg_status cg_vk_ring_publish_eye(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
+                                 uint32_t eye, const cg_cursor *cursor,
+                                 uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len)
+{
+    return color_part(r, VK_NULL_HANDLE, src, src_layout, eye, cursor, desc_out, desc_len);
+}
+
+cg_status cg_vk_ring_record_eye(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
+                                VkImageLayout src_layout, uint32_t eye, const cg_cursor *cursor,
+                                uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len)
+{
+    CG_RETURN_IF(!r, CG_E_INVALID_ARG);
+    if (!cmd) return cg_fail(&r->err, CG_E_INVALID_ARG, "the game's command buffer is required");
+    return color_part(r, cmd, src, src_layout, eye, cursor, desc_out, desc_len);
+}
+
+typedef struct depth_arg {
+    VkCommandBuffer cmd;
+    VkImage depth;
+    VkImageLayout layout;
+    uint32_t eye;
+    cg_vk_depth_params p;
+    uint32_t flags; /* CG_ZC_DEPTH_* of the descriptor */
+} depth_arg;
+
+static cg_status write_depth(cg_vk_ring *r, uint32_t slot, uint64_t frame, unsigned part,
+                             const void *arg)
+{
+    const depth_arg *a = arg;
+    begin_label(r, a->cmd, "depth", a->eye, slot, frame);
+    cg_vk_rgb_record_depth(r->rgb, a->cmd, slot, a->eye, a->depth, a->layout, &a->p, part);
+    end_label(r, a->cmd);
+    r->recorded = 1; /* in the game's command buffer, both modes */
+    /* The descriptor says the frame's parameters (both eyes give the same). */
+    r->parts.near_plane = a->p.near_plane;
+    r->parts.far_plane = a->p.far_plane;
+    r->parts.depth_flags = a->flags;
     return CG_OK;
+}
+
+cg_status cg_vk_ring_record_depth(cg_vk_ring *r, VkCommandBuffer cmd, VkImage depth,
+                                  VkImageLayout layout, uint32_t eye,
+                                  const cg_zc_depth_params *p,
+                                  uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len)
+{
+    CG_TRY(check_call(r, 0, depth, desc_out, "the depth image"));
+    if (!cmd || !desc_len)
+        return cg_fail(&r->err, CG_E_INVALID_ARG, "the game's command buffer and desc_len are required");
+    if (!r->parts.depth)
+        return cg_fail(&r->err, CG_E_INVALID_ARG, "a depth part (eye %u) on a ring without depth", eye);
+    if (eye >= r->parts.eyes)
+        return cg_fail(&r->err, CG_E_INVALID_ARG, "eye %u of a ring with %u eye%s", eye,
+                       r->parts.eyes, r->parts.eyes == 1 ? "" : "s");
+    depth_arg a = {cmd, depth, layout, eye, {r->d.depth == CG_ZC_DEPTH_RAW, 0.0f, 0.0f}, 0};
+    if (r->d.depth == CG_ZC_DEPTH_LINEAR) {
+        cg_zc_depth_params q = p ? *p : (cg_zc_depth_params){r->d.near_plane, r->d.far_plane,
+                                                              r->d.z_zero_to_one};
+        if (cg_depth_check_planes(q.near_plane, q.far_plane) != CG_OK)
+            return cg_fail(&r->err, CG_E_INVALID_ARG,
+                           "linear depth with near %g, far %g: needs finite 0 < near < far",
+                           (double)q.near_plane, (double)q.far_plane);
+        a.p.near_plane = q.near_plane;
+        a.p.far_plane = q.far_plane;
+        a.flags = q.z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0;
+        /* One set of parameters per descriptor: eye 1's must be eye 0's. */
+        if (eye > 0 && r->parts.open &&
+            (a.p.near_plane != r->parts.near_plane || a.p.far_plane != r->parts.far_plane ||
+             a.flags != r->parts.depth_flags))
+            return cg_fail(&r->err, CG_E_INVALID_ARG,
+                           "eye %u's depth with near %g, far %g, zZeroToOne %d: this frame's "
+                           "eye 0 gave near %g, far %g, zZeroToOne %d (one descriptor says one)",
+                           eye, (double)a.p.near_plane, (double)a.p.far_plane, a.flags != 0,
+                           (double)r->parts.near_plane, (double)r->parts.far_plane,
+                           r->parts.depth_flags != 0);
+    }
+    CG_TRY(cg_vk_rgb_prepare_depth(r->rgb, depth, &r->err));
+    return frame_part(r, CG_ZC_PART_DEPTH, eye, write_depth, &a, desc_out, desc_len);
 }

@@ -39,6 +39,7 @@
 
 #include "cg_cursor.h"
 #include "cg_vk_device.h" /* vulkan.h without prototypes, cg_err.h */
+#include "cg_zc_parts.h" /* cg_zc_depth_params */
 #include "cg_zc_proto.h"
 
 #ifdef __cplusplus
@@ -117,6 +118,20 @@ typedef struct cg_vk_ring_desc {
      * neither (no TRANSFER_SRC, and no SAMPLED on a UNORM format):
      * CG_E_INVALID_ARG at create. */
     VkImageUsageFlags image_usage;
+    /* RGB8 only (docs/zero-copy-v2.md, "Depth and stereo planes"): eyes 1
+     * or 2 (0: 1) in each slot, and with depth != CG_ZC_DEPTH_NONE a depth
+     * plane per eye, written from the game's VK_FORMAT_D32_SFLOAT image
+     * (usage SAMPLED, the size of the colour image; read with the ring's
+     * flip) by cg_vk_ring_record_depth. LINEAR: near_plane, far_plane and
+     * z_zero_to_one are every frame's unless its depth call gives its own
+     * (finite 0 < near < far, else CG_E_INVALID_ARG). A ring with eyes > 1
+     * or depth writes descriptor version 3 (256 bytes) and takes its frames
+     * part by part (cg_vk_ring_record_depth, cg_vk_ring_publish_eye /
+     * cg_vk_ring_record_eye); publish/record(_cursor) refuse it. */
+    uint32_t eyes;
+    cg_zc_depth_encoding depth;
+    float near_plane, far_plane;
+    int z_zero_to_one;
 } cg_vk_ring_desc;
 
 /* What tests and C consumers may look at. Handles stay owned by the ring. */
@@ -213,13 +228,62 @@ cg_status cg_vk_ring_record(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
  * with RGB8 or the compute copy, `cmd`'s compute pipeline, descriptor sets
  * and push constants are the ring's afterwards (the game rebinds its own);
  * record outside a render pass. CG_E_INVALID_ARG when such a ring is given
- * a ninth distinct image (the frame is not recorded; the ring stays usable). */
+ * a ninth distinct image (the frame is not recorded; the ring stays usable).
+ * These four are a ring of one eye without depth's (one part a frame):
+ * CG_E_BAD_STATE on a ring with eyes or a depth plane (below). */
 cg_status cg_vk_ring_publish_cursor(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
                                     const cg_cursor *cursor,
                                     uint8_t desc_out[CG_ZC_DESC_SIZE]);
 cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
                                    VkImageLayout src_layout, const cg_cursor *cursor,
                                    uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+/* ---- frames of parts: depth and stereo ---------------------------------------
+ * A ring with E eyes and a depth plane D takes each frame as E * (1 + D)
+ * parts in this order: for eye 0..E-1, [depth(eye) if D], colour(eye)
+ * (cg_zc_parts.h). The first part claims a slot, the last publishes it;
+ * a frame is never published half-written. Every call returns:
+ *   CG_OK, *desc_len 0: the part is written, the frame needs more parts;
+ *   CG_OK, *desc_len > 0: this part completed the frame: its descriptor
+ *     (*desc_len bytes: 256, or 192 on a ring of one eye without depth) is
+ *     in desc_out;
+ *   CG_E_RING_FULL: the part was not written: its frame is skipped (its
+ *     first part found every slot held for wait_ns, or this part came out
+ *     of order: then the open frame was abandoned, its slot never
+ *     published, and counted skipped);
+ *   CG_E_INVALID_ARG, nothing changed: eye >= eyes, a depth call on a ring
+ *     without depth, invalid near/far, a missing handle, a ninth image;
+ *   CG_E_BAD_STATE: the wrong mode's call, or a failed ring.
+ * Record outside a render pass; the command buffer's compute pipeline,
+ * descriptor sets and push constants are the ring's afterwards. */
+
+/* Record eye `eye`'s depth plane from `depth` (in `layout` when the game's
+ * earlier commands complete; returned to it) into the game's command
+ * buffer `cmd` (both modes), at the mod's depth point (after the level is
+ * rendered, before the depth is cleared). p: this frame's linearisation
+ * (NULL: the ring's; ignored for RAW); a stereo frame's two depth parts
+ * must give the same (CG_E_INVALID_ARG otherwise). The game submits cmd;
+ * in semaphore mode before the colour part of the same eye. */
+cg_status cg_vk_ring_record_depth(cg_vk_ring *r, VkCommandBuffer cmd, VkImage depth,
+                                  VkImageLayout layout, uint32_t eye,
+                                  const cg_zc_depth_params *p,
+                                  uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len);
+
+/* Semaphore mode: eye `eye`'s colour, as cg_vk_ring_publish_cursor, right
+ * after the game's submit of that eye's frame (which carries its depth
+ * part). Submitted to the queue; only the frame's last colour part signals
+ * the timeline (to the frame number: its first scope covers the game's
+ * earlier submits with the depth dispatches) and the slot's fence. */
+cg_status cg_vk_ring_publish_eye(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
+                                 uint32_t eye, const cg_cursor *cursor,
+                                 uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len);
+
+/* Fence mode: eye `eye`'s colour recorded into the game's command buffer,
+ * as cg_vk_ring_record_cursor. The descriptor of the last part goes to the
+ * learner after the game's fence wait. */
+cg_status cg_vk_ring_record_eye(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
+                                VkImageLayout src_layout, uint32_t eye, const cg_cursor *cursor,
+                                uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len);
 
 #ifdef __cplusplus
 }

@@ -96,3 +96,31 @@ cg_status cg_vk_ring_record_cursor(cg_vk_ring *r, VkCommandBuffer cmd, VkImage s
     (void)r, (void)cmd, (void)src, (void)src_layout, (void)cursor, (void)desc_out;
     return CG_E_UNSUPPORTED;
 }
+
+cg_status cg_vk_ring_record_depth(cg_vk_ring *r, VkCommandBuffer cmd, VkImage depth,
+                                  VkImageLayout layout, uint32_t eye,
+                                  const cg_zc_depth_params *p,
+                                  uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len)
+{
+    (void)r, (void)cmd, (void)depth, (void)layout, (void)eye, (void)p, (void)desc_out;
+    if (desc_len) *desc_len = 0;
+    return CG_E_UNSUPPORTED;
+}
+
+cg_status cg_vk_ring_publish_eye(cg_vk_ring *r, VkImage src, VkImageLayout src_layout,
+                                 uint32_t eye, const cg_cursor *cursor,
+                                 uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len)
+{
+    (void)r, (void)src, (void)src_layout, (void)eye, (void)cursor, (void)desc_out;
+    if (desc_len) *desc_len = 0;
+    return CG_E_UNSUPPORTED;
+}
+
+cg_status cg_vk_ring_record_eye(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src,
+                                VkImageLayout src_layout, uint32_t eye, const cg_cursor *cursor,
+                                uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len)
+{
+    (void)r, (void)cmd, (void)src, (void)src_layout, (void)eye, (void)cursor, (void)desc_out;
+    if (desc_len) *desc_len = 0;
+    return CG_E_UNSUPPORTED;
+}

@@ -34,21 +34,25 @@ static cg_status check_exportable(const cg_vk_device *vk, VkBufferUsageFlags usa
     return CG_OK;
 }
 
-static cg_status create_commands(cg_vk_slots *s, uint32_t i, uint32_t queue_family, cg_err *err)
+/* Command buffer k of slot i, in a pool of its own (reset with it). */
+static cg_status create_commands(cg_vk_slots *s, uint32_t i, uint32_t k, uint32_t queue_family,
+                                 cg_err *err)
 {
     const cg_vk_device *vk = s->vk;
     cg_vk_slot *sl = &s->slot[i];
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
     pci.queueFamilyIndex = queue_family;
-    CG_TRY(CG_VK_CHECK(err, vk->vkCreateCommandPool(vk->device, &pci, NULL, &sl->pool)));
-    CG_VK_NAME(vk, VK_OBJECT_TYPE_COMMAND_POOL, sl->pool, "cg ring slot %d command pool", (int)i);
+    CG_TRY(CG_VK_CHECK(err, vk->vkCreateCommandPool(vk->device, &pci, NULL, &sl->pool[k])));
+    CG_VK_NAME(vk, VK_OBJECT_TYPE_COMMAND_POOL, sl->pool[k], "cg ring slot %d command pool %d",
+               (int)i, (int)k);
     VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    cai.commandPool = sl->pool;
+    cai.commandPool = sl->pool[k];
     cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     cai.commandBufferCount = 1;
-    CG_TRY(CG_VK_CHECK(err, vk->vkAllocateCommandBuffers(vk->device, &cai, &sl->cmd)));
-    CG_VK_NAME(vk, VK_OBJECT_TYPE_COMMAND_BUFFER, sl->cmd, "cg ring slot %d copy", (int)i);
+    CG_TRY(CG_VK_CHECK(err, vk->vkAllocateCommandBuffers(vk->device, &cai, &sl->cmd[k])));
+    CG_VK_NAME(vk, VK_OBJECT_TYPE_COMMAND_BUFFER, sl->cmd[k], "cg ring slot %d copy %d", (int)i,
+               (int)k);
     return CG_OK;
 }
 
@@ -85,7 +89,7 @@ static cg_status create_slot(cg_vk_slots *s, uint32_t i, const cg_vk_slots_desc 
     gi.memory = sl->memory;
     gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     CG_TRY(CG_VK_CHECK(err, vk->vkGetMemoryFdKHR(dev, &gi, &sl->memory_fd)));
-    if (d->commands) CG_TRY(create_commands(s, i, d->queue_family, err));
+    for (uint32_t k = 0; k < d->commands; k++) CG_TRY(create_commands(s, i, k, d->queue_family, err));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     CG_TRY(CG_VK_CHECK(err, vk->vkCreateFence(dev, &fci, NULL, &sl->fence)));
     CG_VK_NAME(vk, VK_OBJECT_TYPE_FENCE, sl->fence, "cg ring slot %d fence", (int)i);
@@ -113,7 +117,9 @@ static cg_status create_semaphore(cg_vk_slots *s, cg_err *err)
 
 cg_status cg_vk_slots_create(cg_vk_slots *s, const cg_vk_slots_desc *d, cg_err *err)
 {
-    CG_RETURN_IF(!s || !d || !d->vk || !d->count || d->count > CG_ZC_MAX_SLOTS, CG_E_INVALID_ARG);
+    CG_RETURN_IF(!s || !d || !d->vk || !d->count || d->count > CG_ZC_MAX_SLOTS ||
+                     d->commands > CG_VK_SLOT_COMMANDS,
+                 CG_E_INVALID_ARG);
     memset(s, 0, sizeof *s);
     s->vk = d->vk;
     s->semaphore_fd = -1;
@@ -180,10 +186,12 @@ void cg_vk_slots_release(cg_vk_slots *s)
             (void)vk->vkWaitForFences(dev, 1, &sl->fence, VK_TRUE, UINT64_MAX);
         sl->pending = 0;
         if (sl->fence && vk->vkDestroyFence) vk->vkDestroyFence(dev, sl->fence, NULL);
-        if (sl->pool && vk->vkDestroyCommandPool) vk->vkDestroyCommandPool(dev, sl->pool, NULL);
+        for (uint32_t k = 0; k < CG_VK_SLOT_COMMANDS; k++) {
+            if (sl->pool[k] && vk->vkDestroyCommandPool) vk->vkDestroyCommandPool(dev, sl->pool[k], NULL);
+            sl->pool[k] = VK_NULL_HANDLE;
+            sl->cmd[k] = VK_NULL_HANDLE;
+        }
         sl->fence = VK_NULL_HANDLE;
-        sl->pool = VK_NULL_HANDLE;
-        sl->cmd = VK_NULL_HANDLE;
         if (sl->memory_fd >= 0) close(sl->memory_fd);
         sl->memory_fd = -1;
     }

@@ -3,7 +3,8 @@
  * (docs/zero-copy-v2.md): N device-local buffers, each with its own
  * allocation exported as an OPAQUE_FD, optionally one exportable timeline
  * semaphore, and per slot a fence (and, for a producer that records
- * commands, a command pool and buffer). Internal to the library: the
+ * commands, one or two command buffers, each in a pool of its own: a
+ * stereo ring's colour parts of one slot are two recordings). Internal to the library: the
  * Vulkan ring (cg_vk_ring.c) makes it on the game's device, the GL ring
  * (src/gl_ring) on its own (cg_vk_own_device_open).
  *
@@ -27,12 +28,15 @@ extern "C" {
  * CG_VK_RGB_SLOT_USAGE, cg_vk_rgb.h). */
 #define CG_VK_SLOT_USAGE (VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
 
+/* Command buffers a slot may have (one per eye). */
+#define CG_VK_SLOT_COMMANDS 2
+
 typedef struct cg_vk_slot {
     VkBuffer buffer;
     VkDeviceMemory memory;
     int memory_fd;          /* exported, owned here (dup it to import it elsewhere) */
-    VkCommandPool pool;     /* desc.commands only */
-    VkCommandBuffer cmd;    /* desc.commands only */
+    VkCommandPool pool[CG_VK_SLOT_COMMANDS]; /* the first desc.commands only */
+    VkCommandBuffer cmd[CG_VK_SLOT_COMMANDS];
     VkFence fence;          /* signalled by the slot's last submit */
     int pending;            /* a submit whose fence was not seen signalled */
 } cg_vk_slot;
@@ -44,7 +48,7 @@ typedef struct cg_vk_slots_desc {
     VkDeviceSize size;        /* bytes each buffer holds */
     VkBufferUsageFlags usage; /* of every buffer */
     int timeline;             /* nonzero: one exportable timeline semaphore */
-    int commands;             /* nonzero: a command pool and buffer per slot */
+    uint32_t commands;        /* command buffers (each with its pool) per slot: 0..CG_VK_SLOT_COMMANDS */
 } cg_vk_slots_desc;
 
 typedef struct cg_vk_slots {

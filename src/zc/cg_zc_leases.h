@@ -78,9 +78,8 @@ void cg_zc_leases_counters(const cg_zc_leases *l, uint64_t out[CG_ZC_COUNTERS]);
  * RELEASED, so no learner waits for it; its number is used again. */
 void cg_zc_leases_release(cg_zc_leases *l, uint32_t slot, uint64_t frame);
 
-/* cg_zc_leases_release for a frame given up by the producer's part order
- * (docs/zero-copy-v2.md, "Depth and stereo planes": abandoned, never
- * published): counted as skipped, the counters written. */
+/* The same for a frame of parts that will never be complete (a part came
+ * out of order, cg_zc_parts.h): released, and counted as skipped. */
 void cg_zc_leases_abandon(cg_zc_leases *l, uint32_t slot, uint64_t frame);
 
 #ifdef __cplusplus

@@ -40,6 +40,14 @@ extern "C" {
 
 typedef enum cg_zc_part_kind { CG_ZC_PART_DEPTH = 0, CG_ZC_PART_COLOR = 1 } cg_zc_part_kind;
 
+/* A depth part's linearisation (LINEAR rings): the ring's init values, or a
+ * frame's own given at its depth call (they go into that frame's
+ * descriptor). Finite 0 < near_plane < far_plane. */
+typedef struct cg_zc_depth_params {
+    float near_plane, far_plane;
+    int z_zero_to_one; /* nonzero: depth_flags CG_ZC_DEPTH_Z_ZERO_TO_ONE */
+} cg_zc_depth_params;
+
 /* What the producer must do with the call for one part. */
 typedef enum cg_zc_part_action {
     /* The frame's first part: claim a new slot (any open frame was

@@ -68,6 +68,23 @@ void cg_zc_producer_close(cg_zc_producer *p)
     cg_zc_control_free(&p->control);
 }
 
+size_t cg_zc_producer_publish_parts(cg_zc_producer *p, const cg_zc_parts *parts,
+                                    uint8_t *desc_out)
+{
+    cg_zc_desc d = p->tmpl;
+    d.slot = parts->slot;
+    d.frame = parts->frame;
+    if (d.depth_encoding == CG_ZC_DEPTH_LINEAR) {
+        d.near_plane = parts->near_plane;
+        d.far_plane = parts->far_plane;
+        d.depth_flags = parts->depth_flags;
+    }
+    /* Writes only the descriptor's length (192 for versions 1 and 2). */
+    (void)cg_zc_desc_encode(&d, desc_out, CG_ZC_DESC_MAX_SIZE);
+    cg_zc_leases_publish(&p->leases, parts->slot, parts->frame);
+    return cg_zc_desc_length(desc_out);
+}
+
 void cg_zc_producer_publish(cg_zc_producer *p, uint32_t slot, uint64_t frame,
                             uint8_t desc_out[CG_ZC_DESC_SIZE])
 {

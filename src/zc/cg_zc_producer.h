@@ -14,6 +14,7 @@
 #include "cg_err.h"
 #include "cg_status.h"
 #include "cg_zc_leases.h"
+#include "cg_zc_parts.h"
 #include "cg_zc_proto.h"
 #include "cg_zc_server.h"
 
@@ -58,6 +59,15 @@ void cg_zc_producer_close(cg_zc_producer *p);
  * the slot PUBLISHED. */
 void cg_zc_producer_publish(cg_zc_producer *p, uint32_t slot, uint64_t frame,
                             uint8_t desc_out[CG_ZC_DESC_SIZE]);
+
+/* The frame of parts (cg_zc_parts.h) that parts->slot / parts->frame
+ * hold is written: its descriptor with this frame's depth parameters
+ * (parts' near/far/flags, on a ring whose template has a LINEAR depth
+ * plane) to desc_out, the slot PUBLISHED. Returns the descriptor's length
+ * (CG_ZC_DESC_SIZE or CG_ZC_DESC_V3_SIZE); desc_out holds that many bytes
+ * (CG_ZC_DESC_MAX_SIZE: any). */
+size_t cg_zc_producer_publish_parts(cg_zc_producer *p, const cg_zc_parts *parts,
+                                    uint8_t *desc_out);
 
 #ifdef __cplusplus
 }

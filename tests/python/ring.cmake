@@ -108,3 +108,33 @@ if(CG_PYTHON3)
                          TIMEOUT 300 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
   endif()
 endif()
+
+# Learner and games on different GPUs (python/craftground_capture/_device.py):
+#   python_device_fakecuda  the stand-in libcuda with 1 or 2 devices, with and
+#                           without peer access, rings served from Python:
+#                           every decision and error, frames and batches
+#                           byte-exact through the peer and staged copies, the
+#                           order of the stream work, the path and log line
+#   python_device_fakegames the 2-GPU machine's script (below) against the
+#                           stand-in's two devices, games served by
+#                           tests/python/fake_game.py (test_zc_ring's
+#                           command line and output): the script itself runs
+#   python_device_cuda      the 2-GPU machine (77 with fewer than 2 CUDA
+#                           devices): games on GPU 0 -> learner on GPU 1 and
+#                           the reverse, peer and staged, byte-exact
+if(CG_PYTHON3 AND TARGET fake_cuda_ext)
+  add_test(NAME python_device_fakecuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_device.py
+           fake)
+  add_test(NAME python_device_fakegames COMMAND ${CG_PYTHON3}
+           ${CMAKE_CURRENT_LIST_DIR}/test_device.py cuda ${CMAKE_CURRENT_LIST_DIR}/fake_game.py)
+  set_tests_properties(python_device_fakecuda PROPERTIES LABELS python TIMEOUT 60
+                       ENVIRONMENT "${cg_fake_env}")
+  set_tests_properties(python_device_fakegames PROPERTIES LABELS python TIMEOUT 120
+    ENVIRONMENT "${cg_fake_env};CG_FAKE_CUDA_UUID=101112131415161718191a1b1c1d1e1f")
+endif()
+if(CG_PYTHON3 AND TARGET test_zc_ring)
+  add_test(NAME python_device_cuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_device.py
+           cuda $<TARGET_FILE:test_zc_ring>)
+  set_tests_properties(python_device_cuda PROPERTIES LABELS "cuda;python" SKIP_RETURN_CODE 77
+                       TIMEOUT 300 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+endif()

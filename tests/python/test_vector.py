@@ -51,9 +51,11 @@ COUNT_NAMES = ("launches", "copies", "event_syncs", "event_queries", "modules", 
 class Game:
     """One producer process: serve MODE W H 1000 1 (a line on stdin per frame)."""
 
-    def __init__(self, producer, w, h, mode="fence"):
-        self.proc = subprocess.Popen([producer, "serve", mode, str(w), str(h), "1000", "1"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    def __init__(self, producer, w, h, mode="fence", env=None):
+        cmd = list(producer) if isinstance(producer, (list, tuple)) else [producer]
+        self.proc = subprocess.Popen(cmd + ["serve", mode, str(w), str(h), "1000", "1"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     env=env)
         self.frame = 0
 
     def go(self):

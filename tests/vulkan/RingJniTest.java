@@ -20,8 +20,12 @@ import java.util.List;
  * format (initRgbImpl, recordCursorImpl) read by the Python learner (test_ring.py stdin-rgb):
  * every slot equals the RAW bytes convertCapturedFrameImpl gives for the same frame, flip,
  * resize and cursor, rows reversed. The compute copy (initCopyImpl told the image's usage):
- * copyPathImpl, the frames read byte-exact, the fallback (usage without SAMPLED).
- * Exit 77: no Vulkan device.
+ * copyPathImpl, the frames read byte-exact, the fallback (usage without SAMPLED). And an
+ * RGB-D stereo ring (initRgbdImpl; recordDepthImpl, recordEyeImpl per eye, one game submit
+ * per eye): the learner process dumps every slot, and each eye's RGB plane must equal
+ * convertCapturedFrameImpl's RAW (rows reversed), each depth plane the documented formula
+ * (docs/wire-format.md "Depth", written here in double) of the depth uploaded, within 2 float
+ * ulps (raw: bit for bit). Exit 77: no Vulkan device.
  */
 public final class RingJniTest {
     static native long[] vkSetup(int w, int h);
@@ -29,6 +33,10 @@ public final class RingJniTest {
     static native long vkBegin(int frame);
     static native boolean vkSubmit();
     static native void vkTeardown();
+    static native long[] vkSetupRgbd(int w, int h);
+    static native long vkBeginEye(int frame, int eye);
+    static native float[] depthPattern(int w, int h, int frame, int eye);
+    static native void vkWaitIdle();
 
     static int failures;
     static final int COLOR_ATTACHMENT_OPTIMAL = 2;
@@ -378,6 +386,163 @@ public final class RingJniTest {
         ring.destroyImpl();
     }
 
+    static final int GENERAL = 1;
+
+    static int le32(ByteString b, int off) {
+        return (int) (le64(b, off) & 0xffffffffL);
+    }
+
+    /** docs/wire-format.md, "Depth": the formula of zZeroToOne in double, then float. */
+    static float depthFormula(float d, float n, float f, boolean z01) {
+        double nn = n, ff = f, z = z01 ? nn * ff / (nn + d * (ff - nn))
+                : 2.0 * nn * ff / (nn + ff + (2.0 * d - 1.0) * (ff - nn));
+        return (float) (z / ff);
+    }
+
+    static int maxUlp;
+
+    /**
+     * An RGB-D ring of {@code eyes} eyes, w x h -> tw x th, frames 1..3 part by part (fence
+     * mode: recordEyeImpl into the game's command buffer; semaphore mode: publishEyeImpl after
+     * the game's submit of each eye, the GPU machine); the learner process dumps every slot,
+     * checked here plane by plane.
+     */
+    static void rgbdRound(String exe, boolean semaphore, int w, int h, int tw, int th, int eyes,
+            int enc, float n, float f, boolean z01) throws Exception {
+        VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
+        String name = "RGB-D " + (semaphore ? "semaphore" : "fence") + " " + eyes
+                + " eye(s), encoding " + enc + ", " + w + "x" + h + " -> " + tw + "x" + th;
+        long[] v = vkSetupRgbd(w, h);
+        if (semaphore && v[8] == 0) {
+            System.out.println("SKIP " + name + ": no exportable timeline semaphores here");
+            return;
+        }
+        int mode = semaphore ? VulkanZerocopyRing.MODE_SEMAPHORE : VulkanZerocopyRing.MODE_FENCE;
+        expect(IllegalArgumentException.class, () -> ring.initRgbdImpl(v[0], v[1], v[2],
+                (int) v[3], v[4], v[5], w, h, 0, tw, th, true, 3, mode, 0, false, 3, enc, n, f,
+                z01), name + ": 3 eyes");
+        expect(IllegalArgumentException.class, () -> ring.initRgbdImpl(v[0], v[1], v[2],
+                (int) v[3], v[4], v[5], w, h, 0, tw, th, true, 3, mode, 0, false, eyes,
+                VulkanZerocopyRing.DEPTH_LINEAR, 0f, f, z01), name + ": linear with near 0");
+        expect(IllegalArgumentException.class, () -> ring.initRgbdImpl(v[0], v[1], v[2],
+                (int) v[3], v[4], v[5], w, h, 0, tw, th, true, 3, mode, 0, false, eyes, 7, n, f,
+                z01), name + ": depth encoding 7");
+        ByteString t = ring.initRgbdImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 0, tw,
+                th, true, 3, mode, 0, v[7] != 0, eyes, enc, n, f, z01);
+        check(t.size() == 256 && t.byteAt(4) == 3 && le32(t, 192) == eyes
+                && le32(t, 196) == (enc == 0 ? 0 : 100) && le32(t, 228) == enc,
+                name + ": template of 256 bytes, version 3, eyes, depth format and encoding");
+        long[] img = {v[6], v[9]}, dep = {v[10], v[11]};
+        expect(IllegalStateException.class, () -> ring.recordCursorImpl(1, img[0],
+                COLOR_ATTACHMENT_OPTIMAL, false, 0, 0), name + ": recordCursorImpl on it");
+        expect(IllegalArgumentException.class, () -> ring.recordEyeImpl(1, img[0],
+                COLOR_ATTACHMENT_OPTIMAL, eyes, false, 0, 0), name + ": eye " + eyes);
+        expect(IllegalArgumentException.class, () -> ring.recordEyeImpl(1, img[0],
+                COLOR_ATTACHMENT_OPTIMAL, -1, false, 0, 0), name + ": eye -1");
+        if (enc == 0)
+            expect(IllegalArgumentException.class, () -> ring.recordDepthImpl(1, dep[0], GENERAL,
+                    0, n, f, z01), name + ": depth on a ring without depth");
+        List<String> descs = new ArrayList<>();
+        List<ByteString> ds = new ArrayList<>();
+        for (int fr = 1; fr <= 3; fr++) {
+            for (int e = 0; e < eyes; e++) {
+                long cmd = vkBeginEye(fr, e);
+                if (enc != 0) {
+                    ByteString p = ring.recordDepthImpl(cmd, dep[e], GENERAL, e, n, f, z01);
+                    check(p != null && p.size() == 0, name + ": frame " + fr + " eye " + e
+                            + " depth part: more parts needed (empty)");
+                }
+                ByteString d;
+                if (semaphore) {
+                    check(vkSubmit(), "game submit"); // the eye's frame, then its colour part
+                    d = ring.publishEyeImpl(img[e], COLOR_ATTACHMENT_OPTIMAL, e, false, 0, 0);
+                } else {
+                    d = ring.recordEyeImpl(cmd, img[e], COLOR_ATTACHMENT_OPTIMAL, e, false, 0, 0);
+                    check(vkSubmit(), "game submit");
+                }
+                boolean last = e == eyes - 1;
+                check(d != null && d.size() == (last ? 256 : 0), name + ": frame " + fr + " eye "
+                        + e + ": " + (last ? "the descriptor" : "empty"));
+                if (last && d != null && d.size() == 256) {
+                    check(le64(d, 72) == fr, name + ": descriptor of frame " + fr);
+                    descs.add(hex(d));
+                    ds.add(d);
+                }
+            }
+        }
+        vkWaitIdle(); // semaphore mode: the ring's own submits (the learner reads without waiting)
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("cg-rgbd-jni");
+        List<String> cmd = new ArrayList<>();
+        cmd.add(exe);
+        cmd.add("child-vk-learner");
+        cmd.addAll(descs);
+        ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+        pb.environment().put("ZC_LEARNER_DUMP", dir.toString());
+        check(pb.start().waitFor() == 0, name + ": the learner process read " + ds.size()
+                + " frames");
+        int good = 0;
+        for (ByteString d : ds) {
+            long fr = le64(d, 72);
+            java.io.File dumpFile = new java.io.File(dir.toFile(), "frame-" + fr + ".bin");
+            byte[] slot = java.nio.file.Files.readAllBytes(dumpFile.toPath());
+            dumpFile.delete();
+            long colorStride = le64(d, 200), depthOff = le64(d, 208), depthStride = le64(d, 216);
+            boolean ok = true;
+            for (int e = 0; e < eyes; e++) {
+                ByteString raw = FramebufferCapturer.INSTANCE.convertCapturedFrameImpl(
+                        pattern(w, h, 2 * (int) fr + e), w, h, tw, th, 0, true, false, 0, 0);
+                byte[] r = raw.toByteArray();
+                for (int y = 0; y < th && ok; y++)
+                    for (int i = 0; i < tw * 3; i++)
+                        if (slot[(int) (e * colorStride) + y * tw * 3 + i]
+                                != r[(th - 1 - y) * tw * 3 + i]) {
+                            check(false, name + ": frame " + fr + " eye " + e + " RGB byte " + i
+                                    + " of row " + y + " differs from convertCapturedFrameImpl");
+                            ok = false;
+                            break;
+                        }
+                if (enc == 0) continue;
+                float[] src = depthPattern(w, h, (int) fr, e);
+                ByteBuffer pl = ByteBuffer.wrap(slot, (int) (depthOff + e * depthStride),
+                        tw * th * 4).slice().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                for (int y = 0; y < th && ok; y++)
+                    for (int x = 0; x < tw; x++) {
+                        int yb = th - 1 - y, sy = (int) ((long) yb * h / th),
+                                sx = (int) ((long) x * w / tw), row = h - 1 - sy; // flip
+                        float s = src[row * w + sx], got = pl.getFloat((y * tw + x) * 4);
+                        if (enc == VulkanZerocopyRing.DEPTH_RAW) {
+                            if (Float.floatToRawIntBits(got) != Float.floatToRawIntBits(s)) {
+                                check(false, name + ": frame " + fr + " eye " + e + " raw ("
+                                        + x + ", " + y + ") is not the stored float");
+                                ok = false;
+                                break;
+                            }
+                            continue;
+                        }
+                        float want = depthFormula(s, n, f, z01);
+                        long u = Math.abs((long) Float.floatToRawIntBits(got)
+                                - Float.floatToRawIntBits(want));
+                        if (got < 0 || Float.isNaN(got)) u = Long.MAX_VALUE;
+                        maxUlp = (int) Math.max(maxUlp, Math.min(u, Integer.MAX_VALUE));
+                        if (u > 2) {
+                            check(false, name + ": frame " + fr + " eye " + e + " (" + x + ", "
+                                    + y + ") of d " + s + " is " + got + ", the formula says "
+                                    + want + " (" + u + " ulps)");
+                            ok = false;
+                            break;
+                        }
+                    }
+            }
+            if (ok) good++;
+        }
+        dir.toFile().delete();
+        check(good == 3, name + ": " + good + "/3 frames: RGB planes equal convertCapturedFrameImpl,"
+                + " depth planes the formula (max " + maxUlp + " ulp so far)");
+        long[] c = ring.countersImpl();
+        check(c[0] == 3 && c[1] == 0, name + ": 3 published, 0 skipped: " + Arrays.toString(c));
+        ring.destroyImpl();
+    }
+
     public static void main(String[] args) throws Exception {
         System.loadLibrary("ring_helper");
         VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
@@ -418,6 +583,18 @@ public final class RingJniTest {
         computeRound(args[0], 37, 23, 3);
         computeRound(args[0], 640, 360, 2);
         destroyBeforeSubmit(args[0], 512, 512);
+        for (boolean sem : new boolean[] {false, true}) {
+            rgbdRound(args[0], sem, 37, 23, 16, 11, 2, VulkanZerocopyRing.DEPTH_LINEAR, 0.05f,
+                    1000f, true);
+            rgbdRound(args[0], sem, 33, 20, 47, 29, 2, VulkanZerocopyRing.DEPTH_LINEAR, 0.1f, 100f,
+                    false);
+            rgbdRound(args[0], sem, 64, 48, 64, 48, 1, VulkanZerocopyRing.DEPTH_RAW, 0f, 0f, false);
+            rgbdRound(args[0], sem, 41, 23, 19, 29, 2, VulkanZerocopyRing.DEPTH_NONE, 0f, 0f,
+                    false);
+            rgbdRound(args[0], sem, 1920, 1080, 640, 360, 2, VulkanZerocopyRing.DEPTH_LINEAR, 0.05f,
+                    1000f, false);
+        }
+        System.out.println("RGB-D through the natives: max " + maxUlp + " ulp from the formula");
         expect(IllegalStateException.class, () -> ring.publishImpl(1, 2), "publish after destroy");
         if (args.length >= 3) {
             rgbRound(args[1], args[2], false, 37, 23, 16, 11);

@@ -4,13 +4,17 @@
  * (lavapipe here): hands its handles to Java as longs, and per frame
  * uploads the test pattern into the "game" image and opens the game's
  * command buffer, into which VulkanZerocopyRing.recordImpl records its
- * copy; vkSubmit then submits it and waits on the game's fence.
+ * copy; vkSubmit then submits it and waits on the game's fence. For the
+ * RGB-D round: a colour and a depth image per eye (vkSetupRgbd), each
+ * eye's frame uploaded (vkBeginEye: pattern 2f + eye, depth_ref.h's depth
+ * of frame f), and the depth values for Java's reference (depthPattern).
  */
 #include <jni.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "depth_ref.h"
 #include "vkt.h"
 #include "zc_test.h"
 
@@ -20,6 +24,12 @@ JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetupFormat(JNIEnv *env, 
 JNIEXPORT jlong JNICALL Java_cgtest_RingJniTest_vkBegin(JNIEnv *env, jclass cls, jint f);
 JNIEXPORT jboolean JNICALL Java_cgtest_RingJniTest_vkSubmit(JNIEnv *env, jclass cls);
 JNIEXPORT void JNICALL Java_cgtest_RingJniTest_vkTeardown(JNIEnv *env, jclass cls);
+JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetupRgbd(JNIEnv *env, jclass cls, jint w,
+                                                                  jint h);
+JNIEXPORT jlong JNICALL Java_cgtest_RingJniTest_vkBeginEye(JNIEnv *env, jclass cls, jint f, jint eye);
+JNIEXPORT void JNICALL Java_cgtest_RingJniTest_vkWaitIdle(JNIEnv *env, jclass cls);
+JNIEXPORT jfloatArray JNICALL Java_cgtest_RingJniTest_depthPattern(JNIEnv *env, jclass cls, jint w,
+                                                                    jint h, jint f, jint eye);
 
 static vkt T;
 static int t_open;
@@ -27,10 +37,20 @@ static VkImage G;
 static VkDeviceMemory GM;
 static int W, H;
 
+/* The RGB-D round's second colour image and both eyes' depth images. */
+static VkImage G1, D[2];
+static VkDeviceMemory G1M, DM[2];
+
 static void free_image(void)
 {
     if (G) vkt_image_free(&T, G, GM);
     G = VK_NULL_HANDLE;
+    if (G1) vkt_image_free(&T, G1, G1M);
+    G1 = VK_NULL_HANDLE;
+    for (int e = 0; e < 2; e++) {
+        if (D[e]) vkt_image_free(&T, D[e], DM[e]);
+        D[e] = VK_NULL_HANDLE;
+    }
 }
 
 /* {instance, physicalDevice, device, queueFamily, queue, vkGetInstanceProcAddr,
@@ -105,4 +125,73 @@ JNIEXPORT void JNICALL Java_cgtest_RingJniTest_vkTeardown(JNIEnv *env, jclass cl
     free_image();
     if (t_open) vkt_fini(&T);
     t_open = 0;
+}
+
+/* vkSetup's array and {colour image of eye 1, depth image of eye 0, of
+ * eye 1} (D32_SFLOAT, Minecraft's depth usage); null without a device. */
+JNIEXPORT jlongArray JNICALL Java_cgtest_RingJniTest_vkSetupRgbd(JNIEnv *env, jclass cls, jint w,
+                                                                  jint h)
+{
+    jlongArray base = Java_cgtest_RingJniTest_vkSetupFormat(env, cls, w, h, VK_FORMAT_R8G8B8A8_UNORM);
+    if (!base) return NULL;
+    if (vkt_image_ex(&T, w, h, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT, -1, 0, &G1, &G1M) ||
+        vkt_depth_image(&T, w, h, &D[0], &DM[0]) || vkt_depth_image(&T, w, h, &D[1], &DM[1]))
+        return NULL;
+    jlong v[12];
+    (*env)->GetLongArrayRegion(env, base, 0, 9, v);
+    v[9] = (jlong)(uintptr_t)G1;
+    v[10] = (jlong)(uintptr_t)D[0];
+    v[11] = (jlong)(uintptr_t)D[1];
+    jlongArray a = (*env)->NewLongArray(env, 12);
+    if (a) (*env)->SetLongArrayRegion(env, a, 0, 12, v);
+    return a;
+}
+
+/* Eye `eye` of frame f: its colour image gets pattern 2f + eye (left in
+ * COLOR_ATTACHMENT_OPTIMAL), its depth image depth_frame(f, eye) (left in
+ * GENERAL, as Minecraft keeps it); the game's command buffer begun. */
+JNIEXPORT jlong JNICALL Java_cgtest_RingJniTest_vkBeginEye(JNIEnv *env, jclass cls, jint f, jint eye)
+{
+    (void)env;
+    (void)cls;
+    size_t n = (size_t)W * (size_t)H;
+    uint8_t *px = malloc(n * 4);
+    float *d = malloc(n * 4);
+    int rc = !px || !d;
+    if (!rc) {
+        zc_pattern(px, W, H, 2 * f + eye);
+        depth_frame(d, W, H, f, eye);
+        rc = vkt_upload(&T, eye ? G1 : G, W, H, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL) ||
+             vkt_upload_depth(&T, D[eye ? 1 : 0], W, H, d, VK_IMAGE_LAYOUT_GENERAL);
+    }
+    free(px);
+    free(d);
+    if (rc) return 0;
+    VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    if (VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi) != VK_SUCCESS) return 0;
+    return (jlong)(uintptr_t)T.cmd;
+}
+
+/* The depth values vkBeginEye uploads (row 0 first), for Java's reference. */
+JNIEXPORT jfloatArray JNICALL Java_cgtest_RingJniTest_depthPattern(JNIEnv *env, jclass cls, jint w,
+                                                                    jint h, jint f, jint eye)
+{
+    (void)cls;
+    size_t n = (size_t)w * (size_t)h;
+    float *d = malloc(n * 4);
+    if (!d) return NULL;
+    depth_frame(d, w, h, f, eye);
+    jfloatArray a = (*env)->NewFloatArray(env, (jsize)n);
+    if (a) (*env)->SetFloatArrayRegion(env, a, 0, (jsize)n, d);
+    free(d);
+    return a;
+}
+
+/* The queue idle (the ring's own submits too), before a learner reads. */
+JNIEXPORT void JNICALL Java_cgtest_RingJniTest_vkWaitIdle(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    VKT_FN(&T, vkQueueWaitIdle)(T.queue);
 }

@@ -32,6 +32,8 @@
 #include "cg_vk_ring.h"
 #include "cg_zc_proto.h"
 #include "cg_zc_server.h"
+#include "depth_ref.h"
+#include "rgb_sweep.h"
 #include "vkt.h"
 #include "vkt_export.h"
 #include "zc_test.h"
@@ -935,20 +937,24 @@ static int hex_decode(const char *s, uint8_t *b, size_t cap)
     return (int)n;
 }
 
-/* The bytes of a frame from the slot's start: where its last plane ends
- * (version 3: both eyes' colour and depth planes). */
-static size_t frame_end(const cg_zc_desc *d)
+/* The bytes of a slot a descriptor's planes cover (docs/zero-copy-v2.md):
+ * a version 3 descriptor's RGB and depth planes of every eye, else the
+ * picture. */
+static size_t frame_extent(const cg_zc_desc *d)
 {
-    uint64_t eyes = d->eyes > 1 ? d->eyes : 1, px = (uint64_t)d->width * d->height;
-    uint64_t end = (eyes - 1) * d->color_eye_stride + (uint64_t)d->row_pitch * d->height;
-    uint64_t depth_end = d->depth_offset + (eyes - 1) * d->depth_eye_stride + px * 4;
-    return (size_t)(d->depth_format && depth_end > end ? depth_end : end);
+    size_t px = (size_t)d->width * d->height;
+    if (d->eyes <= 1 && !d->depth_format) return (size_t)d->row_pitch * d->height;
+    size_t end = (size_t)(d->eyes - 1) * (size_t)d->color_eye_stride + px * 3;
+    size_t dend = (size_t)d->depth_offset + (size_t)(d->eyes - 1) * (size_t)d->depth_eye_stride +
+                  px * 4;
+    return d->depth_format && dend > end ? dend : end;
 }
 
-/* Second process: a Vulkan learner. Connects to the descriptors' socket
- * (192- or 256-byte descriptors, in hex), imports each slot once, and for
- * every descriptor acquires, reads the slot back and compares with
- * zc_pattern(frame) (or dumps the frame's bytes, below), then releases. */
+/* Second process: a Vulkan learner. Connects to the descriptors' socket,
+ * imports each slot once, and for every descriptor acquires, reads the
+ * slot back and compares with zc_pattern(frame), then releases. Version 3
+ * descriptors (eyes, depth) read every plane; they are checked by the
+ * producer's test from the dump (ZC_LEARNER_DUMP, below). */
 static int child_vk_learner(int argc, char **argv)
 {
     char why[256];
@@ -967,11 +973,10 @@ static int child_vk_learner(int argc, char **argv)
     VkDeviceMemory mems[CG_ZC_MAX_SLOTS] = {0};
     for (int a = 0; a < argc; a++) {
         int len = hex_decode(argv[a], raw, sizeof raw);
-        CHECK(len == CG_ZC_DESC_SIZE || len == CG_ZC_DESC_V3_SIZE, "hex of %d bytes", len);
-        CHECK(len > 0 && cg_zc_desc_decode(raw, (size_t)len, &d, &e) == CG_OK, "decode: %s",
-              e.text);
+        CHECK(len == CG_ZC_DESC_SIZE || len == CG_ZC_DESC_V3_SIZE, "hex");
+        CHECK(len > 0 && cg_zc_desc_decode(raw, (size_t)len, &d, &e) == CG_OK, "decode: %s", e.text);
         if (failures) break;
-        size_t bytes = frame_end(&d);
+        size_t bytes = frame_extent(&d);
         if (first) {
             first = 0;
             CHECK(memcmp(d.device_uuid, T.uuid, 16) == 0, "the descriptor names this device");
@@ -1124,19 +1129,27 @@ static cg_status game_frame_fence(cg_vk_ring *r, VkImage img, int w, int h, int 
     return st;
 }
 
-static int run_learner(int ndesc, uint8_t descs[][CG_ZC_DESC_SIZE])
+/* The learner process on ndesc descriptors (each of its own length). */
+static int spawn_learner(int ndesc, const uint8_t *const *descs)
 {
     char *argv[CG_ZC_MAX_SLOTS + 3];
-    static char hex[CG_ZC_MAX_SLOTS][2 * CG_ZC_DESC_SIZE + 1];
+    static char hex[CG_ZC_MAX_SLOTS][2 * CG_ZC_DESC_MAX_SIZE + 1];
     argv[0] = (char *)self_exe;
     argv[1] = "child-vk-learner";
     for (int i = 0; i < ndesc; i++) {
-        hex_encode(descs[i], CG_ZC_DESC_SIZE, hex[i]);
+        hex_encode(descs[i], cg_zc_desc_length(descs[i]), hex[i]);
         argv[2 + i] = hex[i];
     }
     argv[2 + ndesc] = NULL;
     pid_t pid = spawn_self(argv);
     return pid < 0 ? -1 : wait_child(pid);
+}
+
+static int run_learner(int ndesc, uint8_t descs[][CG_ZC_DESC_SIZE])
+{
+    const uint8_t *p[CG_ZC_MAX_SLOTS];
+    for (int i = 0; i < ndesc; i++) p[i] = descs[i];
+    return spawn_learner(ndesc, p);
 }
 
 static uint64_t mono_ns(void)
@@ -1243,6 +1256,327 @@ static void ring_counters_case(void)
     CHECK(control_counters_are(&info, c), "the control block has the same counters after it");
     vkt_image_free(&T, img, mem);
     cg_vk_ring_destroy(r);
+}
+
+/* ---- RGB-D and stereo rings (docs/zero-copy-v2.md, "Depth and stereo planes") ---- */
+
+typedef struct rgbd_cfg {
+    int sw, sh, tw, th;
+    uint32_t eyes;
+    cg_zc_depth_encoding enc;
+    float n, f;
+    int z01;
+    int override; /* frame 2 gives its own near/far/zZeroToOne at the depth call */
+} rgbd_cfg;
+
+static const cg_zc_depth_params RGBD_OVERRIDE = {16.0f, 16.5f, 1};
+
+/* What frame f of a configuration used: the depth parameters its
+ * descriptor must carry. */
+static cg_zc_depth_params rgbd_params(const rgbd_cfg *c, int f)
+{
+    if (c->override && f == 2) return RGBD_OVERRIDE;
+    return (cg_zc_depth_params){c->n, c->f, c->z01};
+}
+
+/* The frame's slot as the learner process dumped it, checked plane by
+ * plane: colour of eye e against cg_convert's RAW of pattern 2f + e (rows
+ * reversed), depth against the formula (linear: <= 2 ulps) or the stored
+ * bits (raw). */
+static void rgbd_check_dump(const rgbd_cfg *c, const cg_zc_desc *d, const char *dir, int f,
+                            uint32_t *max_ulp)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/frame-%llu.bin", dir, (unsigned long long)d->frame);
+    size_t n = frame_extent(d);
+    uint8_t *got = malloc(n);
+    FILE *fp = fopen(path, "rb");
+    CHECK(fp && got && fread(got, 1, n, fp) == n, "read %s", path);
+    if (fp) fclose(fp);
+    size_t spx = (size_t)c->sw * (size_t)c->sh, rgb = (size_t)c->tw * (size_t)c->th * 3;
+    uint8_t *px = malloc(spx * 4), *want = malloc(rgb);
+    float *src = malloc(spx * 4);
+    cg_zc_depth_params p = rgbd_params(c, f);
+    for (uint32_t e = 0; got && px && want && src && e < c->eyes; e++) {
+        zc_pattern(px, c->sw, c->sh, 2 * f + (int)e);
+        CHECK(rgb_oracle(px, c->sw, c->sh, c->tw, c->th, 1, NULL, want) == 0, "oracle");
+        CHECK(memcmp(got + e * d->color_eye_stride, want, rgb) == 0,
+              "%dx%d -> %dx%d frame %d eye %u: the RGB plane is cg_convert's RAW, upright", c->sw,
+              c->sh, c->tw, c->th, f, e);
+        if (c->enc == CG_ZC_DEPTH_NONE) continue;
+        depth_frame(src, c->sw, c->sh, f, (int)e);
+        const uint8_t *plane = got + d->depth_offset + e * d->depth_eye_stride;
+        int bad = 0;
+        for (int y = 0; y < c->th && bad < 3; y++)
+            for (int x = 0; x < c->tw && bad < 3; x++) {
+                float v = src[depth_source_index(x, y, c->sw, c->sh, c->tw, c->th, 1)], g;
+                memcpy(&g, plane + ((size_t)y * (size_t)c->tw + (size_t)x) * 4, 4);
+                if (c->enc == CG_ZC_DEPTH_RAW) {
+                    if (depth_bits(g) != depth_bits(v)) {
+                        CHECK(0, "frame %d eye %u raw (%d, %d): 0x%08x, stored 0x%08x", f, e, x, y,
+                              depth_bits(g), depth_bits(v));
+                        bad++;
+                    }
+                    continue;
+                }
+                float w = depth_reference(v, p.near_plane, p.far_plane, p.z_zero_to_one);
+                uint32_t u = depth_ulps(g, w);
+                if (u > *max_ulp) *max_ulp = u;
+                if (u > 2) {
+                    CHECK(0, "frame %d eye %u (%d, %d) of d %.9g: %.9g, the formula says %.9g (%u ulps)",
+                          f, e, x, y, (double)v, (double)g, (double)w, u);
+                    bad++;
+                }
+            }
+    }
+    free(got);
+    free(px);
+    free(want);
+    free(src);
+    remove(path);
+}
+
+/* Frame f's inputs: each eye's colour (pattern 2f + e) and depth images. */
+static void rgbd_upload(const rgbd_cfg *c, VkImage *cimg, VkImage *dimg, int f)
+{
+    size_t spx = (size_t)c->sw * (size_t)c->sh;
+    uint8_t *px = malloc(spx * 4);
+    float *dp = malloc(spx * 4);
+    for (uint32_t e = 0; px && dp && e < c->eyes; e++) {
+        zc_pattern(px, c->sw, c->sh, 2 * f + (int)e);
+        CHECK(vkt_upload(&T, cimg[e], c->sw, c->sh, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL) == 0,
+              "upload colour");
+        if (c->enc == CG_ZC_DEPTH_NONE) continue;
+        depth_frame(dp, c->sw, c->sh, f, (int)e);
+        CHECK(vkt_upload_depth(&T, dimg[e], c->sw, c->sh, dp, VK_IMAGE_LAYOUT_GENERAL) == 0,
+              "upload depth");
+    }
+    free(px);
+    free(dp);
+}
+
+static void game_begin(void)
+{
+    VKT_FN(&T, vkResetCommandBuffer)(T.cmd, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VKT_FN(&T, vkBeginCommandBuffer)(T.cmd, &bi);
+}
+
+/* One eye of a game frame: its depth part recorded at the "depth point",
+ * the colour part (fence: recorded; semaphore: published after the game's
+ * submit), one submit per eye as the mod does for stereo. Returns the
+ * colour part's status; *len its descriptor length. */
+static cg_status rgbd_eye(cg_vk_ring *r, cg_zc_mode mode, const rgbd_cfg *c, VkImage cimg,
+                          VkImage dimg, uint32_t eye, const cg_zc_depth_params *p, uint8_t *desc,
+                          size_t *len)
+{
+    game_begin();
+    size_t dl = 99;
+    if (c->enc != CG_ZC_DEPTH_NONE)
+        CHECK(cg_vk_ring_record_depth(r, T.cmd, dimg, VK_IMAGE_LAYOUT_GENERAL, eye, p, desc, &dl) ==
+                      CG_OK &&
+                  dl == 0,
+              "depth part of eye %u: %s (len %zu)", eye, cg_vk_ring_last_error(r), dl);
+    cg_status st;
+    if (mode == CG_ZC_MODE_FENCE) {
+        st = cg_vk_ring_record_eye(r, T.cmd, cimg, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, eye,
+                                   NULL, desc, len);
+        CHECK(vkt_submit_wait(&T) == 0, "the game's submit");
+    } else {
+        CHECK(vkt_submit_wait(&T) == 0, "the game's submit");
+        st = cg_vk_ring_publish_eye(r, cimg, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, eye, NULL,
+                                    desc, len);
+        VKT_FN(&T, vkQueueWaitIdle)(T.queue);
+    }
+    return st;
+}
+
+/* Frames 1..3 of each configuration, both eyes (and depth) per frame, read
+ * by the learner process; then the frame-part refusals and an abandoned
+ * frame on the first ring. */
+static void rgbd_case(cg_zc_mode mode)
+{
+    static const rgbd_cfg CFG[] = {
+        {37, 23, 16, 11, 2, CG_ZC_DEPTH_LINEAR, 0.05f, 1000.0f, 1, 0},
+        {33, 20, 47, 29, 2, CG_ZC_DEPTH_LINEAR, 0.1f, 100.0f, 0, 1},
+        {64, 48, 64, 48, 1, CG_ZC_DEPTH_RAW, 0, 0, 0, 0},
+        {41, 23, 19, 29, 2, CG_ZC_DEPTH_NONE, 0, 0, 0, 0},
+        {1, 1, 1, 1, 2, CG_ZC_DEPTH_RAW, 0, 0, 0, 0},
+        {640, 360, 640, 360, 2, CG_ZC_DEPTH_LINEAR, 1.0f, 2.0f, 1, 0},
+        {1920, 1080, 640, 360, 1, CG_ZC_DEPTH_LINEAR, 0.05f, 1000.0f, 0, 0},
+    };
+    char dump[] = "/tmp/cg-rgbd-dump-XXXXXX";
+    CHECK(mkdtemp(dump) != NULL, "dump dir");
+    uint32_t max_ulp = 0;
+    int frames = 0;
+    for (size_t ci = 0; ci < sizeof CFG / sizeof CFG[0]; ci++) {
+        const rgbd_cfg *c = &CFG[ci];
+        cg_vk_ring_desc d = ring_desc(c->sw, c->sh, mode);
+        d.slot_format = CG_VK_SLOT_RGB8;
+        d.target_width = c->tw;
+        d.target_height = c->th;
+        d.flip = 1;
+        d.slots = 3;
+        d.eyes = c->eyes;
+        d.depth = c->enc;
+        d.near_plane = c->n;
+        d.far_plane = c->f;
+        d.z_zero_to_one = c->z01;
+        d.reuse_recordings = mode == CG_ZC_MODE_SEMAPHORE;
+        cg_vk_ring *r = NULL;
+        cg_err e = {{0}};
+        CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create %zu: %s", ci, e.text);
+        if (!r) continue;
+        uint8_t tmpl[CG_ZC_DESC_MAX_SIZE];
+        cg_zc_desc td;
+        CHECK(cg_vk_ring_template(r, tmpl, sizeof tmpl) == CG_OK &&
+                  cg_zc_desc_length(tmpl) == CG_ZC_DESC_V3_SIZE &&
+                  cg_zc_desc_decode(tmpl, CG_ZC_DESC_V3_SIZE, &td, &e) == CG_OK && td.eyes == c->eyes &&
+                  td.depth_encoding == (uint32_t)c->enc &&
+                  td.depth_format == (c->enc ? CG_ZC_FORMAT_R32_SFLOAT : 0u),
+              "template %zu: version 3, %u eyes, encoding %d: %s", ci, c->eyes, (int)c->enc, e.text);
+        VkImage cimg[2], dimg[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+        VkDeviceMemory cmem[2], dmem[2];
+        for (uint32_t k = 0; k < c->eyes; k++) {
+            CHECK(vkt_image_ex(&T, c->sw, c->sh, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT,
+                               -1, 0, &cimg[k], &cmem[k]) == 0,
+                  "colour image");
+            if (c->enc) CHECK(vkt_depth_image(&T, c->sw, c->sh, &dimg[k], &dmem[k]) == 0, "depth image");
+        }
+        uint8_t descs[3][CG_ZC_DESC_MAX_SIZE];
+        const uint8_t *dp[3];
+        for (int f = 1; f <= 3; f++) {
+            rgbd_upload(c, cimg, dimg, f);
+            cg_zc_depth_params p = rgbd_params(c, f);
+            for (uint32_t k = 0; k < c->eyes; k++) {
+                size_t len = 99;
+                cg_status st = rgbd_eye(r, mode, c, cimg[k], dimg[k], k,
+                                        c->override && f == 2 ? &p : NULL, descs[f - 1], &len);
+                int lastpart = k + 1 == c->eyes;
+                CHECK(st == CG_OK && len == (lastpart ? CG_ZC_DESC_V3_SIZE : 0u),
+                      "%zu frame %d eye %u: %s, descriptor length %zu", ci, f, k,
+                      cg_vk_ring_last_error(r), len);
+            }
+            cg_zc_desc dd;
+            CHECK(cg_zc_desc_decode(descs[f - 1], CG_ZC_DESC_V3_SIZE, &dd, &e) == CG_OK &&
+                      dd.frame == (uint64_t)f,
+                  "descriptor of frame %d: %s", f, e.text);
+            if (c->enc == CG_ZC_DEPTH_LINEAR)
+                CHECK(dd.near_plane == p.near_plane && dd.far_plane == p.far_plane &&
+                          dd.depth_flags == (p.z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u),
+                      "frame %d's descriptor carries its near/far/zZeroToOne", f);
+            dp[f - 1] = descs[f - 1];
+        }
+        setenv("ZC_LEARNER_DUMP", dump, 1);
+        CHECK(spawn_learner(3, dp) == 0, "learner process %zu read 3 RGB-D frames", ci);
+        unsetenv("ZC_LEARNER_DUMP");
+        for (int f = 1; f <= 3; f++) {
+            cg_zc_desc dd;
+            if (cg_zc_desc_decode(descs[f - 1], CG_ZC_DESC_V3_SIZE, &dd, &e) != CG_OK) continue;
+            rgbd_check_dump(c, &dd, dump, f, &max_ulp);
+            frames++;
+        }
+        if (ci == 0) { /* the part order, on a stereo RGB-D ring */
+            uint8_t desc[CG_ZC_DESC_MAX_SIZE];
+            size_t len;
+            uint64_t cnt[CG_ZC_COUNTERS], cnt2[CG_ZC_COUNTERS];
+            cg_vk_ring_get_counters(r, cnt);
+            game_begin();
+            CHECK(cg_vk_ring_record_eye(r, T.cmd, cimg[0], VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 2,
+                                        NULL, desc, &len) == (mode == CG_ZC_MODE_FENCE
+                                                                  ? CG_E_INVALID_ARG
+                                                                  : CG_E_BAD_STATE),
+                  "eye 2: %s", cg_vk_ring_last_error(r));
+            CHECK(cg_vk_ring_record_depth(r, T.cmd, dimg[0], VK_IMAGE_LAYOUT_GENERAL, 2, NULL, desc,
+                                          &len) == CG_E_INVALID_ARG,
+                  "depth of eye 2: %s", cg_vk_ring_last_error(r));
+            cg_zc_depth_params bad = {-1.0f, 10.0f, 0};
+            CHECK(cg_vk_ring_record_depth(r, T.cmd, dimg[0], VK_IMAGE_LAYOUT_GENERAL, 0, &bad, desc,
+                                          &len) == CG_E_INVALID_ARG &&
+                      strstr(cg_vk_ring_last_error(r), "near"),
+                  "near -1: %s", cg_vk_ring_last_error(r));
+            CHECK(cg_vk_ring_record_cursor(r, T.cmd, cimg[0], VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                           NULL, desc) == CG_E_BAD_STATE,
+                  "the one-part call on a stereo RGB-D ring: %s", cg_vk_ring_last_error(r));
+            vkt_submit_wait(&T);
+            /* Colour of eye 1 first: out of order, nothing open: skipped. */
+            cg_status st = mode == CG_ZC_MODE_FENCE
+                               ? (game_begin(),
+                                  cg_vk_ring_record_eye(r, T.cmd, cimg[1],
+                                                        VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 1,
+                                                        NULL, desc, &len))
+                               : cg_vk_ring_publish_eye(r, cimg[1],
+                                                        VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 1,
+                                                        NULL, desc, &len);
+            if (mode == CG_ZC_MODE_FENCE) vkt_submit_wait(&T);
+            CHECK(st == CG_E_RING_FULL, "colour of eye 1 first: skipped (%s)", cg_status_name(st));
+            /* Eye 0 only, then a new frame: the first is abandoned, never published. */
+            cg_vk_ring_info info;
+            cg_vk_ring_get_info(r, &info);
+            CHECK(rgbd_eye(r, mode, c, cimg[0], dimg[0], 0, NULL, desc, &len) == CG_OK && len == 0,
+                  "eye 0 of frame 4");
+            uint32_t slot4 = UINT32_MAX;
+            for (uint32_t i = 0; i < info.slots; i++)
+                if (CG_ZC_WORD_STATE(cg_zc_lease_load(info.control, i)) == CG_ZC_WRITING) slot4 = i;
+            CHECK(slot4 != UINT32_MAX, "frame 4's slot is WRITING");
+            /* Eye 1 with other depth parameters than eye 0's: refused, nothing changed. */
+            cg_zc_depth_params other = {0.5f, 10.0f, 1};
+            game_begin();
+            CHECK(cg_vk_ring_record_depth(r, T.cmd, dimg[1], VK_IMAGE_LAYOUT_GENERAL, 1, &other, desc,
+                                          &len) == CG_E_INVALID_ARG,
+                  "eye 1's near/far differ from eye 0's: %s", cg_vk_ring_last_error(r));
+            vkt_submit_wait(&T);
+            for (int f = 4; f <= 5; f++) {
+                rgbd_upload(c, cimg, dimg, f);
+                for (uint32_t k = 0; k < 2; k++)
+                    CHECK(rgbd_eye(r, mode, c, cimg[k], dimg[k], k, NULL, descs[f - 4], &len) == CG_OK &&
+                              len == (k == 1 ? CG_ZC_DESC_V3_SIZE : 0u),
+                          "frame %d eye %u after the abandoned one: %s", f, k, cg_vk_ring_last_error(r));
+            }
+            cg_zc_desc dd;
+            CHECK(slot4 == UINT32_MAX ||
+                      CG_ZC_WORD_STATE(cg_zc_lease_load(info.control, slot4)) != CG_ZC_WRITING,
+                  "the abandoned frame's slot is not WRITING any more");
+            CHECK(cg_zc_desc_decode(descs[0], CG_ZC_DESC_V3_SIZE, &dd, &e) == CG_OK && dd.frame == 4,
+                  "the frame after the abandoned one is frame 4 (its number used again): %llu",
+                  (unsigned long long)dd.frame);
+            cg_vk_ring_get_counters(r, cnt2);
+            CHECK(cnt2[CG_ZC_COUNT_SKIPPED] == cnt[CG_ZC_COUNT_SKIPPED] + 1 &&
+                      cnt2[CG_ZC_COUNT_PUBLISHED] == cnt[CG_ZC_COUNT_PUBLISHED] + 2,
+                  "counters: the abandoned frame skipped (%llu -> %llu), 2 published (%llu -> %llu)",
+                  (unsigned long long)cnt[CG_ZC_COUNT_SKIPPED],
+                  (unsigned long long)cnt2[CG_ZC_COUNT_SKIPPED],
+                  (unsigned long long)cnt[CG_ZC_COUNT_PUBLISHED],
+                  (unsigned long long)cnt2[CG_ZC_COUNT_PUBLISHED]);
+            dp[0] = descs[0];
+            dp[1] = descs[1];
+            setenv("ZC_LEARNER_DUMP", dump, 1);
+            CHECK(spawn_learner(2, dp) == 0, "learner process read frames 4, 5");
+            unsetenv("ZC_LEARNER_DUMP");
+            for (int f = 4; f <= 5; f++)
+                if (cg_zc_desc_decode(descs[f - 4], CG_ZC_DESC_V3_SIZE, &dd, &e) == CG_OK)
+                    rgbd_check_dump(c, &dd, dump, f, &max_ulp);
+        }
+        if (c->enc == CG_ZC_DEPTH_NONE) {
+            uint8_t desc[CG_ZC_DESC_MAX_SIZE];
+            size_t len;
+            game_begin();
+            CHECK(cg_vk_ring_record_depth(r, T.cmd, cimg[0], VK_IMAGE_LAYOUT_GENERAL, 0, NULL, desc,
+                                          &len) == CG_E_INVALID_ARG,
+                  "depth on a ring without depth: %s", cg_vk_ring_last_error(r));
+            vkt_submit_wait(&T);
+        }
+        cg_vk_ring_destroy(r);
+        for (uint32_t k = 0; k < c->eyes; k++) {
+            vkt_image_free(&T, cimg[k], cmem[k]);
+            if (dimg[k]) vkt_image_free(&T, dimg[k], dmem[k]);
+        }
+    }
+    rmdir(dump);
+    printf("%d RGB-D frames (%s mode) read by the learner process: colour byte-exact, linear depth "
+           "within %u ulp of the formula, raw bit-exact\n",
+           frames, mode == CG_ZC_MODE_FENCE ? "fence" : "semaphore", max_ulp);
+    CHECK(frames >= 20, "the sweep ran");
 }
 
 static int ring_case(const char *which)
@@ -1486,6 +1820,17 @@ static int ring_case(const char *which)
             wait_for(info.server, 0);
         }
         vkt_image_free(&T, img, mem);
+    } else if (strcmp(which, "ring_rgbd") == 0) {
+        rgbd_case(CG_ZC_MODE_FENCE);
+    } else if (strcmp(which, "ring_rgbd_semaphore") == 0) {
+        if (!T.has_timeline || !T.has_sem_fd) {
+            printf("SKIP ring_rgbd_semaphore: %s lacks exportable timeline semaphores\n",
+                   T.device_name);
+            vkt_ring_fini(&T);
+            remove_test_dir();
+            return SKIP;
+        }
+        rgbd_case(CG_ZC_MODE_SEMAPHORE);
     } else if (strcmp(which, "ring_semaphore") == 0) {
         if (!T.has_timeline) {
             printf("SKIP ring_semaphore: %s lacks VK_KHR_external_semaphore_fd or timeline "

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void staging_free(vkt *t);
 
@@ -70,6 +71,27 @@ int vkt_init(vkt *t, char *why, size_t whylen)
                    : p.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 2
                                                                              : 1;
         if (rank > best_rank) best = (int)i, best_rank = rank;
+    }
+    /* $CG_VKT_DEVICE_UUID (32 hex digits, the CUDA/Vulkan device UUID): that
+     * GPU instead (a game on a chosen GPU of a multi-GPU machine). */
+    const char *want = getenv("CG_VKT_DEVICE_UUID");
+    if (want && *want) {
+        best = -1;
+        for (uint32_t i = 0; i < nd && best < 0; i++) {
+            VkPhysicalDeviceIDProperties id = {
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+            VkPhysicalDeviceProperties2 q = {
+                .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+            q.pNext = &id;
+            IFN(t, vkGetPhysicalDeviceProperties2)(pd[i], &q);
+            char hex[33];
+            for (int k = 0; k < 16; k++) snprintf(hex + 2 * k, 3, "%02x", id.deviceUUID[k]);
+            if (strlen(want) == 32 && strncasecmp(hex, want, 32) == 0) best = (int)i;
+        }
+        if (best < 0) {
+            free(pd);
+            return snprintf(why, whylen, "CG_VKT_DEVICE_UUID=%s: no Vulkan device has it", want), 1;
+        }
     }
     t->phys = pd[best];
     free(pd);
@@ -171,14 +193,47 @@ int vkt_image(vkt *t, int w, int h, int import_fd, uint64_t import_size, VkImage
     return vkt_image_ex(t, w, h, VK_FORMAT_R8G8B8A8_UNORM, 0, import_fd, import_size, img, mem);
 }
 
+/* An image of exactly `usage`; with `exportable` the memory allocated exportable as OPAQUE_FD
+ * (its size in *size when size is not NULL). */
+static int image_make(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags usage,
+                      int import_fd, uint64_t import_size, int exportable, VkImage *img,
+                      VkDeviceMemory *mem, uint64_t *size);
+
+#define VKT_COLOR_USAGE                                                                     \
+    (VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |                   \
+     VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)
+
 int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
                  int import_fd, uint64_t import_size, VkImage *img, VkDeviceMemory *mem)
+{
+    return image_make(t, w, h, format, VKT_COLOR_USAGE | extra_usage, import_fd, import_size, 0,
+                      img, mem, NULL);
+}
+
+int vkt_image_export(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
+                     VkImage *img, VkDeviceMemory *mem, uint64_t *size)
+{
+    return image_make(t, w, h, format, VKT_COLOR_USAGE | extra_usage, -1, 0, 1, img, mem, size);
+}
+
+int vkt_depth_image(vkt *t, int w, int h, VkImage *img, VkDeviceMemory *mem)
+{
+    /* Minecraft's depth target's usage: sampled, transfer, attachment. */
+    return image_make(t, w, h, VK_FORMAT_D32_SFLOAT,
+                      VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                          VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                      -1, 0, 0, img, mem, NULL);
+}
+
+static int image_make(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags usage,
+                      int import_fd, uint64_t import_size, int exportable, VkImage *img,
+                      VkDeviceMemory *mem, uint64_t *size)
 {
     VkExternalMemoryImageCreateInfo ext = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
     ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkImageCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-    ci.pNext = import_fd >= 0 ? &ext : NULL;
+    ci.pNext = import_fd >= 0 || exportable ? &ext : NULL;
     ci.imageType = VK_IMAGE_TYPE_2D;
     ci.format = format;
     ci.extent.width = (uint32_t)w;
@@ -188,8 +243,7 @@ int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_
     ci.arrayLayers = 1;
     ci.samples = VK_SAMPLE_COUNT_1_BIT;
     ci.tiling = VK_IMAGE_TILING_OPTIMAL;
-    ci.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | extra_usage;
+    ci.usage = usage;
     ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
     if (VKT_FN(t, vkCreateImage)(t->dev, &ci, NULL, img) != VK_SUCCESS) return 1;
     VkMemoryRequirements req;
@@ -200,9 +254,14 @@ int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_
     imp.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     imp.fd = import_fd;
     imp.pNext = &ded;
+    VkExportMemoryAllocateInfo exp = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    exp.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    exp.pNext = &ded;
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    ai.pNext = import_fd >= 0 ? (const void *)&imp : (const void *)&ded;
+    ai.pNext = import_fd >= 0 ? (const void *)&imp
+                              : exportable ? (const void *)&exp : (const void *)&ded;
     ai.allocationSize = import_fd >= 0 ? import_size : req.size;
+    if (size) *size = ai.allocationSize;
     ai.memoryTypeIndex = mem_type(t, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     VkResult r = VKT_FN(t, vkAllocateMemory)(t->dev, &ai, NULL, mem);
     if (r != VK_SUCCESS) {
@@ -218,29 +277,37 @@ void vkt_image_free(vkt *t, VkImage img, VkDeviceMemory mem)
     VKT_FN(t, vkFreeMemory)(t->dev, mem, NULL);
 }
 
-static int staging(vkt *t, size_t size, VkBuffer *buf, VkDeviceMemory *mem, void **map)
+static int make_buffer(vkt *t, size_t size, VkBufferUsageFlags usage, VkMemoryPropertyFlags props,
+                       VkBuffer *buf, VkDeviceMemory *mem)
 {
     VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bi.size = size;
-    bi.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bi.usage = usage;
     if (VKT_FN(t, vkCreateBuffer)(t->dev, &bi, NULL, buf) != VK_SUCCESS) return 1;
     VkMemoryRequirements req;
     VKT_FN(t, vkGetBufferMemoryRequirements)(t->dev, *buf, &req);
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.allocationSize = req.size;
-    ai.memoryTypeIndex = mem_type(t, req.memoryTypeBits,
-                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    ai.memoryTypeIndex = mem_type(t, req.memoryTypeBits, props);
     if (VKT_FN(t, vkAllocateMemory)(t->dev, &ai, NULL, mem) != VK_SUCCESS) return 1;
-    VKT_FN(t, vkBindBufferMemory)(t->dev, *buf, *mem, 0);
+    return VKT_FN(t, vkBindBufferMemory)(t->dev, *buf, *mem, 0) != VK_SUCCESS;
+}
+
+static int staging(vkt *t, size_t size, VkBuffer *buf, VkDeviceMemory *mem, void **map)
+{
+    if (make_buffer(t, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, buf,
+                    mem))
+        return 1;
     return VKT_FN(t, vkMapMemory)(t->dev, *mem, 0, VK_WHOLE_SIZE, 0, map) != VK_SUCCESS;
 }
 
-static void layout(vkt *t, VkImage img, VkImageLayout from, VkImageLayout to)
+VkImageMemoryBarrier vkt_image_barrier(VkImage img, VkImageLayout from, VkImageLayout to,
+                                       VkAccessFlags src_access, VkAccessFlags dst_access)
 {
     VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-    b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-    b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    b.srcAccessMask = src_access;
+    b.dstAccessMask = dst_access;
     b.oldLayout = from;
     b.newLayout = to;
     b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -249,23 +316,33 @@ static void layout(vkt *t, VkImage img, VkImageLayout from, VkImageLayout to)
     b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
     b.subresourceRange.levelCount = 1;
     b.subresourceRange.layerCount = 1;
+    return b;
+}
+
+static void layout(vkt *t, VkImage img, VkImageAspectFlags aspect, VkImageLayout from,
+                   VkImageLayout to)
+{
+    VkImageMemoryBarrier b =
+        vkt_image_barrier(img, from, to, VK_ACCESS_MEMORY_WRITE_BIT,
+                          VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    b.subresourceRange.aspectMask = aspect;
     VKT_FN(t, vkCmdPipelineBarrier)(t->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                                     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1,
                                     &b);
 }
 
-static int run_copy(vkt *t, VkImage img, VkImageLayout before, VkImageLayout after, VkBuffer buf,
-                    int w, int h, int to_image)
+static int run_copy(vkt *t, VkImage img, VkImageAspectFlags aspect, VkImageLayout before,
+                    VkImageLayout after, VkBuffer buf, int w, int h, int to_image)
 {
     VKT_FN(t, vkResetCommandBuffer)(t->cmd, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VKT_FN(t, vkBeginCommandBuffer)(t->cmd, &bi);
     VkImageLayout xfer = to_image ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
                                   : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    layout(t, img, before, xfer);
+    layout(t, img, aspect, before, xfer);
     VkBufferImageCopy reg;
     memset(&reg, 0, sizeof reg);
-    reg.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    reg.imageSubresource.aspectMask = aspect;
     reg.imageSubresource.layerCount = 1;
     reg.imageExtent.width = (uint32_t)w;
     reg.imageExtent.height = (uint32_t)h;
@@ -274,7 +351,7 @@ static int run_copy(vkt *t, VkImage img, VkImageLayout before, VkImageLayout aft
         VKT_FN(t, vkCmdCopyBufferToImage)(t->cmd, buf, img, xfer, 1, &reg);
     else
         VKT_FN(t, vkCmdCopyImageToBuffer)(t->cmd, img, xfer, buf, 1, &reg);
-    layout(t, img, xfer, after);
+    layout(t, img, aspect, xfer, after);
     return vkt_submit_wait(t);
 }
 
@@ -299,8 +376,8 @@ static void staging_free(vkt *t)
     t->stage_size = 0;
 }
 
-static int transfer(vkt *t, VkImage img, VkImageLayout before, VkImageLayout after, int w, int h,
-                    uint8_t *host, int to_image)
+static int transfer(vkt *t, VkImage img, VkImageAspectFlags aspect, VkImageLayout before,
+                    VkImageLayout after, int w, int h, uint8_t *host, int to_image)
 {
     size_t size = (size_t)w * (size_t)h * 4;
     if (size > t->stage_size) {
@@ -309,19 +386,43 @@ static int transfer(vkt *t, VkImage img, VkImageLayout before, VkImageLayout aft
         t->stage_size = size;
     }
     if (to_image) memcpy(t->stage_map, host, size);
-    int rc = run_copy(t, img, before, after, t->stage, w, h, to_image);
+    int rc = run_copy(t, img, aspect, before, after, t->stage, w, h, to_image);
     if (!to_image) memcpy(host, t->stage_map, size);
     return rc;
 }
 
 int vkt_upload(vkt *t, VkImage img, int w, int h, const uint8_t *rgba, VkImageLayout final)
 {
-    return transfer(t, img, VK_IMAGE_LAYOUT_UNDEFINED, final, w, h, (uint8_t *)rgba, 1);
+    return transfer(t, img, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED, final, w, h,
+                    (uint8_t *)rgba, 1);
+}
+
+int vkt_upload_depth(vkt *t, VkImage img, int w, int h, const float *depth, VkImageLayout final)
+{
+    return transfer(t, img, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED, final, w, h,
+                    (uint8_t *)depth, 1);
+}
+
+int vkt_download_depth(vkt *t, VkImage img, VkImageLayout cur, int w, int h, float *out)
+{
+    return transfer(t, img, VK_IMAGE_ASPECT_DEPTH_BIT, cur, cur, w, h, (uint8_t *)out, 0);
+}
+
+int vkt_buffer(vkt *t, size_t size, VkBufferUsageFlags usage, VkBuffer *buf, VkDeviceMemory *mem)
+{
+    return make_buffer(t, size, usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, buf, mem);
+}
+
+void vkt_buffer_free(vkt *t, VkBuffer buf, VkDeviceMemory mem)
+{
+    VKT_FN(t, vkDestroyBuffer)(t->dev, buf, NULL);
+    VKT_FN(t, vkFreeMemory)(t->dev, mem, NULL);
 }
 
 int vkt_download(vkt *t, VkImage img, VkImageLayout cur, int w, int h, uint8_t *out)
 {
-    return transfer(t, img, cur, cur, w, h, out, 0);
+    return transfer(t, img, VK_IMAGE_ASPECT_COLOR_BIT, cur, cur, w, h, out, 0);
 }
 
 int vkt_read_buffer(vkt *t, VkBuffer buf, size_t size, uint8_t *out, int external)

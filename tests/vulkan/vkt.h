@@ -56,6 +56,26 @@ void vkt_image_free(vkt *t, VkImage img, VkDeviceMemory mem);
 int vkt_image_ex(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
                  int import_fd, uint64_t import_size, VkImage *img, VkDeviceMemory *mem);
 
+/* vkt_image_ex's image with its dedicated memory exportable as OPAQUE_FD
+ * (vkGetMemoryFdKHR); *size: the allocation's size, as an importer needs it. */
+int vkt_image_export(vkt *t, int w, int h, VkFormat format, VkImageUsageFlags extra_usage,
+                     VkImage *img, VkDeviceMemory *mem, uint64_t *size);
+
+/* A colour image barrier on mip 0 / layer 0, no queue family transfer. */
+VkImageMemoryBarrier vkt_image_barrier(VkImage img, VkImageLayout from, VkImageLayout to,
+                                       VkAccessFlags src_access, VkAccessFlags dst_access);
+
+/* A VK_FORMAT_D32_SFLOAT OPTIMAL image with Minecraft's depth usage
+ * (TRANSFER_SRC|TRANSFER_DST|SAMPLED|DEPTH_STENCIL_ATTACHMENT). 0: done. */
+int vkt_depth_image(vkt *t, int w, int h, VkImage *img, VkDeviceMemory *mem);
+/* Upload w*h floats (row 0 first) into a depth image; it ends in `final`. */
+int vkt_upload_depth(vkt *t, VkImage img, int w, int h, const float *depth, VkImageLayout final);
+/* Download a depth image (in `cur`, left in `cur`) into out[w*h]. */
+int vkt_download_depth(vkt *t, VkImage img, VkImageLayout cur, int w, int h, float *out);
+/* A device-local buffer of `size` bytes with usage | TRANSFER_SRC. 0: done. */
+int vkt_buffer(vkt *t, size_t size, VkBufferUsageFlags usage, VkBuffer *buf, VkDeviceMemory *mem);
+void vkt_buffer_free(vkt *t, VkBuffer buf, VkDeviceMemory mem);
+
 /* End t->cmd (recording), submit it with t->fence, wait. 0 on success. */
 int vkt_submit_wait(vkt *t);
 

@@ -128,6 +128,67 @@ public final class VulkanZerocopyRing {
     public native ByteString recordCursorImpl(long commandBuffer, long image, int imageLayout,
             boolean drawCursor, int cursorX, int cursorY);
 
+    /** {@link #initRgbdImpl} depthEncoding: no depth plane. */
+    public static final int DEPTH_NONE = 0;
+    /** {@link #initRgbdImpl} depthEncoding: eye distance / far, as captureDepthImpl with
+     * requiresDepthConversion = true gives it (docs/wire-format.md, "Depth"). */
+    public static final int DEPTH_LINEAR = 1;
+    /** {@link #initRgbdImpl} depthEncoding: the stored depth floats, bit for bit. */
+    public static final int DEPTH_RAW = 2;
+
+    /**
+     * {@link #initRgbImpl} with eyes and a depth plane (docs/zero-copy-v2.md, "Depth and stereo
+     * planes"): each slot holds {@code eyes} (1 or 2) RGB planes and, with depthEncoding
+     * {@link #DEPTH_LINEAR} or {@link #DEPTH_RAW}, a depth plane per eye, {@code (targetHeight,
+     * targetWidth)} float32, upright, each pixel the depth of the source pixel the RGB plane
+     * samples. The depth comes from the game's VK_FORMAT_D32_SFLOAT image (usage SAMPLED, the
+     * colour image's size). near, far, zZeroToOne: LINEAR's parameters for every frame whose
+     * depth call does not give its own (finite 0 < near < far, else IllegalArgumentException).
+     * Returns the template descriptor: 256 bytes (version 3) when eyes is 2 or there is a depth
+     * plane, else the 192 of initRgbImpl. Frames then go part by part, for each eye in order
+     * (eye 0 first): {@link #recordDepthImpl} (with a depth plane) at the mod's depth point,
+     * then the colour part, {@link #publishEyeImpl} (semaphore mode, after the game's submit of
+     * that eye) or {@link #recordEyeImpl} (fence mode); the last part returns the descriptor.
+     * publishCursorImpl / recordCursorImpl are for rings of one eye without depth
+     * (IllegalStateException here).
+     */
+    public native ByteString initRgbdImpl(long instance, long physicalDevice, long device,
+            int queueFamily, long queue, long getInstanceProcAddr, int width, int height,
+            int imageFormat, int targetWidth, int targetHeight, boolean flipVertically, int slots,
+            int mode, long waitNanos, boolean debugUtils, int eyes, int depthEncoding, float near,
+            float far, boolean zZeroToOne);
+
+    /**
+     * Record eye {@code eye}'s depth plane from {@code depthImage} (a D32_SFLOAT image in
+     * {@code imageLayout}, Minecraft's GENERAL; returned to it) into the game's
+     * {@code commandBuffer} (both modes), right after the level is rendered and before the
+     * depth is cleared, outside a render pass. near, far, zZeroToOne: this frame's LINEAR
+     * parameters (they go into its descriptor; ignored for RAW); both eyes of a frame give the
+     * same. Returns an empty ByteString (the frame needs its colour part), or null when the
+     * frame is skipped (every slot held, or a part out of order: the open frame is then
+     * abandoned, never published). IllegalArgumentException: eye outside 0..eyes-1, a ring
+     * without depth, bad near/far.
+     */
+    public native ByteString recordDepthImpl(long commandBuffer, long depthImage, int imageLayout,
+            int eye, float near, float far, boolean zZeroToOne);
+
+    /**
+     * Semaphore mode: eye {@code eye}'s colour, as {@link #publishCursorImpl}, right after the
+     * game's submit of that eye's frame. Returns the descriptor when this part completes the
+     * frame (the last eye), an empty ByteString when the frame needs more parts, null when it is
+     * skipped.
+     */
+    public native ByteString publishEyeImpl(long image, int imageLayout, int eye,
+            boolean drawCursor, int cursorX, int cursorY);
+
+    /**
+     * Fence mode: eye {@code eye}'s colour recorded into the game's {@code commandBuffer}, as
+     * {@link #recordCursorImpl}; returns as {@link #publishEyeImpl}. Send the descriptor after
+     * the game's fence wait.
+     */
+    public native ByteString recordEyeImpl(long commandBuffer, long image, int imageLayout,
+            int eye, boolean drawCursor, int cursorX, int cursorY);
+
     /**
      * Destroy the ring; init may be called again (any size). No-op without a ring. Any thread,
      * also between recordImpl and the game's submit of that command buffer: a fence-mode ring

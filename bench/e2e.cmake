@@ -1,0 +1,53 @@
+# End-to-end benchmark of the observation path (bench/e2e/, issue 27 item 4):
+# N game JVMs (cgbench.E2eGame + libe2e_game, the game's Vulkan side) capture
+# through the real natives and step with one Python learner (e2e_bench.py):
+#   python3 bench/e2e/e2e_bench.py --game build/bench/bench_e2e_game [options]
+# docs/benchmarks.md, "End to end", has the GPU machine's command. The ctest
+# bench_e2e_smoke runs it at N = 1, 2, 32x32, a few steps (lavapipe, fence
+# mode, the stand-in libcuda): every mode and column printed, every batch the
+# scene, no timing limit; bench_e2e_validation the same under the validation
+# layer.
+if(NOT CG_WITH_JNI OR NOT TARGET vkt OR NOT CG_GLSLANG OR NOT CG_HAVE_VK_RING)
+  return()
+endif()
+set(cg_e2e_spv ${CMAKE_CURRENT_BINARY_DIR}/e2e-spirv)
+file(MAKE_DIRECTORY ${cg_e2e_spv})
+add_custom_command(
+  OUTPUT ${cg_e2e_spv}/e2e_render.spv.h
+  COMMAND ${CMAKE_COMMAND} -P ${PROJECT_SOURCE_DIR}/src/vulkan/glslang_quiet.cmake --
+          ${CG_GLSLANG} -V -S comp --vn e2e_render_spv -o ${cg_e2e_spv}/e2e_render.spv.h
+          ${CMAKE_CURRENT_LIST_DIR}/e2e/e2e_render.comp
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/e2e/e2e_render.comp
+  COMMENT "glslangValidator: e2e_render.comp -> SPIR-V header"
+  VERBATIM)
+add_library(e2e_game SHARED ${CMAKE_CURRENT_LIST_DIR}/e2e/e2e_game_jni.c
+            ${cg_e2e_spv}/e2e_render.spv.h)
+target_include_directories(e2e_game PRIVATE ${JAVA_INCLUDE_PATH} ${JAVA_INCLUDE_PATH2}
+                           ${cg_e2e_spv})
+target_link_libraries(e2e_game PRIVATE vkt)
+cg_target_warnings(e2e_game)
+cg_add_java_program(NAME bench_e2e_game MAIN cgbench.E2eGame
+                    SOURCES ${CMAKE_CURRENT_LIST_DIR}/e2e/E2eGame.java
+                    NATIVE_DIRS $<TARGET_FILE_DIR:e2e_game> DEPENDS e2e_game
+                    # N of them on the machine: no parallel GC threads each.
+                    JAVA_OPTS -XX:+UseSerialGC -Xmx512m)
+if(CG_PYTHON3 AND TARGET fake_cuda_ext)
+  add_test(NAME bench_e2e_smoke
+           COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/e2e/e2e_bench.py
+                   --game ${bench_e2e_game_SCRIPT} --envs 1,2 --sizes 32x32 --costs 0.05
+                   --steps 6 --rounds 2 --warmup 2 --sync fence --policy numpy --check)
+  set(cg_e2e_env "PYTHONPATH=${PROJECT_SOURCE_DIR}/python"
+                 "CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
+  set_tests_properties(bench_e2e_smoke PROPERTIES LABELS "vulkan;jvm;python"
+                       SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT "${cg_e2e_env}")
+  # The same under the Khronos validation layer with synchronization validation
+  # (tests/vulkan/validate.sh): the games' render, readback and every capture
+  # mode's recording, no message allowed.
+  add_test(NAME bench_e2e_validation
+           COMMAND sh ${PROJECT_SOURCE_DIR}/tests/vulkan/validate.sh ${CG_PYTHON3}
+                   ${CMAKE_CURRENT_LIST_DIR}/e2e/e2e_bench.py --game ${bench_e2e_game_SCRIPT}
+                   --envs 1,2 --sizes 32x32 --costs 0.05 --steps 2 --rounds 1 --warmup 1
+                   --sync fence --policy numpy --check)
+  set_tests_properties(bench_e2e_validation PROPERTIES LABELS "vulkan;jvm;python"
+                       SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT "${cg_e2e_env}")
+endif()
