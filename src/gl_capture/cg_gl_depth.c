@@ -10,7 +10,7 @@
 
 #include "cg_gl.h"
 #include "cg_gl_check.h"
-#include "cg_gl_depth_source.h" /* cg_gl_depth_source: cg_gl_depth.comp's text */
+#include "cg_gl_depth_source.h" /* cg_gl_depth_source: src/vulkan/cg_vk_depth.comp's text */
 #include "cg_size.h"
 
 /* The shader's Params block (std140: nine 4-byte members, padded to 48). */
@@ -150,7 +150,7 @@ cg_status cg_gl_depth_pass_run(cg_gl_depth_pass *p, cg_gl_reader *r, const cg_gl
     gd.tex_h = j->src_h;
     gd.kind = CG_GL_TEXTURE_DEPTH;
     gd.sampler = p->sampler;
-    /* cg_gl_depth.comp's GL bindings: Params at UBO 0, the plane at SSBO 2. */
+    /* cg_vk_depth.comp's GL bindings: Params at UBO 0, the plane at SSBO 2. */
     gd.bind[0].target = GL_UNIFORM_BUFFER;
     gd.bind[0].index = 0;
     gd.bind[0].buffer = p->params_ubo;
