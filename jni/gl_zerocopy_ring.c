@@ -43,7 +43,7 @@ typedef struct gl_frame {
     unsigned texture;
     cg_cursor cursor;
     uint32_t eye;
-    cg_gl_depth_linear lin;
+    cg_zc_depth_params lin;
 } gl_frame;
 
 static cg_status step(void *ctx, void *arg, uint8_t *desc, size_t *len, cg_err *why)

@@ -503,7 +503,7 @@ typedef struct gr_part {
     uint32_t eye;
     unsigned texture;                 /* colour, or the depth texture */
     const cg_cursor *cursor;          /* colour: this eye's */
-    const cg_gl_depth_linear *params; /* depth, LINEAR: this frame's; NULL: the ring's */
+    const cg_zc_depth_params *params; /* depth, LINEAR: this frame's; NULL: the ring's */
 } gr_part;
 
 static const char *part_name(cg_zc_part_kind kind)
@@ -549,20 +549,20 @@ static cg_status write_part(cg_gl_ring *r, const gr_part *p, uint32_t slot)
  * set). Checked before anything changes. */
 static cg_status check_depth_params(cg_gl_ring *r, const gr_part *p)
 {
-    const cg_gl_depth_linear *q = p->params;
+    const cg_zc_depth_params *q = p->params;
     if (p->kind != CG_ZC_PART_DEPTH || r->d.depth != CG_ZC_DEPTH_LINEAR || !q) return CG_OK;
     if (cg_depth_check_planes(q->near_plane, q->far_plane) != CG_OK)
         return cg_fail(&r->err, CG_E_INVALID_ARG,
                        "depth(%u): linear depth needs finite 0 < near < far; got near=%g far=%g",
                        p->eye, (double)q->near_plane, (double)q->far_plane);
-    uint32_t flags = q->zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
+    uint32_t flags = q->z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
     if (p->eye > 0 && r->parts.open &&
         (q->near_plane != r->parts.near_plane || q->far_plane != r->parts.far_plane ||
          flags != r->parts.depth_flags))
         return cg_fail(&r->err, CG_E_INVALID_ARG,
                        "depth(%u): near=%g far=%g zZeroToOne=%d, but this frame's depth planes "
                        "use near=%g far=%g zZeroToOne=%d (set by depth(0); one set a frame)",
-                       p->eye, (double)q->near_plane, (double)q->far_plane, q->zero_to_one,
+                       p->eye, (double)q->near_plane, (double)q->far_plane, q->z_zero_to_one,
                        (double)r->parts.near_plane, (double)r->parts.far_plane,
                        (r->parts.depth_flags & CG_ZC_DEPTH_Z_ZERO_TO_ONE) != 0);
     return CG_OK;
@@ -572,8 +572,8 @@ static cg_status check_depth_params(cg_gl_ring *r, const gr_part *p)
  * part gives its own. */
 static void start_frame_params(cg_gl_ring *r, const gr_part *p)
 {
-    const cg_gl_depth_linear *q = p->kind == CG_ZC_PART_DEPTH ? p->params : NULL;
-    int z01 = q ? q->zero_to_one : r->d.z_zero_to_one;
+    const cg_zc_depth_params *q = p->kind == CG_ZC_PART_DEPTH ? p->params : NULL;
+    int z01 = q ? q->z_zero_to_one : r->d.z_zero_to_one;
     r->parts.near_plane = q ? q->near_plane : r->d.near_plane;
     r->parts.far_plane = q ? q->far_plane : r->d.far_plane;
     r->parts.depth_flags = z01 ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
@@ -701,7 +701,7 @@ cg_status cg_gl_ring_publish_eye(cg_gl_ring *r, unsigned texture, uint32_t eye,
 }
 
 cg_status cg_gl_ring_publish_depth(cg_gl_ring *r, unsigned depth_texture, uint32_t eye,
-                                   const cg_gl_depth_linear *params,
+                                   const cg_zc_depth_params *params,
                                    uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len)
 {
     CG_RETURN_IF(!r, CG_E_INVALID_ARG);

@@ -78,9 +78,9 @@
 #include <stdint.h>
 
 #include "cg_err.h"
-#include "cg_gl.h" /* cg_gl_depth_linear */
 #include "cg_status.h"
 #include "cg_vk_ring.h" /* cg_vk_slot_format, cg_vk_copy_path, cg_vk_ring_info */
+#include "cg_zc_parts.h" /* cg_zc_depth_params */
 #include "cg_zc_proto.h"
 
 #ifdef __cplusplus
@@ -236,7 +236,7 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
  * ignored by a RAW ring. Call it where the game's depth buffer holds the
  * eye's scene (Minecraft: right after renderLevel). */
 cg_status cg_gl_ring_publish_depth(cg_gl_ring *r, unsigned depth_texture, uint32_t eye,
-                                   const cg_gl_depth_linear *params,
+                                   const cg_zc_depth_params *params,
                                    uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len);
 
 /* The colour part of `eye`: texture (as publish_cursor) with that eye's

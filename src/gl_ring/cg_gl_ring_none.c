@@ -46,7 +46,7 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture, const cg_cu
 }
 
 cg_status cg_gl_ring_publish_depth(cg_gl_ring *r, unsigned depth_texture, uint32_t eye,
-                                   const cg_gl_depth_linear *params,
+                                   const cg_zc_depth_params *params,
                                    uint8_t desc_out[CG_ZC_DESC_MAX_SIZE], size_t *desc_len)
 {
     (void)r, (void)depth_texture, (void)eye, (void)params, (void)desc_out;

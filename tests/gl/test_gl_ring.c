@@ -853,7 +853,7 @@ static cg_gl_ring *open_planes(const planes_cfg *c, int mode, cg_status *st, cg_
  * frame's override at depth(0) and depth(1) (NULL: the ring's). The last
  * part's status; *len its descriptor's length. */
 static cg_status planes_parts(cg_gl_ring *r, const planes_cfg *c, gl_scene sc[2],
-                              cg_gl_reader *oracle, uint32_t seed, const cg_gl_depth_linear *lin,
+                              cg_gl_reader *oracle, uint32_t seed, const cg_zc_depth_params *lin,
                               planes_want *w, uint8_t desc[CG_ZC_DESC_MAX_SIZE], size_t *len)
 {
     size_t sn = (size_t)c->sw * c->sh;
@@ -869,10 +869,12 @@ static cg_status planes_parts(cg_gl_ring *r, const planes_cfg *c, gl_scene sc[2]
             st = cg_gl_ring_publish_depth(r, dt, e, lin, desc, len);
             CHECK(st == CG_OK && *len == 0, "depth(%u): %s %s (len %zu: more parts)", e,
                   cg_status_name(st), cg_gl_ring_last_error(r), *len);
-            const cg_gl_depth_linear ring_lin = {c->near_plane, c->far_plane, c->z01};
-            const cg_gl_depth_linear *use = lin ? lin : &ring_lin;
+            /* captureDepthImpl's planes: the frame's */
+            const cg_gl_depth_linear use = {lin ? lin->near_plane : c->near_plane,
+                                            lin ? lin->far_plane : c->far_plane,
+                                            lin ? lin->z_zero_to_one : c->z01};
             if (c->depth == CG_ZC_DEPTH_LINEAR)
-                CHECK(cg_gl_read_depth(oracle, dt, c->sw, c->sh, use, src, sn) == CG_OK,
+                CHECK(cg_gl_read_depth(oracle, dt, c->sw, c->sh, &use, src, sn) == CG_OK,
                       "captureDepthImpl's core: %s", cg_gl_reader_last_error(oracle));
             else
                 CHECK(depth_read_pixels(dt, c->sw, c->sh, src) == 0, "glReadPixels");
@@ -1060,15 +1062,15 @@ static int case_planes(int stereo, int mode)
         int nframes = big ? 1 : 4;
         for (int f = 0; f < nframes; f++) {
             /* Frame 2 overrides the planes (and the clip convention). */
-            cg_gl_depth_linear over = {16.0f, 16.5f, !c->z01};
-            const cg_gl_depth_linear *lin = f == 2 && c->depth == CG_ZC_DEPTH_LINEAR ? &over : NULL;
+            cg_zc_depth_params over = {16.0f, 16.5f, !c->z01};
+            const cg_zc_depth_params *lin = f == 2 && c->depth == CG_ZC_DEPTH_LINEAR ? &over : NULL;
             size_t len = 0;
             st = planes_parts(r, c, sc, oracle, (uint32_t)(ci * 16 + (size_t)f), lin, &w, desc, &len);
             if (st != CG_OK || len != CG_ZC_DESC_V3_SIZE) continue;
             CHECK(cg_zc_desc_decode(desc, len, &dd, &e) == CG_OK && layout_as_documented(c, &dd),
                   "frame descriptor: %s", e.text);
             float wn = lin ? lin->near_plane : c->near_plane, wf = lin ? lin->far_plane : c->far_plane;
-            int wz = lin ? lin->zero_to_one : c->z01;
+            int wz = lin ? lin->z_zero_to_one : c->z01;
             if (c->depth == CG_ZC_DEPTH_LINEAR)
                 CHECK(dd.near_plane == wn && dd.far_plane == wf &&
                           dd.depth_flags == (wz ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u),
@@ -1192,7 +1194,7 @@ static int case_parts(void)
     CHECK(only_returned_published(&vi, returned), "only frames returned are PUBLISHED");
 
     /* Bad arguments mid-frame change nothing. */
-    cg_gl_depth_linear lin = {0.5f, 50.0f, 1}, other = {0.5f, 60.0f, 1}, bad = {2.0f, 1.0f, 0};
+    cg_zc_depth_params lin = {0.5f, 50.0f, 1}, other = {0.5f, 60.0f, 1}, bad = {2.0f, 1.0f, 0};
     CHECK(cg_gl_ring_publish_depth(r, dt, 0, &lin, desc, &len) == CG_OK, "depth(0) with planes");
     st = cg_gl_ring_publish_eye(r, sc.color, 2, NULL, desc, &len);
     CHECK(st == CG_E_INVALID_ARG, "eye 2: %s %s", cg_status_name(st), cg_gl_ring_last_error(r));
@@ -1331,7 +1333,7 @@ static int case_planes_bad_input(void)
     size_t len = 0;
     CHECK(cg_gl_ring_publish_eye(r, sc.color, 0, NULL, t, &len) == CG_OK && len == CG_ZC_DESC_SIZE,
           "colour(0) of a plain ring: a 192-byte descriptor (%zu)", len);
-    cg_gl_depth_linear lin = {1, 2, 0};
+    cg_zc_depth_params lin = {1, 2, 0};
     CHECK(cg_gl_ring_publish_depth(r, sc.depth, 0, &lin, t, &len) == CG_E_INVALID_ARG,
           "depth on a plain ring");
     gl_scene_destroy(&sc);
