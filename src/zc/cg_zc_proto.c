@@ -98,11 +98,6 @@ cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap)
     return CG_OK; /* 244..255 reserved, 0 */
 }
 
-size_t cg_zc_desc_length(const uint8_t *in)
-{
-    return in && get16(in + 6) == CG_ZC_DESC_V3_SIZE ? CG_ZC_DESC_V3_SIZE : CG_ZC_DESC_SIZE;
-}
-
 /* Bytes per pixel of a format this version knows; 0 for any other. */
 static uint32_t format_bpp(uint32_t f, uint16_t version)
 {

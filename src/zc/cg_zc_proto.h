@@ -159,10 +159,15 @@ typedef struct cg_zc_hello {
  * fields are not validated here. */
 cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap);
 
-/* The length of a descriptor this library encoded, from its length field:
- * CG_ZC_DESC_V3_SIZE (256) when that field says 256, else CG_ZC_DESC_SIZE
- * (192). in holds at least 8 bytes. */
-size_t cg_zc_desc_length(const uint8_t *in);
+/* The length of a descriptor this library encoded, from its length field
+ * (offset 6, little-endian): CG_ZC_DESC_V3_SIZE (256) when that field says
+ * 256, else CG_ZC_DESC_SIZE (192). in holds at least 8 bytes. Inline: the
+ * natives call it on every platform, also where src/zc is headers only. */
+static inline size_t cg_zc_desc_length(const uint8_t *in)
+{
+    return in && (in[6] | (unsigned)in[7] << 8) == CG_ZC_DESC_V3_SIZE ? CG_ZC_DESC_V3_SIZE
+                                                                      : CG_ZC_DESC_SIZE;
+}
 
 /* Parse and validate len bytes of a version 1, 2 or 3 descriptor. Errors
  * (err gets the field and value): CG_E_BUFFER_TOO_SMALL (shorter than 192
