@@ -267,6 +267,10 @@ static cg_status setup(cg_gl_ring *r)
     r->copy_path = pick_copy_path(r);
     if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) CG_TRY(compute_setup(r));
     CG_TRY(cg_zc_parts_init(&r->parts, r->d.eyes, r->d.depth != CG_ZC_DEPTH_NONE));
+    if (r->d.depth == CG_ZC_DEPTH_LINEAR) {
+        cg_zc_depth_params ring = {r->d.near_plane, r->d.far_plane, r->d.z_zero_to_one};
+        cg_zc_parts_set_linear(&r->parts, &ring);
+    }
     if (r->d.depth) CG_TRY(cg_gl_depth_pass_create(&r->depth_pass, &r->err));
     return CG_OK;
 }
@@ -506,11 +510,6 @@ typedef struct gr_part {
     const cg_zc_depth_params *params; /* depth, LINEAR: this frame's; NULL: the ring's */
 } gr_part;
 
-static const char *part_name(cg_zc_part_kind kind)
-{
-    return kind == CG_ZC_PART_DEPTH ? "depth" : "colour";
-}
-
 /* The part into the claimed slot: the pack, the RGB dispatch (at the eye's
  * plane on a ring with planes) or the depth pass. Failures with the
  * reason in r->err. */
@@ -544,59 +543,6 @@ static cg_status write_part(cg_gl_ring *r, const gr_part *p, uint32_t slot)
     return CG_OK;
 }
 
-/* The frame's depth parameters from its first depth part (or the ring's);
- * a later eye's depth part must give the same (the descriptor carries one
- * set). Checked before anything changes. */
-static cg_status check_depth_params(cg_gl_ring *r, const gr_part *p)
-{
-    const cg_zc_depth_params *q = p->params;
-    if (p->kind != CG_ZC_PART_DEPTH || r->d.depth != CG_ZC_DEPTH_LINEAR || !q) return CG_OK;
-    if (cg_depth_check_planes(q->near_plane, q->far_plane) != CG_OK)
-        return cg_fail(&r->err, CG_E_INVALID_ARG,
-                       "depth(%u): linear depth needs finite 0 < near < far; got near=%g far=%g",
-                       p->eye, (double)q->near_plane, (double)q->far_plane);
-    uint32_t flags = q->z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
-    if (p->eye > 0 && r->parts.open &&
-        (q->near_plane != r->parts.near_plane || q->far_plane != r->parts.far_plane ||
-         flags != r->parts.depth_flags))
-        return cg_fail(&r->err, CG_E_INVALID_ARG,
-                       "depth(%u): near=%g far=%g zZeroToOne=%d, but this frame's depth planes "
-                       "use near=%g far=%g zZeroToOne=%d (set by depth(0); one set a frame)",
-                       p->eye, (double)q->near_plane, (double)q->far_plane, q->z_zero_to_one,
-                       (double)r->parts.near_plane, (double)r->parts.far_plane,
-                       (r->parts.depth_flags & CG_ZC_DEPTH_Z_ZERO_TO_ONE) != 0);
-    return CG_OK;
-}
-
-/* At the frame's first part: its depth parameters, the ring's unless the
- * part gives its own. */
-static void start_frame_params(cg_gl_ring *r, const gr_part *p)
-{
-    const cg_zc_depth_params *q = p->kind == CG_ZC_PART_DEPTH ? p->params : NULL;
-    int z01 = q ? q->z_zero_to_one : r->d.z_zero_to_one;
-    r->parts.near_plane = q ? q->near_plane : r->d.near_plane;
-    r->parts.far_plane = q ? q->far_plane : r->d.far_plane;
-    r->parts.depth_flags = z01 ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
-}
-
-/* The frame is complete: its descriptor (the frame's depth parameters) into
- * out (cap bytes), the slot PUBLISHED. Returns the descriptor's length. */
-static size_t publish_frame(cg_gl_ring *r, uint32_t slot, uint64_t frame, uint8_t *out,
-                            size_t cap)
-{
-    cg_zc_desc d = r->zc.tmpl;
-    d.slot = slot;
-    d.frame = frame;
-    if (d.depth_encoding == CG_ZC_DEPTH_LINEAR) {
-        d.near_plane = r->parts.near_plane;
-        d.far_plane = r->parts.far_plane;
-        d.depth_flags = r->parts.depth_flags;
-    }
-    (void)cg_zc_desc_encode(&d, out, cap); /* cap fits the template's version */
-    cg_zc_leases_publish(&r->zc.leases, slot, frame);
-    return cg_zc_desc_length(out);
-}
-
 /* Everything a per-frame call refuses before it looks at the part. */
 static cg_status check_call(cg_gl_ring *r, const void *desc_out)
 {
@@ -613,37 +559,17 @@ static cg_status check_call(cg_gl_ring *r, const void *desc_out)
 }
 
 /* One part of a frame (cg_gl_ring.h, "A frame in parts"). */
-static cg_status run_part(cg_gl_ring *r, const gr_part *p, uint8_t *desc_out, size_t cap,
-                          size_t *desc_len)
+static cg_status run_part(cg_gl_ring *r, const gr_part *p, uint8_t *desc_out, size_t *desc_len)
 {
-    CG_TRY(check_depth_params(r, p));
-    cg_zc_part_action action;
-    int abandoned = 0;
-    CG_TRY(cg_zc_parts_classify(&r->parts, p->kind, p->eye, &action, &abandoned, &r->err));
-    if (abandoned) /* never published: no learner waits for it */
-        cg_zc_leases_abandon(&r->zc.leases, r->parts.slot, r->parts.frame);
-    if (action == CG_ZC_PART_SKIP)
-        return cg_fail(&r->err, CG_E_RING_FULL, "%s(%u) skipped: %s", part_name(p->kind), p->eye,
-                       r->parts.skipping ? "its frame found every slot held"
-                                         : "out of order (the frame's parts go depth(0), "
-                                           "colour(0), depth(1), colour(1), those the ring "
-                                           "has); the open frame, if any, is given up");
-    if (action == CG_ZC_PART_START) {
-        uint32_t slot;
-        uint64_t frame;
-        cg_status st = cg_zc_leases_claim(&r->zc.leases, slot_idle, r, &slot, &frame, &r->err);
-        if (st == CG_E_RING_FULL) cg_zc_parts_full(&r->parts);
-        if (st != CG_OK && st != CG_E_RING_FULL) {
-            r->failed = 1;
-            (void)cg_zc_parts_reset(&r->parts);
-        }
-        if (st != CG_OK) return st;
-        cg_zc_parts_claim(&r->parts, slot, frame);
-        start_frame_params(r, p);
-    }
+    cg_zc_part_hooks hooks = {slot_idle, NULL, NULL, r};
+    int fatal = 0;
+    cg_status st = cg_zc_producer_part_begin(&r->zc, &r->parts, p->kind, p->eye, p->params,
+                                             &hooks, &fatal, &r->err);
+    if (fatal) r->failed = 1;
+    CG_TRY(st);
     uint32_t slot = r->parts.slot;
     uint64_t frame = r->parts.frame;
-    cg_status st = write_part(r, p, slot);
+    st = write_part(r, p, slot);
     if (st != CG_OK) { /* the frame is given up: its slot RELEASED, the ring usable */
         (void)cg_zc_parts_reset(&r->parts);
         cg_zc_leases_release(&r->zc.leases, slot, frame);
@@ -659,7 +585,7 @@ static cg_status run_part(cg_gl_ring *r, const gr_part *p, uint8_t *desc_out, si
         cg_zc_leases_release(&r->zc.leases, slot, frame);
         return st;
     }
-    *desc_len = publish_frame(r, slot, frame, desc_out, cap);
+    *desc_len = cg_zc_producer_publish_parts(&r->zc, &r->parts, desc_out);
     return CG_OK;
 }
 
@@ -680,7 +606,7 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
     CG_TRY(check_call(r, desc_out));
     gr_part p = {CG_ZC_PART_COLOR, 0, texture, cursor, NULL};
     size_t len = 0;
-    return run_part(r, &p, desc_out, CG_ZC_DESC_SIZE, &len);
+    return run_part(r, &p, desc_out, &len);
 }
 
 cg_status cg_gl_ring_publish_eye(cg_gl_ring *r, unsigned texture, uint32_t eye,
@@ -697,7 +623,7 @@ cg_status cg_gl_ring_publish_eye(cg_gl_ring *r, unsigned texture, uint32_t eye,
                        "cg_gl_ring_publish)");
     CG_TRY(check_call(r, desc_out));
     gr_part p = {CG_ZC_PART_COLOR, eye, texture, cursor, NULL};
-    return run_part(r, &p, desc_out, CG_ZC_DESC_MAX_SIZE, desc_len);
+    return run_part(r, &p, desc_out, desc_len);
 }
 
 cg_status cg_gl_ring_publish_depth(cg_gl_ring *r, unsigned depth_texture, uint32_t eye,
@@ -710,5 +636,5 @@ cg_status cg_gl_ring_publish_depth(cg_gl_ring *r, unsigned depth_texture, uint32
     *desc_len = 0;
     CG_TRY(check_call(r, desc_out));
     gr_part p = {CG_ZC_PART_DEPTH, eye, depth_texture, NULL, params};
-    return run_part(r, &p, desc_out, CG_ZC_DESC_MAX_SIZE, desc_len);
+    return run_part(r, &p, desc_out, desc_len);
 }

@@ -69,7 +69,6 @@ struct cg_vk_ring {
     cg_zc_parts parts;
     uint32_t parts_count;
     cg_zc_planes planes; /* the slot's planes (RGB8) */
-    uint32_t init_depth_flags; /* CG_ZC_DEPTH_* of the desc's LINEAR parameters */
 };
 
 static cg_status fence_unfenced(cg_vk_ring *r, uint32_t slot);
@@ -159,7 +158,7 @@ static cg_status setup(cg_vk_ring *r)
             t->depth_row_pitch = t->width * 4;
             t->depth_encoding = (uint32_t)r->d.depth;
             if (r->d.depth == CG_ZC_DEPTH_LINEAR) {
-                t->depth_flags = r->init_depth_flags;
+                t->depth_flags = r->d.z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
                 t->near_plane = r->d.near_plane;
                 t->far_plane = r->d.far_plane;
             }
@@ -287,8 +286,10 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
     }
     (void)cg_zc_parts_init(&r->parts, eyes, d->depth != CG_ZC_DEPTH_NONE);
     r->parts_count = cg_zc_parts_count(&r->parts);
-    r->init_depth_flags =
-        d->depth == CG_ZC_DEPTH_LINEAR && d->z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0;
+    if (d->depth == CG_ZC_DEPTH_LINEAR) {
+        cg_zc_depth_params ring = {d->near_plane, d->far_plane, d->z_zero_to_one};
+        cg_zc_parts_set_linear(&r->parts, &ring);
+    }
     if (d->slot_format == CG_VK_SLOT_RGB8 &&
         (st = cg_zc_planes_layout(r->d.target_width, r->d.target_height, eyes, r->parts.depth,
                                   &r->planes)) != CG_OK) {
@@ -375,15 +376,19 @@ static cg_status slot_idle(void *user, uint32_t slot, int *idle)
     return cg_vk_slots_idle(&r->slots, slot, idle, &r->err);
 }
 
-/* The next frame's number and a slot for it (publish and record; the
- * lease contract is src/zc's). A failure
- * other than a full ring fails the ring. */
-static cg_status claim_next(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
+/* Before each claim (cg_zc_part_hooks): what rings destroyed before this
+ * one left behind on its queue is freed once the GPU is past it. */
+static void claiming(void *user)
 {
+    cg_vk_ring *r = user;
     cg_vk_grave_cover_drain(&r->cover, &r->vk, r->d.queue);
-    cg_status st = cg_zc_leases_claim(&r->zc.leases, slot_idle, r, slot, frame, &r->err);
-    if (st != CG_OK && st != CG_E_RING_FULL) r->failed = 1;
-    return st;
+}
+
+/* An abandoned frame's slot (cg_zc_part_hooks): its submitted parts fenced
+ * before the lease is given up. */
+static cg_status abandoning(void *user, uint32_t slot)
+{
+    return fence_unfenced(user, slot);
 }
 
 /* A label around the commands of one part (debug_utils). */
@@ -608,45 +613,25 @@ typedef cg_status (*part_write_fn)(cg_vk_ring *r, uint32_t slot, uint64_t frame,
                                    const void *arg);
 
 /* One part of a frame (cg_zc_parts.h): claim at the first, write, publish
- * at the last. The call's inputs are checked (nothing changed on error). */
-static cg_status frame_part(cg_vk_ring *r, cg_zc_part_kind kind, uint32_t eye, part_write_fn write,
-                            const void *arg, uint8_t *desc_out, size_t *desc_len)
+ * at the last (q: a depth part's parameters, NULL: the ring's). The call's
+ * inputs are checked (nothing changed on error). */
+static cg_status frame_part(cg_vk_ring *r, cg_zc_part_kind kind, uint32_t eye,
+                            const cg_zc_depth_params *q, part_write_fn write, const void *arg,
+                            uint8_t *desc_out, size_t *desc_len)
 {
-    cg_zc_part_action act;
-    int abandoned = 0;
     *desc_len = 0;
-    CG_TRY(cg_zc_parts_classify(&r->parts, kind, eye, &act, &abandoned, &r->err));
-    if (abandoned) { /* never published half-written; a skipped frame */
-        cg_status st = fence_unfenced(r, r->parts.slot);
-        cg_zc_leases_abandon(&r->zc.leases, r->parts.slot, r->parts.frame);
-        if (st != CG_OK) {
-            r->failed = 1;
-            return st;
-        }
-    }
-    if (act == CG_ZC_PART_SKIP)
-        return cg_fail(&r->err, CG_E_RING_FULL,
-                       "%s of eye %u not written: its frame is skipped (the ring was full at the "
-                       "frame's first part, or this part came out of order: parts go depth, "
-                       "colour per eye, eye 0 first)",
-                       kind == CG_ZC_PART_DEPTH ? "depth" : "colour", eye);
-    if (act == CG_ZC_PART_START) {
-        uint32_t slot;
-        uint64_t frame;
-        cg_status st = claim_next(r, &slot, &frame);
-        if (st == CG_E_RING_FULL) cg_zc_parts_full(&r->parts);
-        CG_TRY(st);
-        cg_zc_parts_claim(&r->parts, slot, frame);
-        r->parts.near_plane = r->d.near_plane;
-        r->parts.far_plane = r->d.far_plane;
-        r->parts.depth_flags = r->init_depth_flags;
-    }
+    cg_zc_part_hooks hooks = {slot_idle, claiming, abandoning, r};
+    int fatal = 0;
+    cg_status st =
+        cg_zc_producer_part_begin(&r->zc, &r->parts, kind, eye, q, &hooks, &fatal, &r->err);
+    if (fatal) r->failed = 1;
+    CG_TRY(st);
     uint32_t slot = r->parts.slot;
     uint64_t frame = r->parts.frame;
     int first = r->parts.next == 0, last = r->parts.next + 1 == r->parts_count;
     unsigned part = (first && r->slot[slot].released ? CG_VK_PART_ACQUIRE : 0u) |
                     (last ? CG_VK_PART_RELEASE : 0u);
-    cg_status st = write(r, slot, frame, part, arg);
+    st = write(r, slot, frame, part, arg);
     if (st != CG_OK) {
         cg_zc_parts_reset(&r->parts);
         return fail_frame(r, slot, frame, st);
@@ -687,7 +672,7 @@ static cg_status color_part(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src, VkI
     if (!desc_len) return cg_fail(&r->err, CG_E_INVALID_ARG, "desc_len is required");
     CG_TRY(frame_inputs(r, src, cursor));
     color_arg a = {cmd, src, layout, eye};
-    return frame_part(r, CG_ZC_PART_COLOR, eye, write_color, &a, desc_out, desc_len);
+    return frame_part(r, CG_ZC_PART_COLOR, eye, NULL, write_color, &a, desc_out, desc_len);
 }
 
 /* The one-part calls: a ring of one eye without depth. */
@@ -754,22 +739,20 @@ typedef struct depth_arg {
     VkImage depth;
     VkImageLayout layout;
     uint32_t eye;
-    cg_vk_depth_params p;
-    uint32_t flags; /* CG_ZC_DEPTH_* of the descriptor */
 } depth_arg;
 
 static cg_status write_depth(cg_vk_ring *r, uint32_t slot, uint64_t frame, unsigned part,
                              const void *arg)
 {
     const depth_arg *a = arg;
+    /* The frame's parameters (cg_zc_producer_part_begin: both eyes give the same). */
+    int raw = r->d.depth == CG_ZC_DEPTH_RAW;
+    cg_vk_depth_params p = {raw, raw ? 0.0f : r->parts.near_plane,
+                            raw ? 0.0f : r->parts.far_plane};
     begin_label(r, a->cmd, "depth", a->eye, slot, frame);
-    cg_vk_rgb_record_depth(r->rgb, a->cmd, slot, a->eye, a->depth, a->layout, &a->p, part);
+    cg_vk_rgb_record_depth(r->rgb, a->cmd, slot, a->eye, a->depth, a->layout, &p, part);
     end_label(r, a->cmd);
     r->recorded = 1; /* in the game's command buffer, both modes */
-    /* The descriptor says the frame's parameters (both eyes give the same). */
-    r->parts.near_plane = a->p.near_plane;
-    r->parts.far_plane = a->p.far_plane;
-    r->parts.depth_flags = a->flags;
     return CG_OK;
 }
 
@@ -781,33 +764,9 @@ cg_status cg_vk_ring_record_depth(cg_vk_ring *r, VkCommandBuffer cmd, VkImage de
     CG_TRY(check_call(r, 0, depth, desc_out, "the depth image"));
     if (!cmd || !desc_len)
         return cg_fail(&r->err, CG_E_INVALID_ARG, "the game's command buffer and desc_len are required");
-    if (!r->parts.depth)
-        return cg_fail(&r->err, CG_E_INVALID_ARG, "a depth part (eye %u) on a ring without depth", eye);
-    if (eye >= r->parts.eyes)
-        return cg_fail(&r->err, CG_E_INVALID_ARG, "eye %u of a ring with %u eye%s", eye,
-                       r->parts.eyes, r->parts.eyes == 1 ? "" : "s");
-    depth_arg a = {cmd, depth, layout, eye, {r->d.depth == CG_ZC_DEPTH_RAW, 0.0f, 0.0f}, 0};
-    if (r->d.depth == CG_ZC_DEPTH_LINEAR) {
-        cg_zc_depth_params q = p ? *p : (cg_zc_depth_params){r->d.near_plane, r->d.far_plane,
-                                                              r->d.z_zero_to_one};
-        if (cg_depth_check_planes(q.near_plane, q.far_plane) != CG_OK)
-            return cg_fail(&r->err, CG_E_INVALID_ARG,
-                           "linear depth with near %g, far %g: needs finite 0 < near < far",
-                           (double)q.near_plane, (double)q.far_plane);
-        a.p.near_plane = q.near_plane;
-        a.p.far_plane = q.far_plane;
-        a.flags = q.z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0;
-        /* One set of parameters per descriptor: eye 1's must be eye 0's. */
-        if (eye > 0 && r->parts.open &&
-            (a.p.near_plane != r->parts.near_plane || a.p.far_plane != r->parts.far_plane ||
-             a.flags != r->parts.depth_flags))
-            return cg_fail(&r->err, CG_E_INVALID_ARG,
-                           "eye %u's depth with near %g, far %g, zZeroToOne %d: this frame's "
-                           "eye 0 gave near %g, far %g, zZeroToOne %d (one descriptor says one)",
-                           eye, (double)a.p.near_plane, (double)a.p.far_plane, a.flags != 0,
-                           (double)r->parts.near_plane, (double)r->parts.far_plane,
-                           r->parts.depth_flags != 0);
-    }
+    /* The ring has depth and this eye; valid parameters, eye 1's eye 0's. */
+    CG_TRY(cg_zc_parts_check(&r->parts, CG_ZC_PART_DEPTH, eye, p, &r->err));
     CG_TRY(cg_vk_rgb_prepare_depth(r->rgb, depth, &r->err));
-    return frame_part(r, CG_ZC_PART_DEPTH, eye, write_depth, &a, desc_out, desc_len);
+    depth_arg a = {cmd, depth, layout, eye};
+    return frame_part(r, CG_ZC_PART_DEPTH, eye, p, write_depth, &a, desc_out, desc_len);
 }
