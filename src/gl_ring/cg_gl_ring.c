@@ -15,9 +15,9 @@
 #include "cg_gl_check.h"
 #include "cg_gl_extmem.h"
 #include "cg_gl_ring_compute.h" /* the RGB slot format's and the compute copy's writer */
-#include "cg_size.h"
+#include "cg_gl_ring_shape.h"   /* the description checked: sizes, eyes, planes */
 #include "cg_vk_device.h" /* cg_vk_own_device_open, CG_VK_CHECK */
-#include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size: the shader's layout */
+#include "cg_vk_rgb.h"    /* CG_VK_RGB_SLOT_USAGE */
 #include "cg_vk_slots.h"  /* the exported slot memory, timeline and fences */
 #include "cg_zc_parts.h"    /* the order of a frame's parts (eyes, depth planes) */
 #include "cg_zc_producer.h" /* the protocol's side: template, control block, socket, leases */
@@ -275,88 +275,28 @@ static cg_status setup(cg_gl_ring *r)
     return CG_OK;
 }
 
-/* The eyes and depth planes asked for (cg_gl_ring_desc): valid, RGB8 only. */
-static cg_status check_planes(const cg_gl_ring_desc *d, uint32_t eyes, cg_err *err)
-{
-    if (eyes > CG_ZC_MAX_EYES)
-        return cg_fail(err, CG_E_INVALID_ARG, "eyes %u: 1 or %d (0: 1)", eyes, CG_ZC_MAX_EYES);
-    if (d->depth != CG_ZC_DEPTH_NONE && d->depth != CG_ZC_DEPTH_LINEAR &&
-        d->depth != CG_ZC_DEPTH_RAW)
-        return cg_fail(err, CG_E_INVALID_ARG, "depth encoding %d: 0 (none), 1 (linear) or 2 (raw)",
-                       (int)d->depth);
-    if ((eyes > 1 || d->depth) && d->slot_format != CG_VK_SLOT_RGB8)
-        return cg_fail(err, CG_E_INVALID_ARG,
-                       "eyes %u, depth encoding %d: eyes and depth planes need the RGB8 slot "
-                       "format",
-                       eyes, (int)d->depth);
-    if (d->depth == CG_ZC_DEPTH_LINEAR && cg_depth_check_planes(d->near_plane, d->far_plane))
-        return cg_fail(err, CG_E_INVALID_ARG,
-                       "linear depth needs finite 0 < near < far; got near=%g far=%g",
-                       (double)d->near_plane, (double)d->far_plane);
-    return CG_OK;
-}
-
 cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *err)
 {
     CG_RETURN_IF(!out, CG_E_INVALID_ARG);
     *out = NULL;
     cg_err_clear(err);
-    if (!d) return cg_fail(err, CG_E_INVALID_ARG, "no description");
-    if (d->mode != CG_GL_RING_MODE_AUTO && d->mode != CG_ZC_MODE_SEMAPHORE &&
-        d->mode != CG_ZC_MODE_FENCE)
-        return cg_fail(err, CG_E_INVALID_ARG, "mode %d: 0 (auto), 1 (semaphore) or 2 (fence)",
-                       d->mode);
-    if (d->signal != CG_GL_RING_SIGNAL_AUTO && d->signal != CG_GL_RING_SIGNAL_BRIDGE &&
-        d->signal != CG_GL_RING_SIGNAL_GL_TIMELINE)
-        return cg_fail(err, CG_E_INVALID_ARG, "signal %d: 0 (auto), 1 (bridge) or 2 (GL timeline)",
-                       (int)d->signal);
-    if (d->slots > CG_ZC_MAX_SLOTS)
-        return cg_fail(err, CG_E_INVALID_ARG, "%u slots: at most %d", d->slots, CG_ZC_MAX_SLOTS);
-    size_t bytes;
-    cg_status st = cg_image_size(d->width, d->height, 4, &bytes);
-    if (st != CG_OK)
-        return cg_fail(err, st, "ring size %dx%d (1..%d per side)", d->width, d->height, CG_MAX_DIM);
-    if (d->slot_format != CG_VK_SLOT_COPY && d->slot_format != CG_VK_SLOT_RGB8)
-        return cg_fail(err, CG_E_INVALID_ARG, "slot format %d: 0 (copy) or 1 (RGB8)",
-                       (int)d->slot_format);
-    int tw = d->target_width, th = d->target_height;
-    if (d->slot_format == CG_VK_SLOT_COPY && (tw || th))
-        return cg_fail(err, CG_E_INVALID_ARG,
-                       "target size %dx%d: resizing needs the RGB8 slot format", tw, th);
-    if (!tw && !th) {
-        tw = d->width;
-        th = d->height;
-    }
-    uint32_t eyes = d->eyes ? d->eyes : 1;
-    CG_TRY(check_planes(d, eyes, err));
-    int planes = eyes > 1 || d->depth;
-    cg_zc_planes layout;
-    memset(&layout, 0, sizeof layout);
-    if (d->slot_format == CG_VK_SLOT_RGB8) {
-        uint64_t rgb_bytes = 0;
-        st = cg_vk_rgb_slot_size(tw, th, &rgb_bytes);
-        if (st == CG_OK && planes) st = cg_zc_planes_layout(tw, th, eyes, d->depth != 0, &layout);
-        if (st != CG_OK)
-            return cg_fail(err, st, "target size %dx%d (1..%d per side, or 0x0 for the texture's)",
-                           d->target_width, d->target_height, CG_MAX_DIM);
-        /* Without planes the slot is the RGB picture alone, as before. */
-        bytes = (size_t)(planes ? layout.frame_bytes : rgb_bytes);
-    }
+    cg_gl_ring_shape sh;
+    CG_TRY(cg_gl_ring_shape_of(d, &sh, err));
     cg_gl_ring *r = calloc(1, sizeof *r);
     CG_RETURN_IF(!r, CG_E_NO_MEMORY);
     r->d = *d;
-    r->d.target_width = tw; /* a copy's: the texture's size (the compute copy's parameters) */
-    r->d.target_height = th;
-    r->d.eyes = eyes;
-    r->frame_bytes = bytes;
-    r->planes = planes;
-    r->layout = layout;
+    r->d.target_width = sh.target_width; /* a copy's: the texture's size (the compute copy's) */
+    r->d.target_height = sh.target_height;
+    r->d.eyes = sh.eyes;
+    r->frame_bytes = sh.frame_bytes;
+    r->planes = sh.planes;
+    r->layout = sh.layout;
     cg_zc_producer_init(&r->zc);
     /* The game's GL binding survives whatever the Vulkan driver does to it
      * (cg_gl_binding_save: NVIDIA's vkDestroyInstance drops it). */
     cg_gl_binding game;
     cg_gl_binding_save(&game);
-    st = setup(r);
+    cg_status st = setup(r);
     r->d.socket_dir = r->d.vulkan_library = NULL; /* the caller's strings are not kept */
     if (st != CG_OK) {
         cg_fail_from(err, st, &r->err);
