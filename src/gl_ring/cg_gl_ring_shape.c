@@ -74,12 +74,6 @@ cg_status cg_gl_ring_shape_of(const cg_gl_ring_desc *d, cg_gl_ring_shape *out, c
         /* Without planes the slot is the RGB picture alone, as before. */
         bytes = (size_t)(planes ? layout.frame_bytes : rgb_bytes);
     }
-    memset(out, 0, sizeof *out);
-    out->target_width = tw;
-    out->target_height = th;
-    out->eyes = eyes;
-    out->planes = planes;
-    out->layout = layout;
-    out->frame_bytes = bytes;
+    *out = (cg_gl_ring_shape){tw, th, eyes, planes, layout, bytes};
     return CG_OK;
 }
