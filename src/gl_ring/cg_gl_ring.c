@@ -1,6 +1,8 @@
 /*
  * cg_gl_ring.c - the GL producer of zero-copy v2 (cg_gl_ring.h): the
  * library's own Vulkan device on GL's GPU makes the ring; GL writes it.
+ * The description's checks are cg_gl_ring_shape.c's, a part call's
+ * protocol half src/zc's (cg_zc_producer_part_begin).
  */
 #include "cg_gl_ring.h"
 

@@ -2,8 +2,9 @@
  * cg_vk_ring.c - the zero-copy v2 producer (cg_vk_ring.h): creation and
  * the frame path (claim, record, submit, publish). Entry points come from
  * the caller's vkGetInstanceProcAddr into a per-ring table (cg_vk_device.h);
- * the exported slots are cg_vk_slots.c's, the protocol's side src/zc's
- * (cg_zc_producer.h), the deferred frees of fence mode
+ * the exported slots are cg_vk_slots.c's, the protocol's side and a part
+ * call's protocol half src/zc's (cg_zc_producer.h), a colour part's
+ * commands cg_vk_ring_copy.c's, the deferred frees of fence mode
  * cg_vk_ring_deferred.c's.
  */
 #include "cg_vk_ring.h"
