@@ -1,6 +1,8 @@
 /*
  * cg_gl_ring.c - the GL producer of zero-copy v2 (cg_gl_ring.h): the
  * library's own Vulkan device on GL's GPU makes the ring; GL writes it.
+ * The description's checks are cg_gl_ring_shape.c's, a part call's
+ * protocol half src/zc's (cg_zc_producer_part_begin).
  */
 #include "cg_gl_ring.h"
 
@@ -15,9 +17,9 @@
 #include "cg_gl_check.h"
 #include "cg_gl_extmem.h"
 #include "cg_gl_ring_compute.h" /* the RGB slot format's and the compute copy's writer */
-#include "cg_size.h"
+#include "cg_gl_ring_shape.h"   /* the description checked: sizes, eyes, planes */
 #include "cg_vk_device.h" /* cg_vk_own_device_open, CG_VK_CHECK */
-#include "cg_vk_rgb.h"    /* cg_vk_rgb_slot_size: the shader's layout */
+#include "cg_vk_rgb.h"    /* CG_VK_RGB_SLOT_USAGE */
 #include "cg_vk_slots.h"  /* the exported slot memory, timeline and fences */
 #include "cg_zc_parts.h"    /* the order of a frame's parts (eyes, depth planes) */
 #include "cg_zc_producer.h" /* the protocol's side: template, control block, socket, leases */
@@ -267,28 +269,11 @@ static cg_status setup(cg_gl_ring *r)
     r->copy_path = pick_copy_path(r);
     if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) CG_TRY(compute_setup(r));
     CG_TRY(cg_zc_parts_init(&r->parts, r->d.eyes, r->d.depth != CG_ZC_DEPTH_NONE));
+    if (r->d.depth == CG_ZC_DEPTH_LINEAR) {
+        cg_zc_depth_params ring = {r->d.near_plane, r->d.far_plane, r->d.z_zero_to_one};
+        cg_zc_parts_set_linear(&r->parts, &ring);
+    }
     if (r->d.depth) CG_TRY(cg_gl_depth_pass_create(&r->depth_pass, &r->err));
-    return CG_OK;
-}
-
-/* The eyes and depth planes asked for (cg_gl_ring_desc): valid, RGB8 only. */
-static cg_status check_planes(const cg_gl_ring_desc *d, uint32_t eyes, cg_err *err)
-{
-    if (eyes > CG_ZC_MAX_EYES)
-        return cg_fail(err, CG_E_INVALID_ARG, "eyes %u: 1 or %d (0: 1)", eyes, CG_ZC_MAX_EYES);
-    if (d->depth != CG_ZC_DEPTH_NONE && d->depth != CG_ZC_DEPTH_LINEAR &&
-        d->depth != CG_ZC_DEPTH_RAW)
-        return cg_fail(err, CG_E_INVALID_ARG, "depth encoding %d: 0 (none), 1 (linear) or 2 (raw)",
-                       (int)d->depth);
-    if ((eyes > 1 || d->depth) && d->slot_format != CG_VK_SLOT_RGB8)
-        return cg_fail(err, CG_E_INVALID_ARG,
-                       "eyes %u, depth encoding %d: eyes and depth planes need the RGB8 slot "
-                       "format",
-                       eyes, (int)d->depth);
-    if (d->depth == CG_ZC_DEPTH_LINEAR && cg_depth_check_planes(d->near_plane, d->far_plane))
-        return cg_fail(err, CG_E_INVALID_ARG,
-                       "linear depth needs finite 0 < near < far; got near=%g far=%g",
-                       (double)d->near_plane, (double)d->far_plane);
     return CG_OK;
 }
 
@@ -297,62 +282,23 @@ cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *
     CG_RETURN_IF(!out, CG_E_INVALID_ARG);
     *out = NULL;
     cg_err_clear(err);
-    if (!d) return cg_fail(err, CG_E_INVALID_ARG, "no description");
-    if (d->mode != CG_GL_RING_MODE_AUTO && d->mode != CG_ZC_MODE_SEMAPHORE &&
-        d->mode != CG_ZC_MODE_FENCE)
-        return cg_fail(err, CG_E_INVALID_ARG, "mode %d: 0 (auto), 1 (semaphore) or 2 (fence)",
-                       d->mode);
-    if (d->signal != CG_GL_RING_SIGNAL_AUTO && d->signal != CG_GL_RING_SIGNAL_BRIDGE &&
-        d->signal != CG_GL_RING_SIGNAL_GL_TIMELINE)
-        return cg_fail(err, CG_E_INVALID_ARG, "signal %d: 0 (auto), 1 (bridge) or 2 (GL timeline)",
-                       (int)d->signal);
-    if (d->slots > CG_ZC_MAX_SLOTS)
-        return cg_fail(err, CG_E_INVALID_ARG, "%u slots: at most %d", d->slots, CG_ZC_MAX_SLOTS);
-    size_t bytes;
-    cg_status st = cg_image_size(d->width, d->height, 4, &bytes);
-    if (st != CG_OK)
-        return cg_fail(err, st, "ring size %dx%d (1..%d per side)", d->width, d->height, CG_MAX_DIM);
-    if (d->slot_format != CG_VK_SLOT_COPY && d->slot_format != CG_VK_SLOT_RGB8)
-        return cg_fail(err, CG_E_INVALID_ARG, "slot format %d: 0 (copy) or 1 (RGB8)",
-                       (int)d->slot_format);
-    int tw = d->target_width, th = d->target_height;
-    if (d->slot_format == CG_VK_SLOT_COPY && (tw || th))
-        return cg_fail(err, CG_E_INVALID_ARG,
-                       "target size %dx%d: resizing needs the RGB8 slot format", tw, th);
-    if (!tw && !th) {
-        tw = d->width;
-        th = d->height;
-    }
-    uint32_t eyes = d->eyes ? d->eyes : 1;
-    CG_TRY(check_planes(d, eyes, err));
-    int planes = eyes > 1 || d->depth;
-    cg_zc_planes layout;
-    memset(&layout, 0, sizeof layout);
-    if (d->slot_format == CG_VK_SLOT_RGB8) {
-        uint64_t rgb_bytes = 0;
-        st = cg_vk_rgb_slot_size(tw, th, &rgb_bytes);
-        if (st == CG_OK && planes) st = cg_zc_planes_layout(tw, th, eyes, d->depth != 0, &layout);
-        if (st != CG_OK)
-            return cg_fail(err, st, "target size %dx%d (1..%d per side, or 0x0 for the texture's)",
-                           d->target_width, d->target_height, CG_MAX_DIM);
-        /* Without planes the slot is the RGB picture alone, as before. */
-        bytes = (size_t)(planes ? layout.frame_bytes : rgb_bytes);
-    }
+    cg_gl_ring_shape sh;
+    CG_TRY(cg_gl_ring_shape_of(d, &sh, err));
     cg_gl_ring *r = calloc(1, sizeof *r);
     CG_RETURN_IF(!r, CG_E_NO_MEMORY);
     r->d = *d;
-    r->d.target_width = tw; /* a copy's: the texture's size (the compute copy's parameters) */
-    r->d.target_height = th;
-    r->d.eyes = eyes;
-    r->frame_bytes = bytes;
-    r->planes = planes;
-    r->layout = layout;
+    r->d.target_width = sh.target_width; /* a copy's: the texture's size (the compute copy's) */
+    r->d.target_height = sh.target_height;
+    r->d.eyes = sh.eyes;
+    r->frame_bytes = sh.frame_bytes;
+    r->planes = sh.planes;
+    r->layout = sh.layout;
     cg_zc_producer_init(&r->zc);
     /* The game's GL binding survives whatever the Vulkan driver does to it
      * (cg_gl_binding_save: NVIDIA's vkDestroyInstance drops it). */
     cg_gl_binding game;
     cg_gl_binding_save(&game);
-    st = setup(r);
+    cg_status st = setup(r);
     r->d.socket_dir = r->d.vulkan_library = NULL; /* the caller's strings are not kept */
     if (st != CG_OK) {
         cg_fail_from(err, st, &r->err);
@@ -506,11 +452,6 @@ typedef struct gr_part {
     const cg_zc_depth_params *params; /* depth, LINEAR: this frame's; NULL: the ring's */
 } gr_part;
 
-static const char *part_name(cg_zc_part_kind kind)
-{
-    return kind == CG_ZC_PART_DEPTH ? "depth" : "colour";
-}
-
 /* The part into the claimed slot: the pack, the RGB dispatch (at the eye's
  * plane on a ring with planes) or the depth pass. Failures with the
  * reason in r->err. */
@@ -544,59 +485,6 @@ static cg_status write_part(cg_gl_ring *r, const gr_part *p, uint32_t slot)
     return CG_OK;
 }
 
-/* The frame's depth parameters from its first depth part (or the ring's);
- * a later eye's depth part must give the same (the descriptor carries one
- * set). Checked before anything changes. */
-static cg_status check_depth_params(cg_gl_ring *r, const gr_part *p)
-{
-    const cg_zc_depth_params *q = p->params;
-    if (p->kind != CG_ZC_PART_DEPTH || r->d.depth != CG_ZC_DEPTH_LINEAR || !q) return CG_OK;
-    if (cg_depth_check_planes(q->near_plane, q->far_plane) != CG_OK)
-        return cg_fail(&r->err, CG_E_INVALID_ARG,
-                       "depth(%u): linear depth needs finite 0 < near < far; got near=%g far=%g",
-                       p->eye, (double)q->near_plane, (double)q->far_plane);
-    uint32_t flags = q->z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
-    if (p->eye > 0 && r->parts.open &&
-        (q->near_plane != r->parts.near_plane || q->far_plane != r->parts.far_plane ||
-         flags != r->parts.depth_flags))
-        return cg_fail(&r->err, CG_E_INVALID_ARG,
-                       "depth(%u): near=%g far=%g zZeroToOne=%d, but this frame's depth planes "
-                       "use near=%g far=%g zZeroToOne=%d (set by depth(0); one set a frame)",
-                       p->eye, (double)q->near_plane, (double)q->far_plane, q->z_zero_to_one,
-                       (double)r->parts.near_plane, (double)r->parts.far_plane,
-                       (r->parts.depth_flags & CG_ZC_DEPTH_Z_ZERO_TO_ONE) != 0);
-    return CG_OK;
-}
-
-/* At the frame's first part: its depth parameters, the ring's unless the
- * part gives its own. */
-static void start_frame_params(cg_gl_ring *r, const gr_part *p)
-{
-    const cg_zc_depth_params *q = p->kind == CG_ZC_PART_DEPTH ? p->params : NULL;
-    int z01 = q ? q->z_zero_to_one : r->d.z_zero_to_one;
-    r->parts.near_plane = q ? q->near_plane : r->d.near_plane;
-    r->parts.far_plane = q ? q->far_plane : r->d.far_plane;
-    r->parts.depth_flags = z01 ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
-}
-
-/* The frame is complete: its descriptor (the frame's depth parameters) into
- * out (cap bytes), the slot PUBLISHED. Returns the descriptor's length. */
-static size_t publish_frame(cg_gl_ring *r, uint32_t slot, uint64_t frame, uint8_t *out,
-                            size_t cap)
-{
-    cg_zc_desc d = r->zc.tmpl;
-    d.slot = slot;
-    d.frame = frame;
-    if (d.depth_encoding == CG_ZC_DEPTH_LINEAR) {
-        d.near_plane = r->parts.near_plane;
-        d.far_plane = r->parts.far_plane;
-        d.depth_flags = r->parts.depth_flags;
-    }
-    (void)cg_zc_desc_encode(&d, out, cap); /* cap fits the template's version */
-    cg_zc_leases_publish(&r->zc.leases, slot, frame);
-    return cg_zc_desc_length(out);
-}
-
 /* Everything a per-frame call refuses before it looks at the part. */
 static cg_status check_call(cg_gl_ring *r, const void *desc_out)
 {
@@ -613,37 +501,17 @@ static cg_status check_call(cg_gl_ring *r, const void *desc_out)
 }
 
 /* One part of a frame (cg_gl_ring.h, "A frame in parts"). */
-static cg_status run_part(cg_gl_ring *r, const gr_part *p, uint8_t *desc_out, size_t cap,
-                          size_t *desc_len)
+static cg_status run_part(cg_gl_ring *r, const gr_part *p, uint8_t *desc_out, size_t *desc_len)
 {
-    CG_TRY(check_depth_params(r, p));
-    cg_zc_part_action action;
-    int abandoned = 0;
-    CG_TRY(cg_zc_parts_classify(&r->parts, p->kind, p->eye, &action, &abandoned, &r->err));
-    if (abandoned) /* never published: no learner waits for it */
-        cg_zc_leases_abandon(&r->zc.leases, r->parts.slot, r->parts.frame);
-    if (action == CG_ZC_PART_SKIP)
-        return cg_fail(&r->err, CG_E_RING_FULL, "%s(%u) skipped: %s", part_name(p->kind), p->eye,
-                       r->parts.skipping ? "its frame found every slot held"
-                                         : "out of order (the frame's parts go depth(0), "
-                                           "colour(0), depth(1), colour(1), those the ring "
-                                           "has); the open frame, if any, is given up");
-    if (action == CG_ZC_PART_START) {
-        uint32_t slot;
-        uint64_t frame;
-        cg_status st = cg_zc_leases_claim(&r->zc.leases, slot_idle, r, &slot, &frame, &r->err);
-        if (st == CG_E_RING_FULL) cg_zc_parts_full(&r->parts);
-        if (st != CG_OK && st != CG_E_RING_FULL) {
-            r->failed = 1;
-            (void)cg_zc_parts_reset(&r->parts);
-        }
-        if (st != CG_OK) return st;
-        cg_zc_parts_claim(&r->parts, slot, frame);
-        start_frame_params(r, p);
-    }
+    cg_zc_part_hooks hooks = {slot_idle, NULL, NULL, r};
+    int fatal = 0;
+    cg_status st = cg_zc_producer_part_begin(&r->zc, &r->parts, p->kind, p->eye, p->params,
+                                             &hooks, &fatal, &r->err);
+    if (fatal) r->failed = 1;
+    CG_TRY(st);
     uint32_t slot = r->parts.slot;
     uint64_t frame = r->parts.frame;
-    cg_status st = write_part(r, p, slot);
+    st = write_part(r, p, slot);
     if (st != CG_OK) { /* the frame is given up: its slot RELEASED, the ring usable */
         (void)cg_zc_parts_reset(&r->parts);
         cg_zc_leases_release(&r->zc.leases, slot, frame);
@@ -659,7 +527,7 @@ static cg_status run_part(cg_gl_ring *r, const gr_part *p, uint8_t *desc_out, si
         cg_zc_leases_release(&r->zc.leases, slot, frame);
         return st;
     }
-    *desc_len = publish_frame(r, slot, frame, desc_out, cap);
+    *desc_len = cg_zc_producer_publish_parts(&r->zc, &r->parts, desc_out);
     return CG_OK;
 }
 
@@ -680,7 +548,7 @@ cg_status cg_gl_ring_publish_cursor(cg_gl_ring *r, unsigned texture,
     CG_TRY(check_call(r, desc_out));
     gr_part p = {CG_ZC_PART_COLOR, 0, texture, cursor, NULL};
     size_t len = 0;
-    return run_part(r, &p, desc_out, CG_ZC_DESC_SIZE, &len);
+    return run_part(r, &p, desc_out, &len);
 }
 
 cg_status cg_gl_ring_publish_eye(cg_gl_ring *r, unsigned texture, uint32_t eye,
@@ -697,7 +565,7 @@ cg_status cg_gl_ring_publish_eye(cg_gl_ring *r, unsigned texture, uint32_t eye,
                        "cg_gl_ring_publish)");
     CG_TRY(check_call(r, desc_out));
     gr_part p = {CG_ZC_PART_COLOR, eye, texture, cursor, NULL};
-    return run_part(r, &p, desc_out, CG_ZC_DESC_MAX_SIZE, desc_len);
+    return run_part(r, &p, desc_out, desc_len);
 }
 
 cg_status cg_gl_ring_publish_depth(cg_gl_ring *r, unsigned depth_texture, uint32_t eye,
@@ -710,5 +578,5 @@ cg_status cg_gl_ring_publish_depth(cg_gl_ring *r, unsigned depth_texture, uint32
     *desc_len = 0;
     CG_TRY(check_call(r, desc_out));
     gr_part p = {CG_ZC_PART_DEPTH, eye, depth_texture, NULL, params};
-    return run_part(r, &p, desc_out, CG_ZC_DESC_MAX_SIZE, desc_len);
+    return run_part(r, &p, desc_out, desc_len);
 }

@@ -2,8 +2,9 @@
  * cg_vk_ring.c - the zero-copy v2 producer (cg_vk_ring.h): creation and
  * the frame path (claim, record, submit, publish). Entry points come from
  * the caller's vkGetInstanceProcAddr into a per-ring table (cg_vk_device.h);
- * the exported slots are cg_vk_slots.c's, the protocol's side src/zc's
- * (cg_zc_producer.h), the deferred frees of fence mode
+ * the exported slots are cg_vk_slots.c's, the protocol's side and a part
+ * call's protocol half src/zc's (cg_zc_producer.h), a colour part's
+ * commands cg_vk_ring_copy.c's, the deferred frees of fence mode
  * cg_vk_ring_deferred.c's.
  */
 #include "cg_vk_ring.h"
@@ -19,34 +20,18 @@
 #include "cg_size.h"
 #include "cg_vk_internal.h"
 #include "cg_vk_rgb.h"
+#include "cg_vk_ring_copy.h"
 #include "cg_vk_ring_deferred.h"
 #include "cg_vk_slots.h"
 #include "cg_zc_producer.h"
-
-/* What a slot's command buffer for one eye holds, recorded (semaphore
- * mode): a game alternates between a few images, so the same copy is
- * submitted again without recording. */
-typedef struct ring_rec {
-    VkImage src;
-    VkImageLayout layout;
-    unsigned part;    /* CG_VK_PART_*: the acquire from the external family, the release */
-    cg_cursor cursor; /* RGB8: the cursor recorded */
-} ring_rec;
-
-/* The ring's own per-slot state; the slot's Vulkan objects are in
- * cg_vk_slots (cg_vk_slots.h). */
-typedef struct ring_slot {
-    int released; /* released to VK_QUEUE_FAMILY_EXTERNAL by the last part recorded */
-    ring_rec rec[CG_ZC_MAX_EYES];
-    int unfenced; /* a colour part was submitted after the slot's last fenced submit */
-} ring_slot;
 
 struct cg_vk_ring {
     cg_vk_ring_desc d;
     cg_vk_device vk; /* the caller's instance and device; debug_utils: names, labels */
 
     cg_vk_slots slots; /* the exported buffers, timeline, per-slot commands and fences */
-    ring_slot slot[CG_ZC_MAX_SLOTS];
+    /* Its colour parts' commands and per-slot state (cg_vk_ring_copy.h). */
+    cg_vk_ring_copy copy;
     /* The protocol's side (src/zc, cg_zc_producer.h): the descriptor's
      * constant fields, the control block, the socket, and the producer's own
      * view of the lease words, the slot search and the frame number. */
@@ -69,10 +54,7 @@ struct cg_vk_ring {
     cg_zc_parts parts;
     uint32_t parts_count;
     cg_zc_planes planes; /* the slot's planes (RGB8) */
-    uint32_t init_depth_flags; /* CG_ZC_DEPTH_* of the desc's LINEAR parameters */
 };
-
-static cg_status fence_unfenced(cg_vk_ring *r, uint32_t slot);
 
 static cg_status load_functions(cg_vk_ring *r)
 {
@@ -159,7 +141,7 @@ static cg_status setup(cg_vk_ring *r)
             t->depth_row_pitch = t->width * 4;
             t->depth_encoding = (uint32_t)r->d.depth;
             if (r->d.depth == CG_ZC_DEPTH_LINEAR) {
-                t->depth_flags = r->init_depth_flags;
+                t->depth_flags = r->d.z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
                 t->near_plane = r->d.near_plane;
                 t->far_plane = r->d.far_plane;
             }
@@ -177,6 +159,16 @@ static cg_status setup(cg_vk_ring *r)
     CG_TRY(cg_vk_slots_create(&r->slots, &sd, &r->err));
     if (rgb) CG_TRY(create_rgb(r, 0));
     if (r->copy_path == CG_VK_COPY_PATH_COMPUTE && !rgb) CG_TRY(create_rgb(r, 1));
+    cg_vk_ring_copy *c = &r->copy;
+    c->vk = &r->vk;
+    c->slots = &r->slots;
+    c->rgb = r->rgb;
+    c->queue = r->d.queue;
+    c->queue_family = r->d.queue_family;
+    c->width = r->d.width;
+    c->height = r->d.height;
+    c->named_parts = r->parts_count > 1;
+    c->reuse_recordings = r->d.reuse_recordings;
     CG_TRY(cg_vk_grave_cover_init(&r->cover, &r->vk, &r->err));
     t->slot_size = r->slots.slot_size;
     int fds[CG_ZC_MAX_SLOTS];
@@ -287,8 +279,10 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
     }
     (void)cg_zc_parts_init(&r->parts, eyes, d->depth != CG_ZC_DEPTH_NONE);
     r->parts_count = cg_zc_parts_count(&r->parts);
-    r->init_depth_flags =
-        d->depth == CG_ZC_DEPTH_LINEAR && d->z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0;
+    if (d->depth == CG_ZC_DEPTH_LINEAR) {
+        cg_zc_depth_params ring = {d->near_plane, d->far_plane, d->z_zero_to_one};
+        cg_zc_parts_set_linear(&r->parts, &ring);
+    }
     if (d->slot_format == CG_VK_SLOT_RGB8 &&
         (st = cg_zc_planes_layout(r->d.target_width, r->d.target_height, eyes, r->parts.depth,
                                   &r->planes)) != CG_OK) {
@@ -314,7 +308,8 @@ void cg_vk_ring_destroy(cg_vk_ring *r)
     if (!r) return;
     cg_zc_producer_close(&r->zc); /* learners see CLOSED */
     /* A frame left open with a colour part submitted: its fence, to wait for. */
-    for (uint32_t i = 0; i < r->d.slots && r->slots.vk; i++) (void)fence_unfenced(r, i);
+    for (uint32_t i = 0; i < r->d.slots && r->slots.vk; i++)
+        (void)cg_vk_ring_copy_fence(&r->copy, i, &r->err);
     cg_vk_slots_release(&r->slots); /* waits for the ring's own copies */
     cg_vk_grave_cover_fini(&r->cover, &r->vk);
     r->grave = (cg_vk_grave){&r->vk, r->d.queue, &r->slots, r->rgb, r, NULL};
@@ -375,197 +370,30 @@ static cg_status slot_idle(void *user, uint32_t slot, int *idle)
     return cg_vk_slots_idle(&r->slots, slot, idle, &r->err);
 }
 
-/* The next frame's number and a slot for it (publish and record; the
- * lease contract is src/zc's). A failure
- * other than a full ring fails the ring. */
-static cg_status claim_next(cg_vk_ring *r, uint32_t *slot, uint64_t *frame)
+/* Before each claim (cg_zc_part_hooks): what rings destroyed before this
+ * one left behind on its queue is freed once the GPU is past it. */
+static void claiming(void *user)
 {
+    cg_vk_ring *r = user;
     cg_vk_grave_cover_drain(&r->cover, &r->vk, r->d.queue);
-    cg_status st = cg_zc_leases_claim(&r->zc.leases, slot_idle, r, slot, frame, &r->err);
-    if (st != CG_OK && st != CG_E_RING_FULL) r->failed = 1;
-    return st;
 }
 
-/* A label around the commands of one part (debug_utils). */
-static void begin_label(cg_vk_ring *r, VkCommandBuffer cmd, const char *what, uint32_t eye,
-                        uint32_t slot, uint64_t frame)
+/* An abandoned frame's slot (cg_zc_part_hooks): its submitted parts fenced
+ * before the lease is given up. */
+static cg_status abandoning(void *user, uint32_t slot)
 {
-    if (!r->vk.vkCmdBeginDebugUtilsLabelEXT) return;
-    char name[96];
-    char part[32] = "";
-    if (r->parts_count > 1) snprintf(part, sizeof part, " %s eye %u", what, eye);
-    if (frame)
-        snprintf(name, sizeof name, "cg ring: frame %llu%s -> slot %u", (unsigned long long)frame,
-                 part, slot);
-    else /* a recording reused by later frames names no frame */
-        snprintf(name, sizeof name, "cg ring: copy%s -> slot %u", part, slot);
-    VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
-    l.pLabelName = name;
-    r->vk.vkCmdBeginDebugUtilsLabelEXT(cmd, &l);
-}
-
-static void end_label(cg_vk_ring *r, VkCommandBuffer cmd)
-{
-    if (r->vk.vkCmdEndDebugUtilsLabelEXT) r->vk.vkCmdEndDebugUtilsLabelEXT(cmd);
-}
-
-/* Record barrier + copy + release of eye `eye`'s colour into cmd (part:
- * CG_VK_PART_*; a copy ring's frames are one part, acquire and release
- * included). The first barrier's first synchronization scope is every
- * command earlier in submission order (ALL_COMMANDS, MEMORY_WRITE): that
- * is what orders the copy after the game's rendering (and the frame's
- * earlier parts), in both modes (see cg_vk_ring_publish). */
-static void record_copy(cg_vk_ring *r, uint32_t slot, uint32_t eye, VkCommandBuffer cmd,
-                        VkImage src, VkImageLayout src_layout, uint64_t frame, unsigned part)
-{
-    begin_label(r, cmd, "colour", eye, slot, frame);
-    if (r->rgb) { /* the RGB slot format or the compute copy: one dispatch */
-        cg_vk_rgb_record_eye(r->rgb, cmd, slot, eye, src, src_layout, &r->cursor, part);
-        end_label(r, cmd);
-        return;
-    }
-    VkBuffer buffer = r->slots.slot[slot].buffer;
-    int move = src_layout != VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    VkImageMemoryBarrier ib = cg_vk_image_barrier(src, src_layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                            VK_ACCESS_MEMORY_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-    /* The slot's old contents are dropped (fully overwritten); after an
-     * earlier release to the external consumer the buffer is acquired back. */
-    VkBufferMemoryBarrier bb =
-        (part & CG_VK_PART_ACQUIRE)
-            ? cg_vk_buffer_barrier(buffer, 0, VK_ACCESS_TRANSFER_WRITE_BIT, VK_QUEUE_FAMILY_EXTERNAL,
-                                   r->d.queue_family)
-            : cg_vk_buffer_barrier(buffer, VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
-                                   VK_ACCESS_TRANSFER_WRITE_BIT, VK_QUEUE_FAMILY_IGNORED,
-                                   VK_QUEUE_FAMILY_IGNORED);
-    /* A global barrier too when the image stays in its layout: the game's
-     * writes must still be made visible to the transfer read. */
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    r->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                            0, move ? 0 : 1, &mb, 1, &bb, move ? 1 : 0, &ib);
-    VkBufferImageCopy reg;
-    memset(&reg, 0, sizeof reg);
-    reg.bufferRowLength = 0; /* tightly packed, rows in the image's order */
-    reg.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
-    reg.imageSubresource.layerCount = 1;
-    reg.imageExtent.width = (uint32_t)r->d.width;
-    reg.imageExtent.height = (uint32_t)r->d.height;
-    reg.imageExtent.depth = 1;
-    r->vk.vkCmdCopyImageToBuffer(cmd, src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &reg);
-    /* Release to the external consumer (the learner's CUDA context). */
-    VkBufferMemoryBarrier rel = cg_vk_buffer_barrier(buffer, VK_ACCESS_TRANSFER_WRITE_BIT, 0,
-                                               r->d.queue_family, VK_QUEUE_FAMILY_EXTERNAL);
-    /* The game's later commands on its image (any stage, reads or writes)
-     * wait for this read and the layout change back: its own barriers need
-     * not know about the copy. (A release ignores the second scope.) */
-    VkImageMemoryBarrier back =
-        cg_vk_image_barrier(src, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, src_layout,
-                            VK_ACCESS_TRANSFER_READ_BIT,
-                            VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-    r->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                            0, 0, NULL, 1, &rel, move ? 1 : 0, &back);
-    end_label(r, cmd);
-}
-
-/* A colour part submitted without the slot's fence (not the frame's last)
- * whose frame ends otherwise (abandoned, failed, the ring destroyed): an
- * empty submit gives the slot's fence, which signals once that part is
- * done, so its command buffer is not reset while it runs. */
-static cg_status fence_unfenced(cg_vk_ring *r, uint32_t slot)
-{
-    ring_slot *s = &r->slot[slot];
-    cg_vk_slot *vs = &r->slots.slot[slot];
-    if (!s->unfenced) return CG_OK;
-    s->unfenced = 0;
-    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetFences(r->d.device, 1, &vs->fence)));
-    /* Zero batches: the fence signals when all earlier work on the queue is done. */
-    CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkQueueSubmit(r->d.queue, 0, NULL, vs->fence)));
-    vs->pending = 1;
-    return CG_OK;
+    cg_vk_ring *r = user;
+    return cg_vk_ring_copy_fence(&r->copy, slot, &r->err);
 }
 
 /* A failed Vulkan call after the claim: the slot goes back to RELEASED so
  * no learner waits for it, and the ring refuses further work. */
 static cg_status fail_frame(cg_vk_ring *r, uint32_t slot, uint64_t frame, cg_status st)
 {
-    (void)fence_unfenced(r, slot);
+    (void)cg_vk_ring_copy_fence(&r->copy, slot, &r->err);
     cg_zc_leases_release(&r->zc.leases, slot, frame);
     if (st != CG_E_RING_FULL) r->failed = 1;
     return st;
-}
-
-/* Semaphore mode: eye `eye`'s colour part into the slot's command buffer
- * for that eye, and submitted. Only the frame's last part signals the
- * timeline and carries the slot's fence. */
-static cg_status submit_copy(cg_vk_ring *r, uint32_t i, uint32_t eye, VkImage src,
-                             VkImageLayout layout, uint64_t frame, unsigned part)
-{
-    ring_slot *s = &r->slot[i];
-    ring_rec *rec = &s->rec[eye];
-    cg_vk_slot *vs = &r->slots.slot[i];
-    VkDevice dev = r->d.device;
-    int last = (part & CG_VK_PART_RELEASE) != 0;
-    /* The slot's fence was seen signalled by the claim (slot_idle): its
-     * command buffers are not in use (an earlier frame's last part, which
-     * carried the fence, came after them), so each may be submitted again
-     * as recorded, or reset with its pool and recorded anew. The recording
-     * depends only on the source image, its layout, the part's barriers
-     * (acquire from the external family, release) and the cursor. The
-     * frame number lives in the submit (timeline value), not in the
-     * commands. Reuse is opt-in (reuse_recordings): a destroyed image whose
-     * handle value comes back for a new image would otherwise be submitted
-     * from a stale recording. */
-    if (!r->d.reuse_recordings || rec->src != src || rec->layout != layout || rec->part != part ||
-        memcmp(&rec->cursor, &r->cursor, sizeof r->cursor) != 0) {
-        rec->src = VK_NULL_HANDLE; /* nothing valid recorded until End succeeds */
-        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetCommandPool(dev, vs->pool[eye], 0)));
-        VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkBeginCommandBuffer(vs->cmd[eye], &bi)));
-        record_copy(r, i, eye, vs->cmd[eye], src, layout, 0, part);
-        CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkEndCommandBuffer(vs->cmd[eye])));
-        rec->src = src;
-        rec->layout = layout;
-        rec->part = part;
-        rec->cursor = r->cursor;
-    }
-    if (last) CG_TRY(CG_VK_CHECK(&r->err, r->vk.vkResetFences(dev, 1, &vs->fence)));
-
-    /* Ordering after the game's rendering (Vulkan spec, "Synchronization
-     * and Cache Control" > "Implicit Synchronization Guarantees"): command
-     * buffers submitted to a single queue with vkQueueSubmit are in
-     * submission order, and the first synchronization scope of a pipeline
-     * barrier includes every command earlier in submission order. The
-     * game's frame (with the frame's depth dispatches) was submitted to
-     * this queue before this call, so the barrier in record_copy
-     * (ALL_COMMANDS / MEMORY_WRITE) makes its rendering complete and
-     * visible before the copy reads the image. The timeline signal's first
-     * scope is every command of this batch and earlier, so value `frame`
-     * means every part of the frame is complete. */
-    VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-    ts.signalSemaphoreValueCount = 1;
-    ts.pSignalSemaphoreValues = &frame;
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.pNext = last ? &ts : NULL;
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &vs->cmd[eye];
-    si.signalSemaphoreCount = last ? 1 : 0;
-    si.pSignalSemaphores = &r->slots.semaphore;
-    if (r->vk.vkQueueBeginDebugUtilsLabelEXT) {
-        VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
-        l.pLabelName = "cg ring publish";
-        r->vk.vkQueueBeginDebugUtilsLabelEXT(r->d.queue, &l);
-    }
-    VkResult res = r->vk.vkQueueSubmit(r->d.queue, 1, &si, last ? vs->fence : VK_NULL_HANDLE);
-    if (r->vk.vkQueueEndDebugUtilsLabelEXT) r->vk.vkQueueEndDebugUtilsLabelEXT(r->d.queue);
-    CG_TRY(CG_VK_CHECK(&r->err, res));
-    if (last) {
-        vs->pending = 1;
-        s->unfenced = 0;
-    } else {
-        s->unfenced = 1;
-    }
-    return CG_OK;
 }
 
 /* Per-frame cursor (RGB8 only) and the source's view (RGB8), before a
@@ -608,52 +436,32 @@ typedef cg_status (*part_write_fn)(cg_vk_ring *r, uint32_t slot, uint64_t frame,
                                    const void *arg);
 
 /* One part of a frame (cg_zc_parts.h): claim at the first, write, publish
- * at the last. The call's inputs are checked (nothing changed on error). */
-static cg_status frame_part(cg_vk_ring *r, cg_zc_part_kind kind, uint32_t eye, part_write_fn write,
-                            const void *arg, uint8_t *desc_out, size_t *desc_len)
+ * at the last (q: a depth part's parameters, NULL: the ring's). The call's
+ * inputs are checked (nothing changed on error). */
+static cg_status frame_part(cg_vk_ring *r, cg_zc_part_kind kind, uint32_t eye,
+                            const cg_zc_depth_params *q, part_write_fn write, const void *arg,
+                            uint8_t *desc_out, size_t *desc_len)
 {
-    cg_zc_part_action act;
-    int abandoned = 0;
     *desc_len = 0;
-    CG_TRY(cg_zc_parts_classify(&r->parts, kind, eye, &act, &abandoned, &r->err));
-    if (abandoned) { /* never published half-written; a skipped frame */
-        cg_status st = fence_unfenced(r, r->parts.slot);
-        cg_zc_leases_abandon(&r->zc.leases, r->parts.slot, r->parts.frame);
-        if (st != CG_OK) {
-            r->failed = 1;
-            return st;
-        }
-    }
-    if (act == CG_ZC_PART_SKIP)
-        return cg_fail(&r->err, CG_E_RING_FULL,
-                       "%s of eye %u not written: its frame is skipped (the ring was full at the "
-                       "frame's first part, or this part came out of order: parts go depth, "
-                       "colour per eye, eye 0 first)",
-                       kind == CG_ZC_PART_DEPTH ? "depth" : "colour", eye);
-    if (act == CG_ZC_PART_START) {
-        uint32_t slot;
-        uint64_t frame;
-        cg_status st = claim_next(r, &slot, &frame);
-        if (st == CG_E_RING_FULL) cg_zc_parts_full(&r->parts);
-        CG_TRY(st);
-        cg_zc_parts_claim(&r->parts, slot, frame);
-        r->parts.near_plane = r->d.near_plane;
-        r->parts.far_plane = r->d.far_plane;
-        r->parts.depth_flags = r->init_depth_flags;
-    }
+    cg_zc_part_hooks hooks = {slot_idle, claiming, abandoning, r};
+    int fatal = 0;
+    cg_status st =
+        cg_zc_producer_part_begin(&r->zc, &r->parts, kind, eye, q, &hooks, &fatal, &r->err);
+    if (fatal) r->failed = 1;
+    CG_TRY(st);
     uint32_t slot = r->parts.slot;
     uint64_t frame = r->parts.frame;
     int first = r->parts.next == 0, last = r->parts.next + 1 == r->parts_count;
-    unsigned part = (first && r->slot[slot].released ? CG_VK_PART_ACQUIRE : 0u) |
+    unsigned part = (first && r->copy.slot[slot].released ? CG_VK_PART_ACQUIRE : 0u) |
                     (last ? CG_VK_PART_RELEASE : 0u);
-    cg_status st = write(r, slot, frame, part, arg);
+    st = write(r, slot, frame, part, arg);
     if (st != CG_OK) {
         cg_zc_parts_reset(&r->parts);
         return fail_frame(r, slot, frame, st);
     }
     /* Recorded parts run in order on the queue: after a part that does not
      * release it, the slot is the queue family's. */
-    r->slot[slot].released = last;
+    r->copy.slot[slot].released = last;
     if (cg_zc_parts_done(&r->parts))
         *desc_len = cg_zc_producer_publish_parts(&r->zc, &r->parts, desc_out);
     return CG_OK;
@@ -670,10 +478,13 @@ static cg_status write_color(cg_vk_ring *r, uint32_t slot, uint64_t frame, unsig
                              const void *arg)
 {
     const color_arg *a = arg;
-    if (!a->cmd) return submit_copy(r, slot, a->eye, a->src, a->layout, frame, part);
+    if (!a->cmd)
+        return cg_vk_ring_copy_submit(&r->copy, slot, a->eye, a->src, a->layout, &r->cursor, frame,
+                                      part, &r->err);
     /* Same ordering as publish, within the game's own command buffer: the
      * barrier's first scope holds the game's earlier commands. */
-    record_copy(r, slot, a->eye, a->cmd, a->src, a->layout, frame, part);
+    cg_vk_ring_copy_record(&r->copy, slot, a->eye, a->cmd, a->src, a->layout, &r->cursor, frame,
+                           part);
     r->recorded = 1; /* its submit is the game's: destroy defers the slot memory */
     return CG_OK;
 }
@@ -687,7 +498,7 @@ static cg_status color_part(cg_vk_ring *r, VkCommandBuffer cmd, VkImage src, VkI
     if (!desc_len) return cg_fail(&r->err, CG_E_INVALID_ARG, "desc_len is required");
     CG_TRY(frame_inputs(r, src, cursor));
     color_arg a = {cmd, src, layout, eye};
-    return frame_part(r, CG_ZC_PART_COLOR, eye, write_color, &a, desc_out, desc_len);
+    return frame_part(r, CG_ZC_PART_COLOR, eye, NULL, write_color, &a, desc_out, desc_len);
 }
 
 /* The one-part calls: a ring of one eye without depth. */
@@ -754,22 +565,20 @@ typedef struct depth_arg {
     VkImage depth;
     VkImageLayout layout;
     uint32_t eye;
-    cg_vk_depth_params p;
-    uint32_t flags; /* CG_ZC_DEPTH_* of the descriptor */
 } depth_arg;
 
 static cg_status write_depth(cg_vk_ring *r, uint32_t slot, uint64_t frame, unsigned part,
                              const void *arg)
 {
     const depth_arg *a = arg;
-    begin_label(r, a->cmd, "depth", a->eye, slot, frame);
-    cg_vk_rgb_record_depth(r->rgb, a->cmd, slot, a->eye, a->depth, a->layout, &a->p, part);
-    end_label(r, a->cmd);
+    /* The frame's parameters (cg_zc_producer_part_begin: both eyes give the same). */
+    int raw = r->d.depth == CG_ZC_DEPTH_RAW;
+    cg_vk_depth_params p = {raw, raw ? 0.0f : r->parts.near_plane,
+                            raw ? 0.0f : r->parts.far_plane};
+    cg_vk_ring_copy_label(&r->copy, a->cmd, "depth", a->eye, slot, frame);
+    cg_vk_rgb_record_depth(r->rgb, a->cmd, slot, a->eye, a->depth, a->layout, &p, part);
+    cg_vk_ring_copy_label_end(&r->copy, a->cmd);
     r->recorded = 1; /* in the game's command buffer, both modes */
-    /* The descriptor says the frame's parameters (both eyes give the same). */
-    r->parts.near_plane = a->p.near_plane;
-    r->parts.far_plane = a->p.far_plane;
-    r->parts.depth_flags = a->flags;
     return CG_OK;
 }
 
@@ -781,33 +590,9 @@ cg_status cg_vk_ring_record_depth(cg_vk_ring *r, VkCommandBuffer cmd, VkImage de
     CG_TRY(check_call(r, 0, depth, desc_out, "the depth image"));
     if (!cmd || !desc_len)
         return cg_fail(&r->err, CG_E_INVALID_ARG, "the game's command buffer and desc_len are required");
-    if (!r->parts.depth)
-        return cg_fail(&r->err, CG_E_INVALID_ARG, "a depth part (eye %u) on a ring without depth", eye);
-    if (eye >= r->parts.eyes)
-        return cg_fail(&r->err, CG_E_INVALID_ARG, "eye %u of a ring with %u eye%s", eye,
-                       r->parts.eyes, r->parts.eyes == 1 ? "" : "s");
-    depth_arg a = {cmd, depth, layout, eye, {r->d.depth == CG_ZC_DEPTH_RAW, 0.0f, 0.0f}, 0};
-    if (r->d.depth == CG_ZC_DEPTH_LINEAR) {
-        cg_zc_depth_params q = p ? *p : (cg_zc_depth_params){r->d.near_plane, r->d.far_plane,
-                                                              r->d.z_zero_to_one};
-        if (cg_depth_check_planes(q.near_plane, q.far_plane) != CG_OK)
-            return cg_fail(&r->err, CG_E_INVALID_ARG,
-                           "linear depth with near %g, far %g: needs finite 0 < near < far",
-                           (double)q.near_plane, (double)q.far_plane);
-        a.p.near_plane = q.near_plane;
-        a.p.far_plane = q.far_plane;
-        a.flags = q.z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0;
-        /* One set of parameters per descriptor: eye 1's must be eye 0's. */
-        if (eye > 0 && r->parts.open &&
-            (a.p.near_plane != r->parts.near_plane || a.p.far_plane != r->parts.far_plane ||
-             a.flags != r->parts.depth_flags))
-            return cg_fail(&r->err, CG_E_INVALID_ARG,
-                           "eye %u's depth with near %g, far %g, zZeroToOne %d: this frame's "
-                           "eye 0 gave near %g, far %g, zZeroToOne %d (one descriptor says one)",
-                           eye, (double)a.p.near_plane, (double)a.p.far_plane, a.flags != 0,
-                           (double)r->parts.near_plane, (double)r->parts.far_plane,
-                           r->parts.depth_flags != 0);
-    }
+    /* The ring has depth and this eye; valid parameters, eye 1's eye 0's. */
+    CG_TRY(cg_zc_parts_check(&r->parts, CG_ZC_PART_DEPTH, eye, p, &r->err));
     CG_TRY(cg_vk_rgb_prepare_depth(r->rgb, depth, &r->err));
-    return frame_part(r, CG_ZC_PART_DEPTH, eye, write_depth, &a, desc_out, desc_len);
+    depth_arg a = {cmd, depth, layout, eye};
+    return frame_part(r, CG_ZC_PART_DEPTH, eye, p, write_depth, &a, desc_out, desc_len);
 }

@@ -10,7 +10,8 @@
  * i = eye * (1 + D) + (colour ? D : 0).
  *
  * Per call for part (kind, eye), on the producer's thread (one context per
- * ring, not shared between threads):
+ * ring, not shared between threads). cg_zc_producer_part_begin
+ * (cg_zc_producer.h) is this protocol's half for both rings; by hand:
  *
  *   cg_zc_parts_classify(p, kind, eye, &action, &abandoned, err);
  *   if (abandoned) { slot p->slot (frame p->frame) back to RELEASED, never
@@ -76,12 +77,28 @@ typedef struct cg_zc_parts {
      * changes them after init. */
     float near_plane, far_plane;
     uint32_t depth_flags; /* CG_ZC_DEPTH_* */
+    /* A LINEAR ring's own parameters (cg_zc_parts_set_linear): a frame's
+     * unless its depth part gives others. */
+    int linear;
+    cg_zc_depth_params ring;
 } cg_zc_parts;
 
 /* A ring of eyes eyes (0 is taken as 1; more than CG_ZC_MAX_EYES:
  * CG_E_INVALID_ARG) with a depth plane per eye when depth is nonzero. No
  * frame open, depth parameters 0. */
 cg_status cg_zc_parts_init(cg_zc_parts *p, uint32_t eyes, int depth);
+
+/* A ring whose depth planes are LINEAR: its init's parameters (valid:
+ * checked at create). */
+void cg_zc_parts_set_linear(cg_zc_parts *p, const cg_zc_depth_params *ring);
+
+/* The call for part (kind, eye) checked before anything changes:
+ * CG_E_INVALID_ARG, err naming the value, for what classify refuses and,
+ * on a LINEAR ring, a depth part's parameters q (NULL: the ring's) that are
+ * not finite 0 < near < far, or that differ from the open frame's at a
+ * later eye (a descriptor carries one set: depth(0) sets them). */
+cg_status cg_zc_parts_check(const cg_zc_parts *p, cg_zc_part_kind kind, uint32_t eye,
+                            const cg_zc_depth_params *q, cg_err *err);
 
 /* Parts per frame: eyes * (1 + depth). */
 uint32_t cg_zc_parts_count(const cg_zc_parts *p);

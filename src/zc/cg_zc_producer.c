@@ -94,3 +94,55 @@ void cg_zc_producer_publish(cg_zc_producer *p, uint32_t slot, uint64_t frame,
     (void)cg_zc_desc_encode(&d, desc_out, CG_ZC_DESC_SIZE);
     cg_zc_leases_publish(&p->leases, slot, frame);
 }
+
+static cg_status claim_part(cg_zc_producer *p, cg_zc_parts *parts, cg_zc_part_kind kind,
+                            const cg_zc_depth_params *q, const cg_zc_part_hooks *h, int *fatal,
+                            cg_err *err)
+{
+    uint32_t slot;
+    uint64_t frame;
+    if (h->claiming) h->claiming(h->user);
+    cg_status st = cg_zc_leases_claim(&p->leases, h->idle, h->user, &slot, &frame, err);
+    if (st == CG_E_RING_FULL) cg_zc_parts_full(parts);
+    if (st != CG_OK && st != CG_E_RING_FULL) {
+        *fatal = 1;
+        (void)cg_zc_parts_reset(parts);
+    }
+    CG_TRY(st);
+    cg_zc_parts_claim(parts, slot, frame);
+    /* The frame's depth parameters: its first depth part's, else the ring's. */
+    if (kind != CG_ZC_PART_DEPTH || !q) q = &parts->ring;
+    parts->near_plane = q->near_plane;
+    parts->far_plane = q->far_plane;
+    parts->depth_flags = q->z_zero_to_one ? CG_ZC_DEPTH_Z_ZERO_TO_ONE : 0u;
+    return CG_OK;
+}
+
+cg_status cg_zc_producer_part_begin(cg_zc_producer *p, cg_zc_parts *parts, cg_zc_part_kind kind,
+                                    uint32_t eye, const cg_zc_depth_params *q,
+                                    const cg_zc_part_hooks *hooks, int *fatal, cg_err *err)
+{
+    CG_RETURN_IF(!p || !parts || !hooks || !fatal, CG_E_INVALID_ARG);
+    *fatal = 0;
+    CG_TRY(cg_zc_parts_check(parts, kind, eye, q, err));
+    cg_zc_part_action action;
+    int abandoned = 0;
+    CG_TRY(cg_zc_parts_classify(parts, kind, eye, &action, &abandoned, err));
+    if (abandoned) { /* never published half-written: no learner waits for it */
+        cg_status st = hooks->abandoning ? hooks->abandoning(hooks->user, parts->slot) : CG_OK;
+        cg_zc_leases_abandon(&p->leases, parts->slot, parts->frame);
+        if (st != CG_OK) {
+            *fatal = 1;
+            return st;
+        }
+    }
+    if (action == CG_ZC_PART_SKIP)
+        return cg_fail(err, CG_E_RING_FULL, "%s(%u) skipped: %s",
+                       kind == CG_ZC_PART_DEPTH ? "depth" : "colour", eye,
+                       parts->skipping ? "its frame found every slot held"
+                                       : "out of order (the frame's parts go depth(0), "
+                                         "colour(0), depth(1), colour(1), those the ring "
+                                         "has); the open frame, if any, is given up");
+    if (action == CG_ZC_PART_START) return claim_part(p, parts, kind, q, hooks, fatal, err);
+    return CG_OK;
+}

@@ -69,6 +69,37 @@ void cg_zc_producer_publish(cg_zc_producer *p, uint32_t slot, uint64_t frame,
 size_t cg_zc_producer_publish_parts(cg_zc_producer *p, const cg_zc_parts *parts,
                                     uint8_t *desc_out);
 
+/* What a ring lends cg_zc_producer_part_begin. */
+typedef struct cg_zc_part_hooks {
+    cg_zc_slot_idle_fn idle; /* the claim's test of a slot (cg_zc_leases_claim) */
+    /* NULL, or called just before each claim (the Vulkan ring frees what
+     * earlier rings left behind). */
+    void (*claiming)(void *user);
+    /* NULL, or the ring's GPU step on an abandoned frame's slot before its
+     * lease is abandoned (the Vulkan ring fences the parts it submitted);
+     * its error is returned, after the abandon, as a failed ring's. */
+    cg_status (*abandoning)(void *user, uint32_t slot);
+    void *user;
+} cg_zc_part_hooks;
+
+/* The protocol's half of one part call of a frame in parts (cg_zc_parts.h),
+ * the same for both rings: the call checked (cg_zc_parts_check: q is a
+ * depth part's parameters, NULL: the ring's), classified, an abandoned
+ * frame's slot given up (hooks->abandoning, then cg_zc_leases_abandon: a
+ * skipped frame), and at the frame's first part a slot claimed
+ * (hooks->claiming, then cg_zc_leases_claim with hooks->idle) and the
+ * frame's depth parameters set (q's for a depth part, else the ring's).
+ * CG_OK: write the part into parts->slot / parts->frame; then, when
+ * cg_zc_parts_done, cg_zc_producer_publish_parts; a failed write:
+ * cg_zc_parts_reset and cg_zc_leases_release. Otherwise *fatal says
+ * whether the ring has failed: 0 for CG_E_INVALID_ARG (nothing changed)
+ * and CG_E_RING_FULL (the part not written, err says why: the frame is
+ * skipped, or the part is out of order); 1 for the claim's other errors
+ * and hooks->abandoning's. */
+cg_status cg_zc_producer_part_begin(cg_zc_producer *p, cg_zc_parts *parts, cg_zc_part_kind kind,
+                                    uint32_t eye, const cg_zc_depth_params *q,
+                                    const cg_zc_part_hooks *hooks, int *fatal, cg_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -608,6 +608,33 @@ static int case_parts(void)
               p.far_plane == 9.0f && p.depth_flags == 1,
           "depth parameters kept");
     CHECK(cg_zc_parts_classify(NULL, D, 0, &a, &ab, NULL) == CG_E_INVALID_ARG, "NULL parts");
+
+    /* cg_zc_parts_check on a LINEAR stereo ring (init near 0.1, far 100, zZeroToOne 0):
+     * bad planes refused, eye 1 must give eye 0's, NULL meaning the ring's; nothing changes. */
+    cg_err e;
+    cg_zc_depth_params ring = {0.1f, 100.0f, 0}, bad = {2.0f, 1.0f, 0}, mine = {0.5f, 50.0f, 1};
+    CHECK(cg_zc_parts_init(&p, 2, 1) == CG_OK, "init");
+    CHECK(cg_zc_parts_check(&p, D, 0, &bad, &e) == CG_OK, "without set_linear nothing is checked");
+    cg_zc_parts_set_linear(&p, &ring);
+    CHECK(cg_zc_parts_check(&p, D, 0, NULL, &e) == CG_OK, "the ring's planes");
+    CHECK(cg_zc_parts_check(&p, D, 0, &bad, &e) == CG_E_INVALID_ARG && strstr(e.text, "near"),
+          "near 2 far 1 refused: %s", e.text);
+    CHECK(cg_zc_parts_check(&p, C, 0, &bad, &e) == CG_OK, "a colour part's parameters ignored");
+    CHECK(cg_zc_parts_check(&p, D, 2, NULL, &e) == CG_E_INVALID_ARG, "eye 2");
+    /* Frame open with eye 0's own planes (what the producer stores at the claim). */
+    CHECK(cg_zc_parts_classify(&p, D, 0, &a, &ab, NULL) == CG_OK && a == START, "start");
+    cg_zc_parts_claim(&p, 1, 7);
+    p.near_plane = 0.5f;
+    p.far_plane = 50.0f;
+    p.depth_flags = CG_ZC_DEPTH_Z_ZERO_TO_ONE;
+    CHECK(cg_zc_parts_check(&p, D, 1, &mine, &e) == CG_OK, "eye 1 with eye 0's planes");
+    CHECK(cg_zc_parts_check(&p, D, 1, NULL, &e) == CG_E_INVALID_ARG && strstr(e.text, "depth(0)"),
+          "eye 1 with the ring's planes after eye 0's own: %s", e.text);
+    cg_zc_depth_params flip = mine;
+    flip.z_zero_to_one = 0;
+    CHECK(cg_zc_parts_check(&p, D, 1, &flip, &e) == CG_E_INVALID_ARG, "eye 1, other zZeroToOne");
+    CHECK(cg_zc_parts_check(&p, D, 0, &ring, &e) == CG_OK, "eye 0 begins a new frame: its own");
+    CHECK(p.open && p.slot == 1 && p.frame == 7 && p.near_plane == 0.5f, "nothing changed");
     return failures ? 1 : 0;
 }
 
