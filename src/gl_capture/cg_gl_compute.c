@@ -237,7 +237,18 @@ static cg_status cg_gl_run_dispatch(cg_gl_reader *r, const cg_gl_dispatch *d)
         glBindBuffer(GL_UNIFORM_BUFFER, d->update_buffer);
         glBufferSubData(GL_UNIFORM_BUFFER, 0, (GLsizeiptr)d->update_size, d->update);
     }
+    /* A depth texture set to compare (GL_COMPARE_REF_TO_TEXTURE, as a shadow
+     * map is) reads as comparison results on NVIDIA's driver even through
+     * the ring's sampler object (compare mode NONE) with texelFetch: the
+     * texture's own mode is set to NONE for the dispatch and put back after
+     * it (the texture is bound to unit 0 by cg_gl_check_kind). */
+    GLint compare = GL_NONE;
+    if (d->kind != CG_GL_TEXTURE_RGBA8) {
+        glGetTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, &compare);
+        if (compare != GL_NONE) glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_NONE);
+    }
     glDispatchCompute(d->groups_x, d->groups_y, 1);
+    if (compare != GL_NONE) glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, compare);
     if (d->barriers) glMemoryBarrier(d->barriers);
     return cg_gl_check_call(cg_gl_reader_err(r),
                             "glUseProgram, glBindSampler, glBindBuffer{Base,Range}, "

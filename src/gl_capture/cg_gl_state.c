@@ -161,13 +161,15 @@ cg_status cg_gl_bind_target(cg_err *err, cg_gl_saved *saved, cg_gl_target *t,
             return cg_gl_bind_target(err, saved, t, attachment, tex, w, h);
         }
     }
-    if (!t->attached || t->tex != tex || t->w != w || t->h != h) {
-        GLC(err, glFramebufferTexture2D(GL_READ_FRAMEBUFFER, attachment, GL_TEXTURE_2D, tex, 0));
-        t->tex = tex;
-        t->w = w;
-        t->h = h;
-        t->attached = 1;
-    }
+    /* Attached on every read, even the same name at the same size: a
+     * texture the game deleted stays alive, attached here, while a new one
+     * gets its name (NVIDIA hands a freed name out again at once), so a
+     * cached attachment would read the deleted texture's old pixels. */
+    GLC(err, glFramebufferTexture2D(GL_READ_FRAMEBUFFER, attachment, GL_TEXTURE_2D, tex, 0));
+    t->tex = tex;
+    t->w = w;
+    t->h = h;
+    t->attached = 1;
     /* Checked on every read: the game may have redefined the texture. */
     GLenum st = glCheckFramebufferStatus(GL_READ_FRAMEBUFFER);
     if (st != GL_FRAMEBUFFER_COMPLETE) {

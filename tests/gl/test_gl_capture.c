@@ -171,6 +171,58 @@ START_TEST(texture_resized_between_calls)
 }
 END_TEST
 
+/* The game deletes its texture and makes a new one of the same size that
+ * gets the same name (NVIDIA hands a freed name out again at once; here the
+ * name is bound again by hand, which a compatibility context allows): the
+ * read must give the new texture's pixels, never the deleted one's (a
+ * cached framebuffer attachment kept reading the deleted texture). */
+START_TEST(texture_recreated_under_its_name)
+{
+    char why[256];
+    cg_egl_headless *c = NULL;
+    ck_assert_msg(cg_egl_headless_open_compat(&c, why, sizeof why) == 0,
+                  "a compatibility context (to reuse a texture name by hand): %s", why);
+    cg_gl_reader *r = new_reader(0);
+    enum { W = 8, H = 4 };
+    uint8_t px[W * H * 4], got[W * H * 3];
+    GLuint tex = 0;
+    for (int round = 0; round < 2; round++) {
+        if (round == 0) {
+            glGenTextures(1, &tex);
+        } else {
+            glDeleteTextures(1, &tex);
+            while (glGetError() != GL_NO_ERROR) {
+            }
+        }
+        glBindTexture(GL_TEXTURE_2D, tex); /* round 1: a new object under the old name */
+        if (round == 1 && (glGetError() != GL_NO_ERROR || !glIsTexture(tex))) {
+            GLuint fresh = 0;
+            glGenTextures(1, &fresh);
+            ck_assert_msg(fresh == tex, "this context neither binds a freed name nor hands it "
+                                        "out again (got %u for %u): the check cannot run",
+                          fresh, tex);
+            glBindTexture(GL_TEXTURE_2D, fresh);
+        }
+        for (size_t i = 0; i < sizeof px; i++) px[i] = (uint8_t)(round ? 200 - i : 3 * i + 1);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, px);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        ck_assert_int_eq(glGetError(), GL_NO_ERROR);
+        cg_gl_color_request rq = {tex, W, H, W, H, CG_FILTER_NEAREST, {0, 0, 0}};
+        int lag = -1;
+        ck_assert_int_eq(cg_gl_read_color(r, &rq, got, sizeof got, &lag), CG_OK);
+        for (int i = 0; i < W * H; i++) /* RAW: bottom-up, as uploaded */
+            ck_assert_msg(memcmp(got + i * 3, px + i * 4, 3) == 0,
+                          "round %d pixel %d: got %u,%u,%u want %u,%u,%u", round, i, got[i * 3],
+                          got[i * 3 + 1], got[i * 3 + 2], px[i * 4], px[i * 4 + 1], px[i * 4 + 2]);
+    }
+    glDeleteTextures(1, &tex);
+    cg_gl_reader_destroy(r);
+    cg_egl_headless_close(c);
+    ck_assert_int_eq(cg_egl_headless_make_current(g_ctx), 0);
+}
+END_TEST
+
 /* Frame k has clear color (k, 2k, 3k) and no quads; with a ring of 3 the
  * call that renders frame k returns frame max(0, k - 2). */
 START_TEST(ring_returns_older_frames)
@@ -1024,6 +1076,7 @@ static Suite *gl_suite(void)
     tcase_add_test(core, rgba_readback);
     tcase_add_test(core, color_resize_targets);
     tcase_add_test(core, texture_resized_between_calls);
+    tcase_add_test(core, texture_recreated_under_its_name);
     tcase_add_test(core, ring_returns_older_frames);
     tcase_add_test(core, ring_matches_sync_content);
     tcase_add_test(core, depth_neg_one_to_one);
