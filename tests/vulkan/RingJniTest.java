@@ -435,8 +435,14 @@ public final class RingJniTest {
         long[] img = {v[6], v[9]}, dep = {v[10], v[11]};
         expect(IllegalStateException.class, () -> ring.recordCursorImpl(1, img[0],
                 COLOR_ATTACHMENT_OPTIMAL, false, 0, 0), name + ": recordCursorImpl on it");
-        expect(IllegalArgumentException.class, () -> ring.recordEyeImpl(1, img[0],
-                COLOR_ATTACHMENT_OPTIMAL, eyes, false, 0, 0), name + ": eye " + eyes);
+        /* The frame call of the ring's mode: the other one's refusal (mode)
+         * would come first. */
+        expect(IllegalArgumentException.class, () -> {
+            if (semaphore)
+                ring.publishEyeImpl(img[0], COLOR_ATTACHMENT_OPTIMAL, eyes, false, 0, 0);
+            else
+                ring.recordEyeImpl(1, img[0], COLOR_ATTACHMENT_OPTIMAL, eyes, false, 0, 0);
+        }, name + ": eye " + eyes);
         expect(IllegalArgumentException.class, () -> ring.recordEyeImpl(1, img[0],
                 COLOR_ATTACHMENT_OPTIMAL, -1, false, 0, 0), name + ": eye -1");
         if (enc == 0)
