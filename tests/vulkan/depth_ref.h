@@ -90,6 +90,31 @@ static inline void depth_frame(float *d, int w, int h, int f, int eye)
     else depth_edges(d, (size_t)w * (size_t)h, (uint32_t)f);
 }
 
+/* The depth image `test_zc_ring serve ... planes` uploads for eye `eye` of
+ * frame f (tests/python/test_planes.py recomputes it): for pixel (x, y),
+ * row y of the image (row 0 first in memory),
+ *   k = (x * 73856093) ^ (y * 19349663) ^ ((2f + eye) * 83492791)
+ *   k ^= k >> 13; k *= 0x5bd1e995; k ^= k >> 15          (uint32, mod 2^32)
+ * and by k % 16: 0 -> 0.0 (the cleared background), 1 -> 1.0 (the near
+ * plane), 2..7 -> the float of bits k % 0x3f800001 (every float of [0, 1]
+ * alike: mostly tiny, far away), 8..15 -> (k >> 8) / 2^24 (uniform over
+ * [0, 1): distances all the way in). */
+static inline void depth_serve_pattern(float *d, int w, int h, int f, int eye)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            uint32_t k = ((uint32_t)x * 73856093u) ^ ((uint32_t)y * 19349663u) ^
+                         ((uint32_t)(2 * f + eye) * 83492791u);
+            k ^= k >> 13;
+            k *= 0x5bd1e995u;
+            k ^= k >> 15;
+            uint32_t m = k % 16;
+            d[(size_t)y * (size_t)w + (size_t)x] =
+                m >= 8 ? (float)(k >> 8) / 16777216.0f
+                       : depth_from_bits(m == 0 ? 0u : m == 1 ? 0x3f800000u : k % 0x3f800001u);
+        }
+}
+
 /* docs/wire-format.md, "Depth": the formula of zZeroToOne in double,
  * value = z / f, rounded to float. */
 static inline float depth_reference(float d, float near_plane, float far_plane, int z01)

@@ -1336,8 +1336,10 @@ static void rgbd_check_dump(const rgbd_cfg *c, const cg_zc_desc *d, const char *
     remove(path);
 }
 
-/* Frame f's inputs: each eye's colour (pattern 2f + e) and depth images. */
-static void rgbd_upload(const rgbd_cfg *c, VkImage *cimg, VkImage *dimg, int f)
+/* Frame f's inputs: each eye's colour (pattern 2f + e) and depth images
+ * (fill(f, e): depth_frame, or serve's depth_serve_pattern). */
+typedef void (*depth_fill)(float *d, int w, int h, int f, int eye);
+static void rgbd_upload_with(const rgbd_cfg *c, VkImage *cimg, VkImage *dimg, int f, depth_fill fill)
 {
     size_t spx = (size_t)c->sw * (size_t)c->sh;
     uint8_t *px = malloc(spx * 4);
@@ -1347,12 +1349,17 @@ static void rgbd_upload(const rgbd_cfg *c, VkImage *cimg, VkImage *dimg, int f)
         CHECK(vkt_upload(&T, cimg[e], c->sw, c->sh, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL) == 0,
               "upload colour");
         if (c->enc == CG_ZC_DEPTH_NONE) continue;
-        depth_frame(dp, c->sw, c->sh, f, (int)e);
+        fill(dp, c->sw, c->sh, f, (int)e);
         CHECK(vkt_upload_depth(&T, dimg[e], c->sw, c->sh, dp, VK_IMAGE_LAYOUT_GENERAL) == 0,
               "upload depth");
     }
     free(px);
     free(dp);
+}
+
+static void rgbd_upload(const rgbd_cfg *c, VkImage *cimg, VkImage *dimg, int f)
+{
+    rgbd_upload_with(c, cimg, dimg, f, depth_frame);
 }
 
 static void game_begin(void)
@@ -1901,12 +1908,36 @@ out:
  * prints each descriptor in hex, one a line; with STEP=1 it reads a line
  * from stdin before each frame (lockstep, as a vector env steps). It then
  * serves until stdin closes and prints each slot's final lease state
- * ("states: 4 4 4") and whether libcuda was ever mapped ("libcuda: no"). */
+ * ("states: 4 4 4") and whether libcuda was ever mapped ("libcuda: no").
+ *   serve fence|semaphore W H N STEP planes EYES none|linear|raw TW TH [NEAR FAR Z01]
+ * (tests/python/test_planes.py) the same with an RGB ring (format 23, flip
+ * 1, target TW x TH) of EYES (1, 2) eyes and that depth plane (linear with
+ * NEAR, FAR and zZeroToOne Z01): frame f's eye e is the colour pattern
+ * 2f + e and the depth image depth_serve_pattern(f, e), both W x H, given
+ * in the parts' order (rgbd_eye); a descriptor is printed whole (version 3,
+ * or 2 for one eye without depth). */
 static int serve(int argc, char **argv)
 {
     if (argc < 5) return 2;
     cg_zc_mode mode = strcmp(argv[0], "semaphore") == 0 ? CG_ZC_MODE_SEMAPHORE : CG_ZC_MODE_FENCE;
     int w = atoi(argv[1]), h = atoi(argv[2]), n = atoi(argv[3]), step = atoi(argv[4]);
+    int planes = argc > 5;
+    rgbd_cfg pc = {w, h, w, h, 1, CG_ZC_DEPTH_NONE, 0.0f, 0.0f, 0, 0};
+    if (planes) {
+        if ((argc != 10 && argc != 13) || strcmp(argv[5], "planes") != 0) return 2;
+        pc.eyes = (uint32_t)atoi(argv[6]);
+        pc.enc = strcmp(argv[7], "linear") == 0 ? CG_ZC_DEPTH_LINEAR
+                 : strcmp(argv[7], "raw") == 0  ? CG_ZC_DEPTH_RAW
+                                                : CG_ZC_DEPTH_NONE;
+        pc.tw = atoi(argv[8]);
+        pc.th = atoi(argv[9]);
+        if (argc == 13) {
+            pc.n = strtof(argv[10], NULL);
+            pc.f = strtof(argv[11], NULL);
+            pc.z01 = atoi(argv[12]);
+        }
+        if (pc.eyes < 1 || pc.eyes > 2) return 2;
+    }
     char why[256];
     int rc = vkt_init(&T, why, sizeof why);
     if (rc) {
@@ -1921,34 +1952,58 @@ static int serve(int argc, char **argv)
     d.socket_dir = NULL; /* the protocol's own rule */
     d.get_instance_proc_addr = T.gipa;
     d.wait_ns = 1000000000; /* lockstep: the learner releases within a step */
+    if (planes) {
+        d.slot_format = CG_VK_SLOT_RGB8;
+        d.target_width = pc.tw;
+        d.target_height = pc.th;
+        d.flip = 1;
+        d.eyes = pc.eyes;
+        d.depth = pc.enc;
+        d.near_plane = pc.n;
+        d.far_plane = pc.f;
+        d.z_zero_to_one = pc.z01;
+    }
     cg_err e = {{0}};
     cg_vk_ring *r = NULL;
-    VkImage img;
-    VkDeviceMemory mem;
-    if (cg_vk_ring_create(&d, &r, &e) != CG_OK || vkt_image(&T, w, h, -1, 0, &img, &mem)) {
-        fprintf(stderr, "serve: %s\n", e.text);
+    VkImage img[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE}, dimg[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+    VkDeviceMemory mem[2], dmem[2];
+    int bad = cg_vk_ring_create(&d, &r, &e) != CG_OK;
+    for (uint32_t k = 0; !bad && k < pc.eyes; k++) {
+        bad = planes ? vkt_image_ex(&T, w, h, VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_USAGE_SAMPLED_BIT, -1, 0,
+                                    &img[k], &mem[k])
+                     : vkt_image(&T, w, h, -1, 0, &img[k], &mem[k]);
+        if (!bad && pc.enc != CG_ZC_DEPTH_NONE) bad = vkt_depth_image(&T, w, h, &dimg[k], &dmem[k]);
+    }
+    if (bad) {
+        fprintf(stderr, "serve: %s\n", e.text[0] ? e.text : "an image");
         return 1;
     }
-    uint8_t desc[CG_ZC_DESC_SIZE];
-    char hex[2 * CG_ZC_DESC_SIZE + 1];
+    uint8_t desc[CG_ZC_DESC_MAX_SIZE];
+    char hex[2 * CG_ZC_DESC_MAX_SIZE + 1];
     uint8_t *px = malloc((size_t)w * (size_t)h * 4);
     char line[64];
     for (int f = 1; f <= n; f++) {
         if (step && !fgets(line, sizeof line, stdin)) break;
-        cg_status st;
-        if (mode == CG_ZC_MODE_FENCE) {
-            st = game_frame_fence(r, img, w, h, f, desc);
+        cg_status st = CG_OK;
+        size_t len = CG_ZC_DESC_SIZE;
+        if (planes) {
+            rgbd_upload_with(&pc, img, dimg, f, depth_serve_pattern);
+            for (uint32_t k = 0; st == CG_OK && k < pc.eyes; k++)
+                st = rgbd_eye(r, mode, &pc, img[k], dimg[k], k, NULL, desc, &len);
+            if (failures) st = CG_E_VULKAN;
+        } else if (mode == CG_ZC_MODE_FENCE) {
+            st = game_frame_fence(r, img[0], w, h, f, desc);
         } else {
             zc_pattern(px, w, h, f);
-            st = vkt_upload(&T, img, w, h, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+            st = vkt_upload(&T, img[0], w, h, px, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
                      ? CG_E_VULKAN
-                     : cg_vk_ring_publish(r, img, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, desc);
+                     : cg_vk_ring_publish(r, img[0], VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, desc);
         }
-        if (st != CG_OK) {
+        if (st != CG_OK || len == 0) {
             fprintf(stderr, "serve: frame %d: %s\n", f, cg_vk_ring_last_error(r));
             return 1;
         }
-        hex_encode(desc, sizeof desc, hex);
+        hex_encode(desc, len, hex);
         printf("%s\n", hex);
         fflush(stdout);
     }
@@ -1969,7 +2024,10 @@ static int serve(int argc, char **argv)
         printf(" %d", (int)CG_ZC_WORD_STATE(cg_zc_lease_load(info.control, i)));
     printf("\nlibcuda: %s\n", zc_libcuda_mapped() ? "mapped" : "no");
     fflush(stdout);
-    vkt_image_free(&T, img, mem);
+    for (uint32_t k = 0; k < pc.eyes; k++) {
+        vkt_image_free(&T, img[k], mem[k]);
+        if (dimg[k]) vkt_image_free(&T, dimg[k], dmem[k]);
+    }
     cg_vk_ring_destroy(r);
     vkt_ring_fini(&T);
     return 0;
