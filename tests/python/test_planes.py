@@ -17,7 +17,19 @@ Usage: test_planes.py unit      golden version 3 descriptors written by hand,
                                 VectorLearner's rgb and depth batches (kernel
                                 and memcpy gathers, flip), rings whose planes
                                 differ refused
-Exit 0 pass, 1 failure.
+       test_planes.py live PRODUCER
+                                a real producer's rings (test_zc_ring serve
+                                ... planes: fence mode, lavapipe, Mesa's
+                                memfds) through the stand-in libcuda: 1 and 2
+                                eyes, linear and raw depth, down/upscaled;
+                                RingLearner's frame.rgb / frame.depth and
+                                VectorLearner's batch / batch.depth: shapes,
+                                strides, dtypes, the RGB bytes against the
+                                pattern at the target size (nearest), raw
+                                depth bit-exact, linear within 2 ulps of
+                                docs/wire-format.md "Depth" (float64)
+Exit 0 pass, 1 failure, 77 (live) without a Mesa Vulkan device with
+external memory.
 """
 import ctypes
 import os
@@ -451,10 +463,203 @@ def fakecuda():
     os.rmdir(tmp)
 
 
+# --- a real producer (test_zc_ring serve ... planes, fence mode, lavapipe) ---------------------
+
+# (source W, H, target W, H, eyes, encoding, near, far, zZeroToOne, gather):
+# down- and upscaled, 1 and 2 eyes, linear (both clip conventions) and raw.
+LIVE = [
+    (37, 23, 16, 11, 1, "linear", 0.05, 1000.0, 1, "kernel"),
+    (33, 20, 47, 29, 2, "linear", 0.1, 100.0, 0, "memcpy"),
+    (41, 23, 19, 29, 2, "raw", 0, 0, 0, "kernel"),
+    (24, 16, 24, 16, 1, "raw", 0, 0, 0, "memcpy"),
+]
+
+
+def nearest(img, tw, th):
+    """Slot pixel (x, Y) of docs/zero-copy-v2.md "The RGB slot format" (and
+    "Sampling" for depth) from image img (row 0 first in memory), flip 1."""
+    import numpy as np
+
+    sh, sw = img.shape[:2]
+    Y, x = np.mgrid[0:th, 0:tw]
+    sy = (th - 1 - Y) * sh // th
+    return img[sh - 1 - sy, x * sw // tw]
+
+
+def serve_depth(w, h, f, eye):
+    """tests/vulkan/depth_ref.h's depth_serve_pattern, written again here:
+    the raw depth image (h, w) float32 of eye `eye` of frame f."""
+    import numpy as np
+
+    m = 0xFFFFFFFF
+    y, x = np.mgrid[0:h, 0:w].astype(np.uint64)
+    k = ((x * 73856093) & m) ^ ((y * 19349663) & m) ^ (((2 * f + eye) * 83492791) & m)
+    k ^= k >> 13
+    k = (k * 0x5BD1E995) & m
+    k ^= k >> 15
+    m = k % 16
+    bits = np.where(m == 0, 0, np.where(m == 1, 0x3F800000, k % 0x3F800001))
+    uniform = (k >> 8).astype(np.float64) / 2.0**24  # exact in float32 (24 bits)
+    return np.where(m >= 8, uniform, bits.astype(np.uint32).view(np.float32)).astype(np.float32)
+
+
+def linear_ref(d, n, f, z01):
+    """docs/wire-format.md "Depth" in float64 (numpy), then float32."""
+    import numpy as np
+
+    d, n, f = d.astype(np.float64), np.float64(n), np.float64(f)
+    z = n * f / (n + d * (f - n)) if z01 else 2 * n * f / (n + f + (2 * d - 1) * (f - n))
+    return (z / f).astype(np.float32)
+
+
+def ulps(got, want):
+    """Float distance of float32 arrays (anything negative or not finite: 2^32)."""
+    import numpy as np
+
+    g = got.view(np.uint32).astype(np.int64)
+    w = want.view(np.uint32).astype(np.int64)
+    bad = ~np.isfinite(got) | (got < 0)
+    return np.where(bad, 1 << 32, np.abs(g - w))
+
+
+def oracle(cfg, f):
+    """Frame f's planes as the slot must hold them: rgb (eyes, th, tw, 3)
+    uint8, raw depth (eyes, th, tw) float32, or None without depth."""
+    import numpy as np
+
+    sw, sh, tw, th, eyes, enc = cfg[:6]
+    rgb = np.stack([nearest(T.pattern(sw, sh, 2 * f + e)[:, :, :3], tw, th) for e in range(eyes)])
+    raw = None if enc == "none" else np.stack(
+        [nearest(serve_depth(sw, sh, f, e), tw, th) for e in range(eyes)])
+    return rgb, raw
+
+
+def depth_ok(cfg, got, raw, what):
+    """raw: bit-exact; linear: <= 2 float ulps of the formula."""
+    import numpy as np
+
+    enc, n, far, z01 = cfg[5:9]
+    if enc == "raw":
+        same = got.view(np.uint32) == raw.view(np.uint32)
+        check(bool(same.all()), f"{what}: raw depth bit-exact ({int((~same).sum())} differ)")
+        return
+    u = ulps(got, linear_ref(raw, np.float32(n), np.float32(far), z01))
+    check(int(u.max()) <= 2, f"{what}: linear depth within {int(u.max())} ulps of the formula "
+                             f"(<= 2; {int((u > 2).sum())} beyond)")
+
+
+def live_layout(cfg):
+    """The producer's plane layout (docs/zero-copy-v2.md, cg_zc_planes_layout)."""
+    def up(v, a):
+        return (v + a - 1) // a * a
+
+    tw, th, eyes = cfg[2], cfg[3], cfg[4]
+    ces = up(up(tw * th * 3, 12), 256)
+    des = up(tw * th * 4, 256)
+    return ces, eyes * ces, des
+
+
+def live_config(producer, lib, cfg):
+    import numpy as np
+
+    import test_vector as TV
+    from craftground_capture import vector as V
+
+    sw, sh, tw, th, eyes, enc, n, far, z01, gather = cfg
+    extra = ["planes", eyes, enc, tw, th] + ([n, far, z01] if enc == "linear" else [])
+    tag = f"{sw}x{sh} -> {tw}x{th}, {eyes} eye{'s' if eyes > 1 else ''}, {enc}"
+    ces, doff, des = live_layout(cfg)
+    lead = (eyes,) if eyes > 1 else ()
+    want_rgb = (lead + (th, tw, 3), None if eyes == 1 or ces == tw * th * 3 else
+                (ces, tw * 3, 3, 1))
+    want_dep = (lead + (th, tw), None if eyes == 1 or des == tw * th * 4 else (des, tw * 4, 4))
+
+    # RingLearner: frames 1..3 of one producer.
+    game = TV.Game(producer, sw, sh, extra=extra)
+    raw = game.go()
+    d = R.parse_descriptor(raw)
+    if not d.device_uuid.startswith(b"mesa"):
+        game.close()
+        print("SKIP python_planes_live: the Vulkan device is not Mesa's (the stand-in maps only "
+              "its memfds)")
+        sys.exit(77)
+    lib.fake_ext_set_uuid(d.device_uuid)
+    check(len(raw) == 256 and d.version == 3 and d.format == R.FORMAT_RGB8 and d.eyes == eyes and
+          (d.width, d.height) == (tw, th) and d.depth_encoding_name == enc and
+          d.color_eye_stride == ces and d.depth_offset == doff and d.depth_eye_stride == des and
+          d.depth_row_pitch == tw * 4 and d.near == np.float32(n) and d.far == np.float32(far) and
+          d.z_zero_to_one == bool(z01),
+          f"{tag}: the descriptor (version 3, {d.eyes} eyes, {d.depth_encoding_name}, strides "
+          f"{d.color_eye_stride}/{d.depth_eye_stride}, depth at {d.depth_offset})")
+    ring = R.RingLearner(raw, R.CudaImporter())
+    for f in range(1, 4):
+        raw = raw if f == 1 else game.go()
+        with ring.acquire(raw, 5) as fr:
+            rgb, dep = fr.rgb, fr.depth
+            rc, dc = rgb.__cuda_array_interface__, dep.__cuda_array_interface__
+            check(fr.eyes == eyes and (rc["shape"], rc["strides"]) == want_rgb and
+                  rc["typestr"] == "|u1" and (dc["shape"], dc["strides"]) == want_dep and
+                  dc["typestr"] == "<f4" and dep.encoding == enc,
+                  f"{tag} frame {f}: rgb {rc['shape']} {rc['typestr']} strides {rc['strides']}, "
+                  f"depth {dc['shape']} {dc['typestr']} strides {dc['strides']}")
+            got, gdep = rgb.to_numpy(), dep.to_numpy()
+            want, wraw = oracle(cfg, f)
+            if eyes == 1:
+                want, wraw = want[0], wraw[0]
+            differ = int((got != want).sum()) if got.shape == want.shape else got.shape
+            check(got.dtype == np.uint8 and gdep.dtype == np.float32 and
+                  np.array_equal(got, want),
+                  f"{tag} frame {f}: frame.rgb is the pattern 2f + e at the target size (nearest)"
+                  f" ({differ} differ)")
+            depth_ok(cfg, gdep, wraw, f"{tag} frame {f}: frame.depth")
+    ring.close()
+    game.proc.stdin.close()
+    tail = game.proc.stdout.read().split("\n")
+    rc = game.proc.wait()
+    check(rc == 0 and tail[0] == "states: 4 4 4" and tail[1] == "libcuda: no",
+          f"{tag}: the producer exits 0, every slot RELEASED, no libcuda ({tail[:2]}, exit {rc})")
+
+    # VectorLearner: two producers, ring 0 a frame ahead of ring 1.
+    games = [TV.Game(producer, sw, sh, extra=extra) for _ in range(2)]
+    games[0].go()
+    descs = [g.go() for g in games]
+    vec = V.VectorLearner(descs, gather=gather)
+    for step in range(2):
+        if step:
+            descs = [g.go() for g in games]
+        b = vec.step(descs, stream=3)
+        frames = [g.frame for g in games]
+        rgbs, raws = zip(*(oracle(cfg, f) for f in frames))
+        want, wraw = np.stack(rgbs), np.stack(raws)
+        if eyes == 1:
+            want, wraw = want[:, 0], wraw[:, 0]
+        bc, dc = b.__cuda_array_interface__, b.depth.__cuda_array_interface__
+        shp = (2,) + lead
+        check(vec.gather == gather and b.rgb is b and bc["shape"] == shp + (th, tw, 3) and
+              bc["typestr"] == "|u1" and bc["strides"] is None and
+              dc["shape"] == shp + (th, tw) and dc["typestr"] == "<f4" and dc["strides"] is None,
+              f"{tag} [{vec.gather}] step {step + 1}: batch {bc['shape']} {bc['typestr']}, "
+              f"batch.depth {dc['shape']} {dc['typestr']}, compact")
+        got, gdep = b.to_numpy(), b.depth.to_numpy()
+        check(b.frames == tuple(frames) and np.array_equal(got, want),
+              f"{tag} [{vec.gather}] step {step + 1}: batch rows hold frames {b.frames} "
+              f"(want {tuple(frames)}), each eye's pattern")
+        depth_ok(cfg, gdep, wraw, f"{tag} [{vec.gather}] step {step + 1}: batch.depth")
+    vec.close()
+    for g in games:
+        check(g.close() == 0, f"{tag}: a vector producer exits 0")
+
+
+def live(producer):
+    lib = R.CudaImporter().lib  # the stand-in, through $CRAFTGROUND_CAPTURE_LIBCUDA
+    for cfg in LIVE:
+        live_config(producer, lib, cfg)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in ("unit", "fakecuda"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "fakecuda", "live"):
         print(__doc__)
         sys.exit(2)
-    globals()[sys.argv[1]]()
+    globals()[sys.argv[1]](*sys.argv[2:])
     print("PASS" if T.failures == 0 else f"{T.failures} failures")
     sys.exit(1 if T.failures else 0)

@@ -49,11 +49,13 @@ COUNT_NAMES = ("launches", "copies", "event_syncs", "event_queries", "modules", 
 
 
 class Game:
-    """One producer process: serve MODE W H 1000 1 (a line on stdin per frame)."""
+    """One producer process: serve MODE W H 1000 1 [EXTRA...] (a line on stdin
+    per frame; extra: test_zc_ring's "planes ..." arguments)."""
 
-    def __init__(self, producer, w, h, mode="fence", env=None):
+    def __init__(self, producer, w, h, mode="fence", env=None, extra=()):
         cmd = list(producer) if isinstance(producer, (list, tuple)) else [producer]
-        self.proc = subprocess.Popen(cmd + ["serve", mode, str(w), str(h), "1000", "1"],
+        self.proc = subprocess.Popen(cmd + ["serve", mode, str(w), str(h), "1000", "1"] +
+                                     [str(a) for a in extra],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      env=env)
         self.frame = 0
