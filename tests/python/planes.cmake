@@ -12,6 +12,8 @@
 #                           too) through the stand-in: RingLearner's and
 #                           VectorLearner's rgb and depth against the pattern,
 #                           raw bit-exact, linear within 2 ulps of the formula
+#   python_planes_cuda      the same, semaphore mode, the real CUDA driver (the
+#                           GPU machine; labels cuda, python)
 if(CG_PYTHON3)
   add_test(NAME python_planes_unit COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_planes.py unit)
   set_tests_properties(python_planes_unit PROPERTIES LABELS python TIMEOUT 60
@@ -29,4 +31,12 @@ if(CG_PYTHON3 AND TARGET fake_cuda_ext AND TARGET test_zc_ring)
   set_tests_properties(python_planes_live PROPERTIES LABELS "python;vulkan" SKIP_RETURN_CODE 77
     TIMEOUT 120 ENVIRONMENT
     "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
+endif()
+# The GPU machine: the same rings in semaphore mode read by the real CUDA
+# learner (labels cuda, python; 77 without libcuda or a device).
+if(CG_PYTHON3 AND TARGET test_zc_ring)
+  add_test(NAME python_planes_cuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_planes.py cuda
+           $<TARGET_FILE:test_zc_ring>)
+  set_tests_properties(python_planes_cuda PROPERTIES LABELS "cuda;python" SKIP_RETURN_CODE 77
+                       TIMEOUT 300 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
 endif()

@@ -559,7 +559,9 @@ def live_layout(cfg):
     return ces, eyes * ces, des
 
 
-def live_config(producer, lib, cfg):
+def live_config(producer, lib, cfg, use_cuda=False):
+    """One configuration; use_cuda: the real driver and the producer in
+    semaphore mode (the GPU machine), else the stand-in and fence mode."""
     import numpy as np
 
     import test_vector as TV
@@ -574,16 +576,22 @@ def live_config(producer, lib, cfg):
                 (ces, tw * 3, 3, 1))
     want_dep = (lead + (th, tw), None if eyes == 1 or des == tw * th * 4 else (des, tw * 4, 4))
 
+    mode = "semaphore" if use_cuda else "fence"
+    # Streams: the stand-in's are tags; the real driver's default stream is 0.
+    s_ring, s_vec = (0, 0) if use_cuda else (5, 3)
     # RingLearner: frames 1..3 of one producer.
-    game = TV.Game(producer, sw, sh, extra=extra)
+    game = TV.Game(producer, sw, sh, mode=mode, extra=extra)
     raw = game.go()
     d = R.parse_descriptor(raw)
-    if not d.device_uuid.startswith(b"mesa"):
+    if use_cuda:
+        pass
+    elif not d.device_uuid.startswith(b"mesa"):
         game.close()
         print("SKIP python_planes_live: the Vulkan device is not Mesa's (the stand-in maps only "
               "its memfds)")
         sys.exit(77)
-    lib.fake_ext_set_uuid(d.device_uuid)
+    else:
+        lib.fake_ext_set_uuid(d.device_uuid)
     check(len(raw) == 256 and d.version == 3 and d.format == R.FORMAT_RGB8 and d.eyes == eyes and
           (d.width, d.height) == (tw, th) and d.depth_encoding_name == enc and
           d.color_eye_stride == ces and d.depth_offset == doff and d.depth_eye_stride == des and
@@ -594,7 +602,7 @@ def live_config(producer, lib, cfg):
     ring = R.RingLearner(raw, R.CudaImporter())
     for f in range(1, 4):
         raw = raw if f == 1 else game.go()
-        with ring.acquire(raw, 5) as fr:
+        with ring.acquire(raw, s_ring) as fr:
             rgb, dep = fr.rgb, fr.depth
             rc, dc = rgb.__cuda_array_interface__, dep.__cuda_array_interface__
             check(fr.eyes == eyes and (rc["shape"], rc["strides"]) == want_rgb and
@@ -620,14 +628,14 @@ def live_config(producer, lib, cfg):
           f"{tag}: the producer exits 0, every slot RELEASED, no libcuda ({tail[:2]}, exit {rc})")
 
     # VectorLearner: two producers, ring 0 a frame ahead of ring 1.
-    games = [TV.Game(producer, sw, sh, extra=extra) for _ in range(2)]
+    games = [TV.Game(producer, sw, sh, mode=mode, extra=extra) for _ in range(2)]
     games[0].go()
     descs = [g.go() for g in games]
     vec = V.VectorLearner(descs, gather=gather)
     for step in range(2):
         if step:
             descs = [g.go() for g in games]
-        b = vec.step(descs, stream=3)
+        b = vec.step(descs, stream=s_vec)
         frames = [g.frame for g in games]
         rgbs, raws = zip(*(oracle(cfg, f) for f in frames))
         want, wraw = np.stack(rgbs), np.stack(raws)
@@ -656,8 +664,22 @@ def live(producer):
         live_config(producer, lib, cfg)
 
 
+def cuda(producer):
+    """The same against the real CUDA driver, the producer in semaphore mode
+    (the GPU machine); 77 without a driver or a device."""
+    try:
+        importer = R.CudaImporter()
+        if T.ctypes_count(importer) == 0:
+            raise R.RingError("no CUDA device")
+    except (OSError, R.RingError) as e:
+        print(f"SKIP python_planes_cuda: no CUDA driver or device here: {e}")
+        sys.exit(77)
+    for cfg in LIVE:
+        live_config(producer, importer.lib, cfg, use_cuda=True)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "fakecuda", "live"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("unit", "fakecuda", "live", "cuda"):
         print(__doc__)
         sys.exit(2)
     globals()[sys.argv[1]](*sys.argv[2:])
