@@ -24,7 +24,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._types import Buffer
+from ._types import Buffer, Closes
 from .errors import FormatError
 
 HANDLE_SIZE = 68
@@ -351,7 +351,7 @@ def parse_ipc_handle(data: Buffer) -> Tuple[bytes, int]:
     return data[:MEM_HANDLE_SIZE], device
 
 
-class CudaIpcFrame(DeviceBuffer):
+class CudaIpcFrame(DeviceBuffer, Closes):
     """The producer's shared frame buffer, opened in this process: shape
     (height, width, 4) uint8 RGBA in the source's row order (bottom-up for a
     GL texture), C-contiguous, on CUDA device `device`. Use it with
@@ -387,18 +387,6 @@ class CudaIpcFrame(DeviceBuffer):
         if self.ptr:
             ptr, self.ptr = self.ptr, 0
             self._api.close(ptr, self.device)
-
-    def __enter__(self) -> "CudaIpcFrame":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the driver may be gone
-            pass
 
 
 def open_ipc_handle(handle: Buffer, width: int, height: int,

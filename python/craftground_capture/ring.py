@@ -47,7 +47,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from ._types import Buffer
+from ._types import Buffer, Closes
 from .cuda_ipc import HANDLE_SIZE as CUDA_IPC_HANDLE_SIZE
 from .cuda_ipc import KDL_CUDA, DeviceBuffer, _DriverApi, _load
 from .errors import FormatError
@@ -990,7 +990,7 @@ class RingFrame(_StreamBuffer):
         self.release()
 
 
-class RingLearner:
+class RingLearner(Closes):
     """Connects to the ring a descriptor names, imports it once, and hands
     out frames. `descriptor`: the ipc_handle bytes or a Descriptor.
     `importer`: CudaImporter() by default; tests pass a stand-in with the
@@ -1157,15 +1157,3 @@ class RingLearner:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
-
-    def __enter__(self) -> "RingLearner":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass

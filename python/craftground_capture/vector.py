@@ -34,7 +34,7 @@ import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import _device
-from ._types import Buffer
+from ._types import Buffer, Closes
 from .cuda_ipc import KDL_CUDA
 from .ring import (MODE_SEMAPHORE, CudaImporter, Descriptor, RingError, RingLearner, RingPlane,
                    StaleDescriptor, _eye_shape, _norm_stream, _SemWaitParams, _StreamBuffer,
@@ -203,7 +203,7 @@ class VectorBatch(_StreamBuffer):
         self.depth = self.depth_batch = vec._depth_view(stream)
 
 
-class VectorLearner:
+class VectorLearner(Closes):
     """N rings (one per game) read as one batch. templates: each ring's
     descriptor (the template, frame 0, or any frame's). All rings must have
     the same size, format, row order and device (else RingError naming the
@@ -588,18 +588,6 @@ class VectorLearner:
             self._api.unload()
             self._api.free([], None)
         self._api = None
-
-    def __enter__(self) -> "VectorLearner":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def _planes_differ(d: Descriptor, first: Descriptor) -> List[str]:
