@@ -255,6 +255,13 @@ int cg_jni_check_texture(JNIEnv *env, const char *what, const char *name, jint i
     return 0;
 }
 
+int cg_jni_check_unsigned(JNIEnv *env, const char *what, const char *name, jint v)
+{
+    if (v < 0)
+        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: %s %d is negative", what, name, (int)v);
+    return 0;
+}
+
 int cg_jni_check_pid(JNIEnv *env, const char *what, jint pid)
 {
     if (pid <= 0)

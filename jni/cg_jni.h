@@ -65,6 +65,10 @@ int cg_jni_check_texture(JNIEnv *env, const char *what, const char *name, jint i
 /* The process id of the peer a handle is made for: pid > 0. */
 int cg_jni_check_pid(JNIEnv *env, const char *what, jint pid);
 
+/* An int Java passes where an unsigned number goes (an eye, a count): >= 0
+ * ("<what>: <name> -1 is negative"); its range is the callee's to check. */
+int cg_jni_check_unsigned(JNIEnv *env, const char *what, const char *name, jint v);
+
 /* Encoding modes of the wire (docs/wire-format.md). */
 enum { CG_ENC_RAW = 0, CG_ENC_PNG = 1, CG_ENC_ZEROCOPY_TORCH = 2, CG_ENC_ZEROCOPY_JAX = 3 };
 

@@ -200,20 +200,14 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publ
     return cg_jni_ring_frame(env, &g_ring, what, step, &f);
 }
 
-/* A frame part's eye from Java: not negative (its range is the ring's). */
-static int bad_eye(JNIEnv *env, const char *what, jint eye)
-{
-    if (eye >= 0) return 0;
-    return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: eye %d is negative", what, (int)eye);
-}
-
 JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publishDepthImpl(
     JNIEnv *env, jobject thiz, jint depthTexture, jint eye, jfloat near_plane, jfloat far_plane,
     jboolean zZeroToOne)
 {
     (void)thiz;
     static const char what[] = "GlZerocopyRing.publishDepthImpl";
-    if (cg_jni_check_texture(env, what, "depthTexture", depthTexture) || bad_eye(env, what, eye))
+    if (cg_jni_check_texture(env, what, "depthTexture", depthTexture) ||
+        cg_jni_check_unsigned(env, what, "eye", eye))
         return NULL;
     gl_frame f = {(unsigned)depthTexture, {0, 0, 0}, (uint32_t)eye,
                   {near_plane, far_plane, zZeroToOne ? 1 : 0}};
@@ -226,7 +220,8 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_publ
 {
     (void)thiz;
     static const char what[] = "GlZerocopyRing.publishEyeImpl";
-    if (cg_jni_check_texture(env, what, "texture", texture) || bad_eye(env, what, eye))
+    if (cg_jni_check_texture(env, what, "texture", texture) ||
+        cg_jni_check_unsigned(env, what, "eye", eye))
         return NULL;
     gl_frame f = {(unsigned)texture, {drawCursor ? 1 : 0, cursorX, cursorY}, (uint32_t)eye,
                   {0, 0, 0}};

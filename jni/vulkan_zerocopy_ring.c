@@ -196,9 +196,7 @@ static jobject frame(JNIEnv *env, const char *what, jlong cmd, jlong image, jint
  * null (skipped). */
 static jobject part(JNIEnv *env, const char *what, frame_args *a, jint eye)
 {
-    if (eye < 0)
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: eye %d is negative", what, (int)eye),
-               NULL;
+    if (cg_jni_check_unsigned(env, what, "eye", eye)) return NULL;
     a->eye = (uint32_t)eye;
     return cg_jni_ring_frame(env, &g_ring, what, step, a);
 }
@@ -212,9 +210,7 @@ JNIEXPORT jobject JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_
 {
     (void)thiz;
     static const char what[] = "VulkanZerocopyRing.initRgbdImpl";
-    if (eyes < 0)
-        return cg_throw(env, CG_JEXC_ILLEGAL_ARGUMENT, "%s: eyes %d is negative", what, (int)eyes),
-               NULL;
+    if (cg_jni_check_unsigned(env, what, "eyes", eyes)) return NULL;
     cg_vk_ring_desc d;
     rgb_desc(&d, imageFormat, targetWidth, targetHeight, flipVertically);
     d.eyes = (uint32_t)eyes;
