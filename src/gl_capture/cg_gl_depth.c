@@ -11,12 +11,12 @@
 #include "cg_gl.h"
 #include "cg_gl_check.h"
 #include "cg_gl_depth_source.h" /* cg_gl_depth_source: src/vulkan/cg_vk_depth.comp's text */
+#include "cg_shader_layout.h"
 #include "cg_size.h"
 
-/* The shader's Params block (std140: nine 4-byte members, padded to 48). */
+/* The shader's Params block (std140: its nine 4-byte members, padded to 48). */
 typedef struct dp_params {
-    uint32_t src_w, src_h, dst_w, dst_h, flip, raw;
-    float near_plane, range_hi, range_lo;
+    cg_depth_shader_params p;
     uint32_t pad[3];
 } dp_params;
 
@@ -87,14 +87,6 @@ void cg_gl_depth_pass_destroy(cg_gl_depth_pass *p)
     free(p);
 }
 
-/* Groups of 64 x 4 pixels (the shader's local size): at most 256 x 4096
- * for 16384 x 16384, inside GL's guaranteed 65535. */
-static void dp_groups(int w, int h, GLuint *gx, GLuint *gy)
-{
-    *gx = ((GLuint)w + 63) / 64;
-    *gy = ((GLuint)h + 3) / 4;
-}
-
 static cg_status dp_check_job(const cg_gl_depth_pass *p, const cg_gl_depth_job *j, cg_err *err)
 {
     CG_TRY(cg_check_dims_named("depth texture", j->src_w, j->src_h, err));
@@ -131,17 +123,10 @@ cg_status cg_gl_depth_pass_run(cg_gl_depth_pass *p, cg_gl_reader *r, const cg_gl
                        "the depth plane pass was made in another GL context than the current one");
     dp_params q;
     memset(&q, 0, sizeof q);
-    q.src_w = (uint32_t)j->src_w;
-    q.src_h = (uint32_t)j->src_h;
-    q.dst_w = (uint32_t)j->dst_w;
-    q.dst_h = (uint32_t)j->dst_h;
-    q.raw = !j->lin;
-    if (j->lin) {
-        double range = (double)j->lin->far_plane - (double)j->lin->near_plane; /* exact */
-        q.near_plane = j->lin->near_plane;
-        q.range_hi = (float)range;
-        q.range_lo = (float)(range - (double)q.range_hi);
-    }
+    /* GL's rows are bottom first: flip 0 (the RGB plane's rule). */
+    cg_depth_shader_params_make(j->src_w, j->src_h, j->dst_w, j->dst_h, 0, !j->lin,
+                                j->lin ? j->lin->near_plane : 0.0f,
+                                j->lin ? j->lin->far_plane : 0.0f, &q.p);
     cg_gl_dispatch gd;
     memset(&gd, 0, sizeof gd);
     gd.program = p->program;
@@ -165,7 +150,7 @@ cg_status cg_gl_depth_pass_run(cg_gl_depth_pass *p, cg_gl_reader *r, const cg_gl
         gd.update = &q;
         gd.update_size = sizeof q;
     }
-    dp_groups(j->dst_w, j->dst_h, &gd.groups_x, &gd.groups_y);
+    cg_shader_groups_64x4(j->dst_w, j->dst_h, &gd.groups_x, &gd.groups_y);
     /* As the RGB plane's: visible to later GL reads of the buffer; the
      * frame's fence or semaphore makes them visible outside GL. */
     gd.barriers = GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |

@@ -8,7 +8,8 @@
 #include "cg_gl_check.h"
 #include "cg_gl_copy_source.h" /* cg_gl_copy_source: src/vulkan/cg_vk_copy.comp's text */
 #include "cg_gl_rgb_source.h" /* cg_gl_rgb_source: src/vulkan/cg_vk_rgb.comp's text */
-#include "cg_vk_rgb.h"        /* cg_vk_copy_groups, cg_vk_rgb_groups: the shader's layout */
+#include "cg_shader_layout.h" /* cg_shader_groups_64x4: the compute copy's layout */
+#include "cg_vk_rgb.h"        /* cg_vk_rgb_groups: the RGB shader's layout */
 
 #define GR_GL(err, expr) CG_GL_CALL_AS((err), expr, #expr)
 
@@ -61,7 +62,7 @@ cg_status cg_gl_ring_compute_setup(cg_gl_ring_compute *c, size_t block_bytes, cg
         CG_TRY(cg_gl_uniform_buffer(&c->params_ubo[i], &c->params[i], sizeof c->params[i], err));
     }
     if (c->copy)
-        cg_vk_copy_groups(c->src_w, c->src_h, &c->groups_x, &c->groups_y);
+        cg_shader_groups_64x4(c->src_w, c->src_h, &c->groups_x, &c->groups_y);
     else
         cg_vk_rgb_groups(c->dst_w, c->dst_h, &c->groups_x, &c->groups_y);
     return CG_OK;

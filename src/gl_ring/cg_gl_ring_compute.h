@@ -32,7 +32,7 @@ typedef struct cg_gl_ring_compute {
     GLuint program, sampler, cursor_ubo;
     GLuint params_ubo[CG_ZC_MAX_SLOTS];
     cg_gl_ring_params params[CG_ZC_MAX_SLOTS];
-    uint32_t groups_x, groups_y; /* cg_vk_copy_groups / cg_vk_rgb_groups */
+    uint32_t groups_x, groups_y; /* cg_shader_groups_64x4 / cg_vk_rgb_groups */
 } cg_gl_ring_compute;
 
 /* A slot of `bytes` fits one shader storage block (GL 4.3 promises

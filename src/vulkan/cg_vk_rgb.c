@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cg_cursor.h"
+#include "cg_shader_layout.h"
 #include "cg_size.h"
 #include "cg_vk_internal.h"
 /* Generated at build time from cg_vk_rgb.comp (glslangValidator -V --vn). */
@@ -348,9 +349,9 @@ static cg_status setup(cg_vk_rgb *g)
     CG_TRY(make_layouts(g));
     CG_TRY(make_pipelines(g));
     CG_TRY(make_sets(g));
-    cg_vk_copy_groups(g->d.dst_w, g->d.dst_h, &g->depth_groups_x, &g->depth_groups_y);
+    cg_shader_groups_64x4(g->d.dst_w, g->d.dst_h, &g->depth_groups_x, &g->depth_groups_y);
     if (g->d.copy)
-        cg_vk_copy_groups(g->d.src_w, g->d.src_h, &g->groups_x, &g->groups_y);
+        cg_shader_groups_64x4(g->d.src_w, g->d.src_h, &g->groups_x, &g->groups_y);
     else
         cg_vk_rgb_groups(g->d.dst_w, g->d.dst_h, &g->groups_x, &g->groups_y);
     return CG_OK;
@@ -598,8 +599,9 @@ void cg_vk_rgb_record_depth(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, ui
     ib.subresourceRange.aspectMask = back.subresourceRange.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
     first_barrier(g, cmd, buf, move ? &ib : NULL, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                   VK_ACCESS_SHADER_READ_BIT, (part & CG_VK_PART_ACQUIRE) != 0);
-    cg_vk_depth_shader_params pc;
-    cg_vk_depth_shader_params_make(g->d.src_w, g->d.src_h, g->d.dst_w, g->d.dst_h, g->d.flip, p, &pc);
+    cg_depth_shader_params pc;
+    cg_depth_shader_params_make(g->d.src_w, g->d.src_h, g->d.dst_w, g->d.dst_h, g->d.flip, p->raw,
+                                p->near_plane, p->far_plane, &pc);
     dispatch(g, cmd, g->depth_pipeline, g->depth_pipeline_layout, source->set,
              g->slot_set[slot][DEPTH_PLANE + eye], &pc, sizeof pc, g->depth_groups_x,
              g->depth_groups_y);

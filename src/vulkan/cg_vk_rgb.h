@@ -89,18 +89,6 @@ typedef struct cg_vk_depth_params {
     float near_plane, far_plane; /* linear: finite 0 < near < far (cg_depth_check_planes) */
 } cg_vk_depth_params;
 
-/* The push constants of cg_vk_depth.comp (Params), in its order; the GL
- * producer's std140 block is the same 9 words. */
-typedef struct cg_vk_depth_shader_params {
-    uint32_t src_w, src_h, dst_w, dst_h, flip, raw;
-    float near_plane, range_hi, range_lo;
-} cg_vk_depth_shader_params;
-
-/* The depth shader's parameters for a src -> dst plane: f - n in double
- * split into two floats (range_hi + range_lo) for its float arithmetic. */
-void cg_vk_depth_shader_params_make(int src_w, int src_h, int dst_w, int dst_h, int flip,
-                                    const cg_vk_depth_params *p, cg_vk_depth_shader_params *out);
-
 /* Which barriers a part of a frame records (cg_vk_rgb_record_eye/_depth). */
 #define CG_VK_PART_ACQUIRE 0x1u /* the frame's first part, the slot was released before:
                                    acquire it back from VK_QUEUE_FAMILY_EXTERNAL */
@@ -116,10 +104,6 @@ cg_status cg_vk_rgb_slot_size(int dst_w, int dst_h, uint64_t *bytes);
  * every writer of the slot, Vulkan's and GL's. */
 void cg_vk_rgb_groups(int dst_w, int dst_h, uint32_t *groups_x, uint32_t *groups_y);
 
-/* The compute copy's dispatch for a w x h image (valid dims): one
- * invocation a pixel, groups of 64 x 4 (cg_vk_copy.comp); at most 256 x
- * 4096 groups for CG_MAX_DIM. */
-void cg_vk_copy_groups(int w, int h, uint32_t *groups_x, uint32_t *groups_y);
 
 /* Extra buffer usage the slots need. */
 #define CG_VK_RGB_SLOT_USAGE VK_BUFFER_USAGE_STORAGE_BUFFER_BIT

@@ -2,12 +2,12 @@
  * cg_vk_rgb_layout.c - the RGB slot format's layout, which every writer of
  * the slot shares whatever runs the shader (cg_vk_rgb.c in Vulkan,
  * cg_gl_ring.c in GL) and whether or not the SPIR-V was built: the slot's
- * size and the dispatch's work-group counts (cg_vk_rgb.h), the compute
- * copy's work-group counts, and the depth shader's parameters.
+ * size and the dispatch's work-group counts (cg_vk_rgb.h). The per-pixel
+ * shaders' groups and the depth shader's parameters are GPU-API free in
+ * src/common/cg_shader_layout.h (the GL depth pass in src/gl_capture uses
+ * them too).
  */
 #include "cg_vk_rgb.h"
-
-#include <string.h>
 
 #include "cg_size.h"
 
@@ -31,28 +31,4 @@ void cg_vk_rgb_groups(int dst_w, int dst_h, uint32_t *groups_x, uint32_t *groups
     *groups_y = (uint32_t)((groups + *groups_x - 1) / *groups_x);
 }
 
-void cg_vk_copy_groups(int w, int h, uint32_t *groups_x, uint32_t *groups_y)
-{
-    *groups_x = ((uint32_t)w + 63) / 64;
-    *groups_y = ((uint32_t)h + 3) / 4;
-}
 
-void cg_vk_depth_shader_params_make(int src_w, int src_h, int dst_w, int dst_h, int flip,
-                                    const cg_vk_depth_params *p, cg_vk_depth_shader_params *out)
-{
-    memset(out, 0, sizeof *out);
-    out->src_w = (uint32_t)src_w;
-    out->src_h = (uint32_t)src_h;
-    out->dst_w = (uint32_t)dst_w;
-    out->dst_h = (uint32_t)dst_h;
-    out->flip = flip ? 1u : 0u;
-    out->raw = p->raw ? 1u : 0u;
-    if (!p->raw) {
-        /* f - n in double (exact unless far/near is beyond 2^29); hi + lo
-         * holds it to 48 bits, enough for the shader's float denominator. */
-        double range = (double)p->far_plane - (double)p->near_plane;
-        out->near_plane = p->near_plane;
-        out->range_hi = (float)range;
-        out->range_lo = (float)(range - (double)out->range_hi);
-    }
-}
