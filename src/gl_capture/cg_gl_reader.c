@@ -372,7 +372,7 @@ static cg_status cg_gl_pass_begin(cg_gl_reader *r, cg_gl_saved *saved, cg_gl_tar
     cg_gl_drain_errors();
     cg_gl_save(saved, r->caps);
     CG_TRY(cg_gl_check_texture(r, texture, w, h, NULL));
-    CG_TRY(cg_gl_bind_target(&r->err, saved, t, attachment, texture, w, h));
+    CG_TRY(cg_gl_bind_target(&r->err, saved, t, attachment, texture));
     cg_gl_set_pack(saved, align);
     return CG_OK;
 }

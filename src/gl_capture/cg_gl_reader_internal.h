@@ -12,12 +12,11 @@
 #include "cg_err.h"
 #include "cg_gl.h"
 
-/* A framebuffer with one texture attached, re-attached only when the
- * texture name or the requested size changes. */
+/* A framebuffer with one texture attached (attached again on every read:
+ * cg_gl_bind_target). */
 typedef struct cg_gl_target {
     GLuint fbo;
     GLuint tex;
-    int w, h;
     int attached;
 } cg_gl_target;
 
@@ -72,7 +71,7 @@ void cg_gl_restore(const cg_gl_saved *s);
 /* Make `t` a framebuffer with `tex` attached at `attachment`, bound to
  * GL_READ_FRAMEBUFFER and complete (CG_E_BAD_TEXTURE, err says why). */
 cg_status cg_gl_bind_target(cg_err *err, cg_gl_saved *saved, cg_gl_target *t, GLenum attachment,
-                            GLuint tex, int w, int h);
+                            GLuint tex);
 
 /* CG_E_BAD_STATE while the reader is failed. */
 cg_status cg_gl_usable(cg_gl_reader *r);

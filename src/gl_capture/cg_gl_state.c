@@ -133,7 +133,7 @@ void cg_gl_restore(const cg_gl_saved *s)
 /* Make `t` a framebuffer with `tex` attached at `attachment`, bound to
  * GL_READ_FRAMEBUFFER and complete. */
 cg_status cg_gl_bind_target(cg_err *err, cg_gl_saved *saved, cg_gl_target *t,
-                            GLenum attachment, GLuint tex, int w, int h)
+                            GLenum attachment, GLuint tex)
 {
     if (t->fbo && !glIsFramebuffer(t->fbo)) memset(t, 0, sizeof *t); /* context changed */
     if (!t->fbo) {
@@ -158,7 +158,7 @@ cg_status cg_gl_bind_target(cg_err *err, cg_gl_saved *saved, cg_gl_target *t,
                                                      &name));
         if ((GLuint)name != t->tex) {
             memset(t, 0, sizeof *t);
-            return cg_gl_bind_target(err, saved, t, attachment, tex, w, h);
+            return cg_gl_bind_target(err, saved, t, attachment, tex);
         }
     }
     /* Attached on every read, even the same name at the same size: a
@@ -167,17 +167,13 @@ cg_status cg_gl_bind_target(cg_err *err, cg_gl_saved *saved, cg_gl_target *t,
      * cached attachment would read the deleted texture's old pixels. */
     GLC(err, glFramebufferTexture2D(GL_READ_FRAMEBUFFER, attachment, GL_TEXTURE_2D, tex, 0));
     t->tex = tex;
-    t->w = w;
-    t->h = h;
     t->attached = 1;
     /* Checked on every read: the game may have redefined the texture. */
     GLenum st = glCheckFramebufferStatus(GL_READ_FRAMEBUFFER);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         cg_gl_drain_errors();
         /* The texture stays attached: keep `attached` so the next call still
-         * checks that the framebuffer is ours before modifying it; a size
-         * that matches no request forces the re-attach. */
-        t->w = t->h = 0;
+         * checks that the framebuffer is ours before modifying it. */
         return cg_fail(err, CG_E_BAD_TEXTURE,
                        "framebuffer with texture %u attached is incomplete (status 0x%04x)", tex,
                        (unsigned)st);
