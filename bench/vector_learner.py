@@ -26,7 +26,9 @@ the same run. Targets (issue 27): learner CPU per step <= 100 us
 learner CPU column is the figure this measures.
 """
 import argparse
+import cProfile
 import os
+import pstats
 import statistics
 import subprocess
 import sys
@@ -77,7 +79,24 @@ def per_ring_step(vec, descs):
         f.release(synchronize=False)
 
 
-def run(producer, n, w, h, sync, steps):
+def profile(vec, games, steps):
+    """Where the vector step's CPU goes: cProfile over `steps` more steps
+    (the driver calls are counted in the lambda or method that makes them)."""
+    prof = cProfile.Profile()
+    for _ in range(steps):
+        descs = games.step()
+        prof.enable()
+        vec.step(descs)
+        prof.disable()
+    st = pstats.Stats(prof).stats  # (file, line, name) -> (cc, nc, tottime, cumtime, callers)
+    top = sorted(st.items(), key=lambda kv: -kv[1][2])[:18]
+    print(f"  {'calls/step':>10} {'own us/step':>11} {'with callees':>12}  function")
+    for (f, line, name), (_, nc, tt, ct, _) in top:
+        print(f"  {nc / steps:10.1f} {tt / steps * 1e6:11.1f} {ct / steps * 1e6:12.1f}  "
+              f"{os.path.basename(f)}:{line}({name})")
+
+
+def run(producer, n, w, h, sync, steps, prof=0):
     games = Games(producer, n, w, h, sync)
     order = ("per-ring", "vector", "memcpy")
     figures = {m: ([], []) for m in order}
@@ -96,6 +115,9 @@ def run(producer, n, w, h, sync, steps):
             figures[mode][0].append(time.perf_counter() - t0)
             figures[mode][1].append(time.process_time() - c0)
         vec._fn = kernel
+        if prof:
+            print(f"N={n:3d} profile of {prof} vector steps (cProfile: its own overhead inflates the figures):")
+            profile(vec, games, prof)
         counters = dict(vec.counters)
         vec.close()
     finally:
@@ -117,6 +139,8 @@ def main():
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--size", default="128x128")
     p.add_argument("--sync", choices=("semaphore", "fence"), default="semaphore")
+    p.add_argument("--profile", type=int, default=0, metavar="STEPS",
+                   help="then profile STEPS vector steps (cProfile, top functions)")
     a = p.parse_args()
     w, h = (int(x) for x in a.size.split("x"))
     try:
@@ -125,7 +149,7 @@ def main():
         print(f"skipped: no CUDA driver: {e}")
         return 0
     for n in (int(x) for x in a.envs.split(",")):
-        run(a.producer, n, w, h, a.sync, a.steps)
+        run(a.producer, n, w, h, a.sync, a.steps, a.profile)
     return 0
 
 

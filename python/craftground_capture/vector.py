@@ -28,15 +28,18 @@ rows named (the games that have a new frame); poll() releases what completed
 without stepping. The batch is one buffer: the next step overwrites the rows
 it gathers (stream-ordered after what the caller queued on the same stream).
 """
+import contextlib
 import ctypes
 import logging
 import os
+import struct
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import _device
 from ._types import Buffer, Closes
 from .cuda_ipc import KDL_CUDA
-from .ring import (MODE_SEMAPHORE, CudaImporter, Descriptor, RingError, RingLearner, RingPlane,
+from .errors import FormatError
+from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, CudaImporter, Descriptor, RingError, RingLearner, RingPlane,
                    StaleDescriptor, _eye_shape, _norm_stream, _SemWaitParams, _StreamBuffer,
                    parse_descriptor)
 
@@ -67,17 +70,63 @@ assert ctypes.sizeof(_GatherList) == 3072
 assert ctypes.sizeof(_Memcpy2D) == 128
 
 
+class _LaunchArgs:
+    """cg_gather's arguments (the list, the batch's base, height, row
+    bytes, pitch, flip, words), made once: cuLaunchKernel copies the values
+    at the call, so one set serves every launch; `params` points at them."""
+
+    def __init__(self):
+        self.lst = _GatherList()
+        self.src, self.dst = self.lst.src, self.lst.dst_index
+        self.vals = [ctypes.c_uint64()] + [ctypes.c_uint32() for _ in range(5)]
+        self.params = (ctypes.c_void_p * 7)(*[ctypes.addressof(o) for o in [self.lst] + self.vals])
+
+    def set(self, chunk, base, height, row, pitch, flip, words):
+        """chunk: (batch frame index, source pointer) pairs, at most GATHER_MAX."""
+        src, dst = self.src, self.dst
+        for j, (k, ptr) in enumerate(chunk):
+            src[j], dst[j] = ptr, k
+        for v, x in zip(self.vals, (base, height, row, pitch, flip, words)):
+            v.value = x
+        return self.params
+
+
 class _BatchApi(_device.CrossGpuCalls, CudaImporter):
     """The driver calls of the batch (its memory, the gather, the events),
     in the primary context of the batch's device, retained by this object
     (and the cross-GPU copies' calls, _device.CrossGpuCalls)."""
 
+    held = 0  # > 0: the batch's context is current (step() made it so once)
+
     def _in_ctx(self, what, fn):
+        if self.held:
+            self._call(what, fn())
+            return
         self._enter()
         try:
             self._call(what, fn())
         finally:
             self._pop()
+
+    def hold(self):
+        """Make the batch's context current until unhold(): step()'s calls
+        then make no push and pop of their own."""
+        self._enter()
+        self.held += 1
+
+    def unhold(self):
+        self.held -= 1
+        self._pop()
+
+    def bound(self, argtypes, *names):
+        """The first of `names` libcuda has, its argtypes set once."""
+        cache = self.__dict__.setdefault("_bound", {})
+        f = cache.get(names)
+        if f is None:
+            f = self._fn(*names)
+            f.argtypes = argtypes
+            cache[names] = f
+        return f
 
     def alloc(self, nbytes):
         ptr = ctypes.c_uint64()
@@ -113,11 +162,11 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
             ctypes.byref(fn), mod, b"cg_gather"))
         return fn, None
 
-    def launch(self, fn, grid, args, stream):
-        f = self.lib.cuLaunchKernel
-        f.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
-        params = (ctypes.c_void_p * len(args))(*[ctypes.cast(ctypes.byref(a), ctypes.c_void_p)
-                                                 for a in args])
+    def launch(self, fn, grid, params, stream):
+        """cg_gather on grid (x, y) of 256-thread blocks; params: the
+        kernel's argument pointers (a _LaunchArgs' params)."""
+        f = self.bound([ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3,
+                       "cuLaunchKernel")
         self._in_ctx("cuLaunchKernel", lambda: f(fn, grid[0], grid[1], 1, _BLOCK, 1, 1, 0,
                                                  stream, params, None))
 
@@ -132,12 +181,15 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
     def wait_many(self, sems, values, stream):
         """One cuWaitExternalSemaphoresAsync for every (semaphore, value)."""
         n = len(sems)
-        arr = (ctypes.c_void_p * n)(*sems)
-        params = (_SemWaitParams * n)()
-        for p, v in zip(params, values):
-            p.params.fence_value = v
-        f = self._fn("cuWaitExternalSemaphoresAsync")
-        f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p]
+        arrays = self.__dict__.setdefault("_wait_arrays", {})
+        if n not in arrays:
+            arrays[n] = ((ctypes.c_void_p * n)(), (_SemWaitParams * n)())
+        arr, params = arrays[n]
+        for k in range(n):
+            arr[k] = sems[k]
+            params[k].params.fence_value = values[k]
+        f = self.bound([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p],
+                       "cuWaitExternalSemaphoresAsync")
         self._in_ctx("cuWaitExternalSemaphoresAsync", lambda: f(arr, params, n, stream))
 
     def event(self):
@@ -147,17 +199,20 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         return ev.value
 
     def record(self, ev, stream):
-        self.lib.cuEventRecord.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        self._in_ctx("cuEventRecord", lambda: self.lib.cuEventRecord(ev, stream))
+        f = self.bound([ctypes.c_void_p, ctypes.c_void_p], "cuEventRecord")
+        self._in_ctx("cuEventRecord", lambda: f(ev, stream))
 
     def done(self, ev):
         """Has the work before the event completed? Never waits."""
-        self.lib.cuEventQuery.argtypes = [ctypes.c_void_p]
-        self._enter()
-        try:
-            res = self.lib.cuEventQuery(ev)
-        finally:
-            self._pop()
+        f = self.bound([ctypes.c_void_p], "cuEventQuery")
+        if self.held:
+            res = f(ev)
+        else:
+            self._enter()
+            try:
+                res = f(ev)
+            finally:
+                self._pop()
         if res == _CUDA_ERROR_NOT_READY:
             return False
         self._call("cuEventQuery", res)
@@ -178,6 +233,38 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
             self.lib.cuModuleUnload.argtypes = [ctypes.c_void_p]
             self._in_ctx("cuModuleUnload", lambda: self.lib.cuModuleUnload(self.module))
             self.module = None
+
+
+_SLOT_FRAME = struct.Struct("<I4xQ")  # a descriptor's slot (offset 64) and frame (72)
+
+
+class _Row:
+    """Row i's ring and its last fully parsed descriptor (bytes and
+    Descriptor): a later descriptor of the ring differs only in slot
+    (offset 64) and frame (72) when the rest is the same bytes, so it is
+    checked by comparing those bytes and the two fields on their own
+    (parse_descriptor's checks of them) instead of parsed again."""
+    __slots__ = ("ring", "desc", "head", "mid", "tail")
+
+    def __init__(self, ring, desc, raw):
+        self.ring, self.desc = ring, desc
+        self.head, self.mid, self.tail = raw[:64], raw[68:72], raw[80:]
+
+    def same(self, raw):
+        return raw[80:] == self.tail and raw[:64] == self.head and raw[68:72] == self.mid
+
+
+class _Frame:
+    """A frame of row's ring: its template Descriptor with this frame's
+    slot and frame (every other field is the template's)."""
+    __slots__ = ("t", "slot", "frame", "ring_id", "row_pitch")
+
+    def __init__(self, t, slot, frame):
+        self.t, self.slot, self.frame = t, slot, frame
+        self.ring_id, self.row_pitch = t.ring_id, t.row_pitch
+
+    def __getattr__(self, name):
+        return getattr(self.t, name)
 
 
 class _VectorRing(RingLearner):
@@ -249,6 +336,7 @@ class VectorLearner(Closes):
         self.counters = dict(steps=0, new_frames=0, repeats=0, gpu_waits=0, stale=0,
                              reconnects=0, launches=0, release_syncs=0)
         self._rings = [None] * self.n
+        self._cached = [None] * self.n  # _Row: the last descriptor parsed per row
         self._last = [0] * self.n  # (ring_id, frame) last gathered per row, 0: none
         self._frames = [0] * self.n
         self._pending = []  # [(event, [(ring, slot, frame), ...])], oldest first
@@ -256,6 +344,7 @@ class VectorLearner(Closes):
         self._batch = 0
         self._timeout = timeout
         self._api = None
+        self._args = _LaunchArgs()
         self._routes = None  # device= given: _device.VectorRoutes
         self.paths = (_device.SAME_GPU,) * self.n
         try:
@@ -322,8 +411,11 @@ class VectorLearner(Closes):
         ev, leases = self._pending.pop(0)
         self._free_events.append(ev)
         for ring, slot, frame in leases:
-            try:
-                ring.unlease(slot, frame)
+            ctl = ring._control
+            if ctl is None:
+                continue  # the ring was closed: nothing to give back
+            try:  # ring.unlease's compare-and-swap, right here
+                ctl._swap(slot, (frame << 8) | ACTIVE, (frame << 8) | RELEASED)
             except RingError:
                 pass  # the producer reclaimed it (it went away) or closed the ring
         return len(leases)
@@ -349,6 +441,7 @@ class VectorLearner(Closes):
             self._api.event_wait(self._pending[0][0])
             self._retire()
         self._rings[i] = None
+        self._cached[i] = None
         try:
             ring.close()
         except RingError:
@@ -372,16 +465,18 @@ class VectorLearner(Closes):
             if not 0 <= i < self.n:
                 raise ValueError(f"row {i} of a batch of {self.n}")
         s = self.stream if stream is None else _norm_stream(stream)
-        self.poll()
-        while len(self._pending) >= self._max_in_flight():
-            self._api.event_wait(self._pending[0][0])  # the learner keeps too many slots
-            self.counters["release_syncs"] += 1
-            self._retire()
-        entries = self._lease_all(rows, descriptors)
+        with self._held():
+            self.poll()
+            while len(self._pending) >= self._max_in_flight():
+                self._api.event_wait(self._pending[0][0])  # the learner keeps too many slots
+                self.counters["release_syncs"] += 1
+                self._retire()
+        entries = self._lease_all(rows, descriptors)  # no driver call but a reconnect's
         new = [False] * self.n
         if entries:
             try:
-                self._queue(entries, s)
+                with self._held():
+                    self._queue(entries, s)
             except BaseException:
                 for _, ring, d, _ in entries:
                     ring.unlease(d.slot, d.frame)  # nothing was queued that reads them
@@ -395,22 +490,59 @@ class VectorLearner(Closes):
         self.counters["repeats"] += len(rows) - len(entries)  # asked for, nothing new
         return VectorBatch(self, s, new, self._frames)
 
+    @contextlib.contextmanager
+    def _held(self):
+        """The batch's context pushed once for a run of calls (rows on other
+        GPUs: each call pushes its own GPU's, as elsewhere)."""
+        if self._routes is not None:
+            yield
+            return
+        self._api.hold()
+        try:
+            yield
+        finally:
+            self._api.unhold()
+
     def _lease_all(self, rows, descriptors):
-        entries = []
+        entries, seen = [], set()
+        cached, last = self._cached, self._last
         try:
             for i, raw in zip(rows, descriptors):
-                if raw is None or (isinstance(raw, (bytes, bytearray)) and not raw):
+                if raw is None:
                     continue
-                d = self._parse(raw)
-                if d.frame == 0:
-                    continue  # a template names no frame
-                ring = self._ring_for(i, d)
-                last = self._last[i]
-                if last and last[0] == d.ring_id and d.frame <= last[1]:
+                if isinstance(raw, (bytearray, memoryview)):
+                    raw = bytes(raw)
+                r = cached[i]
+                if r is not None and raw.__class__ is bytes and r.same(raw):
+                    slot, frame = _SLOT_FRAME.unpack_from(raw, 64)
+                    if slot >= r.desc.slot_count or frame >= 1 << 56:
+                        parse_descriptor(raw)  # raises the FormatError naming the field
+                        raise FormatError("zero-copy descriptor: slot or frame out of range")
+                    if frame == 0:
+                        continue  # a template names no frame
+                    ring, d = r.ring, _Frame(r.desc, slot, frame)
+                else:
+                    if not raw:
+                        continue
+                    d = self._parse(raw)
+                    if d.frame == 0:
+                        continue  # a template names no frame
+                    ring = self._ring_for(i, d)
+                    if raw.__class__ is bytes:
+                        cached[i] = _Row(ring, d, raw)
+                prev = last[i]
+                if prev and prev[0] == d.ring_id and d.frame <= prev[1]:
                     continue  # already gathered (the game repeated its descriptor)
-                if any(e[0] == i for e in entries):
+                if i in seen:
                     raise ValueError(f"row {i} given twice in one step")
-                try:
+                ctl = ring._control
+                if ctl is not None and ring._sock is not None and d.ring_id == ring.ring_id:
+                    f = d.frame  # the lease's compare-and-swap right here (ring.lease's)
+                    if ctl._swap(d.slot, (f << 8) | PUBLISHED, (f << 8) | ACTIVE)[0]:
+                        seen.add(i)
+                        entries.append((i, ring, d, ring._memories[d.slot][1]))
+                        continue
+                try:  # the exceptions (stale, closed) as ring.lease raises them
                     ptr = ring.lease(d)
                 except StaleDescriptor:
                     self.counters["stale"] += 1
@@ -420,6 +552,7 @@ class VectorLearner(Closes):
                         raise
                     self.counters["stale"] += 1  # the game closed the ring: a new one comes
                     continue
+                seen.add(i)
                 entries.append((i, ring, d, ptr))
         except BaseException:
             for _, ring, d, _ in entries:
@@ -460,15 +593,12 @@ class VectorLearner(Closes):
         words = self._words(pitch)
         units = self.height * (self.row_bytes // (4 if words else 1))
         gx = (units + _BLOCK - 1) // _BLOCK
-        for k in range(0, len(entries), GATHER_MAX):
-            chunk = entries[k:k + GATHER_MAX]
-            lst = _GatherList()
-            for j, (i, _, _, ptr) in enumerate(chunk):
-                lst.src[j], lst.dst_index[j] = ptr, i
-            args = [lst, ctypes.c_uint64(base), ctypes.c_uint32(self.height),
-                    ctypes.c_uint32(self.row_bytes), ctypes.c_uint32(pitch),
-                    ctypes.c_uint32(int(self.flip)), ctypes.c_uint32(int(words))]
-            api.launch(fn, (gx, len(chunk)), args, s)
+        jobs = [(i, ptr) for i, _, _, ptr in entries]
+        for k in range(0, len(jobs), GATHER_MAX):
+            chunk = jobs[k:k + GATHER_MAX]
+            params = self._args.set(chunk, base, self.height, self.row_bytes, pitch,
+                                    int(self.flip), int(words))
+            api.launch(fn, (gx, len(chunk)), params, s)
             self.counters["launches"] += 1
 
     def _copy(self, entries, s, on=None):
@@ -530,13 +660,8 @@ class VectorLearner(Closes):
         gx = (self.height * self.width + _BLOCK - 1) // _BLOCK
         for k in range(0, len(jobs), GATHER_MAX):
             chunk = jobs[k:k + GATHER_MAX]
-            lst = _GatherList()
-            for j, (dst_index, src) in enumerate(chunk):
-                lst.src[j], lst.dst_index[j] = src, dst_index
-            args = [lst, ctypes.c_uint64(self._depth), ctypes.c_uint32(self.height),
-                    ctypes.c_uint32(row), ctypes.c_uint32(row), ctypes.c_uint32(int(self.flip)),
-                    ctypes.c_uint32(1)]
-            self._api.launch(self._fn, (gx, len(chunk)), args, s)
+            params = self._args.set(chunk, self._depth, self.height, row, row, int(self.flip), 1)
+            self._api.launch(self._fn, (gx, len(chunk)), params, s)
             self.counters["launches"] += 1
 
     def _depth_view(self, stream):

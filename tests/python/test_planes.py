@@ -437,13 +437,14 @@ def fakecuda():
         raises(R.RingError, lambda other=other: V.VectorLearner([a.desc(0, 0), other.desc(0, 0)]),
                f"a ring with other planes: {text}", text)
     # 12-byte rows (words possible) but an eye stride of 37: eye 1 starts
-    # unaligned, so the launch moves bytes (args[6], words, is 0).
+    # unaligned, so the launch moves bytes (the kernel's 7th argument, words, is 0).
     u = Ring(tmp, 0x505, 4, 3, 2, 37, 76, seed=31)
     vec = V.VectorLearner([u.desc(0, 0)], gather="kernel")
     launches = []
     real = vec._api.launch
-    vec._api.launch = lambda fn, grid, args, s: (launches.append(args[6].value),
-                                                 real(fn, grid, args, s))
+    vec._api.launch = lambda fn, grid, params, s: (
+        launches.append(ctypes.c_uint32.from_address(params[6]).value),
+        real(fn, grid, params, s))
     bt = vec.step([u.desc(1, 4)])
     check(launches == [0] and np.array_equal(bt.to_numpy()[0], np.stack(u.rgb[1])),
           f"eye stride 37: one byte-wise launch (words {launches}), both eyes exact")

@@ -277,6 +277,8 @@ def fakesem():
             check(b.shape == (2, h, w, 3) and np.array_equal(b.to_numpy(), want) and
                   b.__cuda_array_interface__["stream"] == 99,
                   f"{w}x{h} RGB{' flipped' if flip else ''}: the batch is the slots' bytes")
+            if not flip:
+                cached_descriptors(vec, descs, maps, w, h)
             vec.close()
             check(T.get_word(maps[0], 1) == (R.RELEASED, 41 + 10 * flip),
                   f"{w}x{h}: close gave the lease back")
@@ -296,6 +298,39 @@ def fakesem():
         for p in prods:
             p.close()
     os.rmdir(tmp)
+
+
+def cached_descriptors(vec, descs, maps, w, h):
+    """A row's later descriptors are checked against the bytes of the one
+    parsed before: the slot and frame on their own, any other change by a
+    full parse. Each bad one is refused with parse_descriptor's reason and
+    leaves the rows and the lease words as they were."""
+    import struct
+
+    frames = vec.step([None, None]).frames
+    T.set_word(maps[0], 0, 70, R.PUBLISHED)
+    words = [T.get_word(m, k) for m in maps for k in (0, 1)]
+    good = descs[0](0, 70)
+    bad_slot = bytearray(good)
+    struct.pack_into("<I", bad_slot, 64, 2)  # the ring has 2 slots
+    bad_frame = bytearray(good)
+    struct.pack_into("<Q", bad_frame, 72, 1 << 56)
+    bad_path = bytearray(good)
+    bad_path[80:188] = b"x" * 108  # unterminated
+    bad_flags = bytearray(good)
+    struct.pack_into("<I", bad_flags, 68, 0x80)
+    for raw, why, what in ((bad_slot, "slot 2 of 2", "a slot outside the ring"),
+                           (bad_frame, "frame", "a frame of 2^56"),
+                           (bad_path, "socket_path", "an unterminated socket path"),
+                           (bad_flags, "flags", "an unknown flag bit")):
+        raises(R.FormatError, lambda: vec.step([bytes(raw), None]),
+               f"{w}x{h}: {what} in a later descriptor of a known ring", why)
+        check(vec.step([None, None]).frames == frames and
+              [T.get_word(m, k) for m in maps for k in (0, 1)] == words,
+              f"{w}x{h}: after {what}: the rows and the lease words as they were")
+    b = vec.step([good, None])
+    check(b.new == (True, False) and b.frames[0] == 70 and T.get_word(maps[0], 0) ==
+          (R.ACTIVE, 70), f"{w}x{h}: then the good descriptor is leased and gathered")
 
 
 def vec_counters(descs, maps):
