@@ -47,7 +47,7 @@ public final class E2eGame {
     static native void vkTeardown();
 
     static final int W = 640, H = 360;
-    static final int NONE = 0, RAW = 1, PNG = 2, V1 = 3, V2_RGBA = 4, V2_RGB = 5;
+    static final int NONE = 0, RAW = 1, PNG = 2, V1 = 3, V2_RGBA = 4, V2_RGB = 5, NOWAIT = 6;
     static final int COLOR_ATTACHMENT_OPTIMAL = 2;
     static final int SYNC_AUTO = 0, SYNC_FENCE = 1, SYNC_SEMAPHORE = 2;
 
@@ -114,7 +114,7 @@ public final class E2eGame {
         try {
             ByteString t;
             switch (m) {
-                case NONE: case RAW: case PNG:
+                case NONE: case RAW: case PNG: case NOWAIT:
                     text(1, "");
                     return;
                 case V1: {
@@ -164,6 +164,9 @@ public final class E2eGame {
             case NONE:
                 if (!vkSubmit(true)) throw new IOException("submit");
                 break;
+            case NOWAIT: // no capture and no wait: the frame stays in flight (two at most)
+                if (!vkSubmit(false)) throw new IOException("submit");
+                break;
             case RAW: case PNG:
                 vkRecordReadback();
                 if (!vkSubmit(true)) throw new IOException("submit");
@@ -187,7 +190,8 @@ public final class E2eGame {
                 if (d != null) msg.setIpcHandle(d);
         }
         byte[] out = msg.build().toByteArray();
-        reply(0, lastCpu, lastCpuAfterRender, d == null && mode > V1 ? 1 : 0, out);
+        int skipped = d == null && (mode == V2_RGBA || mode == V2_RGB) ? 1 : 0;
+        reply(0, lastCpu, lastCpuAfterRender, skipped, out);
         // This step's CPU, send included, goes in the next step's header.
         long c2 = threadCpuNanos();
         lastCpu = c2 - c0;

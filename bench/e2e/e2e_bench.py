@@ -2,9 +2,9 @@
 
     python3 bench/e2e/e2e_bench.py --game build/bench/bench_e2e_game
         [--envs 1,8,32] [--sizes 64x64,128x128,640x360] [--costs 0.05,0.5,2]
-        [--modes none,raw,png,v1,v2rgba,v2rgb] [--loops lockstep,double]
+        [--modes none,raw,png,v1,v2rgba,v2rgb,nowait] [--loops lockstep,double]
         [--steps 300] [--rounds 3] [--warmup 10] [--sync auto|fence|semaphore]
-        [--policy auto|torch|numpy] [--budget SECONDS] [--check]
+        [--policy auto|torch|numpy] [--wait spin|block] [--budget SECONDS] [--check]
 
 This process is the ONE learner. It starts N game JVMs (--game: the command
 that runs cgbench.E2eGame, bench/e2e/E2eGame.java; this script appends the
@@ -34,6 +34,9 @@ Modes (the game's capture / the learner's batch):
           through VectorLearner, resized (nearest) on the GPU
   v2rgb   VulkanZerocopyRing RGB slot format (initRgbImpl: the target size,
           upright) through VectorLearner
+  nowait  render + submit, no capture and no fence wait (two frames in
+          flight, as v2's semaphore mode keeps): what games that never wait
+          reach, against `none`'s (is the ceiling set by the games' waits?)
 The v2 rings run in semaphore mode where the device exports timeline
 semaphores (the game submits, publishes and goes on; it waits only for the
 frame before the last, two frames in flight), else in fence mode (the game
@@ -101,7 +104,7 @@ try:
 except ImportError:  # CI: no torch
     torch = None
 
-MODES = ("none", "raw", "png", "v1", "v2rgba", "v2rgb")
+MODES = ("none", "raw", "png", "v1", "v2rgba", "v2rgb", "nowait")
 MODE_ID = {m: i for i, m in enumerate(MODES)}
 SYNC_ID = {"auto": 0, "fence": 1, "semaphore": 2}
 CONFIG, STEP, CALIBRATE, QUIT = 1, 2, 3, 4
@@ -307,9 +310,12 @@ class Device:
             .reshape(shape)
 
 
-def make_policy(dev, th, tw):
+def make_policy(dev, th, tw, wait="spin"):
     """The fixed policy, the same for every mode: a Nature-CNN (torch, on the
-    device, inference), else a numpy stand-in (a strided mean)."""
+    device, inference), else a numpy stand-in (a strided mean). wait: how the
+    learner waits for the actions on the host: "spin" (.cpu(), CUDA's
+    default, which spins while the GPU works) or "block" (a blocking event
+    after a copy into pinned memory: the thread sleeps until the GPU is done)."""
     if not dev.torch:
         def act_np(obs):
             return (obs[:, ::4, ::4, :].mean(axis=(1, 2, 3)).astype(np.int64) % N_ACTIONS)
@@ -324,12 +330,22 @@ def make_policy(dev, th, tw):
     net = nn.Sequential(body, nn.Linear(k, 512), nn.ReLU(), nn.Linear(512, N_ACTIONS))
     net = net.to(dev.dev).eval()
 
+    host = torch.empty(4096, dtype=torch.int64, pin_memory=True)
+    done = torch.cuda.Event(blocking=True)
+
     @torch.inference_mode()
     def act(obs):  # (B, H, W, 3) uint8 on the device
         x = obs.permute(0, 3, 1, 2).float().div_(255)
-        return net(x).argmax(1).cpu().numpy()  # the one host sync: the actions go to the games
+        a = net(x).argmax(1)
+        if wait == "spin":
+            return a.cpu().numpy()  # the one host sync: the actions go to the games
+        out = host[:len(a)]
+        out.copy_(a, non_blocking=True)
+        done.record()
+        done.synchronize()  # sleeps: a blocking event
+        return out.numpy().copy()
 
-    return act, "Nature-CNN (torch)"
+    return act, f"Nature-CNN (torch), host wait {wait}"
 
 
 # --- readers: one per mode, the batch of rows lo:hi ----------------------------------------
@@ -445,7 +461,7 @@ class IpcReader:
 
 
 def make_reader(mode, dev, n, th, tw, templates, loop):
-    if mode == "none":
+    if mode in ("none", "nowait"):
         return NoneReader(dev, n, th, tw, templates)
     if mode in ("raw", "png"):
         return HostReader(dev, n, th, tw, templates, mode == "png")
@@ -646,7 +662,7 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
     cfgs = [c for c in cfgs if c[0] != "v1"] + [c for c in cfgs if c[0] == "v1"]
     samples = {c: [] for c in cfgs}
     skip, mem, info = {}, {}, {}
-    policy, pname = make_policy(dev, th, tw)
+    policy, pname = make_policy(dev, th, tw, a.wait)
     per_block = max(1, a.steps // a.rounds)
     for r in range(a.rounds):
         for c in cfgs[r % len(cfgs):] + cfgs[:r % len(cfgs)]:  # rotated each round
@@ -667,7 +683,7 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
                 if c not in mem:  # the mode set up, before it runs
                     mem[c] = nvml.per_game([g.pid for g in games.procs], base_mem)
                 why = run_block(games, reader, policy, loop, per_block, a.warmup, samples[c],
-                                dev, mode != "none" and r == 0)
+                                dev, mode not in ("none", "nowait") and r == 0)
                 if why:
                     report("wrong", f"N={n} {tw}x{th} {loop} {mode}: {why}", c)
             finally:
@@ -733,6 +749,9 @@ def main(argv=None):
     p.add_argument("--sync", choices=tuple(SYNC_ID), default="auto",
                    help="the rings' mode (auto: semaphore where the device has it)")
     p.add_argument("--policy", choices=("auto", "torch", "numpy"), default="auto")
+    p.add_argument("--wait", choices=("spin", "block"), default="spin",
+                   help="the learner's host wait for the actions (torch): spin (.cpu()) or a "
+                        "blocking event")
     p.add_argument("--budget", type=float, default=0,
                    help="seconds: start no new N/size/cost after this many (0: no limit)")
     p.add_argument("--check", action="store_true",
