@@ -101,16 +101,25 @@ def make_policy(channels, n_actions):
         def forward(self, obs):  # obs: (B, H, W, C) uint8
             return self.body(obs.permute(0, 3, 1, 2).float().div_(255))
 
-    net = None
+    net = host = done = None
 
     @torch.no_grad()
     def act(batch, rows):
-        nonlocal net
+        nonlocal net, host, done
         obs = torch.from_dlpack(batch)  # no copy; ordered after the gather
         if net is None:
             net = NatureCNN().to(obs.device)
+            host = torch.empty(len(batch.new), dtype=torch.int64, pin_memory=True)
+            done = torch.cuda.Event(blocking=True)
         logits = net(obs[rows])
-        return torch.distributions.Categorical(logits=logits).sample().tolist()
+        a = torch.distributions.Categorical(logits=logits).sample()
+        # The actions to the host: a blocking event sleeps until the GPU is
+        # done, where .tolist() would spin a core for the whole wait.
+        out = host[:len(a)]
+        out.copy_(a, non_blocking=True)
+        done.record()
+        done.synchronize()
+        return out.tolist()
 
     return act
 
