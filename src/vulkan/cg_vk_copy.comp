@@ -2,7 +2,7 @@
 /*
  * cg_vk_copy.comp - the compute copy of zero-copy v2's RGBA slot formats
  * (descriptor formats 37/44; docs/zero-copy-v2.md, "The compute copy"):
- * the game's UNORM RGBA8/BGRA8 image into the slot as its stored bytes,
+ * the game's RGBA8/BGRA8 image into the slot as its stored bytes,
  * 4 a pixel, tightly packed, rows in the image's own order (row y of the
  * image is row y of the slot: what vkCmdCopyImageToBuffer and, in GL,
  * glReadPixels write), one invocation a pixel.
@@ -19,6 +19,13 @@
  * rule, written out: it needs GLSL 4.00, and a GL 3.3 context with the
  * compute extensions compiles this too). A BGRA image's texel comes back as (R, G, B, A) of
  * stored bytes (B, G, R, A): writing .bgra keeps the stored order.
+ *
+ * CG_SRC_SRGB defined (Vulkan only: the ring's SPIR-V for SRGB images,
+ * read through a view of their own SRGB format): texelFetch returns R, G
+ * and B decoded to linear, and the sRGB encode turns each back into
+ * stored / 255 before the rounding; alpha is never decoded. Exact only
+ * where the decode is accurate enough: the ring probes it once at create
+ * (every byte value of every channel) and else keeps the transfer copy.
  */
 layout(local_size_x = 64, local_size_y = 4) in;
 
@@ -45,11 +52,22 @@ layout(std140, binding = 0) uniform Params {
 CG_BIND_SRC uniform sampler2D src;
 layout(std430) CG_BIND_DST writeonly buffer Dst { uint words[]; } dst;
 
+#ifdef CG_SRC_SRGB
+/* The sRGB encode (the inverse of the view's decode): linear -> stored / 255. */
+vec3 srgb_encode(vec3 c)
+{
+    return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, greaterThan(c, vec3(0.0031308)));
+}
+#endif
+
 void main()
 {
     uvec2 q = gl_GlobalInvocationID.xy;
     if (q.x >= p.src_w || q.y >= p.src_h) return;
     vec4 t = texelFetch(src, ivec2(q), 0);
+#ifdef CG_SRC_SRGB
+    t.rgb = srgb_encode(t.rgb);
+#endif
     uvec4 b = uvec4(round(clamp(p.bgra != 0u ? t.bgra : t, 0.0, 1.0) * 255.0));
     dst.words[q.y * p.src_w + q.x] = b.x | (b.y << 8) | (b.z << 16) | (b.w << 24);
 }

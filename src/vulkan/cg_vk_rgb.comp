@@ -13,9 +13,13 @@
  *
  * CG_SRC_BUFFER defined: the source is a buffer of the image's texels as
  * stored (R, G, B, A bytes; B, G, R, A when bgra), the copy the producer
- * makes of an SRGB image (its stored bytes, never decoded). Otherwise a
- * sampler of a UNORM image in its own format: texelFetch returns
- * unorm8 / 255 and round(x * 255) gives the stored byte back exactly.
+ * makes of an SRGB image (its stored bytes, never decoded) where its
+ * probe found the view's decode inexact. Otherwise a sampler of the image
+ * in its own format: of a UNORM image texelFetch returns unorm8 / 255 and
+ * round(x * 255) gives the stored byte back exactly; of an SRGB image
+ * (CG_SRC_SRGB defined, Vulkan only) it returns the byte decoded to
+ * linear, which the sRGB encode turns back into byte / 255 first (exact
+ * where the producer's probe says so: every byte value of every channel).
  *
  * Each invocation writes 4 consecutive pixels of the slot (pixel index
  * p = Y * dst_w + x, row-major, so rows need not be word aligned) as 3
@@ -40,7 +44,7 @@ layout(std140, binding = 0) uniform Params {
     uint dst_w;     /* the slot (target), pixels */
     uint dst_h;
     uint flip;      /* the RAW path's flip: nonzero when the image's row 0 is the top */
-    uint bgra;      /* CG_SRC_BUFFER only: texels are B, G, R, A */
+    uint bgra;      /* read with CG_SRC_BUFFER only: texels are B, G, R, A */
     uint cursor_on; /* nonzero: the hot spot lies inside the target */
     int cursor_x;   /* hot spot, target pixels from the top-left */
     int cursor_y;
@@ -56,6 +60,14 @@ layout(std430) CG_BIND_DST writeonly buffer Dst { uint words[]; } dst;
  * column c bits 2c..2c+1: 0 untouched, 1 black, 2 white. */
 layout(std140) CG_BIND_CURSOR uniform Cursor { uvec4 rows[4]; } cur;
 
+#ifdef CG_SRC_SRGB
+/* The sRGB encode (the inverse of the view's decode): linear -> byte / 255. */
+vec3 srgb_encode(vec3 c)
+{
+    return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, greaterThan(c, vec3(0.0031308)));
+}
+#endif
+
 uvec3 source_texel(uint sx, uint row)
 {
 #ifdef CG_SRC_BUFFER
@@ -64,6 +76,9 @@ uvec3 source_texel(uint sx, uint row)
     return p.bgra != 0u ? c.bgr : c;
 #else
     vec4 t = texelFetch(src, ivec2(int(sx), int(row)), 0);
+#ifdef CG_SRC_SRGB
+    t.rgb = srgb_encode(t.rgb);
+#endif
     return uvec3(round(t.rgb * 255.0));
 #endif
 }
