@@ -111,6 +111,7 @@ extern "C" {
     X(vkCmdPipelineBarrier)                                                     \
     X(vkCmdCopyImage)                                                           \
     X(vkCmdCopyImageToBuffer)                                                   \
+    X(vkCmdCopyBufferToImage)                                                   \
     X(vkCmdBindPipeline)                                                        \
     X(vkCmdBindDescriptorSets)                                                  \
     X(vkCmdPushConstants)                                                       \

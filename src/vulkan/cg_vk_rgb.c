@@ -1,6 +1,7 @@
 /*
  * cg_vk_rgb.c - the ring's RGB slot format (cg_vk_rgb.h): the compute
- * pipeline made once, and the per-frame barriers + dispatch.
+ * pipeline made once, the per-frame barriers + dispatch, and the probe of
+ * an SRGB view's decode.
  */
 #include "cg_vk_rgb.h"
 
@@ -14,7 +15,9 @@
 /* Generated at build time from cg_vk_rgb.comp (glslangValidator -V --vn). */
 #include "cg_vk_rgb_buffer.spv.h" /* cg_rgb_buffer_spv: CG_SRC_BUFFER defined */
 #include "cg_vk_rgb_image.spv.h"  /* cg_rgb_image_spv */
+#include "cg_vk_rgb_image_srgb.spv.h" /* cg_rgb_image_srgb_spv: CG_SRC_SRGB defined */
 #include "cg_vk_copy.spv.h"       /* cg_copy_spv: cg_vk_copy.comp */
+#include "cg_vk_copy_srgb.spv.h"  /* cg_copy_srgb_spv: CG_SRC_SRGB defined */
 #include "cg_vk_depth.spv.h"      /* cg_depth_spv: cg_vk_depth.comp */
 
 /* The shader's push constants (cg_vk_rgb.comp, Params), in its order. */
@@ -46,7 +49,8 @@ struct cg_vk_rgb {
     cg_vk_rgb_desc d;
     const cg_vk_device *vk; /* d.vk */
     VkDevice dev;
-    int from_buffer; /* SRGB: copy to the staging buffer first */
+    int srgb;        /* an SRGB format */
+    int from_buffer; /* SRGB with desc.srgb_staging: copy to the staging buffer first */
     uint32_t bgra;   /* the shader's bgra parameter */
     uint32_t eyes;
     VkDescriptorSetLayout src_layout, slot_layout, depth_src_layout;
@@ -68,6 +72,33 @@ static int is_srgb(VkFormat f)
     return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB;
 }
 
+static int is_bgra(VkFormat f)
+{
+    return f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB;
+}
+
+/* Memory of `req` with `props` for the `what` (a buffer or the probe's
+ * image), allocated and named. */
+static cg_status allocate(cg_vk_rgb *g, const VkMemoryRequirements *req,
+                          VkMemoryPropertyFlags props, VkDeviceMemory *mem, const char *what)
+{
+    VkPhysicalDeviceMemoryProperties mp;
+    g->vk->vkGetPhysicalDeviceMemoryProperties(g->vk->physical_device, &mp);
+    uint32_t type = UINT32_MAX;
+    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++)
+        if ((req->memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & props) == props)
+            type = i;
+    if (type == UINT32_MAX)
+        return cg_fail(&g->err, CG_E_UNSUPPORTED, "no memory type with properties 0x%x for the %s",
+                       (unsigned)props, what);
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = req->size;
+    ai.memoryTypeIndex = type;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkAllocateMemory(g->dev, &ai, NULL, mem)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_DEVICE_MEMORY, *mem, "cg ring rgb %s", what);
+    return CG_OK;
+}
+
 static cg_status make_buffer(cg_vk_rgb *g, VkDeviceSize size, VkBufferUsageFlags usage,
                              VkMemoryPropertyFlags props, VkBuffer *buf, VkDeviceMemory *mem,
                              const char *what)
@@ -81,20 +112,7 @@ static cg_status make_buffer(cg_vk_rgb *g, VkDeviceSize size, VkBufferUsageFlags
     CG_VK_NAME(g->vk, VK_OBJECT_TYPE_BUFFER, *buf, "cg ring rgb %s", what);
     VkMemoryRequirements req;
     g->vk->vkGetBufferMemoryRequirements(dev, *buf, &req);
-    VkPhysicalDeviceMemoryProperties mp;
-    g->vk->vkGetPhysicalDeviceMemoryProperties(g->vk->physical_device, &mp);
-    uint32_t type = UINT32_MAX;
-    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++)
-        if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & props) == props)
-            type = i;
-    if (type == UINT32_MAX)
-        return cg_fail(&g->err, CG_E_UNSUPPORTED, "no memory type with properties 0x%x for the %s",
-                       (unsigned)props, what);
-    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    ai.allocationSize = req.size;
-    ai.memoryTypeIndex = type;
-    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkAllocateMemory(dev, &ai, NULL, mem)));
-    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_DEVICE_MEMORY, *mem, "cg ring rgb %s", what);
+    CG_TRY(allocate(g, &req, props, mem, what));
     return CG_VK_CHECK(&g->err, g->vk->vkBindBufferMemory(dev, *buf, *mem, 0));
 }
 
@@ -115,7 +133,7 @@ static cg_status upload_cursor(cg_vk_rgb *g)
 }
 
 /* Set 0 of a pipeline: its source, an image through the immutable nearest
- * sampler or (SRGB) the staging buffer. */
+ * sampler or (SRGB, srgb_staging) the staging buffer. */
 static cg_status make_source_layout(cg_vk_rgb *g, int buffer, VkDescriptorSetLayout *out,
                                     const char *what)
 {
@@ -206,12 +224,18 @@ static cg_status make_pipeline(cg_vk_rgb *g, const uint32_t *code, size_t size,
 
 static cg_status make_pipelines(cg_vk_rgb *g)
 {
-    if (g->d.copy)
+    if (g->d.copy && g->srgb)
+        CG_TRY(make_pipeline(g, cg_copy_srgb_spv, sizeof cg_copy_srgb_spv, g->pipeline_layout,
+                             &g->pipeline, "compute copy pipeline (SRGB)"));
+    else if (g->d.copy)
         CG_TRY(make_pipeline(g, cg_copy_spv, sizeof cg_copy_spv, g->pipeline_layout, &g->pipeline,
                              "compute copy pipeline"));
     else if (g->from_buffer)
         CG_TRY(make_pipeline(g, cg_rgb_buffer_spv, sizeof cg_rgb_buffer_spv, g->pipeline_layout,
                              &g->pipeline, "rgb pipeline (from buffer)"));
+    else if (g->srgb)
+        CG_TRY(make_pipeline(g, cg_rgb_image_srgb_spv, sizeof cg_rgb_image_srgb_spv,
+                             g->pipeline_layout, &g->pipeline, "rgb pipeline (from SRGB image)"));
     else
         CG_TRY(make_pipeline(g, cg_rgb_image_spv, sizeof cg_rgb_image_spv, g->pipeline_layout,
                              &g->pipeline, "rgb pipeline (from image)"));
@@ -226,6 +250,25 @@ static VkDeviceSize plane_offset(const cg_vk_rgb *g, uint32_t k)
 {
     if (k >= DEPTH_PLANE) return g->d.depth_offset + (k - DEPTH_PLANE) * g->d.depth_eye_stride;
     return k * g->d.color_eye_stride;
+}
+
+/* A set of the slot layout: what the shader writes (buf from offset) and
+ * the cursor bitmap. */
+static void write_slot_set(cg_vk_rgb *g, VkDescriptorSet set, VkBuffer buf, VkDeviceSize offset)
+{
+    VkDescriptorBufferInfo slot = {buf, offset, VK_WHOLE_SIZE};
+    VkDescriptorBufferInfo cursor = {g->cursor_buffer, 0, VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w[2] = {{.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET},
+                                 {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+    w[0].dstSet = w[1].dstSet = set;
+    w[0].descriptorCount = w[1].descriptorCount = 1;
+    w[0].dstBinding = 0;
+    w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w[0].pBufferInfo = &slot;
+    w[1].dstBinding = 1;
+    w[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    w[1].pBufferInfo = &cursor;
+    g->vk->vkUpdateDescriptorSets(g->dev, 2, w, 0, NULL);
 }
 
 static cg_status make_sets(cg_vk_rgb *g)
@@ -264,23 +307,11 @@ static cg_status make_sets(cg_vk_rgb *g)
     for (uint32_t i = 0; i < nsrc; i++) g->src.src[i].set = sets[nslot + i];
     for (uint32_t i = 0; i < ndepth; i++) g->depth_src.src[i].set = sets[nslot + nsrc + i];
 
-    VkDescriptorBufferInfo cursor = {g->cursor_buffer, 0, VK_WHOLE_SIZE};
     for (uint32_t j = 0; j < nslot; j++) {
         uint32_t i = j / np, k = planes[j % np];
         g->slot_set[i][k] = sets[j];
         /* The plane's shader writes from its start: the set binds it there. */
-        VkDescriptorBufferInfo slot = {g->slot_buffer[i], plane_offset(g, k), VK_WHOLE_SIZE};
-        VkWriteDescriptorSet w[2] = {{.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET},
-                                     {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
-        w[0].dstSet = w[1].dstSet = sets[j];
-        w[0].descriptorCount = w[1].descriptorCount = 1;
-        w[0].dstBinding = 0;
-        w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        w[0].pBufferInfo = &slot;
-        w[1].dstBinding = 1;
-        w[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-        w[1].pBufferInfo = &cursor;
-        g->vk->vkUpdateDescriptorSets(dev, 2, w, 0, NULL);
+        write_slot_set(g, sets[j], g->slot_buffer[i], plane_offset(g, k));
     }
     if (g->from_buffer) {
         VkDescriptorBufferInfo st = {g->staging, 0, VK_WHOLE_SIZE};
@@ -313,23 +344,22 @@ static cg_status check_planes(cg_vk_rgb *g)
 
 static cg_status setup(cg_vk_rgb *g)
 {
-    g->from_buffer = is_srgb(g->d.format);
-    g->src.format = g->d.format; /* UNORM: texelFetch returns the stored byte / 255 */
+    g->srgb = is_srgb(g->d.format);
+    g->from_buffer = g->srgb && g->d.srgb_staging;
+    /* UNORM: texelFetch returns the stored byte / 255; SRGB: its decode,
+     * which the _srgb shaders encode back (cg_vk_rgb_probe checks it). */
+    g->src.format = g->d.format;
     g->src.aspect = VK_IMAGE_ASPECT_COLOR_BIT;
     g->src.what = "RGB";
     g->depth_src.format = VK_FORMAT_D32_SFLOAT;
     g->depth_src.aspect = VK_IMAGE_ASPECT_DEPTH_BIT;
     g->depth_src.what = "depth";
     CG_TRY(check_planes(g));
-    if (g->d.copy && g->from_buffer)
-        return cg_fail(&g->err, CG_E_UNSUPPORTED,
-                       "the compute copy reads UNORM images only (format %d is SRGB: a view of "
-                       "its own format decodes it, and a UNORM view needs MUTABLE_FORMAT)",
-                       (int)g->d.format);
     /* The RGB shader's source buffer holds stored bytes (BGRA: swapped
-     * there); the copy writes a BGRA texel's components back in stored order. */
-    g->bgra = g->d.copy ? g->d.format == VK_FORMAT_B8G8R8A8_UNORM
-                        : g->d.format == VK_FORMAT_B8G8R8A8_SRGB;
+     * there; a view gives R, G, B in their places and the RGB shader then
+     * reads no bgra); the copy writes a BGRA texel's components back in
+     * stored order. */
+    g->bgra = is_bgra(g->d.format);
     if (!g->from_buffer || g->d.depth) {
         VkSamplerCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
         si.magFilter = si.minFilter = VK_FILTER_NEAREST;
@@ -371,6 +401,9 @@ cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err
     if (d->eyes > CG_VK_RGB_MAX_EYES || (d->copy && (d->eyes > 1 || d->depth)))
         return cg_fail(err, CG_E_INVALID_ARG, "%u eyes%s: 1..%d, and a compute copy has one eye and no depth",
                        d->eyes, d->depth ? " with depth" : "", CG_VK_RGB_MAX_EYES);
+    if (d->copy && d->srgb_staging)
+        return cg_fail(err, CG_E_INVALID_ARG,
+                       "the staging copy is the RGB format's: a compute copy reads the image");
     CG_TRY(cg_check_dims(d->src_w, d->src_h));
     cg_status st = cg_check_dims(d->dst_w, d->dst_h);
     if (st != CG_OK)
@@ -424,8 +457,31 @@ static rgb_source *find_source(source_table *t, VkImage src)
     return NULL;
 }
 
-/* A view of the image's `aspect` in the table's format, written into the
- * next set of the table. */
+/* A view of `image`'s aspect in the table's format (the table's `what`
+ * names it), written into `set` (of the table's source layout). */
+static cg_status make_source_view(cg_vk_rgb *g, const source_table *t, VkImage image,
+                                  VkDescriptorSet set, VkImageView *view)
+{
+    VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    vi.image = image;
+    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    vi.format = t->format;
+    vi.subresourceRange.aspectMask = t->aspect;
+    vi.subresourceRange.levelCount = 1;
+    vi.subresourceRange.layerCount = 1;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateImageView(g->dev, &vi, NULL, view)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_IMAGE_VIEW, *view, "cg ring %s source view", t->what);
+    VkDescriptorImageInfo ii = {VK_NULL_HANDLE, *view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    w.pImageInfo = &ii;
+    g->vk->vkUpdateDescriptorSets(g->dev, 1, &w, 0, NULL);
+    return CG_OK;
+}
+
+/* The table's view and set of `src`, made the first time it is seen. */
 static cg_status prepare_source(cg_vk_rgb *g, source_table *t, VkImage src, cg_err *err)
 {
     if (find_source(t, src)) return CG_OK;
@@ -435,23 +491,8 @@ static cg_status prepare_source(cg_vk_rgb *g, source_table *t, VkImage src, cg_e
                        "keeps a view of each); re-create the ring for new images",
                        CG_VK_RGB_MAX_SOURCES, t->what);
     rgb_source *s = &t->src[t->count];
-    VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-    vi.image = src;
-    vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    vi.format = t->format;
-    vi.subresourceRange.aspectMask = t->aspect;
-    vi.subresourceRange.levelCount = 1;
-    vi.subresourceRange.layerCount = 1;
-    cg_status st = CG_VK_CHECK(&g->err, g->vk->vkCreateImageView(g->dev, &vi, NULL, &s->view));
+    cg_status st = make_source_view(g, t, src, s->set, &s->view);
     if (st != CG_OK) return cg_fail_from(err, st, &g->err);
-    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_IMAGE_VIEW, s->view, "cg ring %s source view", t->what);
-    VkDescriptorImageInfo ii = {VK_NULL_HANDLE, s->view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstSet = s->set;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    w.pImageInfo = &ii;
-    g->vk->vkUpdateDescriptorSets(g->dev, 1, &w, 0, NULL);
     s->image = src;
     t->count++;
     return CG_OK;
@@ -606,4 +647,217 @@ void cg_vk_rgb_record_depth(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, ui
              g->slot_set[slot][DEPTH_PLANE + eye], &pc, sizeof pc, g->depth_groups_x,
              g->depth_groups_y);
     last_barrier(g, cmd, buf, move ? &back : NULL, (part & CG_VK_PART_RELEASE) != 0);
+}
+
+/* ---- the SRGB probe --------------------------------------------------------
+ * A view of an SRGB image decodes it, and the _srgb shaders encode each
+ * colour channel back; round(x * 255) then gives the stored byte only if
+ * the driver's decode is accurate enough, which nothing in Vulkan promises
+ * to that degree. So once, before the pass is trusted with SRGB: every
+ * byte value of every channel through the pass's own pipeline. */
+
+static int probe_fails_for_tests; /* cg_vk_rgb_fail_probe_for_tests */
+
+void cg_vk_rgb_fail_probe_for_tests(int fail)
+{
+    probe_fails_for_tests = fail;
+}
+
+#define PROBE_W 256      /* the probe image: PROBE_W x 1, pixel i holds value i */
+#define PROBE_OUT 1024u  /* the pass's output in the probe buffer: after the 1024 uploaded bytes */
+#define PROBE_BYTES 2048u
+
+/* What the probe makes; probe_free frees what was made. */
+typedef struct probe {
+    VkImage image;
+    VkDeviceMemory image_memory;
+    VkImageView view;
+    VkBuffer buffer; /* host-visible: the upload at 0, the pass's output at PROBE_OUT */
+    VkDeviceMemory buffer_memory;
+    uint8_t *map;
+    VkDescriptorPool pool;
+    VkDescriptorSet sets[2]; /* source, output */
+    VkCommandPool cmd_pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+} probe;
+
+/* Stored byte c (memory order) of probe pixel i: each channel holds every
+ * value once, in an order of its own, so a swapped channel shows too. */
+static uint8_t probe_byte(int i, int c)
+{
+    switch (c) {
+    case 0: return (uint8_t)i;
+    case 1: return (uint8_t)(255 - i);
+    case 2: return (uint8_t)(i ^ 0x5a);
+    default: return (uint8_t)(i * 7); /* 7 is odd: every value once */
+    }
+}
+
+static void probe_free(cg_vk_rgb *g, probe *p)
+{
+    VkDevice dev = g->dev;
+    if (p->fence) g->vk->vkDestroyFence(dev, p->fence, NULL);
+    if (p->cmd_pool) g->vk->vkDestroyCommandPool(dev, p->cmd_pool, NULL); /* frees p->cmd */
+    if (p->pool) g->vk->vkDestroyDescriptorPool(dev, p->pool, NULL);
+    if (p->view) g->vk->vkDestroyImageView(dev, p->view, NULL);
+    if (p->image) g->vk->vkDestroyImage(dev, p->image, NULL);
+    if (p->image_memory) g->vk->vkFreeMemory(dev, p->image_memory, NULL);
+    if (p->buffer) g->vk->vkDestroyBuffer(dev, p->buffer, NULL);
+    if (p->buffer_memory) g->vk->vkFreeMemory(dev, p->buffer_memory, NULL); /* unmaps */
+}
+
+/* The image (the pass's format, SAMPLED | TRANSFER_DST), the buffer with
+ * the pattern uploaded, and the two sets that bind them for the pass. */
+static cg_status probe_objects(cg_vk_rgb *g, probe *p)
+{
+    VkDevice dev = g->dev;
+    VkImageCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    ci.imageType = VK_IMAGE_TYPE_2D;
+    ci.format = g->d.format;
+    ci.extent.width = PROBE_W;
+    ci.extent.height = ci.extent.depth = 1;
+    ci.mipLevels = ci.arrayLayers = 1;
+    ci.samples = VK_SAMPLE_COUNT_1_BIT;
+    ci.tiling = VK_IMAGE_TILING_OPTIMAL;
+    ci.usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateImage(dev, &ci, NULL, &p->image)));
+    CG_VK_NAME(g->vk, VK_OBJECT_TYPE_IMAGE, p->image, "cg ring rgb SRGB probe image");
+    VkImageMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2};
+    ri.image = p->image;
+    VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+    g->vk->vkGetImageMemoryRequirements2(dev, &ri, &req);
+    CG_TRY(allocate(g, &req.memoryRequirements, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                    &p->image_memory, "SRGB probe image"));
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkBindImageMemory(dev, p->image, p->image_memory, 0)));
+
+    CG_TRY(make_buffer(g, PROBE_BYTES,
+                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                       &p->buffer, &p->buffer_memory, "SRGB probe buffer"));
+    void *map = NULL;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkMapMemory(dev, p->buffer_memory, 0, VK_WHOLE_SIZE, 0, &map)));
+    p->map = map;
+    memset(p->map, 0, PROBE_BYTES);
+    for (int i = 0; i < PROBE_W; i++)
+        for (int c = 0; c < 4; c++) p->map[i * 4 + c] = probe_byte(i, c);
+
+    VkDescriptorPoolSize sizes[3] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1},
+                                     {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1},
+                                     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1}};
+    VkDescriptorPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pi.maxSets = 2;
+    pi.poolSizeCount = 3;
+    pi.pPoolSizes = sizes;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateDescriptorPool(dev, &pi, NULL, &p->pool)));
+    VkDescriptorSetLayout layouts[2] = {g->src_layout, g->slot_layout};
+    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    ai.descriptorPool = p->pool;
+    ai.descriptorSetCount = 2;
+    ai.pSetLayouts = layouts;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkAllocateDescriptorSets(dev, &ai, p->sets)));
+    CG_TRY(make_source_view(g, &g->src, p->image, p->sets[0], &p->view));
+    write_slot_set(g, p->sets[1], p->buffer, PROBE_OUT);
+    return CG_OK;
+}
+
+/* Upload, the pass's dispatch over the 256x1 image, the output to the
+ * host: submitted to `queue` and waited for. */
+static cg_status probe_run(cg_vk_rgb *g, probe *p, VkQueue queue)
+{
+    VkDevice dev = g->dev;
+    VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    cpi.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    cpi.queueFamilyIndex = g->d.queue_family;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateCommandPool(dev, &cpi, NULL, &p->cmd_pool)));
+    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    cai.commandPool = p->cmd_pool;
+    cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    cai.commandBufferCount = 1;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkAllocateCommandBuffers(dev, &cai, &p->cmd)));
+    VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkCreateFence(dev, &fi, NULL, &p->fence)));
+
+    VkCommandBuffer cmd = p->cmd;
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkBeginCommandBuffer(cmd, &bi)));
+    VkImageMemoryBarrier ib = cg_vk_image_barrier(p->image, VK_IMAGE_LAYOUT_UNDEFINED,
+                                                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+                                                  VK_ACCESS_TRANSFER_WRITE_BIT);
+    g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                0, 0, NULL, 0, NULL, 1, &ib);
+    VkBufferImageCopy reg;
+    memset(&reg, 0, sizeof reg);
+    reg.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    reg.imageSubresource.layerCount = 1;
+    reg.imageExtent.width = PROBE_W;
+    reg.imageExtent.height = reg.imageExtent.depth = 1;
+    g->vk->vkCmdCopyBufferToImage(cmd, p->buffer, p->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                  &reg);
+    ib = cg_vk_image_barrier(p->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                             VK_ACCESS_SHADER_READ_BIT);
+    g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, NULL, 0, NULL, 1, &ib);
+    /* The frame's parameters for a 256x1 image into a 256x1 slot. */
+    rgb_params pc = {PROBE_W, 1, PROBE_W, 1, 0, g->bgra, 0, 0, 0};
+    uint32_t gx, gy;
+    if (g->d.copy)
+        cg_shader_groups_64x4(PROBE_W, 1, &gx, &gy);
+    else
+        cg_vk_rgb_groups(PROBE_W, 1, &gx, &gy);
+    dispatch(g, cmd, g->pipeline, g->pipeline_layout, p->sets[0], p->sets[1], &pc, sizeof pc, gx, gy);
+    VkBufferMemoryBarrier out = cg_vk_buffer_barrier(p->buffer, VK_ACCESS_SHADER_WRITE_BIT,
+                                                     VK_ACCESS_HOST_READ_BIT,
+                                                     VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+    g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                                0, 0, NULL, 1, &out, 0, NULL);
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkEndCommandBuffer(cmd)));
+    /* The host's writes of the pattern are visible to the submit's commands. */
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    CG_TRY(CG_VK_CHECK(&g->err, g->vk->vkQueueSubmit(queue, 1, &si, p->fence)));
+    return CG_VK_CHECK(&g->err, g->vk->vkWaitForFences(dev, 1, &p->fence, VK_TRUE, UINT64_MAX));
+}
+
+/* The output against the uploaded pattern: the copy writes the stored
+ * bytes (BGRA too, .bgra), the RGB shader R, G, B of the channels so
+ * named (in a BGRA image, stored bytes 2, 1, 0). */
+static cg_status probe_check(cg_vk_rgb *g, const uint8_t *out)
+{
+    int bgra = is_bgra(g->d.format);
+    int n = g->d.copy ? 4 : 3;
+    for (int i = 0; i < PROBE_W; i++)
+        for (int c = 0; c < n; c++) {
+            int stored = g->d.copy || !bgra ? c : 2 - c;
+            uint8_t want = probe_byte(i, stored), got = out[i * n + c];
+            if (got != want)
+                return cg_fail(&g->err, CG_E_UNSUPPORTED,
+                               "SRGB probe (format %d, %s): stored byte %u (pixel %d, byte %d) "
+                               "came back as %u: this driver's sRGB decode does not round-trip",
+                               (int)g->d.format, g->d.copy ? "compute copy" : "RGB", want, i,
+                               stored, got);
+        }
+    if (probe_fails_for_tests)
+        return cg_fail(&g->err, CG_E_UNSUPPORTED,
+                       "SRGB probe (format %d): failed by cg_vk_rgb_fail_probe_for_tests",
+                       (int)g->d.format);
+    return CG_OK;
+}
+
+cg_status cg_vk_rgb_probe(cg_vk_rgb *g, VkQueue queue, cg_err *err)
+{
+    CG_RETURN_IF(!g || !queue, CG_E_INVALID_ARG);
+    if (!g->srgb || g->from_buffer) return CG_OK; /* nothing is decoded */
+    probe p;
+    memset(&p, 0, sizeof p);
+    cg_status st = probe_objects(g, &p);
+    if (st == CG_OK) st = probe_run(g, &p, queue);
+    if (st == CG_OK) st = probe_check(g, p.map + PROBE_OUT);
+    probe_free(g, &p);
+    return st == CG_OK ? CG_OK : cg_fail_from(err, st, &g->err);
 }

@@ -9,19 +9,23 @@
  * pool with a set per slot (slot buffer + cursor bitmap) and a set per
  * source, a nearest sampler, the cursor bitmap (from cg_cursor_rows,
  * written once into a small host-visible uniform buffer) and, for SRGB
- * images, a staging buffer. Per frame: barriers, binds, push constants,
- * one dispatch. UNORM images are read through a view of their own format
- * (needs VK_IMAGE_USAGE_SAMPLED_BIT), made the first time an image is seen
- * and kept until destroy: at most CG_VK_RGB_MAX_SOURCES distinct images.
- * SRGB images are first copied as stored into the staging buffer (a
- * sampled SRGB view would decode to linear, and a UNORM view of them
- * needs MUTABLE_FORMAT, which the ring cannot see).
+ * images with desc.srgb_staging, a staging buffer. Per frame: barriers,
+ * binds, push constants, one dispatch. Images are read through a view of
+ * their own format (needs VK_IMAGE_USAGE_SAMPLED_BIT), made the first
+ * time an image is seen and kept until destroy: at most
+ * CG_VK_RGB_MAX_SOURCES distinct images. A view of an SRGB format decodes
+ * to linear (a UNORM view of the image would need MUTABLE_FORMAT, which
+ * the ring cannot see), so for SRGB the shader's _srgb variant encodes
+ * each colour channel back to its stored byte; that is exact only where
+ * the driver's decode is accurate enough, which cg_vk_rgb_probe checks
+ * once. With desc.srgb_staging (the RGB format's fallback) an SRGB image
+ * is instead first copied as stored into the staging buffer.
  *
  * The same pass, made with desc.copy, is the ring's compute copy of the
  * RGBA slot formats (docs/zero-copy-v2.md, "The compute copy";
  * cg_vk_copy.comp): 4 stored bytes a pixel, the image's size and row
- * order, no cursor, one invocation a pixel; UNORM images only (the ring
- * keeps vkCmdCopyImageToBuffer for SRGB ones).
+ * order, no cursor, one invocation a pixel; for SRGB images the ring
+ * keeps vkCmdCopyImageToBuffer where cg_vk_rgb_probe fails.
  *
  * With desc.depth the pass also writes the depth plane (cg_vk_depth.comp;
  * docs/zero-copy-v2.md, "The depth plane"): a second pipeline reading a
@@ -68,8 +72,12 @@ typedef struct cg_vk_rgb_desc {
     uint32_t slots;
     const VkBuffer *slot_buffers; /* slots buffers of cg_vk_rgb_slot_size bytes, STORAGE usage */
     /* Nonzero: the compute copy (cg_vk_copy.comp): dst = src size, no flip;
-     * slots of w*h*4 bytes; a UNORM format (SRGB: CG_E_UNSUPPORTED). */
+     * slots of w*h*4 bytes. */
     int copy;
+    /* RGB only (with copy: CG_E_INVALID_ARG), an SRGB format: read the
+     * image through the staging copy (vkCmdCopyImageToBuffer, usage
+     * TRANSFER_SRC) instead of a view. */
+    int srgb_staging;
     /* The slot's planes (RGB only; cg_zc_planes_layout computes them):
      * eyes 1..CG_VK_RGB_MAX_EYES (0: 1), eye e's colour at
      * e * color_eye_stride; depth nonzero: the depth pipeline too, eye e's
@@ -114,6 +122,23 @@ int cg_vk_rgb_built(void);
 cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err);
 /* The caller has waited for every command that used it. NULL: no-op. */
 void cg_vk_rgb_destroy(cg_vk_rgb *g);
+
+/* Once after create, before any frame, for a pass that reads an SRGB
+ * image through a view (CG_OK at once for any other): an image of the
+ * pass's format (256x1, every byte value in each channel) through the
+ * pass's own pipeline into a host-visible buffer, submitted to `queue` (of
+ * desc.queue_family; the caller owns its external synchronisation) and
+ * waited for. CG_OK: every byte came back as stored. CG_E_UNSUPPORTED
+ * (err: the first value that did not) or a Vulkan error: the pass cannot
+ * be trusted with SRGB; destroy it and use the staging or transfer copy.
+ * Everything the probe made is freed before it returns. */
+cg_status cg_vk_rgb_probe(cg_vk_rgb *g, VkQueue queue, cg_err *err);
+
+/* Tests only (an internal header, no environment): nonzero makes every
+ * later cg_vk_rgb_probe fail after it ran, so the fallbacks can be
+ * checked on a driver whose decode is exact. Not thread-safe: set it
+ * before creating rings. */
+void cg_vk_rgb_fail_probe_for_tests(int fail);
 
 /* Before recording a frame of `src`: find or make its view and set.
  * CG_E_INVALID_ARG when CG_VK_RGB_MAX_SOURCES other images were seen. */

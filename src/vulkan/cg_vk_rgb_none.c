@@ -21,6 +21,15 @@ cg_status cg_vk_rgb_create(const cg_vk_rgb_desc *d, cg_vk_rgb **out, cg_err *err
 
 void cg_vk_rgb_destroy(cg_vk_rgb *g) { (void)g; }
 
+cg_status cg_vk_rgb_probe(cg_vk_rgb *g, VkQueue queue, cg_err *err)
+{
+    (void)g;
+    (void)queue;
+    return cg_fail(err, CG_E_UNSUPPORTED, "the RGB slot format was not built");
+}
+
+void cg_vk_rgb_fail_probe_for_tests(int fail) { (void)fail; }
+
 cg_status cg_vk_rgb_prepare(cg_vk_rgb *g, VkImage src, cg_err *err)
 {
     (void)g;

@@ -48,6 +48,8 @@ struct cg_vk_ring {
     VkBufferUsageFlags usage; /* of the slot buffers */
     cg_vk_rgb *rgb;           /* RGB8 slot format or the compute copy: the pass (cg_vk_rgb.c) */
     cg_vk_copy_path copy_path;
+    cg_vk_rgb_read rgb_read;            /* RGB8: the image through its view or the staging copy */
+    char srgb_fallback[CG_ERR_SIZE];    /* why an SRGB image is not read through its view */
     cg_cursor cursor; /* the frame being recorded's */
     /* The frame being assembled from its parts (cg_zc_parts.h): one part
      * (colour) for a ring of one eye without depth. */
@@ -82,6 +84,7 @@ static cg_status create_rgb(cg_vk_ring *r, int copy)
     gd.dst_h = copy ? r->d.height : r->d.target_height;
     gd.flip = r->d.flip;
     gd.slots = r->d.slots;
+    gd.srgb_staging = !copy && r->rgb_read == CG_VK_RGB_READ_STAGING;
     if (!copy) {
         gd.eyes = r->parts.eyes;
         gd.color_eye_stride = r->planes.color_eye_stride;
@@ -93,6 +96,28 @@ static cg_status create_rgb(cg_vk_ring *r, int copy)
     for (uint32_t i = 0; i < r->d.slots; i++) bufs[i] = r->slots.slot[i].buffer;
     gd.slot_buffers = bufs;
     return cg_vk_rgb_create(&gd, &r->rgb, &r->err);
+}
+
+/* The pass of an RGB8 ring or of the compute copy. One that reads an SRGB
+ * image through a view is kept only if its probe (cg_vk_rgb_probe: every
+ * byte value through the pass, on the ring's queue) gives every byte back;
+ * otherwise, decided here once and reported (copy_path, rgb_read,
+ * srgb_fallback), an RGB8 ring reads through the staging copy and a copy
+ * ring takes the transfer copy: today's bytes either way. */
+static cg_status make_pass(cg_vk_ring *r, int copy)
+{
+    CG_TRY(create_rgb(r, copy));
+    cg_err why = {{0}};
+    if (cg_vk_rgb_probe(r->rgb, r->d.queue, &why) == CG_OK) return CG_OK;
+    snprintf(r->srgb_fallback, sizeof r->srgb_fallback, "%s", why.text);
+    cg_vk_rgb_destroy(r->rgb); /* nothing recorded; the probe waited for its submit */
+    r->rgb = NULL;
+    if (copy) {
+        r->copy_path = CG_VK_COPY_PATH_TRANSFER;
+        return CG_OK;
+    }
+    r->rgb_read = CG_VK_RGB_READ_STAGING;
+    return create_rgb(r, 0);
 }
 
 /* The queue family names one the device has (a command pool of another
@@ -157,8 +182,7 @@ static cg_status setup(cg_vk_ring *r)
     cg_vk_slots_desc sd = {&r->vk, r->d.queue_family, r->d.slots, (VkDeviceSize)frame_bytes,
                            r->usage, r->d.mode == CG_ZC_MODE_SEMAPHORE, r->parts.eyes};
     CG_TRY(cg_vk_slots_create(&r->slots, &sd, &r->err));
-    if (rgb) CG_TRY(create_rgb(r, 0));
-    if (r->copy_path == CG_VK_COPY_PATH_COMPUTE && !rgb) CG_TRY(create_rgb(r, 1));
+    if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) CG_TRY(make_pass(r, !rgb)); /* RGB8: always */
     cg_vk_ring_copy *c = &r->copy;
     c->vk = &r->vk;
     c->slots = &r->slots;
@@ -178,20 +202,40 @@ static cg_status setup(cg_vk_ring *r)
     return CG_OK;
 }
 
+static int is_srgb(VkFormat f)
+{
+    return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB;
+}
+
 /* Once, at create (cg_vk_copy_path): the compute copy where the image can
- * be read by it as stored, the transfer copy otherwise. */
+ * be sampled, the transfer copy otherwise. An SRGB image's compute copy
+ * still has to pass its probe (make_pass). */
 static cg_vk_copy_path pick_copy_path(const cg_vk_ring *r)
 {
     if (r->d.slot_format == CG_VK_SLOT_RGB8) return CG_VK_COPY_PATH_COMPUTE;
-    int unorm = r->d.format == VK_FORMAT_R8G8B8A8_UNORM || r->d.format == VK_FORMAT_B8G8R8A8_UNORM;
-    if (!unorm || !(r->d.image_usage & VK_IMAGE_USAGE_SAMPLED_BIT) ||
-        !cg_vk_rgb_built())
+    if (!(r->d.image_usage & VK_IMAGE_USAGE_SAMPLED_BIT) || !cg_vk_rgb_built())
         return CG_VK_COPY_PATH_TRANSFER;
     return CG_VK_COPY_PATH_COMPUTE;
 }
 
+/* Once, at create (cg_vk_rgb_read): an RGB8 ring reads an SRGB image
+ * through its view unless image_usage says it cannot be sampled (0: the
+ * SAMPLED the format requires) or the probe fails later (make_pass). */
+static cg_vk_rgb_read pick_rgb_read(cg_vk_ring *r)
+{
+    VkImageUsageFlags u = r->d.image_usage;
+    if (r->d.slot_format != CG_VK_SLOT_RGB8 || !is_srgb(r->d.format) || !u ||
+        (u & VK_IMAGE_USAGE_SAMPLED_BIT))
+        return CG_VK_RGB_READ_VIEW;
+    snprintf(r->srgb_fallback, sizeof r->srgb_fallback,
+             "image_usage 0x%x has no VK_IMAGE_USAGE_SAMPLED_BIT: the SRGB image is copied to "
+             "a staging buffer first", (unsigned)u);
+    return CG_VK_RGB_READ_STAGING;
+}
+
 /* A copy ring told its images' usage (nonzero) must be able to read them
- * one way: SAMPLED for the compute copy (UNORM formats), else TRANSFER_SRC. */
+ * one way: SAMPLED for the compute copy (UNORM formats; an SRGB one may
+ * fall back to the transfer copy at create), else TRANSFER_SRC. */
 static cg_status check_image_usage(const cg_vk_ring_desc *d, VkFormat fmt, cg_err *err)
 {
     VkImageUsageFlags u = d->image_usage;
@@ -201,8 +245,8 @@ static cg_status check_image_usage(const cg_vk_ring_desc *d, VkFormat fmt, cg_er
     if (unorm && (u & VK_IMAGE_USAGE_SAMPLED_BIT) && cg_vk_rgb_built()) return CG_OK;
     return cg_fail(err, CG_E_INVALID_ARG,
                    "image usage 0x%x (format %d): the ring reads the image through "
-                   "VK_IMAGE_USAGE_SAMPLED_BIT (0x4; UNORM formats) or TRANSFER_SRC (0x1); it "
-                   "has %s",
+                   "VK_IMAGE_USAGE_SAMPLED_BIT (0x4; UNORM formats: an SRGB one needs "
+                   "TRANSFER_SRC too, where its probe fails) or TRANSFER_SRC (0x1); it has %s",
                    (unsigned)u, (int)fmt,
                    unorm && (u & VK_IMAGE_USAGE_SAMPLED_BIT) ? "SAMPLED, but this build has no "
                                                                "compute copy"
@@ -269,6 +313,7 @@ cg_status cg_vk_ring_create(const cg_vk_ring_desc *d, cg_vk_ring **out, cg_err *
     r->d.slots = slots;
     r->usage = CG_VK_SLOT_USAGE;
     r->copy_path = pick_copy_path(r);
+    r->rgb_read = pick_rgb_read(r);
     if (r->copy_path == CG_VK_COPY_PATH_COMPUTE) r->usage |= CG_VK_RGB_SLOT_USAGE;
     if (d->slot_format == CG_VK_SLOT_RGB8) {
         r->usage |= CG_VK_RGB_SLOT_USAGE;
@@ -341,6 +386,8 @@ void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info)
     info->width = r->zc.tmpl.width;
     info->height = r->zc.tmpl.height;
     info->copy_path = r->copy_path;
+    info->rgb_read = r->rgb_read;
+    info->srgb_fallback = r->srgb_fallback;
     memcpy(info->device_uuid, r->zc.tmpl.device_uuid, CG_DEVICE_UUID_SIZE);
     info->socket_path = r->zc.tmpl.socket_path;
     for (uint32_t i = 0; i < r->d.slots; i++) info->buffers[i] = r->slots.slot[i].buffer;

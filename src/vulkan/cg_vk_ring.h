@@ -20,7 +20,10 @@
  * mode, queue) label.
  *
  * Threading: call publish/record on the thread that owns the game's queue
- * (Vulkan's external synchronisation of VkQueue and VkCommandBuffer).
+ * (Vulkan's external synchronisation of VkQueue and VkCommandBuffer). A
+ * ring whose dispatch would read an SRGB image submits its probe to that
+ * queue at create and waits for it (one small submit, once):
+ * create such a ring on that thread too.
  *
  * Lease words: the ring keeps its own view of each slot (what it last
  * wrote). A learner may only move PUBLISHED(F) -> ACTIVE(F) -> RELEASED(F);
@@ -56,12 +59,15 @@ typedef enum cg_vk_slot_format {
     /* The RAW observation upright: R, G, B bytes, tightly packed, at the
      * target size, nearest resize and cursor as the wire format defines
      * them, made by one compute dispatch (descriptor format 23; "The RGB
-     * slot format"). The image needs VK_IMAGE_USAGE_SAMPLED_BIT when its
-     * format is UNORM (it is read through a view of its own format; the
-     * ring keeps a view of each image it is given, at most 8: keep them
-     * alive while the ring lives) and TRANSFER_SRC when SRGB (copied as
-     * stored into a staging buffer first: a second pass, so it costs
-     * more). */
+     * slot format"). The image needs VK_IMAGE_USAGE_SAMPLED_BIT: it is
+     * read through a view of its own format (the ring keeps a view of
+     * each image it is given, at most 8: keep them alive while the ring
+     * lives). An SRGB image's view decodes to linear and the shader
+     * encodes it back, which create checks once with a probe of every
+     * byte value on the ring's queue; where that probe fails, or where
+     * image_usage is given without SAMPLED, the image is instead copied as
+     * stored into a staging buffer first (a second pass that costs more,
+     * needing TRANSFER_SRC). cg_vk_ring_info.rgb_read says which. */
     CG_VK_SLOT_RGB8 = 1
 } cg_vk_slot_format;
 
@@ -70,17 +76,32 @@ typedef enum cg_vk_slot_format {
  * docs/zero-copy-v2.md, "The compute copy"). The bytes are the same. */
 typedef enum cg_vk_copy_path {
     /* vkCmdCopyImageToBuffer (needs TRANSFER_SRC). Where image_usage lacks
-     * VK_IMAGE_USAGE_SAMPLED_BIT or is 0 (unknown), the format is SRGB, or
-     * the build has no compute pass (no glslangValidator). */
+     * VK_IMAGE_USAGE_SAMPLED_BIT or is 0 (unknown), the build has no
+     * compute pass (no glslangValidator), or the format is SRGB and the
+     * probe of its decode failed (cg_vk_ring_info.srgb_fallback says why). */
     CG_VK_COPY_PATH_TRANSFER = 0,
     /* One compute dispatch (cg_vk_copy.comp) reading the image through a
-     * view of its own UNORM format: R8G8B8A8/B8G8R8A8_UNORM with
-     * image_usage including SAMPLED. The ring keeps a view of each image
-     * it is given, at most 8 (a ninth: CG_E_INVALID_ARG, the frame not
-     * recorded); keep them alive while the ring lives. The RGB8 slot
-     * format reports this too. */
+     * view of its own format, image_usage including SAMPLED: UNORM, or
+     * SRGB whose decode, encoded back in the shader, the probe at create
+     * found exact for every byte value (else the transfer copy). The ring
+     * keeps a view of each image it is given, at most 8 (a ninth:
+     * CG_E_INVALID_ARG, the frame not recorded); keep them alive while the
+     * ring lives. The RGB8 slot format reports this too. */
     CG_VK_COPY_PATH_COMPUTE = 1
 } cg_vk_copy_path;
+
+/* How an RGB8 ring reads its image (cg_vk_ring_info.rgb_read; chosen once
+ * at create, never per frame). The slot's bytes are the same. */
+typedef enum cg_vk_rgb_read {
+    /* The dispatch reads the image through a view of its own format: every
+     * UNORM image; an SRGB one whose decode the probe found exact. Copy
+     * rings report this too. */
+    CG_VK_RGB_READ_VIEW = 0,
+    /* SRGB: vkCmdCopyImageToBuffer into a staging buffer first, which the
+     * dispatch reads (the probe failed, or image_usage lacks SAMPLED;
+     * cg_vk_ring_info.srgb_fallback says which). */
+    CG_VK_RGB_READ_STAGING = 1
+} cg_vk_rgb_read;
 
 #define CG_VK_RING_DEFAULT_SLOTS 3
 
@@ -111,12 +132,15 @@ typedef struct cg_vk_ring_desc {
                * (a Vulkan render target), 0 when it is the bottom; either way
                * the slot comes out upright */
     /* The VkImageUsageFlags every image given to publish/record was created
-     * with (they share one). Copy rings: with VK_IMAGE_USAGE_SAMPLED_BIT and
-     * a UNORM format the slots are written by the compute copy
-     * (CG_VK_COPY_PATH_COMPUTE), else by vkCmdCopyImageToBuffer; 0 = not
-     * known: the transfer copy. Never assumed. Nonzero usage that allows
-     * neither (no TRANSFER_SRC, and no SAMPLED on a UNORM format):
-     * CG_E_INVALID_ARG at create. */
+     * with (they share one). Copy rings: with VK_IMAGE_USAGE_SAMPLED_BIT the
+     * slots are written by the compute copy (CG_VK_COPY_PATH_COMPUTE; SRGB
+     * formats where their probe passes), else by vkCmdCopyImageToBuffer;
+     * 0 = not known: the transfer copy. Never assumed. Nonzero usage that
+     * allows neither (no TRANSFER_SRC, and no SAMPLED on a UNORM format; an
+     * SRGB format always needs TRANSFER_SRC, the copy its probe may fall
+     * back to): CG_E_INVALID_ARG at create. RGB8 rings: 0 means the image
+     * has SAMPLED, as the format requires; nonzero without SAMPLED keeps an
+     * SRGB image on the staging copy. */
     VkImageUsageFlags image_usage;
     /* RGB8 only (docs/zero-copy-v2.md, "Depth and stereo planes"): eyes 1
      * or 2 (0: 1) in each slot, and with depth != CG_ZC_DEPTH_NONE a depth
@@ -142,6 +166,11 @@ typedef struct cg_vk_ring_info {
     uint32_t format; /* the descriptor's: a VkFormat number (23 for RGB8) */
     uint32_t width, height; /* the slot's picture */
     cg_vk_copy_path copy_path; /* how publish/record write a slot */
+    cg_vk_rgb_read rgb_read;   /* RGB8: how the dispatch reads the image */
+    /* SRGB formats: why the dispatch does not read the image through its
+     * view though the ring would have (the probe's failure, or RGB8's
+     * image_usage without SAMPLED); "" otherwise. Owned by the ring. */
+    const char *srgb_fallback;
     uint8_t device_uuid[CG_DEVICE_UUID_SIZE];
     const char *socket_path;
     VkBuffer buffers[CG_ZC_MAX_SLOTS];

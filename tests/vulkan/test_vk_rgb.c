@@ -12,8 +12,9 @@
  *               changing cursor (needs exportable timeline semaphores: the
  *               GPU machine; SKIPPED on lavapipe)
  *   exact       every byte value of every channel through texelFetch of a
- *               UNORM view (unorm8 -> float -> round(x * 255)) and through
- *               the SRGB staging copy
+ *               UNORM view (unorm8 -> float -> round(x * 255)) and of an
+ *               SRGB view (decode, the shader's encode, round), which on
+ *               lavapipe must pass the ring's probe (rgb_read VIEW)
  *   bad_input   refusals: slot format, target size, cursor on a copy ring,
  *               a ninth image; and the template descriptor (version 2)
  *   copy_fence  the compute copy of the RGBA slot formats (docs/zero-copy-v2.md,
@@ -21,8 +22,17 @@
  *               1920x1080), the 4 formats, images with and without SAMPLED
  *               and image_usage 0: every slot equals the bytes uploaded into
  *               the image (what the transfer copy gives, checked the same
- *               way), the path reported is the one the rule picks
+ *               way), and each compute slot also equals a transfer ring's
+ *               slot of the same frame; the path reported is the one the
+ *               rule picks (SRGB with SAMPLED: compute, its probe passing
+ *               on lavapipe)
  *   copy_semaphore  the same in semaphore mode (SKIPPED on lavapipe)
+ *   srgb_fallback  the probe of the SRGB decode forced to fail
+ *               (cg_vk_rgb_fail_probe_for_tests): the RGB sweep, exact and
+ *               the copy sweep again, SRGB rings now reporting the old path
+ *               (rgb_read STAGING, copy_path TRANSFER, srgb_fallback says
+ *               why) with the same bytes; and an RGB8 ring told a usage
+ *               without SAMPLED keeps the staging copy
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -31,6 +41,7 @@
 #include <unistd.h>
 
 #include "cg_frame.h"
+#include "cg_vk_rgb.h" /* cg_vk_rgb_fail_probe_for_tests: internal, for tests */
 #include "cg_vk_ring.h"
 #include "cg_zc_proto.h"
 #include "rgb_sweep.h"
@@ -50,6 +61,41 @@ static const VkFormat FORMATS[4] = {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_B8G8R8A8
 static int is_bgra(VkFormat f)
 {
     return f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB;
+}
+
+static int is_srgb(VkFormat f)
+{
+    return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB;
+}
+
+/* Set by srgb_fallback: every probe of an SRGB decode fails. */
+static int probe_forced;
+
+/* Does an SRGB ring's probe pass here? On lavapipe it must (its decode
+ * round-trips every byte: what this change relies on); elsewhere the
+ * ring's report decides and the bytes are checked either way. -1: either. */
+static int probe_should_pass(void)
+{
+    if (probe_forced) return 0;
+    return strstr(T.device_name, "llvmpipe") ? 1 : -1;
+}
+
+/* The report of an RGB8 ring of `fmt` (image_usage as told): how it reads
+ * the image, and srgb_fallback set exactly when that is the staging copy. */
+static void check_rgb_read(const cg_vk_ring_info *info, VkFormat fmt, int staging_told)
+{
+    int pass = probe_should_pass();
+    int want = !is_srgb(fmt) ? CG_VK_RGB_READ_VIEW
+               : staging_told || pass == 0 ? CG_VK_RGB_READ_STAGING
+               : pass == 1 ? CG_VK_RGB_READ_VIEW : (int)info->rgb_read;
+    CHECK((int)info->rgb_read == want, "format %d: rgb_read %d, want %d (%s)", (int)fmt,
+          (int)info->rgb_read, want, info->srgb_fallback);
+    CHECK((info->rgb_read == CG_VK_RGB_READ_STAGING) == (info->srgb_fallback[0] != 0),
+          "format %d: srgb_fallback \"%s\" with rgb_read %d", (int)fmt, info->srgb_fallback,
+          (int)info->rgb_read);
+    if (pass == 0 && !staging_told && is_srgb(fmt))
+        CHECK(strstr(info->srgb_fallback, "probe") != NULL, "the fallback names the probe: %s",
+              info->srgb_fallback);
 }
 
 /* Deterministic bytes (xorshift32), alpha included: alpha must be dropped. */
@@ -85,14 +131,32 @@ static int expected_slot(const uint8_t *stored, VkFormat fmt, int sw, int sh, in
     return rc;
 }
 
-static cg_vk_ring_desc ring_desc(VkFormat fmt, int sw, int sh, int dw, int dh, int flip,
-                                 cg_zc_mode mode)
+/* What every ring of these tests shares: 2 slots, the test's socket dir. */
+static cg_vk_ring_desc base_desc(VkFormat fmt, int sw, int sh, cg_zc_mode mode)
 {
     cg_vk_ring_desc d = vkt_ring_desc(&T, sw, sh, mode);
     d.format = fmt;
     d.slots = 2;
     d.debug_utils = T.has_debug_utils;
     d.socket_dir = socket_dir;
+    return d;
+}
+
+/* The ring of d (a failure counted) and its info (zeros without a ring). */
+static cg_vk_ring *make_ring(const cg_vk_ring_desc *d, cg_vk_ring_info *info)
+{
+    cg_vk_ring *r = NULL;
+    cg_err e = {{0}};
+    CHECK(cg_vk_ring_create(d, &r, &e) == CG_OK, "create: %s", e.text);
+    memset(info, 0, sizeof *info);
+    if (r) cg_vk_ring_get_info(r, info);
+    return r;
+}
+
+static cg_vk_ring_desc ring_desc(VkFormat fmt, int sw, int sh, int dw, int dh, int flip,
+                                 cg_zc_mode mode)
+{
+    cg_vk_ring_desc d = base_desc(fmt, sw, sh, mode);
     d.slot_format = CG_VK_SLOT_RGB8;
     d.target_width = dw;
     d.target_height = dh;
@@ -182,6 +246,7 @@ static int sweep(cg_zc_mode mode, int reuse)
                 CHECK(info.format == 23 && info.width == (uint32_t)z->dw &&
                           info.height == (uint32_t)z->dh && info.row_pitch == (uint32_t)z->dw * 3,
                       "ring info: format 23, target size, pitch");
+                check_rgb_read(&info, fmt, 0);
                 cg_cursor cur[10];
                 int nc = cursors(z->dw, z->dh, cur);
                 if (big) nc = 2;
@@ -227,9 +292,9 @@ static int sweep(cg_zc_mode mode, int reuse)
         free(want);
         free(got);
     }
-    printf("%d rings, %d frames compared byte for byte with cg_convert (RAW), %s mode%s\n",
+    printf("%d rings, %d frames compared byte for byte with cg_convert (RAW), %s mode%s%s\n",
            configs, frames, mode == CG_ZC_MODE_FENCE ? "fence" : "semaphore",
-           reuse ? ", recordings reused" : "");
+           reuse ? ", recordings reused" : "", probe_forced ? ", SRGB probe failed" : "");
     CHECK(frames > 100, "the sweep ran (%d frames)", frames);
     return failures ? 1 : 0;
 }
@@ -266,6 +331,7 @@ static int case_exact(void)
         cg_vk_ring_info info;
         cg_vk_ring_get_info(r, &info);
         CHECK(info.width == 256 && info.height == 1, "target 0x0 means the image's size");
+        check_rgb_read(&info, fmt, 0);
         uint8_t desc[CG_ZC_DESC_SIZE];
         int slot = run_frame(r, CG_ZC_MODE_FENCE, img, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                              NULL, desc);
@@ -386,7 +452,9 @@ static const VkImageUsageFlags VKT_USAGE = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
 
 /* One ring on one image: two frames with different contents, the image in
  * a different layout each time; each slot is compared with the bytes put
- * into the image. The path it reports must be want_path. */
+ * into the image and, when the ring took the compute copy, with the slot a
+ * transfer ring (image_usage 0) writes from the same frame. The path it
+ * reports must be want_path (-1: either, the probe's choice). */
 static int copy_ring(cg_zc_mode mode, int w, int h, VkFormat fmt, const copy_usage *u,
                      uint32_t seed, int want_path, uint8_t *stored, uint8_t *got)
 {
@@ -400,21 +468,31 @@ static int copy_ring(cg_zc_mode mode, int w, int h, VkFormat fmt, const copy_usa
         CHECK(0, "image %dx%d format %d", w, h, (int)fmt);
         return 0;
     }
-    cg_vk_ring_desc d = vkt_ring_desc(&T, w, h, mode);
-    d.format = fmt;
-    d.slots = 2;
-    d.debug_utils = T.has_debug_utils;
-    d.socket_dir = socket_dir;
+    cg_vk_ring_desc d = base_desc(fmt, w, h, mode);
     d.image_usage = u->tell ? VKT_USAGE | u->image_extra : 0;
-    cg_vk_ring *r = NULL;
+    cg_vk_ring_info info;
+    cg_vk_ring *r = make_ring(&d, &info);
     cg_err e = {{0}};
     int frames = 0;
-    CHECK(cg_vk_ring_create(&d, &r, &e) == CG_OK, "create: %s", e.text);
-    cg_vk_ring_info info;
-    cg_vk_ring_get_info(r, &info);
-    CHECK(!r || (int)info.copy_path == want_path,
-          "%dx%d format %d, %s: path %d, the rule says %d", w, h, (int)fmt, u->name,
-          (int)info.copy_path, want_path);
+    CHECK(!r || want_path < 0 || (int)info.copy_path == want_path,
+          "%dx%d format %d, %s: path %d, the rule says %d (%s)", w, h, (int)fmt, u->name,
+          (int)info.copy_path, want_path, info.srgb_fallback);
+    /* Only an SRGB ring that wanted the compute copy and fell back says why. */
+    int fell_back = r && is_srgb(fmt) && u->tell && (u->image_extra & VK_IMAGE_USAGE_SAMPLED_BIT) &&
+                    info.copy_path == CG_VK_COPY_PATH_TRANSFER;
+    CHECK(!r || (info.srgb_fallback[0] != 0) == fell_back, "format %d, %s: srgb_fallback \"%s\"",
+          (int)fmt, u->name, r ? info.srgb_fallback : "");
+    /* The plain transfer copy of the same frames, beside a compute ring. */
+    cg_vk_ring *twin = NULL;
+    cg_vk_ring_info tinfo;
+    uint8_t *tgot = NULL;
+    if (r && info.copy_path == CG_VK_COPY_PATH_COMPUTE) {
+        d.image_usage = 0;
+        twin = make_ring(&d, &tinfo);
+        CHECK(!twin || tinfo.copy_path == CG_VK_COPY_PATH_TRANSFER, "the twin's path is transfer");
+        tgot = malloc(n);
+        CHECK(tgot != NULL, "memory");
+    }
     for (int f = 0; r && f < 2; f++) {
         VkImageLayout lay = LAYOUTS[(seed + (uint32_t)f) % 4];
         if (lay == VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL && !(u->image_extra & VK_IMAGE_USAGE_SAMPLED_BIT))
@@ -440,12 +518,21 @@ static int copy_ring(cg_zc_mode mode, int w, int h, VkFormat fmt, const copy_usa
                   w, h, (int)fmt, u->name, (int)info.copy_path, (int)lay, at,
                   at / 4 % (size_t)w, at / 4 / (size_t)w, got[at], stored[at]);
         }
+        if (twin && tgot && (slot = run_frame(twin, mode, img, lay, NULL, desc)) >= 0) {
+            memset(tgot, 0x11, n);
+            CHECK(vkt_read_buffer(&T, tinfo.buffers[slot], n, tgot, 1) == 0, "read twin slot");
+            CHECK(memcmp(got, tgot, n) == 0,
+                  "%dx%d format %d %s layout %d: the compute copy differs from the transfer copy",
+                  w, h, (int)fmt, u->name, (int)lay);
+        }
         /* The image is the game's again, unchanged, in its layout. */
         if (n <= 64 * 48 * 4) {
             CHECK(vkt_download(&T, img, lay, w, h, got) == 0 && memcmp(got, stored, n) == 0,
                   "source image unchanged");
         }
     }
+    cg_vk_ring_destroy(twin);
+    free(tgot);
     cg_vk_ring_destroy(r);
     vkt_image_free(&T, img, mem);
     return frames;
@@ -462,7 +549,7 @@ static int copy_sweep(cg_zc_mode mode)
         {0, 1, "no SAMPLED"},
         {VK_IMAGE_USAGE_SAMPLED_BIT, 0, "usage unknown (0)"},
     };
-    int frames = 0, compute = 0;
+    int frames = 0, compute = 0, srgb_compute = 0;
     for (size_t si = 0; si < sizeof SZ / sizeof SZ[0]; si++) {
         int w = SZ[si].w, h = SZ[si].h;
         size_t n = (size_t)w * (size_t)h * 4;
@@ -471,29 +558,89 @@ static int copy_sweep(cg_zc_mode mode)
         int big = n > 1000000;
         for (int fi = 0; fi < 4; fi++)
             for (size_t ui = 0; ui < sizeof USAGES / sizeof USAGES[0]; ui++) {
-                /* 1080p: the compute formats (37, 44) and one fallback. */
-                if (big && (fi >= 2 ? ui != 0 || fi != 2 : ui == 2)) continue;
+                /* 1080p: the four formats with SAMPLED told (compute, or the
+                 * SRGB fallback), and without SAMPLED (transfer) but 50. */
+                if (big && (ui == 2 || (fi == 3 && ui == 1))) continue;
                 VkFormat fmt = FORMATS[fi];
-                int unorm = fmt == VK_FORMAT_R8G8B8A8_UNORM || fmt == VK_FORMAT_B8G8R8A8_UNORM;
-                int want = unorm && USAGES[ui].tell && (USAGES[ui].image_extra & VK_IMAGE_USAGE_SAMPLED_BIT);
+                int sampled = USAGES[ui].tell && (USAGES[ui].image_extra & VK_IMAGE_USAGE_SAMPLED_BIT);
+                int pass = is_srgb(fmt) ? probe_should_pass() : 1;
+                int want = !sampled ? 0 : pass < 0 ? -1 : pass;
                 int k = copy_ring(mode, w, h, fmt, &USAGES[ui], (uint32_t)(si * 16 + (size_t)fi * 4 + ui),
                                   want, stored, got);
                 frames += k;
-                if (want) compute += k;
+                if (want == 1) compute += k;
+                if (want == 1 && is_srgb(fmt)) srgb_compute += k;
             }
         free(stored);
         free(got);
     }
-    printf("%d frames (%d by the compute copy) equal to the image's bytes, %s mode\n", frames,
-           compute, mode == CG_ZC_MODE_FENCE ? "fence" : "semaphore");
+    printf("%d frames (%d by the compute copy, %d of them SRGB) equal to the image's bytes, %s "
+           "mode%s\n",
+           frames, compute, srgb_compute, mode == CG_ZC_MODE_FENCE ? "fence" : "semaphore",
+           probe_forced ? ", SRGB probe failed" : "");
     CHECK(frames > 200 && compute >= 40, "the sweep ran (%d frames, %d compute)", frames, compute);
+    CHECK(probe_should_pass() != 1 || srgb_compute >= 40, "SRGB by the compute copy: %d frames",
+          srgb_compute);
     return failures ? 1 : 0;
+}
+
+/* An RGB8 ring of an SRGB image told a usage without SAMPLED: the staging
+ * copy (reported), and every byte value through it exact. */
+static int rgb_told_no_sampled(void)
+{
+    for (int fi = 2; fi < 4; fi++) {
+        VkFormat fmt = FORMATS[fi];
+        int w = 37, h = 23;
+        uint8_t stored[37 * 23 * 4], want[37 * 23 * 3], got[37 * 23 * 3 + 12];
+        noise(stored, sizeof stored, (uint32_t)fi);
+        VkImage img;
+        VkDeviceMemory mem;
+        CHECK(vkt_image_ex(&T, w, h, fmt, VK_IMAGE_USAGE_SAMPLED_BIT, -1, 0, &img, &mem) == 0, "image");
+        CHECK(vkt_upload(&T, img, w, h, stored, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL) == 0, "upload");
+        cg_vk_ring_desc d = ring_desc(fmt, w, h, w, h, 1, CG_ZC_MODE_FENCE);
+        d.image_usage = VKT_USAGE; /* the staging copy's TRANSFER_SRC, no SAMPLED */
+        cg_vk_ring_info info;
+        cg_vk_ring *r = make_ring(&d, &info);
+        if (!r) {
+            vkt_image_free(&T, img, mem);
+            continue;
+        }
+        check_rgb_read(&info, fmt, 1);
+        CHECK(strstr(info.srgb_fallback, "SAMPLED") != NULL, "the reason names SAMPLED: %s",
+              info.srgb_fallback);
+        uint8_t desc[CG_ZC_DESC_SIZE];
+        int slot = run_frame(r, CG_ZC_MODE_FENCE, img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, NULL, desc);
+        /* The slot holds whole 12-byte groups. */
+        CHECK(slot >= 0 && vkt_read_buffer(&T, info.buffers[slot], (sizeof want + 11) / 12 * 12, got,
+                                           1) == 0,
+              "read");
+        CHECK(expected_slot(stored, fmt, w, h, w, h, 1, NULL, want) == 0, "oracle");
+        CHECK(memcmp(got, want, sizeof want) == 0, "format %d told no SAMPLED: the slot differs from RAW",
+              (int)fmt);
+        cg_vk_ring_destroy(r);
+        vkt_image_free(&T, img, mem);
+    }
+    return failures ? 1 : 0;
+}
+
+/* Every probe fails (the internal hook): the old paths, reported, with the
+ * same bytes as before. */
+static int case_srgb_fallback(void)
+{
+    int rc = rgb_told_no_sampled();
+    cg_vk_rgb_fail_probe_for_tests(1);
+    probe_forced = 1;
+    rc |= sweep(CG_ZC_MODE_FENCE, 0) | case_exact() | copy_sweep(CG_ZC_MODE_FENCE);
+    cg_vk_rgb_fail_probe_for_tests(0);
+    probe_forced = 0;
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: test_vk_rgb fence|semaphore|exact|bad_input|copy_fence|copy_semaphore\n");
+        fprintf(stderr, "usage: test_vk_rgb fence|semaphore|exact|bad_input|copy_fence|copy_semaphore|"
+                        "srgb_fallback\n");
         return 2;
     }
     const char *c = argv[1];
@@ -518,6 +665,7 @@ int main(int argc, char **argv)
     else if (strcmp(c, "bad_input") == 0) rc = case_bad_input();
     else if (strcmp(c, "copy_fence") == 0) rc = copy_sweep(CG_ZC_MODE_FENCE);
     else if (strcmp(c, "copy_semaphore") == 0) rc = copy_sweep(CG_ZC_MODE_SEMAPHORE);
+    else if (strcmp(c, "srgb_fallback") == 0) rc = case_srgb_fallback();
     else {
         fprintf(stderr, "unknown case %s\n", c);
         rc = 2;
