@@ -58,13 +58,16 @@ public final class VulkanZerocopyRing {
      * the copy cannot hand over as stored 8-bit RGBA/BGRA) is an IllegalArgumentException.
      *
      * <p>{@code imageUsage}: the VkImageUsageFlags every image given to publish/record was
-     * created with (0 = unknown). With {@link #IMAGE_USAGE_SAMPLED} and a UNORM format (37, 44)
-     * the slots are written by the compute copy, one dispatch that reads the image through a view
-     * (the same bytes, several times less GPU time than the transfer copy; the ring keeps a view
-     * of each image, at most 8: keep them alive while the ring lives); otherwise by
-     * vkCmdCopyImageToBuffer, which needs {@link #IMAGE_USAGE_TRANSFER_SRC}. A nonzero usage
-     * with neither way to read the image, or a negative one, is an IllegalArgumentException. The
-     * choice is made here, once: {@link #copyPathImpl} reports it.
+     * created with (0 = unknown). With {@link #IMAGE_USAGE_SAMPLED} the slots are written by the
+     * compute copy, one dispatch that reads the image through a view (the same bytes, several
+     * times less GPU time than the transfer copy; the ring keeps a view of each image, at most 8:
+     * keep them alive while the ring lives); for an SRGB format (43, 50) only where a probe run
+     * here once (one small submit to {@code queue}, waited for: call this on the thread that owns
+     * it) shows the view's decode, encoded back in the shader, gives every byte back; otherwise
+     * by vkCmdCopyImageToBuffer, which needs {@link #IMAGE_USAGE_TRANSFER_SRC} (an SRGB image
+     * needs it in any case). A nonzero usage with neither way to read the image, or a negative
+     * one, is an IllegalArgumentException. The choice is made here, once: {@link #copyPathImpl}
+     * reports it.
      */
     public native ByteString initCopyImpl(long instance, long physicalDevice, long device,
             int queueFamily, long queue, long getInstanceProcAddr, int width, int height,
@@ -104,7 +107,9 @@ public final class VulkanZerocopyRing {
      * image, whose row 0 is the top), made by one compute dispatch on the game's queue instead of
      * the copy. imageFormat: the game image's VkFormat (37, 43, 44 or 50; 0 = 37); a UNORM image
      * needs VK_IMAGE_USAGE_SAMPLED_BIT (its view is kept while the ring lives: at most 8 distinct
-     * images), an SRGB one TRANSFER_SRC. targetWidth x targetHeight: the slot's size (0 x 0 = the
+     * images); an SRGB one is read the same way where a probe run here once (a small submit to
+     * {@code queue}, waited for) shows its view's decode round-trips, else through a staging copy
+     * that needs TRANSFER_SRC. targetWidth x targetHeight: the slot's size (0 x 0 = the
      * image's). The other arguments as {@link #initImpl}. Returns the template descriptor
      * (version 2, format 23).
      */
