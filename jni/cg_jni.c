@@ -448,9 +448,10 @@ jint cg_jni_ring_value(JNIEnv *env, cg_jni_singleton *s, const char *what,
     return ring_read(env, s, what, get, v) ? (jint)v[0] : 0;
 }
 
-jint cg_jni_copy_path(uint32_t desc_format, int copy_path)
+jint cg_jni_copy_path(uint32_t desc_format, int copy_path, int rgb_staging)
 {
-    return desc_format == CG_ZC_FORMAT_R8G8B8_UNORM ? CG_JNI_COPY_PATH_RGB8 : (jint)copy_path;
+    if (desc_format != CG_ZC_FORMAT_R8G8B8_UNORM) return (jint)copy_path;
+    return rgb_staging ? CG_JNI_COPY_PATH_RGB8_STAGING : CG_JNI_COPY_PATH_RGB8;
 }
 
 jlongArray cg_jni_ring_counters(JNIEnv *env, cg_jni_singleton *s, const char *what,

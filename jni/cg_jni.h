@@ -170,10 +170,13 @@ jint cg_jni_ring_value(JNIEnv *env, cg_jni_singleton *s, const char *what,
 
 /* copyPathImpl's value (docs/zero-copy-v2.md, "The compute copy"): 2 for a
  * ring of descriptor format 23 (the RGB slot format, its own compute pass),
+ * 3 for one whose SRGB image is first copied into a staging buffer
+ * (rgb_staging nonzero: its decode probe failed, or it cannot be sampled),
  * else the ring's cg_vk_copy_path: 0 transfer copy / glReadPixels, 1 the
  * compute copy. */
 #define CG_JNI_COPY_PATH_RGB8 2
-jint cg_jni_copy_path(uint32_t desc_format, int copy_path);
+#define CG_JNI_COPY_PATH_RGB8_STAGING 3
+jint cg_jni_copy_path(uint32_t desc_format, int copy_path, int rgb_staging);
 
 /* Under s's lock: destroy(ctx) when there is a ring, and forget it. */
 void cg_jni_ring_destroy(cg_jni_singleton *s, void (*destroy)(void *));

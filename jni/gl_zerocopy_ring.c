@@ -239,7 +239,7 @@ static void copy_path(void *ctx, uint64_t *v)
     cg_vk_ring_info vi;
     cg_gl_ring_get_info(ctx, &gi);
     cg_gl_ring_get_ring_info(ctx, &vi);
-    v[0] = (uint64_t)cg_jni_copy_path(vi.format, (int)gi.copy_path);
+    v[0] = (uint64_t)cg_jni_copy_path(vi.format, (int)gi.copy_path, 0); /* GL: no staging */
 }
 
 JNIEXPORT jint JNICALL Java_com_kyhsgeekcode_minecraftenv_GlZerocopyRing_copyPathImpl(JNIEnv *env,

@@ -297,7 +297,8 @@ static void copy_path(void *ctx, uint64_t *v)
 {
     cg_vk_ring_info info;
     cg_vk_ring_get_info(ctx, &info);
-    v[0] = (uint64_t)cg_jni_copy_path(info.format, (int)info.copy_path);
+    v[0] = (uint64_t)cg_jni_copy_path(info.format, (int)info.copy_path,
+                                      info.rgb_read == CG_VK_RGB_READ_STAGING);
 }
 
 JNIEXPORT jint JNICALL Java_com_kyhsgeekcode_minecraftenv_VulkanZerocopyRing_copyPathImpl(

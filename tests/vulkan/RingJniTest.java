@@ -109,14 +109,17 @@ public final class RingJniTest {
     }
 
     /**
-     * A B8G8R8A8_UNORM game image (a swapchain's) through initCopyImpl: every descriptor says
-     * format 44, and the learner process reads the image's bytes exactly (before, initImpl had
-     * no format and every descriptor said 37: a learner swapped red and blue). imageUsage
-     * {@code usage} must give copy path {@code path}.
+     * A game image of VkFormat {@code format} through initCopyImpl: every descriptor names that
+     * format, and the learner process reads the image's bytes exactly. B8G8R8A8_UNORM (44, a
+     * swapchain's: before, initImpl had no format and every descriptor said 37: a learner
+     * swapped red and blue); R8G8B8A8_SRGB (43) and B8G8R8A8_SRGB (50), which the compute copy
+     * reads through a view of their own format and encodes back to the stored bytes once its
+     * probe at init passed. imageUsage {@code usage} must give copy path {@code path}.
      */
-    static void bgraRound(String exe, int w, int h, int usage, int path) throws Exception {
+    static void formatRound(String exe, int w, int h, int format, int usage, int path)
+            throws Exception {
         VulkanZerocopyRing ring = VulkanZerocopyRing.INSTANCE;
-        long[] v = vkSetupFormat(w, h, 44);
+        long[] v = vkSetupFormat(w, h, format);
         expect(IllegalArgumentException.class, () -> ring.initCopyImpl(v[0], v[1], v[2],
                 (int) v[3], v[4], v[5], w, h, 64, 0, 2, VulkanZerocopyRing.MODE_FENCE, 0, false),
                 "initCopyImpl imageFormat 64 (A2B10G10R10, not copied as stored)");
@@ -126,25 +129,40 @@ public final class RingJniTest {
         } catch (IllegalArgumentException e) {
             check(e.getMessage().contains("97"), "the refusal names the format: " + e.getMessage());
         }
-        ByteString t = ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 44,
+        ByteString t = ring.initCopyImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, format,
                 usage, 2, VulkanZerocopyRing.MODE_FENCE, 0, v[7] != 0);
-        check((t.byteAt(8) & 0xff) == 44 && t.byteAt(4) == 1, "BGRA template: format 44, version 1");
-        check(ring.copyPathImpl() == path, "BGRA, imageUsage 0x" + Integer.toHexString(usage)
-                + ": copyPathImpl " + ring.copyPathImpl() + ", want " + path);
+        String name = "format " + format + ", imageUsage 0x" + Integer.toHexString(usage);
+        check((t.byteAt(8) & 0xff) == format && t.byteAt(4) == 1,
+                name + ": template names the format, version 1");
+        check(ring.copyPathImpl() == path, name + ": copyPathImpl " + ring.copyPathImpl()
+                + ", want " + path);
         List<String> descs = new ArrayList<>();
         for (int f = 1; f <= 2; f++) {
             long cmd = vkBegin(f);
             ByteString d = ring.recordImpl(cmd, v[6], COLOR_ATTACHMENT_OPTIMAL);
             check(vkSubmit(), "game submit " + f);
-            check(d != null && (d.byteAt(8) & 0xff) == 44 && le64(d, 72) == f,
-                    "BGRA descriptor of frame " + f + " says format 44");
+            check(d != null && (d.byteAt(8) & 0xff) == format && le64(d, 72) == f,
+                    name + ": descriptor of frame " + f + " names the format");
             if (d != null) descs.add(hex(d));
         }
-        check(learner(exe, descs) == 0, "learner process read the BGRA frames byte-exact (path "
+        check(learner(exe, descs) == 0, name + ": learner process read the frames byte-exact (path "
                 + path + ")");
         ring.destroyImpl();
+        boolean srgb = format == 43 || format == 50;
+        if (srgb && (usage & VulkanZerocopyRing.IMAGE_USAGE_SAMPLED) != 0) {
+            // The RGB slot format of the same SRGB image: its dispatch reads the image's view (2),
+            // the staging copy only where the probe fails (3, the copy ring's 0 above).
+            ring.initRgbImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, format, w, h, true, 2,
+                    VulkanZerocopyRing.MODE_FENCE, 0, v[7] != 0);
+            int want = path == VulkanZerocopyRing.COPY_PATH_COMPUTE
+                    ? VulkanZerocopyRing.COPY_PATH_RGB : VulkanZerocopyRing.COPY_PATH_RGB_STAGING;
+            check(ring.copyPathImpl() == want, "format " + format + ", initRgbImpl: copyPathImpl "
+                    + ring.copyPathImpl() + ", want " + want);
+            ring.destroyImpl();
+        }
     }
 
+    static final int IMAGE_TRANSFER_SRC = VulkanZerocopyRing.IMAGE_USAGE_TRANSFER_SRC;
     static final int SAMPLED_TRANSFER_SRC =
             VulkanZerocopyRing.IMAGE_USAGE_SAMPLED | VulkanZerocopyRing.IMAGE_USAGE_TRANSFER_SRC;
 
@@ -584,8 +602,11 @@ public final class RingJniTest {
                         "queue family 99 refused, named: " + e.getMessage());
             }
         }
-        bgraRound(args[0], 29, 7, 0, VulkanZerocopyRing.COPY_PATH_TRANSFER);
-        bgraRound(args[0], 29, 7, SAMPLED_TRANSFER_SRC, VulkanZerocopyRing.COPY_PATH_COMPUTE);
+        formatRound(args[0], 29, 7, 44, 0, VulkanZerocopyRing.COPY_PATH_TRANSFER);
+        formatRound(args[0], 29, 7, 44, SAMPLED_TRANSFER_SRC, VulkanZerocopyRing.COPY_PATH_COMPUTE);
+        formatRound(args[0], 29, 7, 43, SAMPLED_TRANSFER_SRC, VulkanZerocopyRing.COPY_PATH_COMPUTE);
+        formatRound(args[0], 29, 7, 50, SAMPLED_TRANSFER_SRC, VulkanZerocopyRing.COPY_PATH_COMPUTE);
+        formatRound(args[0], 29, 7, 50, IMAGE_TRANSFER_SRC, VulkanZerocopyRing.COPY_PATH_TRANSFER);
         computeRound(args[0], 37, 23, 3);
         computeRound(args[0], 640, 360, 2);
         destroyBeforeSubmit(args[0], 512, 512);

@@ -31,6 +31,12 @@ public final class VulkanZerocopyRing {
     public static final int COPY_PATH_COMPUTE = 1;
     /** {@link #copyPathImpl}: a ring of {@link #initRgbImpl} (its own compute pass). */
     public static final int COPY_PATH_RGB = 2;
+    /**
+     * {@link #copyPathImpl}: a ring of {@link #initRgbImpl} whose SRGB image is first copied as
+     * stored into a staging buffer (a second pass on the GPU): the ring's probe of the SRGB
+     * view's decode at init did not give every byte back on this driver. The same bytes.
+     */
+    public static final int COPY_PATH_RGB_STAGING = 3;
 
     /** VkImageUsageFlags bits {@link #initCopyImpl} looks at. */
     public static final int IMAGE_USAGE_TRANSFER_SRC = 0x1;
@@ -77,8 +83,10 @@ public final class VulkanZerocopyRing {
     /**
      * How this ring writes its slots, chosen at init: {@link #COPY_PATH_TRANSFER} (0,
      * vkCmdCopyImageToBuffer), {@link #COPY_PATH_COMPUTE} (1, the compute copy) or
-     * {@link #COPY_PATH_RGB} (2, the RGB slot format of {@link #initRgbImpl}). The slots' bytes
-     * and the descriptor are the same for 0 and 1. IllegalStateException without a ring.
+     * {@link #COPY_PATH_RGB} (2, the RGB slot format of {@link #initRgbImpl}), or
+     * {@link #COPY_PATH_RGB_STAGING} (3, the same through a staging copy of an SRGB image). The
+     * slots' bytes and the descriptor are the same for 0 and 1, and for 2 and 3.
+     * IllegalStateException without a ring.
      */
     public native int copyPathImpl();
 
