@@ -473,6 +473,13 @@ class ControlBlock:
     def _addr(self, slot):
         return self._base + SLOT_STRIDE + slot * SLOT_STRIDE
 
+    def word_address(self, slot: int) -> int:
+        """The address of slot `slot`'s lease word in this process (valid
+        while the block is mapped), for a compare-and-swap of one's own."""
+        if not 0 <= slot < self.slot_count:
+            raise RingError(f"slot {slot} is outside the ring's {self.slot_count} slots")
+        return self._addr(slot)
+
     def word(self, slot: int) -> int:
         """Slot `slot`'s 64-bit lease word, loaded atomically."""
         return self._at.load(self._addr(slot))

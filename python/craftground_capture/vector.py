@@ -39,9 +39,9 @@ from . import _device
 from ._types import Buffer, Closes
 from .cuda_ipc import KDL_CUDA
 from .errors import FormatError
-from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, CudaImporter, Descriptor, RingError, RingLearner, RingPlane,
-                   StaleDescriptor, _eye_shape, _norm_stream, _SemWaitParams, _StreamBuffer,
-                   parse_descriptor)
+from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, CudaImporter, Descriptor,
+                   RingError, RingLearner, RingPlane, StaleDescriptor, _Atomics, _eye_shape,
+                   _norm_stream, _SemWaitParams, _StreamBuffer, parse_descriptor)
 
 GATHER_MAX = 256  # entries of one launch (kernels/gather.cu, CG_GATHER_MAX)
 _BLOCK = 256
@@ -236,6 +236,7 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
 
 
 _SLOT_FRAME = struct.Struct("<I4xQ")  # a descriptor's slot (offset 64) and frame (72)
+_SEQ_CST = _Atomics.SEQ_CST
 
 
 class _Row:
@@ -243,15 +244,20 @@ class _Row:
     Descriptor): a later descriptor of the ring differs only in slot
     (offset 64) and frame (72) when the rest is the same bytes, so it is
     checked by comparing those bytes and the two fields on their own
-    (parse_descriptor's checks of them) instead of parsed again."""
-    __slots__ = ("ring", "desc", "head", "mid", "tail")
+    (parse_descriptor's checks of them) instead of parsed again. With it,
+    what the lease needs: the control block it was read from, the address
+    of each slot's lease word and each slot's device pointer."""
+    __slots__ = ("ring", "desc", "head", "mid", "tail", "rid", "slots", "ctl", "cas", "words",
+                 "ptrs")
 
     def __init__(self, ring, desc, raw):
         self.ring, self.desc = ring, desc
         self.head, self.mid, self.tail = raw[:64], raw[68:72], raw[80:]
-
-    def same(self, raw):
-        return raw[80:] == self.tail and raw[:64] == self.head and raw[68:72] == self.mid
+        self.rid, self.slots = desc.ring_id, min(desc.slot_count, ring.slot_count)
+        self.ctl = ctl = ring._control
+        self.cas = ctl._cas
+        self.words = [ctl.word_address(k) for k in range(self.slots)]
+        self.ptrs = [m[1] for m in ring._memories[:self.slots]]
 
 
 class _Frame:
@@ -410,14 +416,17 @@ class VectorLearner(Closes):
     def _retire(self):
         ev, leases = self._pending.pop(0)
         self._free_events.append(ev)
+        u64, byref = ctypes.c_uint64, ctypes.byref
         for ring, slot, frame in leases:
             ctl = ring._control
-            if ctl is None:
+            if ctl is None or ctl._map is None:
                 continue  # the ring was closed: nothing to give back
-            try:  # ring.unlease's compare-and-swap, right here
-                ctl._swap(slot, (frame << 8) | ACTIVE, (frame << 8) | RELEASED)
-            except RingError:
-                pass  # the producer reclaimed it (it went away) or closed the ring
+            # ControlBlock.release's compare-and-swap, right here (slot was
+            # checked against the block's slots when it was leased); a word
+            # that is no longer ACTIVE(frame) was reclaimed by the producer
+            # (it went away) or closed with the ring: nothing to give back.
+            e = u64((frame << 8) | ACTIVE)
+            ctl._cas(ctl.word_address(slot), byref(e), (frame << 8) | RELEASED, _SEQ_CST, _SEQ_CST)
         return len(leases)
 
     def _ring_for(self, i, d):
@@ -506,6 +515,7 @@ class VectorLearner(Closes):
     def _lease_all(self, rows, descriptors):
         entries, seen = [], set()
         cached, last = self._cached, self._last
+        u64, byref = ctypes.c_uint64, ctypes.byref
         try:
             for i, raw in zip(rows, descriptors):
                 if raw is None:
@@ -513,14 +523,29 @@ class VectorLearner(Closes):
                 if isinstance(raw, (bytearray, memoryview)):
                     raw = bytes(raw)
                 r = cached[i]
-                if r is not None and raw.__class__ is bytes and r.same(raw):
-                    slot, frame = _SLOT_FRAME.unpack_from(raw, 64)
-                    if slot >= r.desc.slot_count or frame >= 1 << 56:
+                if (r is not None and raw.__class__ is bytes and raw[80:] == r.tail
+                        and raw[:64] == r.head and raw[68:72] == r.mid):
+                    # The ring's descriptor again: only slot and frame are new.
+                    slot, f = _SLOT_FRAME.unpack_from(raw, 64)
+                    if slot >= r.slots or f >= 1 << 56:
                         parse_descriptor(raw)  # raises the FormatError naming the field
                         raise FormatError("zero-copy descriptor: slot or frame out of range")
-                    if frame == 0:
+                    if f == 0:
                         continue  # a template names no frame
-                    ring, d = r.ring, _Frame(r.desc, slot, frame)
+                    prev = last[i]
+                    if prev and prev[0] == r.rid and f <= prev[1]:
+                        continue  # already gathered (the game repeated its descriptor)
+                    if i in seen:
+                        raise ValueError(f"row {i} given twice in one step")
+                    ring, d = r.ring, _Frame(r.desc, slot, f)
+                    if ring._control is r.ctl and ring._sock is not None:
+                        # The lease's compare-and-swap (ControlBlock.acquire's), straight to
+                        # libatomic; anything but PUBLISHED(f) -> ACTIVE(f) goes the long way.
+                        e = u64((f << 8) | PUBLISHED)
+                        if r.cas(r.words[slot], byref(e), (f << 8) | ACTIVE, _SEQ_CST, _SEQ_CST):
+                            seen.add(i)
+                            entries.append((i, ring, d, r.ptrs[slot]))
+                            continue
                 else:
                     if not raw:
                         continue
@@ -530,18 +555,11 @@ class VectorLearner(Closes):
                     ring = self._ring_for(i, d)
                     if raw.__class__ is bytes:
                         cached[i] = _Row(ring, d, raw)
-                prev = last[i]
-                if prev and prev[0] == d.ring_id and d.frame <= prev[1]:
-                    continue  # already gathered (the game repeated its descriptor)
-                if i in seen:
-                    raise ValueError(f"row {i} given twice in one step")
-                ctl = ring._control
-                if ctl is not None and ring._sock is not None and d.ring_id == ring.ring_id:
-                    f = d.frame  # the lease's compare-and-swap right here (ring.lease's)
-                    if ctl._swap(d.slot, (f << 8) | PUBLISHED, (f << 8) | ACTIVE)[0]:
-                        seen.add(i)
-                        entries.append((i, ring, d, ring._memories[d.slot][1]))
-                        continue
+                    prev = last[i]
+                    if prev and prev[0] == d.ring_id and d.frame <= prev[1]:
+                        continue  # already gathered (the game repeated its descriptor)
+                    if i in seen:
+                        raise ValueError(f"row {i} given twice in one step")
                 try:  # the exceptions (stale, closed) as ring.lease raises them
                     ptr = ring.lease(d)
                 except StaleDescriptor:

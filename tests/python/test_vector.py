@@ -331,6 +331,15 @@ def cached_descriptors(vec, descs, maps, w, h):
     b = vec.step([good, None])
     check(b.new == (True, False) and b.frames[0] == 70 and T.get_word(maps[0], 0) ==
           (R.ACTIVE, 70), f"{w}x{h}: then the good descriptor is leased and gathered")
+    # A row's ring closed behind the vector's back: its descriptors, known
+    # bytes or not, get the ring's RingError, never a write to an unmapped block.
+    vec.ring(0).close()
+    state, frame = T.get_word(maps[0], 1)
+    T.set_word(maps[0], 1, 71, R.PUBLISHED)
+    raises(R.RingError, lambda: vec.step([descs[0](1, 71), None]),
+           f"{w}x{h}: a known ring's descriptor after its RingLearner was closed", "closed")
+    check(T.get_word(maps[0], 1) == (R.PUBLISHED, 71), f"{w}x{h}: and its word is untouched")
+    T.set_word(maps[0], 1, frame, state)  # as it was, for the caller's checks
 
 
 def vec_counters(descs, maps):
