@@ -4,7 +4,7 @@
  * in lockstep as a vector env steps them.
  *
  * Each producer is this executable run again ("producer v1|v2 W H
- * vk|reuse|vkxfer|gl|glxfer|glpre"), with its own Vulkan device; per step it "renders" (submits a clear of its
+ * vk|reuse|vkxfer|gl|glxfer|glpre|glrgb"), with its own Vulkan device; per step it "renders" (submits a clear of its
  * image, untimed, and does not wait for it: a game keeps its frame in
  * flight), then, timed as the producer's host time per frame:
  *   v2: cg_vk_ring_publish (copy into a ring slot + timeline signal, no
@@ -29,7 +29,9 @@
  * v1 = GL->CUDA registered once (cg_gl_cuda), v2 = the ring's GL producer;
  * at N = 8 also glpre: the game glFlush()es its frame (untimed) before the
  * publish, so the publish's own flush submits only the ring's work. Each
- * producer also reports its thread CPU time per call beside the wall time.
+ * producer also reports its thread CPU time per call beside the wall time;
+ * and at N = 8 glrgb: the GL ring of the RGB slot format (same size) under
+ * the same contention.
  * Usage: bench_zerocopy_v2 [steps] [max N]   (CG_BENCH_V2_GAMES=vk|gl: only those games)
  */
 #define _GNU_SOURCE
@@ -284,7 +286,7 @@ static int gl_frames(cg_gl_cuda *g, cg_gl_ring *ring, GLuint tex, uint8_t *msg,
  *   v1: cg_gl_cuda (the texture registered once in the game's own CUDA
  *       context; map + copy into the IPC buffer + unmap, complete on return),
  *   v2: the GL producer of the ring (no CUDA in the process). */
-static int producer_gl(int v2, int w, int h, int xfer, int preflush)
+static int producer_gl(int v2, int w, int h, int xfer, int preflush, int rgb)
 {
     out_fd = dup(1);
     dup2(2, 1);
@@ -314,6 +316,7 @@ static int producer_gl(int v2, int w, int h, int xfer, int preflush)
         d.mode = CG_ZC_MODE_SEMAPHORE; /* the learner waits on the timeline */
         d.wait_ns = 1000000000;
         d.texture_format = xfer ? 0 : GL_RGBA8; /* the compute copy, or glReadPixels */
+        if (rgb) d.slot_format = CG_VK_SLOT_RGB8; /* glrgb: the RGB slot format, same size */
         cg_gl_ring *ring = NULL;
         cg_err err = {""};
         if (cg_gl_ring_create(&d, &ring, &err) != CG_OK ||
@@ -496,7 +499,8 @@ static run_result run(int v2, const char *variant, int n, int w, int h, int step
 {
     run_result r;
     memset(&r, 0, sizeof r);
-    size_t bytes = (size_t)w * (size_t)h * 4;
+    /* glrgb: the RGB slot format's slots, 3 bytes a pixel */
+    size_t bytes = (size_t)w * (size_t)h * (strcmp(variant, "glrgb") == 0 ? 3 : 4);
     peer p[MAX_N];
     memset(p, 0, sizeof p);
     for (int i = 0; i < n; i++) {
@@ -633,7 +637,8 @@ int main(int argc, char **argv)
         /* glpre: the game flushes its frame before the capture (as a
          * SwapBuffers before it would) */
         if (strncmp(argv[5], "gl", 2) == 0)
-            return producer_gl(v2, w, h, xfer, strcmp(argv[5], "glpre") == 0);
+            return producer_gl(v2, w, h, xfer, strcmp(argv[5], "glpre") == 0,
+                               strcmp(argv[5], "glrgb") == 0);
         return producer(v2, w, h, strcmp(argv[5], "reuse") == 0, xfer);
     }
     int steps = argc > 1 ? atoi(argv[1]) : 300;
@@ -689,6 +694,12 @@ int main(int argc, char **argv)
                     printf("       v2, the game flushed its frame first: host %.1f us (CPU %.1f us), "
                            "%.3f of v2's host time; aggregate %.0f frames/s\n",
                            pre.host_us, pre.host_cpu_us, pre.host_us / v2.host_us, pre.fps);
+                /* The RGB slot format (one dispatch, 3 bytes a pixel) under the same contention. */
+                run_result rgb = run(1, "glrgb", n, w, h, steps);
+                if (rgb.ok)
+                    printf("       v2 RGB slot format: host %.1f us (CPU %.1f us), %.3f of v2's host "
+                           "time; aggregate %.0f frames/s\n",
+                           rgb.host_us, rgb.host_cpu_us, rgb.host_us / v2.host_us, rgb.fps);
             }
         }
     }
