@@ -8,7 +8,7 @@
 #include "cg_gl_check.h"
 #include "cg_gl_copy_source.h" /* cg_gl_copy_source: src/vulkan/cg_vk_copy.comp's text */
 #include "cg_gl_rgb_source.h" /* cg_gl_rgb_source: src/vulkan/cg_vk_rgb.comp's text */
-#include "cg_shader_layout.h" /* cg_shader_groups_64x4: the compute copy's layout */
+#include "cg_shader_layout.h" /* the shaders' Params and the compute copy's layout */
 #include "cg_vk_rgb.h"        /* cg_vk_rgb_groups: the RGB shader's layout */
 
 #define GR_GL(err, expr) CG_GL_CALL_AS((err), expr, #expr)
@@ -20,16 +20,7 @@ static cg_gl_ring_params rgb_params(const cg_gl_ring_compute *c, const cg_cursor
 {
     cg_gl_ring_params p;
     memset(&p, 0, sizeof p);
-    p.src_w = (uint32_t)c->src_w;
-    p.src_h = (uint32_t)c->src_h;
-    p.dst_w = (uint32_t)c->dst_w;
-    p.dst_h = (uint32_t)c->dst_h;
-    if (cursor && cursor->draw && cursor->x >= 0 && cursor->y >= 0 && cursor->x < c->dst_w &&
-        cursor->y < c->dst_h) {
-        p.cursor_on = 1;
-        p.cursor_x = cursor->x;
-        p.cursor_y = cursor->y;
-    }
+    cg_rgb_shader_params_make(c->src_w, c->src_h, c->dst_w, c->dst_h, 0, 0, cursor, &p.p);
     return p;
 }
 

@@ -15,12 +15,12 @@
 #include "cg_cursor.h"
 #include "cg_err.h"
 #include "cg_gl.h"
+#include "cg_shader_layout.h"
 #include "cg_zc_proto.h" /* CG_ZC_MAX_SLOTS */
 
-/* The shader's Params block (std140: nine 4-byte members, padded to 48). */
+/* The shader's Params block (std140: the nine 4-byte members, padded to 48). */
 typedef struct cg_gl_ring_params {
-    uint32_t src_w, src_h, dst_w, dst_h, flip, bgra, cursor_on;
-    int32_t cursor_x, cursor_y;
+    cg_rgb_shader_params p;
     uint32_t pad[3];
 } cg_gl_ring_params;
 

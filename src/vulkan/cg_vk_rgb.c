@@ -20,11 +20,8 @@
 #include "cg_vk_copy_srgb.spv.h"  /* cg_copy_srgb_spv: CG_SRC_SRGB defined */
 #include "cg_vk_depth.spv.h"      /* cg_depth_spv: cg_vk_depth.comp */
 
-/* The shader's push constants (cg_vk_rgb.comp, Params), in its order. */
-typedef struct rgb_params {
-    uint32_t src_w, src_h, dst_w, dst_h, flip, bgra, cursor_on;
-    int32_t cursor_x, cursor_y;
-} rgb_params;
+/* The shader's push constants (cg_vk_rgb.comp, Params). */
+typedef cg_rgb_shader_params rgb_params;
 
 typedef struct rgb_source {
     VkImage image;
@@ -608,15 +605,9 @@ void cg_vk_rgb_record_eye(cg_vk_rgb *g, VkCommandBuffer cmd, uint32_t slot, uint
                                 0, 0, NULL, 1, &sb, move ? 1 : 0, &back);
     }
 
-    rgb_params pc = {(uint32_t)g->d.src_w, (uint32_t)g->d.src_h, (uint32_t)g->d.dst_w,
-                     (uint32_t)g->d.dst_h, g->d.flip ? 1u : 0u, g->bgra, 0u, 0, 0};
-    /* The wire format's rule: a hot spot outside the target draws nothing. */
-    if (cursor && cursor->draw && cursor->x >= 0 && cursor->y >= 0 && cursor->x < g->d.dst_w &&
-        cursor->y < g->d.dst_h) {
-        pc.cursor_on = 1;
-        pc.cursor_x = cursor->x;
-        pc.cursor_y = cursor->y;
-    }
+    rgb_params pc;
+    cg_rgb_shader_params_make(g->d.src_w, g->d.src_h, g->d.dst_w, g->d.dst_h, g->d.flip, g->bgra,
+                              cursor, &pc);
     dispatch(g, cmd, g->pipeline, g->pipeline_layout, source->set, g->slot_set[slot][eye], &pc,
              sizeof pc, g->groups_x, g->groups_y);
     /* The UNORM path gives the image back here. */
@@ -803,7 +794,8 @@ static cg_status probe_run(cg_vk_rgb *g, probe *p, VkQueue queue)
     g->vk->vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, NULL, 0, NULL, 1, &ib);
     /* The frame's parameters for a 256x1 image into a 256x1 slot. */
-    rgb_params pc = {PROBE_W, 1, PROBE_W, 1, 0, g->bgra, 0, 0, 0};
+    rgb_params pc;
+    cg_rgb_shader_params_make(PROBE_W, 1, PROBE_W, 1, 0, g->bgra, NULL, &pc);
     uint32_t gx, gy;
     if (g->d.copy)
         cg_shader_groups_64x4(PROBE_W, 1, &gx, &gy);
