@@ -39,9 +39,9 @@ from . import _device
 from ._types import Buffer, Closes
 from .cuda_ipc import KDL_CUDA
 from .errors import FormatError
-from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, CudaImporter, Descriptor,
-                   RingError, RingLearner, RingPlane, StaleDescriptor, _Atomics, _eye_shape,
-                   _norm_stream, _SemWaitParams, _StreamBuffer, parse_descriptor)
+from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, SLOT_STRIDE, CudaImporter,
+                   Descriptor, RingError, RingLearner, RingPlane, StaleDescriptor, _Atomics,
+                   _eye_shape, _norm_stream, _SemWaitParams, _StreamBuffer, parse_descriptor)
 
 GATHER_MAX = 256  # entries of one launch (kernels/gather.cu, CG_GATHER_MAX)
 _BLOCK = 256
@@ -77,15 +77,18 @@ class _LaunchArgs:
 
     def __init__(self):
         self.lst = _GatherList()
-        self.src, self.dst = self.lst.src, self.lst.dst_index
+        self.packs = {}  # n -> the struct packing n sources, n indices
         self.vals = [ctypes.c_uint64()] + [ctypes.c_uint32() for _ in range(5)]
         self.params = (ctypes.c_void_p * 7)(*[ctypes.addressof(o) for o in [self.lst] + self.vals])
 
     def set(self, chunk, base, height, row, pitch, flip, words):
         """chunk: (batch frame index, source pointer) pairs, at most GATHER_MAX."""
-        src, dst = self.src, self.dst
-        for j, (k, ptr) in enumerate(chunk):
-            src[j], dst[j] = ptr, k
+        n = len(chunk)
+        packs = self.packs.get(n)
+        if packs is None:
+            packs = self.packs[n] = (struct.Struct(f"<{n}Q"), struct.Struct(f"<{n}I"))
+        packs[0].pack_into(self.lst, 0, *[ptr for _, ptr in chunk])
+        packs[1].pack_into(self.lst, _GatherList.dst_index.offset, *[k for k, _ in chunk])
         for v, x in zip(self.vals, (base, height, row, pitch, flip, words)):
             v.value = x
         return self.params
@@ -182,12 +185,12 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         """One cuWaitExternalSemaphoresAsync for every (semaphore, value)."""
         n = len(sems)
         arrays = self.__dict__.setdefault("_wait_arrays", {})
-        if n not in arrays:
-            arrays[n] = ((ctypes.c_void_p * n)(), (_SemWaitParams * n)())
-        arr, params = arrays[n]
-        for k in range(n):
-            arr[k] = sems[k]
-            params[k].params.fence_value = values[k]
+        if n not in arrays:  # the handles, the params (fence_value at 0 of each 144 bytes)
+            arrays[n] = ((ctypes.c_void_p * n)(), (_SemWaitParams * n)(),
+                         struct.Struct(f"<{n}Q"), struct.Struct("<" + "Q136x" * n))
+        arr, params, pack_sems, pack_values = arrays[n]
+        pack_sems.pack_into(arr, 0, *sems)  # one call each, the rest of each params zero
+        pack_values.pack_into(params, 0, *values)
         f = self.bound([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p],
                        "cuWaitExternalSemaphoresAsync")
         self._in_ctx("cuWaitExternalSemaphoresAsync", lambda: f(arr, params, n, stream))
@@ -426,7 +429,8 @@ class VectorLearner(Closes):
             # that is no longer ACTIVE(frame) was reclaimed by the producer
             # (it went away) or closed with the ring: nothing to give back.
             e = u64((frame << 8) | ACTIVE)
-            ctl._cas(ctl.word_address(slot), byref(e), (frame << 8) | RELEASED, _SEQ_CST, _SEQ_CST)
+            ctl._cas(ctl._base + SLOT_STRIDE * (slot + 1), byref(e), (frame << 8) | RELEASED,
+                     _SEQ_CST, _SEQ_CST)
         return len(leases)
 
     def _ring_for(self, i, d):
@@ -520,7 +524,7 @@ class VectorLearner(Closes):
             for i, raw in zip(rows, descriptors):
                 if raw is None:
                     continue
-                if isinstance(raw, (bytearray, memoryview)):
+                if raw.__class__ is not bytes and isinstance(raw, (bytearray, memoryview)):
                     raw = bytes(raw)
                 r = cached[i]
                 if (r is not None and raw.__class__ is bytes and raw[80:] == r.tail
