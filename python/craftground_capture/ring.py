@@ -452,7 +452,7 @@ class ControlBlock:
         if _atomics is None:
             _atomics = _Atomics()
         self._at = _atomics
-        self._cas = _atomics._cas
+        self._cas = _atomics._cas  # libatomic's, for a hot loop's own (VectorLearner's)
         try:
             if os.fstat(fd).st_size < CONTROL_SIZE:
                 raise RingError("zero-copy control block: not a 4096-byte file")
@@ -495,24 +495,18 @@ class ControlBlock:
 
     def _swap(self, slot, expected, desired):
         """(True, expected) or (False, the word's value): one compare-and-swap
-        of slot's lease word, straight to libatomic (the vector learner
-        makes two a game every step). RingError once the block is closed
-        (never a write to unmapped memory) or for a slot outside the ring."""
+        of slot's lease word. RingError once the block is closed (never a
+        write to unmapped memory) or for a slot outside the ring."""
         if self._map is None:
             raise RingError("the zero-copy control block is closed")
-        if not 0 <= slot < self.slot_count:
-            raise RingError(f"slot {slot} is outside the ring's {self.slot_count} slots")
-        e = ctypes.c_uint64(expected)
-        ok = self._cas(self._base + SLOT_STRIDE + slot * SLOT_STRIDE, ctypes.byref(e), desired,
-                       _Atomics.SEQ_CST, _Atomics.SEQ_CST)
-        return ok, e.value
+        return self._at.cas(self.word_address(slot), expected, desired)
 
     def acquire(self, slot: int, frame: int) -> None:
         """PUBLISHED -> ACTIVE for (slot, frame) (already ACTIVE passes).
         RingError when the ring is closed or the word is corrupt,
         StaleDescriptor when the slot holds another frame."""
-        ok, cur = self._swap(slot, (frame << 8) | PUBLISHED, (frame << 8) | ACTIVE)
-        if ok or cur == (frame << 8) | ACTIVE:
+        ok, cur = self._swap(slot, _word(frame, PUBLISHED), _word(frame, ACTIVE))
+        if ok or cur == _word(frame, ACTIVE):
             return
         state, held = cur & 0xFF, cur >> 8
         if state == CLOSED:
@@ -526,7 +520,7 @@ class ControlBlock:
     def release(self, slot: int, frame: int) -> None:
         """ACTIVE -> RELEASED for (slot, frame); RingError when the word is
         no longer that frame's ACTIVE one (the producer reclaimed it)."""
-        ok, cur = self._swap(slot, (frame << 8) | ACTIVE, (frame << 8) | RELEASED)
+        ok, cur = self._swap(slot, _word(frame, ACTIVE), _word(frame, RELEASED))
         if not ok:
             raise RingError(f"release of slot {slot} frame {frame}: it is frame {cur >> 8}, "
                             f"{_state_name(cur & 0xFF)}")

@@ -39,9 +39,9 @@ from . import _device
 from ._types import Buffer, Closes
 from .cuda_ipc import KDL_CUDA
 from .errors import FormatError
-from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, SLOT_STRIDE, CudaImporter,
-                   Descriptor, RingError, RingLearner, RingPlane, StaleDescriptor, _Atomics,
-                   _eye_shape, _norm_stream, _SemWaitParams, _StreamBuffer, parse_descriptor)
+from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, CudaImporter, Descriptor,
+                   RingError, RingLearner, RingPlane, StaleDescriptor, _Atomics, _eye_shape,
+                   _norm_stream, _SemWaitParams, _StreamBuffer, parse_descriptor)
 
 GATHER_MAX = 256  # entries of one launch (kernels/gather.cu, CG_GATHER_MAX)
 _BLOCK = 256
@@ -101,15 +101,18 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
 
     held = 0  # > 0: the batch's context is current (step() made it so once)
 
-    def _in_ctx(self, what, fn):
+    def _raw(self, fn):
+        """fn()'s result, with the batch's context current."""
         if self.held:
-            self._call(what, fn())
-            return
+            return fn()
         self._enter()
         try:
-            self._call(what, fn())
+            return fn()
         finally:
             self._pop()
+
+    def _in_ctx(self, what, fn):
+        self._call(what, self._raw(fn))
 
     def hold(self):
         """Make the batch's context current until unhold(): step()'s calls
@@ -208,14 +211,7 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
     def done(self, ev):
         """Has the work before the event completed? Never waits."""
         f = self.bound([ctypes.c_void_p], "cuEventQuery")
-        if self.held:
-            res = f(ev)
-        else:
-            self._enter()
-            try:
-                res = f(ev)
-            finally:
-                self._pop()
+        res = self._raw(lambda: f(ev))
         if res == _CUDA_ERROR_NOT_READY:
             return False
         self._call("cuEventQuery", res)
@@ -424,13 +420,12 @@ class VectorLearner(Closes):
             ctl = ring._control
             if ctl is None or ctl._map is None:
                 continue  # the ring was closed: nothing to give back
-            # ControlBlock.release's compare-and-swap, right here (slot was
-            # checked against the block's slots when it was leased); a word
-            # that is no longer ACTIVE(frame) was reclaimed by the producer
-            # (it went away) or closed with the ring: nothing to give back.
+            # ControlBlock.release's compare-and-swap, made here (a game's a
+            # step; slot was checked against the block's slots when it was
+            # leased); a word that is no longer ACTIVE(frame) was reclaimed
+            # by the producer (it went away) or closed with the ring.
             e = u64((frame << 8) | ACTIVE)
-            ctl._cas(ctl._base + SLOT_STRIDE * (slot + 1), byref(e), (frame << 8) | RELEASED,
-                     _SEQ_CST, _SEQ_CST)
+            ctl._cas(ctl._addr(slot), byref(e), (frame << 8) | RELEASED, _SEQ_CST, _SEQ_CST)
         return len(leases)
 
     def _ring_for(self, i, d):
