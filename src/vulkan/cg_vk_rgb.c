@@ -64,11 +64,6 @@ struct cg_vk_rgb {
     cg_err err;
 };
 
-static int is_srgb(VkFormat f)
-{
-    return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB;
-}
-
 static int is_bgra(VkFormat f)
 {
     return f == VK_FORMAT_B8G8R8A8_UNORM || f == VK_FORMAT_B8G8R8A8_SRGB;
@@ -341,7 +336,7 @@ static cg_status check_planes(cg_vk_rgb *g)
 
 static cg_status setup(cg_vk_rgb *g)
 {
-    g->srgb = is_srgb(g->d.format);
+    g->srgb = cg_vk_rgb_is_srgb(g->d.format);
     g->from_buffer = g->srgb && g->d.srgb_staging;
     /* UNORM: texelFetch returns the stored byte / 255; SRGB: its decode,
      * which the _srgb shaders encode back (cg_vk_rgb_probe checks it). */
@@ -821,11 +816,10 @@ static cg_status probe_run(cg_vk_rgb *g, probe *p, VkQueue queue)
  * named (in a BGRA image, stored bytes 2, 1, 0). */
 static cg_status probe_check(cg_vk_rgb *g, const uint8_t *out)
 {
-    int bgra = is_bgra(g->d.format);
     int n = g->d.copy ? 4 : 3;
     for (int i = 0; i < PROBE_W; i++)
         for (int c = 0; c < n; c++) {
-            int stored = g->d.copy || !bgra ? c : 2 - c;
+            int stored = g->d.copy || !g->bgra ? c : 2 - c;
             uint8_t want = probe_byte(i, stored), got = out[i * n + c];
             if (got != want)
                 return cg_fail(&g->err, CG_E_UNSUPPORTED,

@@ -62,6 +62,13 @@ typedef struct cg_vk_rgb cg_vk_rgb;
 
 #define CG_VK_RGB_MAX_SOURCES 8
 
+/* One of the SRGB formats the ring takes (R8G8B8A8/B8G8R8A8_SRGB): a view of
+ * its own format decodes to linear (the probe's case, cg_vk_rgb_probe). */
+static inline int cg_vk_rgb_is_srgb(VkFormat f)
+{
+    return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB;
+}
+
 typedef struct cg_vk_rgb_desc {
     const cg_vk_device *vk; /* the ring's table: outlives the pass (names with debug_utils) */
     uint32_t queue_family;

@@ -202,11 +202,6 @@ static cg_status setup(cg_vk_ring *r)
     return CG_OK;
 }
 
-static int is_srgb(VkFormat f)
-{
-    return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB;
-}
-
 /* Once, at create (cg_vk_copy_path): the compute copy where the image can
  * be sampled, the transfer copy otherwise. An SRGB image's compute copy
  * still has to pass its probe (make_pass). */
@@ -224,7 +219,7 @@ static cg_vk_copy_path pick_copy_path(const cg_vk_ring *r)
 static cg_vk_rgb_read pick_rgb_read(cg_vk_ring *r)
 {
     VkImageUsageFlags u = r->d.image_usage;
-    if (r->d.slot_format != CG_VK_SLOT_RGB8 || !is_srgb(r->d.format) || !u ||
+    if (r->d.slot_format != CG_VK_SLOT_RGB8 || !cg_vk_rgb_is_srgb(r->d.format) || !u ||
         (u & VK_IMAGE_USAGE_SAMPLED_BIT))
         return CG_VK_RGB_READ_VIEW;
     snprintf(r->srgb_fallback, sizeof r->srgb_fallback,
