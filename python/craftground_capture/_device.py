@@ -480,23 +480,23 @@ class _SourceGpu:
             self.close(vec._api)
             raise
 
-    def queue(self, vec: Any, entries: Sequence[Tuple[int, Any, Any, int]], s: int) -> None:
+    def queue(self, vec: Any, entries: Sequence[Tuple[Any, ...]], s: int) -> None:
         # Staging (and the pinned buffer) are reused every step, the batch
         # rows are the caller's until now: start after what `s` has queued.
         vec._api.record(self.start, s)
         self.api.wait_event(self.stream, self.start)
-        sem = [(e[1]._semaphore, e[2].frame) for e in entries if e[1].mode == MODE_SEMAPHORE]
+        sem = [(e[1]._semaphore, e[5]) for e in entries if e[1].mode == MODE_SEMAPHORE]
         if sem:
             self.api.wait_many([x[0] for x in sem], [x[1] for x in sem], self.stream)
             vec.counters["gpu_waits"] += 1
-        compact = [(self.index[i], ring, d, ptr) for i, ring, d, ptr in entries]
+        compact = [(self.index[e[0]],) + e[1:] for e in entries]
         on = (self.api, self.fn, self.staging)
         if self.fn is not None:
             vec._launch(compact, self.stream, on)
         else:
             vec._copy(compact, self.stream, on)
         fb = self.frame_bytes
-        runs = _runs(sorted((i, self.index[i]) for i, _, _, _ in entries))
+        runs = _runs(sorted((e[0], self.index[e[0]]) for e in entries))
         for i, j, k in runs:
             if self.path == PEER_COPY:
                 self.api.copy_peer(vec._batch + i * fb, vec.device, self.staging + j * fb,
@@ -574,9 +574,11 @@ class VectorRoutes:
                             f"{ring_gpu(self.row_uuid[i], g)}: a row's game stays on its GPU "
                             f"(make a new VectorLearner)")
 
-    def queue(self, vec: Any, entries: Sequence[Tuple[int, Any, Any, int]],
-              s: int) -> List[Tuple[int, Any, Any, int]]:
-        """Queue the rows of other GPUs; returns the entries read in place."""
+    def queue(self, vec: Any, entries: Sequence[Tuple[Any, ...]],
+              s: int) -> List[Tuple[Any, ...]]:
+        """Queue the rows of other GPUs (entries as VectorLearner._pending's:
+        row, ring, descriptor, slot pointer, slot, frame); returns the
+        entries read in place."""
         for u, src in self.sources.items():
             mine = [e for e in entries if self.row_uuid[e[0]] == u]
             if mine:

@@ -28,7 +28,6 @@ rows named (the games that have a new frame); poll() releases what completed
 without stepping. The batch is one buffer: the next step overwrites the rows
 it gathers (stream-ordered after what the caller queued on the same stream).
 """
-import contextlib
 import ctypes
 import logging
 import os
@@ -81,14 +80,15 @@ class _LaunchArgs:
         self.vals = [ctypes.c_uint64()] + [ctypes.c_uint32() for _ in range(5)]
         self.params = (ctypes.c_void_p * 7)(*[ctypes.addressof(o) for o in [self.lst] + self.vals])
 
-    def set(self, chunk, base, height, row, pitch, flip, words):
-        """chunk: (batch frame index, source pointer) pairs, at most GATHER_MAX."""
-        n = len(chunk)
+    def set(self, index, src, base, height, row, pitch, flip, words):
+        """index, src: each entry's batch frame index and source pointer (at
+        most GATHER_MAX)."""
+        n = len(src)
         packs = self.packs.get(n)
         if packs is None:
             packs = self.packs[n] = (struct.Struct(f"<{n}Q"), struct.Struct(f"<{n}I"))
-        packs[0].pack_into(self.lst, 0, *[ptr for _, ptr in chunk])
-        packs[1].pack_into(self.lst, _GatherList.dst_index.offset, *[k for k, _ in chunk])
+        packs[0].pack_into(self.lst, 0, *src)
+        packs[1].pack_into(self.lst, _GatherList.dst_index.offset, *index)
         for v, x in zip(self.vals, (base, height, row, pitch, flip, words)):
             v.value = x
         return self.params
@@ -114,15 +114,30 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
     def _in_ctx(self, what, fn):
         self._call(what, self._raw(fn))
 
+    _stack = None  # (cuCtxPushCurrent, the batch's context, cuCtxPopCurrent, its out-arg)
+
     def hold(self):
         """Make the batch's context current until unhold(): step()'s calls
         then make no push and pop of their own."""
-        self._enter()
+        st = self._stack
+        if st is None:
+            self._enter()  # the context retained, the functions found: kept for later holds
+            self._stack = (self._fn("cuCtxPushCurrent_v2", "cuCtxPushCurrent"),
+                           self.ctxs[self.device], self._fn("cuCtxPopCurrent_v2",
+                                                            "cuCtxPopCurrent"),
+                           ctypes.byref(ctypes.c_void_p()))
+        else:
+            res = st[0](st[1])
+            if res:
+                self._call("cuCtxPushCurrent", res)
         self.held += 1
 
     def unhold(self):
         self.held -= 1
-        self._pop()
+        st = self._stack
+        res = st[2](st[3])
+        if res:
+            self._call("cuCtxPopCurrent", res)
 
     def bound(self, argtypes, *names):
         """The first of `names` libcuda has, its argtypes set once."""
@@ -173,8 +188,13 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         kernel's argument pointers (a _LaunchArgs' params)."""
         f = self.bound([ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3,
                        "cuLaunchKernel")
-        self._in_ctx("cuLaunchKernel", lambda: f(fn, grid[0], grid[1], 1, _BLOCK, 1, 1, 0,
-                                                 stream, params, None))
+        if self.held:
+            res = f(fn, grid[0], grid[1], 1, _BLOCK, 1, 1, 0, stream, params, None)
+        else:
+            res = self._raw(lambda: f(fn, grid[0], grid[1], 1, _BLOCK, 1, 1, 0, stream, params,
+                                      None))
+        if res:
+            self._call("cuLaunchKernel", res)
 
     def copy_2d(self, src, src_pitch, dst, dst_pitch, width, height, stream):
         p = _Memcpy2D(srcMemoryType=_CU_MEMORYTYPE_DEVICE, srcDevice=src, srcPitch=src_pitch,
@@ -196,7 +216,10 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         pack_values.pack_into(params, 0, *values)
         f = self.bound([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p],
                        "cuWaitExternalSemaphoresAsync")
-        self._in_ctx("cuWaitExternalSemaphoresAsync", lambda: f(arr, params, n, stream))
+        res = f(arr, params, n, stream) if self.held else self._raw(
+            lambda: f(arr, params, n, stream))
+        if res:
+            self._call("cuWaitExternalSemaphoresAsync", res)
 
     def event(self):
         ev = ctypes.c_void_p()
@@ -206,12 +229,14 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
 
     def record(self, ev, stream):
         f = self.bound([ctypes.c_void_p, ctypes.c_void_p], "cuEventRecord")
-        self._in_ctx("cuEventRecord", lambda: f(ev, stream))
+        res = f(ev, stream) if self.held else self._raw(lambda: f(ev, stream))
+        if res:
+            self._call("cuEventRecord", res)
 
     def done(self, ev):
         """Has the work before the event completed? Never waits."""
         f = self.bound([ctypes.c_void_p], "cuEventQuery")
-        res = self._raw(lambda: f(ev))
+        res = f(ev) if self.held else self._raw(lambda: f(ev))
         if res == _CUDA_ERROR_NOT_READY:
             return False
         self._call("cuEventQuery", res)
@@ -244,18 +269,16 @@ class _Row:
     (offset 64) and frame (72) when the rest is the same bytes, so it is
     checked by comparing those bytes and the two fields on their own
     (parse_descriptor's checks of them) instead of parsed again. With it,
-    what the lease needs: the control block it was read from, the address
-    of each slot's lease word and each slot's device pointer."""
-    __slots__ = ("ring", "desc", "head", "mid", "tail", "rid", "slots", "ctl", "cas", "words",
-                 "ptrs")
+    what the lease needs: the control block it was read from, each slot's
+    lease word (a c_void_p for the raw compare-and-swap) and device pointer."""
+    __slots__ = ("ring", "desc", "head", "mid", "tail", "rid", "slots", "ctl", "words", "ptrs")
 
     def __init__(self, ring, desc, raw):
         self.ring, self.desc = ring, desc
         self.head, self.mid, self.tail = raw[:64], raw[68:72], raw[80:]
         self.rid, self.slots = desc.ring_id, min(desc.slot_count, ring.slot_count)
         self.ctl = ctl = ring._control
-        self.cas = ctl._cas
-        self.words = [ctl.word_address(k) for k in range(self.slots)]
+        self.words = ctl._vwords[:self.slots]
         self.ptrs = [m[1] for m in ring._memories[:self.slots]]
 
 
@@ -342,9 +365,16 @@ class VectorLearner(Closes):
                              reconnects=0, launches=0, release_syncs=0)
         self._rings = [None] * self.n
         self._cached = [None] * self.n  # _Row: the last descriptor parsed per row
-        self._last = [0] * self.n  # (ring_id, frame) last gathered per row, 0: none
-        self._frames = [0] * self.n
-        self._pending = []  # [(event, [(ring, slot, frame), ...])], oldest first
+        self._last_rid = [None] * self.n  # the ring id and frame last gathered per row
+        self._frames = [0] * self.n  # (0: none yet)
+        self._all_rows = range(self.n)
+        self._in_flight = 1  # gathers queued at most (_max_in_flight: once the rings are in)
+        # Step entries: (row, ring, descriptor, slot pointer, slot, frame); the descriptor is
+        # the row's template (_Row.desc: every field but slot and frame) or a parsed one.
+        self._pending = []  # [(event, [entry, ...])], oldest first
+        # The raw compare-and-swap's expected and desired words (reused: one thread steps).
+        self._exp, self._des = ctypes.c_uint64(), ctypes.c_uint64()
+        self._exp_ref = ctypes.byref(self._exp)
         self._free_events = []
         self._batch = 0
         self._timeout = timeout
@@ -376,6 +406,7 @@ class VectorLearner(Closes):
             _device.log_vector(self)
             for i, d in enumerate(descs):
                 self._rings[i] = _VectorRing(d, CudaImporter(), timeout)
+            self._in_flight = self._max_in_flight()
         except BaseException:
             self.close()
             raise
@@ -415,17 +446,19 @@ class VectorLearner(Closes):
     def _retire(self):
         ev, leases = self._pending.pop(0)
         self._free_events.append(ev)
-        u64, byref = ctypes.c_uint64, ctypes.byref
-        for ring, slot, frame in leases:
-            ctl = ring._control
+        exp, des, ref = self._exp, self._des, self._exp_ref
+        for e in leases:
+            ctl = e[1]._control
             if ctl is None or ctl._map is None:
                 continue  # the ring was closed: nothing to give back
             # ControlBlock.release's compare-and-swap, made here (a game's a
-            # step; slot was checked against the block's slots when it was
-            # leased); a word that is no longer ACTIVE(frame) was reclaimed
-            # by the producer (it went away) or closed with the ring.
-            e = u64((frame << 8) | ACTIVE)
-            ctl._cas(ctl._addr(slot), byref(e), (frame << 8) | RELEASED, _SEQ_CST, _SEQ_CST)
+            # step; the slot was checked against the block's slots when it
+            # was leased); a word that is no longer ACTIVE(frame) was
+            # reclaimed by the producer (it went away) or closed with the ring.
+            f = e[5] << 8
+            exp.value = f | ACTIVE
+            des.value = f | RELEASED
+            ctl._cas_raw(ctl._vwords[e[4]], ref, des, _SEQ_CST, _SEQ_CST)
         return len(leases)
 
     def _ring_for(self, i, d):
@@ -437,7 +470,15 @@ class VectorLearner(Closes):
             self._routes.check_row(i, d)
         if ring is not None:
             self._drop(i)
-        self._rings[i] = _VectorRing(d, CudaImporter(), self._timeout)
+        api = self._api
+        if api.held:  # step() holds the batch's context: the new ring imports in its own alone
+            api._pop()
+        try:
+            self._rings[i] = _VectorRing(d, CudaImporter(), self._timeout)
+        finally:
+            if api.held:
+                api._enter()
+        self._in_flight = self._max_in_flight()
         self.counters["reconnects"] += 1
         return self._rings[i]
 
@@ -445,7 +486,7 @@ class VectorLearner(Closes):
         """Forget ring i: its pending leases are released first (their
         gathers must complete: a blocking wait, only on reconnect)."""
         ring = self._rings[i]
-        while any(r is ring for _, leases in self._pending for r, _, _ in leases):
+        while any(e[1] is ring for _, leases in self._pending for e in leases):
             self._api.event_wait(self._pending[0][0])
             self._retire()
         self._rings[i] = None
@@ -462,59 +503,68 @@ class VectorLearner(Closes):
              which: Optional[Iterable[int]] = None, stream: Optional[Any] = None) -> VectorBatch:
         """Gather this step's frames. descriptors: one per row (which=None),
         or one per index of `which` (double-buffered: the games that have a
-        new frame); each raw descriptor bytes, a parsed Descriptor, or None
-        (no new frame). Returns the VectorBatch (rows not gathered keep their
-        last frame, new[i] False)."""
-        rows = range(self.n) if which is None else [int(i) for i in which]
-        descriptors = list(descriptors)
+        new frame; each row at most once); each raw descriptor bytes, a
+        parsed Descriptor, or None (no new frame). Returns the VectorBatch
+        (rows not gathered keep their last frame, new[i] False)."""
+        if which is None:
+            rows = self._all_rows
+        else:
+            rows = [int(i) for i in which]
+            for i in rows:
+                if not 0 <= i < self.n:
+                    raise ValueError(f"row {i} of a batch of {self.n}")
+            if len(set(rows)) != len(rows):
+                raise ValueError(f"a row given twice in one step: which={rows}")
+        if descriptors.__class__ is not list:
+            descriptors = list(descriptors)
         if len(descriptors) != len(rows):
             raise ValueError(f"{len(descriptors)} descriptors for {len(rows)} rows")
-        for i in rows:
-            if not 0 <= i < self.n:
-                raise ValueError(f"row {i} of a batch of {self.n}")
         s = self.stream if stream is None else _norm_stream(stream)
-        with self._held():
-            self.poll()
-            while len(self._pending) >= self._max_in_flight():
-                self._api.event_wait(self._pending[0][0])  # the learner keeps too many slots
-                self.counters["release_syncs"] += 1
-                self._retire()
-        entries = self._lease_all(rows, descriptors)  # no driver call but a reconnect's
-        new = [False] * self.n
-        if entries:
-            try:
-                with self._held():
-                    self._queue(entries, s)
-            except BaseException:
-                for _, ring, d, _ in entries:
-                    ring.unlease(d.slot, d.frame)  # nothing was queued that reads them
-                raise
-            for i, ring, d, _ in entries:
-                new[i] = True
-                self._last[i] = (d.ring_id, d.frame)
-                self._frames[i] = d.frame
-        self.counters["steps"] += 1
-        self.counters["new_frames"] += len(entries)
-        self.counters["repeats"] += len(rows) - len(entries)  # asked for, nothing new
-        return VectorBatch(self, s, new, self._frames)
-
-    @contextlib.contextmanager
-    def _held(self):
-        """The batch's context pushed once for a run of calls (rows on other
-        GPUs: each call pushes its own GPU's, as elsewhere)."""
-        if self._routes is not None:
-            yield
-            return
-        self._api.hold()
+        api, pending = self._api, self._pending
+        # The batch's context pushed once for the step's driver calls (rows on other GPUs:
+        # each call pushes its own GPU's, as elsewhere; a reconnect's RingLearner its own).
+        held = self._routes is None
+        if held:
+            api.hold()
         try:
-            yield
+            if pending:
+                self.poll()
+                while len(pending) >= self._in_flight:
+                    api.event_wait(pending[0][0])  # the learner keeps too many slots
+                    self.counters["release_syncs"] += 1
+                    self._retire()
+            entries = self._lease_all(rows, descriptors)
+            if entries:
+                try:
+                    self._queue(entries, s)
+                except BaseException:
+                    for e in entries:
+                        e[1].unlease(e[4], e[5])  # nothing was queued that reads them
+                    raise
         finally:
-            self._api.unhold()
+            if held:
+                api.unhold()
+        new = [False] * self.n
+        last, frames = self._last_rid, self._frames
+        for e in entries:
+            i = e[0]
+            new[i] = True
+            last[i] = e[2].ring_id
+            frames[i] = e[5]
+        c = self.counters
+        c["steps"] += 1
+        c["new_frames"] += len(entries)
+        c["repeats"] += len(rows) - len(entries)  # asked for, nothing new
+        return VectorBatch(self, s, new, frames)
 
     def _lease_all(self, rows, descriptors):
-        entries, seen = [], set()
-        cached, last = self._cached, self._last
-        u64, byref = ctypes.c_uint64, ctypes.byref
+        """The leases of this step's new frames: their entries (what
+        self._pending holds). A row's descriptor like its last one but for
+        slot and frame (_Row) takes the lease with the raw compare-and-swap
+        right here; anything else is parsed, and leased through its ring."""
+        entries = []
+        cached, last, frames = self._cached, self._last_rid, self._frames
+        exp, des, ref, unpack = self._exp, self._des, self._exp_ref, _SLOT_FRAME.unpack_from
         try:
             for i, raw in zip(rows, descriptors):
                 if raw is None:
@@ -525,26 +575,23 @@ class VectorLearner(Closes):
                 if (r is not None and raw.__class__ is bytes and raw[80:] == r.tail
                         and raw[:64] == r.head and raw[68:72] == r.mid):
                     # The ring's descriptor again: only slot and frame are new.
-                    slot, f = _SLOT_FRAME.unpack_from(raw, 64)
+                    slot, f = unpack(raw, 64)
                     if slot >= r.slots or f >= 1 << 56:
                         parse_descriptor(raw)  # raises the FormatError naming the field
                         raise FormatError("zero-copy descriptor: slot or frame out of range")
-                    if f == 0:
-                        continue  # a template names no frame
-                    prev = last[i]
-                    if prev and prev[0] == r.rid and f <= prev[1]:
-                        continue  # already gathered (the game repeated its descriptor)
-                    if i in seen:
-                        raise ValueError(f"row {i} given twice in one step")
-                    ring, d = r.ring, _Frame(r.desc, slot, f)
-                    if ring._control is r.ctl and ring._sock is not None:
+                    if f == 0 or (f <= frames[i] and last[i] == r.rid):
+                        continue  # a template, or already gathered (a repeated descriptor)
+                    ring = r.ring
+                    ctl = ring._control
+                    if ctl is r.ctl and ring._sock is not None:
                         # The lease's compare-and-swap (ControlBlock.acquire's), straight to
                         # libatomic; anything but PUBLISHED(f) -> ACTIVE(f) goes the long way.
-                        e = u64((f << 8) | PUBLISHED)
-                        if r.cas(r.words[slot], byref(e), (f << 8) | ACTIVE, _SEQ_CST, _SEQ_CST):
-                            seen.add(i)
-                            entries.append((i, ring, d, r.ptrs[slot]))
+                        exp.value = (f << 8) | PUBLISHED
+                        des.value = (f << 8) | ACTIVE
+                        if ctl._cas_raw(r.words[slot], ref, des, _SEQ_CST, _SEQ_CST):
+                            entries.append((i, ring, r.desc, r.ptrs[slot], slot, f))
                             continue
+                    d = _Frame(r.desc, slot, f)
                 else:
                     if not raw:
                         continue
@@ -554,11 +601,8 @@ class VectorLearner(Closes):
                     ring = self._ring_for(i, d)
                     if raw.__class__ is bytes:
                         cached[i] = _Row(ring, d, raw)
-                    prev = last[i]
-                    if prev and prev[0] == d.ring_id and d.frame <= prev[1]:
+                    if last[i] == d.ring_id and d.frame <= frames[i]:
                         continue  # already gathered (the game repeated its descriptor)
-                    if i in seen:
-                        raise ValueError(f"row {i} given twice in one step")
                 try:  # the exceptions (stale, closed) as ring.lease raises them
                     ptr = ring.lease(d)
                 except StaleDescriptor:
@@ -569,11 +613,10 @@ class VectorLearner(Closes):
                         raise
                     self.counters["stale"] += 1  # the game closed the ring: a new one comes
                     continue
-                seen.add(i)
-                entries.append((i, ring, d, ptr))
+                entries.append((i, ring, d, ptr, d.slot, d.frame))
         except BaseException:
-            for _, ring, d, _ in entries:
-                ring.unlease(d.slot, d.frame)
+            for e in entries:
+                e[1].unlease(e[4], e[5])
             raise
         return entries
 
@@ -581,9 +624,9 @@ class VectorLearner(Closes):
         # Rows of rings on other GPUs are gathered there and copied across
         # (ordered before `s` goes on); the rest are read right here.
         direct = entries if self._routes is None else self._routes.queue(self, entries, s)
-        sem = [(e[1]._semaphore, e[2].frame) for e in direct if e[1].mode == MODE_SEMAPHORE]
-        if sem:
-            self._api.wait_many([x[0] for x in sem], [x[1] for x in sem], s)
+        sems = [e for e in direct if e[1].mode == MODE_SEMAPHORE]
+        if sems:
+            self._api.wait_many([e[1]._semaphore for e in sems], [e[5] for e in sems], s)
             self.counters["gpu_waits"] += 1
         if direct and self._fn is not None:
             self._launch(self._eye_entries(direct), s)
@@ -593,36 +636,36 @@ class VectorLearner(Closes):
             self._gather_depth(direct, s)
         ev = self._free_events.pop() if self._free_events else self._api.event()
         self._api.record(ev, s)
-        self._pending.append((ev, [(e[1], e[2].slot, e[2].frame) for e in entries]))
+        self._pending.append((ev, entries))
 
     def _words(self, pitch):
         return self.row_bytes % 4 == 0 and pitch % 4 == 0 and self._eyes_aligned
 
     def _launch(self, entries, s, on=None):
-        """The gather kernel: entry (i, ring, d, ptr) into row i of the batch,
-        or `on` = (api, kernel, base): of the buffer at base, on api's GPU."""
+        """The gather kernel: entry (i, ring, d, ptr, ...) into row i of the
+        batch, or `on` = (api, kernel, base): of the buffer at base, on api's GPU."""
         api, fn, base = on or (self._api, self._fn, self._batch)
         pitch = entries[0][2].row_pitch
-        if any(e[2].row_pitch != pitch for e in entries):
+        if len({e[2].row_pitch for e in entries}) > 1:
             for e in entries:  # mixed pitches (RGBA rings may pad): one launch per ring
                 self._launch([e], s, on)
             return
         words = self._words(pitch)
         units = self.height * (self.row_bytes // (4 if words else 1))
         gx = (units + _BLOCK - 1) // _BLOCK
-        jobs = [(i, ptr) for i, _, _, ptr in entries]
-        for k in range(0, len(jobs), GATHER_MAX):
-            chunk = jobs[k:k + GATHER_MAX]
-            params = self._args.set(chunk, base, self.height, self.row_bytes, pitch,
-                                    int(self.flip), int(words))
-            api.launch(fn, (gx, len(chunk)), params, s)
+        index, src = [e[0] for e in entries], [e[3] for e in entries]
+        for k in range(0, len(src), GATHER_MAX):
+            part = src[k:k + GATHER_MAX] if k or len(src) > GATHER_MAX else src
+            params = self._args.set(index[k:k + len(part)], part, base, self.height,
+                                    self.row_bytes, pitch, int(self.flip), int(words))
+            api.launch(fn, (gx, len(part)), params, s)
             self.counters["launches"] += 1
 
     def _copy(self, entries, s, on=None):
         """The cuMemcpy2DAsync gather; `on` as _launch's."""
         api, _, base = on or (self._api, self._fn, self._batch)
         frame_bytes = self.height * self.row_bytes
-        for i, _, d, ptr in entries:
+        for i, _, d, ptr, _, _ in entries:
             dst = base + i * frame_bytes
             if not self.flip:
                 api.copy_2d(ptr, d.row_pitch, dst, self.row_bytes, self.row_bytes,
@@ -653,9 +696,9 @@ class VectorLearner(Closes):
         the kernel move bytes, never a misaligned word."""
         if self.eyes == 1:
             return entries
-        self._eyes_aligned = all(d.color_eye_stride % 4 == 0 for _, _, d, _ in entries)
-        return [(i * self.eyes + e, ring, d, ptr + e * d.color_eye_stride)
-                for i, ring, d, ptr in entries for e in range(self.eyes)]
+        self._eyes_aligned = all(e[2].color_eye_stride % 4 == 0 for e in entries)
+        return [(i * self.eyes + k, ring, d, ptr + k * d.color_eye_stride, slot, f)
+                for i, ring, d, ptr, slot, f in entries for k in range(self.eyes)]
 
     def _gather_depth(self, entries, s):
         """Each entry's depth planes into the depth batch: the gather kernel
@@ -663,7 +706,7 @@ class VectorLearner(Closes):
         planes, or cuMemcpy2DAsync (a copy a row with flip)."""
         row = self.width * 4
         jobs = [(i * self.eyes + e, ptr + d.depth_offset + e * d.depth_eye_stride)
-                for i, _, d, ptr in entries for e in range(self.eyes)]
+                for i, _, d, ptr, _, _ in entries for e in range(self.eyes)]
         if self._fn is None:
             for k, src in jobs:
                 dst = self._depth + k * self.height * row
@@ -677,7 +720,8 @@ class VectorLearner(Closes):
         gx = (self.height * self.width + _BLOCK - 1) // _BLOCK
         for k in range(0, len(jobs), GATHER_MAX):
             chunk = jobs[k:k + GATHER_MAX]
-            params = self._args.set(chunk, self._depth, self.height, row, row, int(self.flip), 1)
+            params = self._args.set([j for j, _ in chunk], [p for _, p in chunk], self._depth,
+                                    self.height, row, row, int(self.flip), 1)
             self._api.launch(self._fn, (gx, len(chunk)), params, s)
             self.counters["launches"] += 1
 

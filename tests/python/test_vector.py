@@ -328,6 +328,10 @@ def cached_descriptors(vec, descs, maps, w, h):
         check(vec.step([None, None]).frames == frames and
               [T.get_word(m, k) for m in maps for k in (0, 1)] == words,
               f"{w}x{h}: after {what}: the rows and the lease words as they were")
+    # A row named twice in one step's `which` (a caller's bug) is refused before any lease.
+    raises(ValueError, lambda: vec.step([good, good], which=[0, 0]),
+           f"{w}x{h}: which naming a row twice", "twice")
+    check(T.get_word(maps[0], 0) == (R.PUBLISHED, 70), f"{w}x{h}: and no lease was taken")
     b = vec.step([good, None])
     check(b.new == (True, False) and b.frames[0] == 70 and T.get_word(maps[0], 0) ==
           (R.ACTIVE, 70), f"{w}x{h}: then the good descriptor is leased and gathered")
