@@ -22,16 +22,19 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Usage: E2eGame SOCKET_PATH GAME_INDEX. Learner to game: 5 little-endian ints {cmd, a, b, c,
  * d}: cmd 1 CONFIG (a mode, b target width, c target height, d iters | sync << 24), 2 STEP (a
- * action), 3 CALIBRATE (a iters: the render's GPU time), 4 QUIT. Game to learner: a 40-byte
+ * action), 3 CALIBRATE (a iters: the render's GPU time), 4 QUIT. Game to learner: a 48-byte
  * header {int payload length, int kind, long step CPU ns, long CPU ns after the render, long
- * frame, long extra} and the payload; kind 0 an observation (payload: the message; the CPU
- * figures: the step before's; extra 1: the ring skipped the frame), 1 ready (payload: the v2
+ * frame, long extra, long wall ns after the render} and the payload; kind 0 an observation
+ * (payload: the message; the CPU and wall figures: the step before's; extra 1: the ring skipped
+ * the frame), 1 ready (payload: the v2
  * template, v1's IPC handle or text; extra: the ring's copy path | 0x100 in semaphore mode), 2
  * error (text), 3 mode unavailable here (text). Step CPU: the thread's CPU time for the whole
  * step, from the action read to the observation sent: the render's recording and submit, every
  * fence wait (the frame's own, or in v2 semaphore mode the frame before the last's), the capture,
  * the message and the send. CPU after the render: the same from the render recorded on (submit,
- * fence wait, capture, message, send).
+ * fence wait, capture, message, send). Wall after the render: the time the game's thread spends
+ * on that part (System.nanoTime), a fence wait counted whole whether the driver spins or sleeps
+ * in it: what the observation holds the game's step up by.
  */
 public final class E2eGame {
     static native long[] vkSetup(int w, int h);
@@ -53,7 +56,7 @@ public final class E2eGame {
 
     final SocketChannel ch;
     final ByteBuffer in = ByteBuffer.allocateDirect(20).order(ByteOrder.LITTLE_ENDIAN);
-    final ByteBuffer hdr = ByteBuffer.allocateDirect(40).order(ByteOrder.LITTLE_ENDIAN);
+    final ByteBuffer hdr = ByteBuffer.allocateDirect(48).order(ByteOrder.LITTLE_ENDIAN);
     long[] v;
     int mode = NONE, tw = W, th = H, iters, frame;
     boolean semaphore, ring, v1;
@@ -73,9 +76,9 @@ public final class E2eGame {
             throws IOException {
         hdr.clear();
         hdr.putInt(payload.length).putInt(kind).putLong(cpu).putLong(cpuAfterRender);
-        hdr.putLong(frame).putLong(extra).flip();
+        hdr.putLong(frame).putLong(extra).putLong(lastWallAfterRender).flip();
         ByteBuffer[] b = {hdr, ByteBuffer.wrap(payload)};
-        long want = 40L + payload.length;
+        long want = 48L + payload.length;
         while (want > 0) want -= ch.write(b);
     }
 
@@ -156,7 +159,7 @@ public final class E2eGame {
         long c0 = threadCpuNanos();
         long cmd = vkRender(frame, action, iters);
         if (cmd == 0) throw new IOException("vkRender failed");
-        long c1 = threadCpuNanos();
+        long c1 = threadCpuNanos(), w1 = System.nanoTime();
         ObservationSpaceMessage.Builder msg = ObservationSpaceMessage.newBuilder();
         VulkanZerocopyRing r = VulkanZerocopyRing.INSTANCE;
         ByteString d = null;
@@ -192,13 +195,14 @@ public final class E2eGame {
         byte[] out = msg.build().toByteArray();
         int skipped = d == null && (mode == V2_RGBA || mode == V2_RGB) ? 1 : 0;
         reply(0, lastCpu, lastCpuAfterRender, skipped, out);
-        // This step's CPU, send included, goes in the next step's header.
+        // This step's CPU and wall time, send included, go in the next step's header.
         long c2 = threadCpuNanos();
+        lastWallAfterRender = System.nanoTime() - w1;
         lastCpu = c2 - c0;
         lastCpuAfterRender = c2 - c1;
     }
 
-    long lastCpu, lastCpuAfterRender;
+    long lastCpu, lastCpuAfterRender, lastWallAfterRender;
 
     void run() throws IOException {
         v = vkSetup(W, H);

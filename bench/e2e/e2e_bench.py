@@ -59,6 +59,10 @@ for docs/benchmarks.md):
                waits, capture, message, send; in brackets the same from the
                render recorded on (submit, fence wait, capture, message, send:
                what the capture costs the game, with its send)
+  game wall    median of the games' wall time from the render recorded to the
+               observation sent (the bracketed CPU figure's span): a fence wait
+               counts whole here whether the driver spins or sleeps in it (what
+               the observation holds the game's step up by)
   learner CPU  median process CPU per learner iteration, scaled to a step of
                all N games (recv, batch, policy, the actions' host copy and its
                wait, send); in brackets the part making the batch (the reader:
@@ -111,7 +115,7 @@ CONFIG, STEP, CALIBRATE, QUIT = 1, 2, 3, 4
 OBS, READY, ERROR, UNAVAILABLE = 0, 1, 2, 3
 W, H = 640, 360
 N_ACTIONS = 6
-HDR = struct.Struct("<iiqqqq")
+HDR = struct.Struct("<iiqqqqq")
 
 
 class Skip(Exception):
@@ -187,7 +191,8 @@ class Games:
             pos += got
 
     def recv(self, i, into=None):
-        """(kind, (step CPU ns, CPU ns after the render), frame, extra, payload memoryview)
+        """(kind, (step CPU ns, CPU ns after the render, wall ns after the render), frame,
+        extra, payload memoryview)
         of game i's next reply. into: where an observation's image goes when the message is
         just that image (field 1) of exactly len(into) bytes: received there with no copy,
         the payload returned as None."""
@@ -198,7 +203,8 @@ class Games:
             if not got:
                 raise SystemExit(f"game {i} closed its socket (exit {self.procs[i].poll()})")
             pos += got
-        n, kind, cpu, cpu_after, frame, extra = HDR.unpack(self.hdr)
+        n, kind, cpu, cpu_after, frame, extra, wall_after = HDR.unpack(self.hdr)
+        times = (cpu, cpu_after, wall_after)
         if n > len(self.bufs[i]):
             self.bufs[i] = bytearray(n)
         pv = memoryview(self.bufs[i])[:n]
@@ -207,13 +213,13 @@ class Games:
             self._fill(i, pv[:k])
             if pv[0] == 0x0A and _varint_is(pv[1:k], len(into)):
                 self._fill(i, into)
-                return kind, (cpu, cpu_after), frame, extra, None
+                return kind, times, frame, extra, None
             self._fill(i, pv[k:])
         else:
             self._fill(i, pv)
         if kind != OBS:
             self.last_text = bytes(pv).decode("utf-8", "replace")
-        return kind, (cpu, cpu_after), frame, extra, pv
+        return kind, times, frame, extra, pv
 
     def close(self):
         for s in self.socks:
@@ -396,10 +402,55 @@ class HostReader:
         pass
 
 
+class Phases:
+    """--phases: where the v2 reader's batch time goes, per learner
+    iteration: the message parse, and VectorLearner.step's parts (the poll
+    of the last gathers' events with the releases, the leases, the
+    semaphore wait, the gather launch, the event record, the rest), timed
+    around the vector's own methods (perf_counter in the learner's thread;
+    the wrappers' own cost, ~0.3 us a call, is in the figures). Counted
+    only while `on` (run_block: the measured iterations, not the warmup)."""
+    PARTS = ("parse", "step", "poll", "lease", "wait", "launch", "record")
+
+    def __init__(self):
+        self.t = {k: 0.0 for k in self.PARTS}
+        self.iters = self.rows = 0
+        self.on = False
+
+    def wrap(self, obj, name, part):
+        fn, t = getattr(obj, name), self.t
+
+        def timed(*args, **kw):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kw)
+            finally:
+                if self.on:
+                    t[part] += time.perf_counter() - t0
+        setattr(obj, name, timed)
+
+    def attach(self, vec):
+        self.wrap(vec, "poll", "poll")
+        self.wrap(vec, "_lease_all", "lease")
+        self.wrap(vec._api, "wait_many", "wait")
+        self.wrap(vec, "_launch", "launch")
+        self.wrap(vec._api, "record", "record")
+
+    def text(self, n):
+        if not self.iters:
+            return "no iterations"
+        per = {k: v / self.rows * n * 1e6 for k, v in self.t.items()}  # us a step of N games
+        rest = per["step"] - sum(per[k] for k in ("poll", "lease", "wait", "launch", "record"))
+        return (f"parse {per['parse']:,.0f}, step {per['step']:,.0f} = poll {per['poll']:,.0f} "
+                f"+ lease {per['lease']:,.0f} + wait {per['wait']:,.0f} + launch "
+                f"{per['launch']:,.0f} + record {per['record']:,.0f} + rest {rest:,.0f} us "
+                f"a step of {n} games ({self.iters} iterations)")
+
+
 class VectorReader:
     """v2 RGB / RGBA: craftground_capture.VectorLearner, the batch on the GPU."""
 
-    def __init__(self, dev, n, th, tw, templates, rgba, double):
+    def __init__(self, dev, n, th, tw, templates, rgba, double, phases=None):
         from craftground_capture import VectorLearner, ring as R
         descs = [bytes(t) for t in templates]  # the rings' templates, as sent
         if os.environ.get("CRAFTGROUND_CAPTURE_LIBCUDA"):  # the stand-in: the device's UUID
@@ -407,6 +458,23 @@ class VectorReader:
         self.dev, self.rgba, self.double = dev, rgba, double
         self.vec = VectorLearner(descs, stream=dev.stream)
         self.stale = 0
+        # A message that is the descriptor alone (field 37, the template's length): its bytes
+        # after this prefix, with no scan; any other message through field().
+        ln, k, enc = len(descs[0]), len(descs[0]), bytearray()
+        while True:
+            enc.append((k & 0x7F) | (0x80 if k >> 7 else 0))
+            k >>= 7
+            if not k:
+                break
+        self.prefix = bytes([0xAA, 0x02]) + bytes(enc)  # tag: field 37, length-delimited
+        self.msg_len = len(self.prefix) + ln
+        # The batch's memory is the same every step: the tensor is made once (from_dlpack
+        # on the first step's batch) and each later gather, queued on the policy's stream,
+        # lands in it in stream order.
+        self.tensor = None
+        self.phases = phases
+        if phases is not None:
+            phases.attach(self.vec)
         if rgba:  # nearest resize on the device, as cg_convert's nearest: src = dst * s / d
             ri = (np.arange(th) * H) // th
             ci = (np.arange(tw) * W) // tw
@@ -417,13 +485,27 @@ class VectorReader:
                 self.ri, self.ci = ri, ci
 
     def rows(self, lo, hi, msgs):
+        t0 = time.perf_counter()
         descs = []
+        pre, k, size = self.prefix, len(self.prefix), self.msg_len
         for m in msgs:
+            if len(m) == size and m[:k] == pre:
+                descs.append(bytes(m[k:]))
+                continue
             d = field(m, 37)
             descs.append(bytes(d) if d is not None and len(d) else None)
         which = list(range(lo, hi)) if self.double else None
+        t1 = time.perf_counter()
         b = self.vec.step(descs, which=which, stream=self.dev.stream)
-        t = self.dev.from_vector(b)[lo:hi]
+        if self.phases is not None and self.phases.on:
+            ph = self.phases
+            ph.t["parse"] += t1 - t0
+            ph.t["step"] += time.perf_counter() - t1
+            ph.iters += 1
+            ph.rows += hi - lo
+        if self.tensor is None:
+            self.tensor = self.dev.from_vector(b)
+        t = self.tensor if (lo, hi) == (0, self.vec.n) else self.tensor[lo:hi]
         if not self.rgba:
             return t
         if self.dev.torch:
@@ -460,13 +542,14 @@ class IpcReader:
             f.close()
 
 
-def make_reader(mode, dev, n, th, tw, templates, loop):
+def make_reader(mode, dev, n, th, tw, templates, loop, phases=None):
     if mode in ("none", "nowait"):
         return NoneReader(dev, n, th, tw, templates)
     if mode in ("raw", "png"):
         return HostReader(dev, n, th, tw, templates, mode == "png")
     if mode in ("v2rgb", "v2rgba"):
-        return VectorReader(dev, n, th, tw, templates, mode == "v2rgba", loop == "double")
+        return VectorReader(dev, n, th, tw, templates, mode == "v2rgba", loop == "double",
+                            phases)
     if mode == "v1":
         return IpcReader(dev, n, th, tw, templates)
     raise Skip(f"{mode}: no reader")
@@ -605,7 +688,8 @@ def configure(games, mode, th, tw, iters, sync):
 
 def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
     """warmup + iters_n learner iterations; appends (dt, cpu, envs, game step CPU ns, game
-    CPU ns after the render, skipped, the learner's CPU making the batch).
+    CPU ns after the render, skipped, the learner's CPU making the batch, game wall ns after
+    the render).
     check: the first iteration's batch is checked against the scene (returned: None or why)."""
     n = games.n
     halves = [(0, n)] if loop == "lockstep" else [(0, n // 2), (n // 2, n)]
@@ -624,6 +708,8 @@ def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
             gcpu.append(gc)
             skipped += extra
         cb = time.process_time()
+        if getattr(reader, "phases", None) is not None:
+            reader.phases.on = k >= warmup
         obs = reader.rows(lo, hi, msgs)
         cb = time.process_time() - cb
         if check and k == 0:  # a warmup iteration: its time is not counted
@@ -633,7 +719,8 @@ def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         if k >= warmup:
             out.append((dt, cpu, hi - lo, statistics.mean(g[0] for g in gcpu),
-                        statistics.mean(g[1] for g in gcpu), skipped, cb))
+                        statistics.mean(g[1] for g in gcpu), skipped, cb,
+                        statistics.mean(g[2] for g in gcpu)))
     for lo, hi in halves:  # drain: every game has one frame on its way
         for i in range(lo, hi):
             games.recv(i)
@@ -649,6 +736,7 @@ def summarize(samples, n):
                 batch_us=statistics.median(s[6] * n / s[2] for s in samples) * 1e6,
                 game_us=statistics.median(s[3] for s in samples) / 1e3,
                 game_after_us=statistics.median(s[4] for s in samples) / 1e3,
+                game_wall_us=statistics.median(s[7] for s in samples) / 1e3,
                 skipped=sum(s[5] for s in samples), iters=len(samples))
 
 
@@ -661,7 +749,7 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
     # next sweep).
     cfgs = [c for c in cfgs if c[0] != "v1"] + [c for c in cfgs if c[0] == "v1"]
     samples = {c: [] for c in cfgs}
-    skip, mem, info = {}, {}, {}
+    skip, mem, info, phases = {}, {}, {}, {}
     policy, pname = make_policy(dev, th, tw, a.wait)
     per_block = max(1, a.steps // a.rounds)
     for r in range(a.rounds):
@@ -672,7 +760,9 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
             try:
                 templates, info[c] = configure(games, mode, th, tw, iters, a.sync)
                 games.v1_ran |= mode == "v1"
-                reader = make_reader(mode, dev, n, th, tw, templates, loop)
+                if a.phases and mode.startswith("v2") and c not in phases:
+                    phases[c] = Phases()
+                reader = make_reader(mode, dev, n, th, tw, templates, loop, phases.get(c))
             except Skip as e:
                 skip[c] = str(e)
                 continue
@@ -703,8 +793,11 @@ def sweep(games, dev, nvml, base_mem, n, th, tw, iters, ms, a, modes, loops, rep
             sync = " (semaphore)" if any(x & 0x100 for x in info.get(c, ())) else " (fence)"
         report("row", f"| {n} | {tw}x{th} | {ms:.2f} | {loop} | {mode}{sync} | {s['sps']:,.0f} | "
                       f"{ratio:.2f} | {s['game_us']:,.0f} ({s['game_after_us']:,.0f}) | "
+                      f"{s['game_wall_us']:,.0f} | "
                       f"{s['learner_us']:,.0f} ({s['batch_us']:,.0f}) | {m} | "
                       f"{s['skipped']} |", c)
+    for (mode, loop), ph in phases.items():
+        print(f"# N={n} {tw}x{th} {loop} {mode} batch: {ph.text(n)}", flush=True)
     print(f"# N={n} {tw}x{th}: policy {pname}; issue 27's targets: {targets(got, n)}", flush=True)
 
 
@@ -732,6 +825,9 @@ def targets(got, n):
             g2 = got[("v2rgb", "lockstep")]["game_after_us"]
             gr = got[("raw", "lockstep")]["game_after_us"]
             out.append(f"game CPU after the render v2rgb/raw {g2 / gr:.3f} (<= 0.05)")
+            w2 = got[("v2rgb", "lockstep")]["game_wall_us"]
+            wr = got[("raw", "lockstep")]["game_wall_us"]
+            out.append(f"game wall after the render v2rgb/raw {w2 / wr:.3f} (<= 0.05)")
     return "; ".join(out) or "n/a"
 
 
@@ -752,6 +848,8 @@ def main(argv=None):
     p.add_argument("--wait", choices=("spin", "block"), default="spin",
                    help="the learner's host wait for the actions (torch): spin (.cpu()) or a "
                         "blocking event")
+    p.add_argument("--phases", action="store_true",
+                   help="print where the v2 readers' batch time goes (Phases)")
     p.add_argument("--budget", type=float, default=0,
                    help="seconds: start no new N/size/cost after this many (0: no limit)")
     p.add_argument("--check", action="store_true",
@@ -777,9 +875,9 @@ def main(argv=None):
         p.error("the Nature-CNN needs observations of at least 36x36 (--policy numpy for less)")
     nvml = Nvml()
     table = ["| N | obs | render ms | loop | mode | steps/s | x ceiling "
-             "| game CPU us/step (after render) | learner CPU us/step (batch) | GPU MiB/game "
-             "| skipped |",
-             "| " + " | ".join(["---"] * 11) + " |"]
+             "| game CPU us/step (after render) | game wall us after render "
+             "| learner CPU us/step (batch) | GPU MiB/game | skipped |",
+             "| " + " | ".join(["---"] * 12) + " |"]
     problems = []
 
     def report(kind, text, key):
@@ -787,7 +885,7 @@ def main(argv=None):
             table.append(text)
             print(text, flush=True)
             cells = [x.strip() for x in text.strip("|").split("|")]
-            if len(cells) != 11 or not float(cells[5].replace(",", "")) > 0:
+            if len(cells) != 12 or not float(cells[5].replace(",", "")) > 0:
                 problems.append(f"a row without every column or with no steps: {text}")
             return
         print(("skipped: " if kind == "skip" else "WRONG BATCH: ") + text, flush=True)
