@@ -101,13 +101,17 @@ def make_policy(channels, n_actions):
         def forward(self, obs):  # obs: (B, H, W, C) uint8
             return self.body(obs.permute(0, 3, 1, 2).float().div_(255))
 
-    net = host = done = None
+    net = host = done = obs = None
 
     @torch.no_grad()
     def act(batch, rows):
-        nonlocal net, host, done
-        obs = torch.from_dlpack(batch)  # no copy; ordered after the gather
-        if net is None:
+        nonlocal net, host, done, obs
+        if obs is None:
+            # No copy, made once: the batch's memory is the same every step and each step's
+            # gather is queued on the stream given to step(), the one the policy runs on, so
+            # this tensor shows every later batch in order (a DLPack export per step would
+            # cost the loop ~100 us of CPU for nothing).
+            obs = torch.from_dlpack(batch)
             net = NatureCNN().to(obs.device)
             host = torch.empty(len(batch.new), dtype=torch.int64, pin_memory=True)
             done = torch.cuda.Event(blocking=True)

@@ -277,6 +277,45 @@ def fakesem():
             check(b.shape == (2, h, w, 3) and np.array_equal(b.to_numpy(), want) and
                   b.__cuda_array_interface__["stream"] == 99,
                   f"{w}x{h} RGB{' flipped' if flip else ''}: the batch is the slots' bytes")
+            # The next lockstep step: both rows' known rings (their cached descriptors), the
+            # other slots: one wait with both new values, the other slots' bytes.
+            f0, f1 = 42 + 10 * flip, 53 + 10 * flip
+            T.set_word(maps[0], 0, f0, R.PUBLISHED)
+            T.set_word(maps[1], 1, f1, R.PUBLISHED)
+            b = vec.step([descs[0](0, f0), descs[1](1, f1)], stream=99)
+            n = lib.fake_ext_last_waits(vals, 8)
+            want = np.stack([slots[0][0], slots[1][1]])
+            if flip:
+                want = want[:, ::-1]
+            check(fake_counts(lib)["wait_calls"] == calls + 2 and list(vals[:n]) == [f0, f1]
+                  and np.array_equal(b.to_numpy(), want) and b.new == (True, True)
+                  and T.get_word(maps[0], 0) == (R.ACTIVE, f0)
+                  and T.get_word(maps[1], 1) == (R.ACTIVE, f1)
+                  and T.get_word(maps[0], 1) == (R.RELEASED, 41 + 10 * flip),
+                  f"{w}x{h}: a second lockstep step: one wait ({list(vals[:n])}), the other "
+                  f"slots' bytes, their leases taken, the first step's given back")
+            # A lockstep step where row 0's word is not PUBLISHED(frame) (the producer moved
+            # on): row 0 stale, left as it was; row 1 gathered.
+            stale0 = vec.counters["stale"]
+            w01 = T.get_word(maps[0], 1)
+            T.set_word(maps[1], 0, f1 + 1, R.PUBLISHED)
+            b = vec.step([descs[0](1, f0 + 1), descs[1](0, f1 + 1)], stream=99)
+            check(b.new == (False, True) and vec.counters["stale"] == stale0 + 1
+                  and T.get_word(maps[0], 1) == w01
+                  and T.get_word(maps[1], 0) == (R.ACTIVE, f1 + 1),
+                  f"{w}x{h}: a stale row next to a good one: {b.new}, stale "
+                  f"{vec.counters['stale'] - stale0}, the stale row's word untouched")
+            if flip:
+                # Row 1's ring closed behind the vector's back: the step raises its
+                # RingError and gives row 0's lease back (nothing was queued).
+                vec.ring(1).close()
+                T.set_word(maps[0], 0, f0 + 2, R.PUBLISHED)
+                w1 = T.get_word(maps[1], 1)
+                raises(R.RingError, lambda: vec.step([descs[0](0, f0 + 2), descs[1](1, f1 + 2)]),
+                       f"{w}x{h}: a step with a closed ring's row", "closed")
+                check(T.get_word(maps[0], 0)[0] != R.ACTIVE and T.get_word(maps[1], 1) == w1,
+                      f"{w}x{h}: the other row's lease not kept "
+                      f"({T.get_word(maps[0], 0)}), the closed ring's word untouched")
             if not flip:
                 cached_descriptors(vec, descs, maps, w, h)
             vec.close()
