@@ -89,6 +89,13 @@ if(CG_PYTHON3 AND TARGET fake_cuda_ext)
                            TIMEOUT 120 ENVIRONMENT "${cg_fake_env}")
     endif()
   endforeach()
+  # bench/vector_calls.py (the step's calls one by one) runs to its last row on the stand-in.
+  add_test(NAME bench_vector_calls_smoke COMMAND ${CG_PYTHON3}
+           ${PROJECT_SOURCE_DIR}/bench/vector_calls.py)
+  set_tests_properties(bench_vector_calls_smoke PROPERTIES LABELS python TIMEOUT 120
+                       ENVIRONMENT "${cg_fake_env}"
+                       PASS_REGULAR_EXPRESSION "with argtypes converting \\(before\\) +[0-9.]+"
+                       FAIL_REGULAR_EXPRESSION "skipped|Traceback")
   # python/examples/vector_env.py: --help without torch/GPU, both loops on lavapipe.
   if(TARGET test_zc_ring)
     add_test(NAME python_example_vector_env COMMAND ${CG_PYTHON3}
