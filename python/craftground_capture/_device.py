@@ -577,7 +577,7 @@ class VectorRoutes:
     def queue(self, vec: Any, entries: Sequence[Tuple[Any, ...]],
               s: int) -> List[Tuple[Any, ...]]:
         """Queue the rows of other GPUs (entries as VectorLearner._pending's:
-        row, ring, descriptor, slot pointer, slot, frame); returns the
+        row, ring, descriptor, slot pointer, slot, frame, ...); returns the
         entries read in place."""
         for u, src in self.sources.items():
             mine = [e for e in entries if self.row_uuid[e[0]] == u]

@@ -271,10 +271,13 @@ class _Row:
     (parse_descriptor's checks of them) instead of parsed again. With it,
     what the lease needs: the control block it was read from, each slot's
     lease word (a c_void_p for the raw compare-and-swap) and device pointer."""
-    __slots__ = ("ring", "desc", "head", "mid", "tail", "rid", "slots", "ctl", "words", "ptrs")
+    __slots__ = ("ring", "desc", "head", "mid", "tail", "rid", "slots", "ctl", "words", "ptrs",
+                 "sem", "pitch")
 
     def __init__(self, ring, desc, raw):
         self.ring, self.desc = ring, desc
+        self.sem = ring._semaphore if ring.mode == MODE_SEMAPHORE else None
+        self.pitch = desc.row_pitch
         self.head, self.mid, self.tail = raw[:64], raw[68:72], raw[80:]
         self.rid, self.slots = desc.ring_id, min(desc.slot_count, ring.slot_count)
         self.ctl = ctl = ring._control
@@ -369,8 +372,9 @@ class VectorLearner(Closes):
         self._frames = [0] * self.n  # (0: none yet)
         self._all_rows = range(self.n)
         self._in_flight = 1  # gathers queued at most (_max_in_flight: once the rings are in)
-        # Step entries: (row, ring, descriptor, slot pointer, slot, frame); the descriptor is
-        # the row's template (_Row.desc: every field but slot and frame) or a parsed one.
+        # Step entries: (row, ring, descriptor, slot pointer, slot, frame, control block, lease
+        # word address as a c_void_p); the descriptor is the row's template (_Row.desc: every
+        # field but slot and frame) or a parsed one.
         self._pending = []  # [(event, [entry, ...])], oldest first
         # The raw compare-and-swap's expected and desired words (reused: one thread steps).
         self._exp, self._des = ctypes.c_uint64(), ctypes.c_uint64()
@@ -448,8 +452,8 @@ class VectorLearner(Closes):
         self._free_events.append(ev)
         exp, des, ref = self._exp, self._des, self._exp_ref
         for e in leases:
-            ctl = e[1]._control
-            if ctl is None or ctl._map is None:
+            ctl = e[6]  # the block the lease was taken in
+            if ctl._map is None:
                 continue  # the ring was closed: nothing to give back
             # ControlBlock.release's compare-and-swap, made here (a game's a
             # step; the slot was checked against the block's slots when it
@@ -458,7 +462,7 @@ class VectorLearner(Closes):
             f = e[5] << 8
             exp.value = f | ACTIVE
             des.value = f | RELEASED
-            ctl._cas_raw(ctl._vwords[e[4]], ref, des, _SEQ_CST, _SEQ_CST)
+            ctl._cas_raw(e[7], ref, des, _SEQ_CST, _SEQ_CST)
         return len(leases)
 
     def _ring_for(self, i, d):
@@ -533,10 +537,10 @@ class VectorLearner(Closes):
                     api.event_wait(pending[0][0])  # the learner keeps too many slots
                     self.counters["release_syncs"] += 1
                     self._retire()
-            entries = self._lease_all(rows, descriptors)
+            entries, lists = self._lease_all(rows, descriptors)
             if entries:
                 try:
-                    self._queue(entries, s)
+                    self._queue(entries, s, lists)
                 except BaseException:
                     for e in entries:
                         e[1].unlease(e[4], e[5])  # nothing was queued that reads them
@@ -561,8 +565,12 @@ class VectorLearner(Closes):
         """The leases of this step's new frames: their entries (what
         self._pending holds). A row's descriptor like its last one but for
         slot and frame (_Row) takes the lease with the raw compare-and-swap
-        right here; anything else is parsed, and leased through its ring."""
-        entries = []
+        right here; anything else is parsed, and leased through its ring.
+        With them, what _queue needs of them as lists: the semaphore-mode
+        rows' semaphores and frames, every entry's row and slot pointer, and
+        the row pitch they share (None where they differ)."""
+        entries, sem_h, sem_v, index, src = [], [], [], [], []
+        pitch = mixed = None
         cached, last, frames = self._cached, self._last_rid, self._frames
         exp, des, ref, unpack = self._exp, self._des, self._exp_ref, _SLOT_FRAME.unpack_from
         try:
@@ -588,8 +596,20 @@ class VectorLearner(Closes):
                         # libatomic; anything but PUBLISHED(f) -> ACTIVE(f) goes the long way.
                         exp.value = (f << 8) | PUBLISHED
                         des.value = (f << 8) | ACTIVE
-                        if ctl._cas_raw(r.words[slot], ref, des, _SEQ_CST, _SEQ_CST):
-                            entries.append((i, ring, r.desc, r.ptrs[slot], slot, f))
+                        w = r.words[slot]
+                        if ctl._cas_raw(w, ref, des, _SEQ_CST, _SEQ_CST):
+                            ptr = r.ptrs[slot]
+                            entries.append((i, ring, r.desc, ptr, slot, f, ctl, w))
+                            index.append(i)
+                            src.append(ptr)
+                            if r.sem is not None:
+                                sem_h.append(r.sem)
+                                sem_v.append(f)
+                            if r.pitch != pitch:
+                                if pitch is None:
+                                    pitch = r.pitch
+                                else:
+                                    mixed = True
                             continue
                     d = _Frame(r.desc, slot, f)
                 else:
@@ -613,22 +633,41 @@ class VectorLearner(Closes):
                         raise
                     self.counters["stale"] += 1  # the game closed the ring: a new one comes
                     continue
-                entries.append((i, ring, d, ptr, d.slot, d.frame))
+                ctl = ring._control
+                entries.append((i, ring, d, ptr, d.slot, d.frame, ctl, ctl._vwords[d.slot]))
+                index.append(i)
+                src.append(ptr)
+                if ring.mode == MODE_SEMAPHORE:
+                    sem_h.append(ring._semaphore)
+                    sem_v.append(d.frame)
+                if d.row_pitch != pitch:
+                    if pitch is None:
+                        pitch = d.row_pitch
+                    else:
+                        mixed = True
         except BaseException:
             for e in entries:
                 e[1].unlease(e[4], e[5])
             raise
-        return entries
+        return entries, (sem_h, sem_v, index, src, None if mixed else pitch)
 
-    def _queue(self, entries, s):
+    def _queue(self, entries, s, lists):
         # Rows of rings on other GPUs are gathered there and copied across
         # (ordered before `s` goes on); the rest are read right here.
-        direct = entries if self._routes is None else self._routes.queue(self, entries, s)
-        sems = [e for e in direct if e[1].mode == MODE_SEMAPHORE]
-        if sems:
-            self._api.wait_many([e[1]._semaphore for e in sems], [e[5] for e in sems], s)
+        if self._routes is None:
+            direct = entries
+            sem_h, sem_v, index, src, pitch = lists
+        else:
+            direct = self._routes.queue(self, entries, s)
+            sems = [e for e in direct if e[1].mode == MODE_SEMAPHORE]
+            sem_h, sem_v = [e[1]._semaphore for e in sems], [e[5] for e in sems]
+            pitch = None
+        if sem_h:
+            self._api.wait_many(sem_h, sem_v, s)
             self.counters["gpu_waits"] += 1
-        if direct and self._fn is not None:
+        if direct and self._fn is not None and self.eyes == 1 and pitch is not None:
+            self._launch_lists(index, src, pitch, s)  # the common case: the lists made above
+        elif direct and self._fn is not None:
             self._launch(self._eye_entries(direct), s)
         elif direct:
             self._copy(self._eye_entries(direct), s)
@@ -644,16 +683,20 @@ class VectorLearner(Closes):
     def _launch(self, entries, s, on=None):
         """The gather kernel: entry (i, ring, d, ptr, ...) into row i of the
         batch, or `on` = (api, kernel, base): of the buffer at base, on api's GPU."""
-        api, fn, base = on or (self._api, self._fn, self._batch)
         pitch = entries[0][2].row_pitch
         if len({e[2].row_pitch for e in entries}) > 1:
             for e in entries:  # mixed pitches (RGBA rings may pad): one launch per ring
                 self._launch([e], s, on)
             return
+        self._launch_lists([e[0] for e in entries], [e[3] for e in entries], pitch, s, on)
+
+    def _launch_lists(self, index, src, pitch, s, on=None):
+        """The gather kernel: frame src[k] (rows of `pitch` bytes) into batch
+        frame index[k], in launches of GATHER_MAX; `on` as _launch's."""
+        api, fn, base = on or (self._api, self._fn, self._batch)
         words = self._words(pitch)
         units = self.height * (self.row_bytes // (4 if words else 1))
         gx = (units + _BLOCK - 1) // _BLOCK
-        index, src = [e[0] for e in entries], [e[3] for e in entries]
         for k in range(0, len(src), GATHER_MAX):
             part = src[k:k + GATHER_MAX] if k or len(src) > GATHER_MAX else src
             params = self._args.set(index[k:k + len(part)], part, base, self.height,
@@ -665,7 +708,8 @@ class VectorLearner(Closes):
         """The cuMemcpy2DAsync gather; `on` as _launch's."""
         api, _, base = on or (self._api, self._fn, self._batch)
         frame_bytes = self.height * self.row_bytes
-        for i, _, d, ptr, _, _ in entries:
+        for e in entries:
+            i, d, ptr = e[0], e[2], e[3]
             dst = base + i * frame_bytes
             if not self.flip:
                 api.copy_2d(ptr, d.row_pitch, dst, self.row_bytes, self.row_bytes,
@@ -697,8 +741,8 @@ class VectorLearner(Closes):
         if self.eyes == 1:
             return entries
         self._eyes_aligned = all(e[2].color_eye_stride % 4 == 0 for e in entries)
-        return [(i * self.eyes + k, ring, d, ptr + k * d.color_eye_stride, slot, f)
-                for i, ring, d, ptr, slot, f in entries for k in range(self.eyes)]
+        return [(e[0] * self.eyes + k, e[1], e[2], e[3] + k * e[2].color_eye_stride) + e[4:]
+                for e in entries for k in range(self.eyes)]
 
     def _gather_depth(self, entries, s):
         """Each entry's depth planes into the depth batch: the gather kernel
@@ -706,7 +750,7 @@ class VectorLearner(Closes):
         planes, or cuMemcpy2DAsync (a copy a row with flip)."""
         row = self.width * 4
         jobs = [(i * self.eyes + e, ptr + d.depth_offset + e * d.depth_eye_stride)
-                for i, _, d, ptr, _, _ in entries for e in range(self.eyes)]
+                for i, d, ptr in ((x[0], x[2], x[3]) for x in entries) for e in range(self.eyes)]
         if self._fn is None:
             for k, src in jobs:
                 dst = self._depth + k * self.height * row
