@@ -48,6 +48,10 @@ _CU_EVENT_DISABLE_TIMING = 2
 _CUDA_ERROR_NOT_READY = 600
 _CU_MEMORYTYPE_DEVICE = 2
 _PTX_PATH = os.path.join(os.path.dirname(__file__), "kernels", "gather.ptx")
+# The argtypes of the step's driver calls, made once (bound() sets them once per function).
+_WAIT_TYPES = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p)
+_TWO_PTRS = (ctypes.c_void_p, ctypes.c_void_p)
+_ONE_PTR = (ctypes.c_void_p,)
 
 
 class _GatherList(ctypes.Structure):  # struct cg_gather_list, passed by value
@@ -79,6 +83,7 @@ class _LaunchArgs:
         self.packs = {}  # n -> the struct packing n sources, n indices
         self.vals = [ctypes.c_uint64()] + [ctypes.c_uint32() for _ in range(5)]
         self.params = (ctypes.c_void_p * 7)(*[ctypes.addressof(o) for o in [self.lst] + self.vals])
+        self.last = None  # the scalars last set (a step's are its last step's, mostly)
 
     def set(self, index, src, base, height, row, pitch, flip, words):
         """index, src: each entry's batch frame index and source pointer (at
@@ -89,8 +94,11 @@ class _LaunchArgs:
             packs = self.packs[n] = (struct.Struct(f"<{n}Q"), struct.Struct(f"<{n}I"))
         packs[0].pack_into(self.lst, 0, *src)
         packs[1].pack_into(self.lst, _GatherList.dst_index.offset, *index)
-        for v, x in zip(self.vals, (base, height, row, pitch, flip, words)):
-            v.value = x
+        scalars = (base, height, row, pitch, flip, words)
+        if scalars != self.last:
+            for v, x in zip(self.vals, scalars):
+                v.value = x
+            self.last = scalars
         return self.params
 
 
@@ -183,15 +191,25 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
             ctypes.byref(fn), mod, b"cg_gather"))
         return fn, None
 
+    _launch_args = None  # cuLaunchKernel with no argtypes and its ctypes arguments (launch)
+
     def launch(self, fn, grid, params, stream):
         """cg_gather on grid (x, y) of 256-thread blocks; params: the
-        kernel's argument pointers (a _LaunchArgs' params)."""
-        f = self.bound([ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3,
-                       "cuLaunchKernel")
+        kernel's argument pointers (a _LaunchArgs' params). The call is
+        given ctypes objects only (made once; grid and stream set per call),
+        so ctypes converts none of its 11 arguments."""
+        la = self._launch_args
+        if la is None:
+            f = self.lib._FuncPtr(("cuLaunchKernel", self.lib))
+            la = self._launch_args = (f, ctypes.c_uint(), ctypes.c_uint(), ctypes.c_void_p(),
+                                      [ctypes.c_uint(x) for x in (1, _BLOCK, 1, 1, 0)])
+        f, gx, gy, sv, (one, block, one_y, one_z, shared) = la
+        gx.value, gy.value, sv.value = grid[0], grid[1], stream
+        fp = fn if isinstance(fn, ctypes.c_void_p) else ctypes.c_void_p(fn)
         if self.held:
-            res = f(fn, grid[0], grid[1], 1, _BLOCK, 1, 1, 0, stream, params, None)
+            res = f(fp, gx, gy, one, block, one_y, one_z, shared, sv, params, None)
         else:
-            res = self._raw(lambda: f(fn, grid[0], grid[1], 1, _BLOCK, 1, 1, 0, stream, params,
+            res = self._raw(lambda: f(fp, gx, gy, one, block, one_y, one_z, shared, sv, params,
                                       None))
         if res:
             self._call("cuLaunchKernel", res)
@@ -214,8 +232,7 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         arr, params, pack_sems, pack_values = arrays[n]
         pack_sems.pack_into(arr, 0, *sems)  # one call each, the rest of each params zero
         pack_values.pack_into(params, 0, *values)
-        f = self.bound([ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p],
-                       "cuWaitExternalSemaphoresAsync")
+        f = self.bound(_WAIT_TYPES, "cuWaitExternalSemaphoresAsync")
         res = f(arr, params, n, stream) if self.held else self._raw(
             lambda: f(arr, params, n, stream))
         if res:
@@ -228,14 +245,14 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         return ev.value
 
     def record(self, ev, stream):
-        f = self.bound([ctypes.c_void_p, ctypes.c_void_p], "cuEventRecord")
+        f = self.bound(_TWO_PTRS, "cuEventRecord")
         res = f(ev, stream) if self.held else self._raw(lambda: f(ev, stream))
         if res:
             self._call("cuEventRecord", res)
 
     def done(self, ev):
         """Has the work before the event completed? Never waits."""
-        f = self.bound([ctypes.c_void_p], "cuEventQuery")
+        f = self.bound(_ONE_PTR, "cuEventQuery")
         res = f(ev) if self.held else self._raw(lambda: f(ev))
         if res == _CUDA_ERROR_NOT_READY:
             return False
