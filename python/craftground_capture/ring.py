@@ -42,7 +42,6 @@ import mmap
 import os
 import socket
 import struct
-import time
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
