@@ -456,8 +456,7 @@ class ControlBlock:
         if _atomics is None:
             _atomics = _Atomics()
         self._at = _atomics
-        self._cas = _atomics._cas  # libatomic's, for a hot loop's own (VectorLearner's)
-        self._cas_raw = _atomics.cas_raw
+        self._cas_raw = _atomics.cas_raw  # libatomic's, for a hot loop's own (VectorLearner's)
         try:
             if os.fstat(fd).st_size < CONTROL_SIZE:
                 raise RingError("zero-copy control block: not a 4096-byte file")

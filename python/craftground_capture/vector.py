@@ -122,6 +122,13 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
     def _in_ctx(self, what, fn):
         self._call(what, self._raw(fn))
 
+    def _now(self, what, f, *args):
+        """f(*args) with the batch's context current (held: as it is, no
+        closure made), RingError naming `what` when it fails."""
+        res = f(*args) if self.held else self._raw(lambda: f(*args))
+        if res:
+            self._call(what, res)
+
     _stack = None  # (cuCtxPushCurrent, the batch's context, cuCtxPopCurrent, its out-arg)
 
     def hold(self):
@@ -206,13 +213,8 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         f, gx, gy, sv, (one, block, one_y, one_z, shared) = la
         gx.value, gy.value, sv.value = grid[0], grid[1], stream
         fp = fn if isinstance(fn, ctypes.c_void_p) else ctypes.c_void_p(fn)
-        if self.held:
-            res = f(fp, gx, gy, one, block, one_y, one_z, shared, sv, params, None)
-        else:
-            res = self._raw(lambda: f(fp, gx, gy, one, block, one_y, one_z, shared, sv, params,
-                                      None))
-        if res:
-            self._call("cuLaunchKernel", res)
+        self._now("cuLaunchKernel", f, fp, gx, gy, one, block, one_y, one_z, shared, sv, params,
+                  None)
 
     def copy_2d(self, src, src_pitch, dst, dst_pitch, width, height, stream):
         p = _Memcpy2D(srcMemoryType=_CU_MEMORYTYPE_DEVICE, srcDevice=src, srcPitch=src_pitch,
@@ -233,10 +235,7 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         pack_sems.pack_into(arr, 0, *sems)  # one call each, the rest of each params zero
         pack_values.pack_into(params, 0, *values)
         f = self.bound(_WAIT_TYPES, "cuWaitExternalSemaphoresAsync")
-        res = f(arr, params, n, stream) if self.held else self._raw(
-            lambda: f(arr, params, n, stream))
-        if res:
-            self._call("cuWaitExternalSemaphoresAsync", res)
+        self._now("cuWaitExternalSemaphoresAsync", f, arr, params, n, stream)
 
     def event(self):
         ev = ctypes.c_void_p()
@@ -245,15 +244,12 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         return ev.value
 
     def record(self, ev, stream):
-        f = self.bound(_TWO_PTRS, "cuEventRecord")
-        res = f(ev, stream) if self.held else self._raw(lambda: f(ev, stream))
-        if res:
-            self._call("cuEventRecord", res)
+        self._now("cuEventRecord", self.bound(_TWO_PTRS, "cuEventRecord"), ev, stream)
 
     def done(self, ev):
         """Has the work before the event completed? Never waits."""
         f = self.bound(_ONE_PTR, "cuEventQuery")
-        res = f(ev) if self.held else self._raw(lambda: f(ev))
+        res = f(ev) if self.held else self._raw(lambda: f(ev))  # NOT_READY is an answer here
         if res == _CUDA_ERROR_NOT_READY:
             return False
         self._call("cuEventQuery", res)
@@ -597,6 +593,7 @@ class VectorLearner(Closes):
                 if raw.__class__ is not bytes and isinstance(raw, (bytearray, memoryview)):
                     raw = bytes(raw)
                 r = cached[i]
+                d = None  # set: the frame goes the long way (ring.lease)
                 if (r is not None and raw.__class__ is bytes and raw[80:] == r.tail
                         and raw[:64] == r.head and raw[68:72] == r.mid):
                     # The ring's descriptor again: only slot and frame are new.
@@ -608,27 +605,16 @@ class VectorLearner(Closes):
                         continue  # a template, or already gathered (a repeated descriptor)
                     ring = r.ring
                     ctl = ring._control
-                    if ctl is r.ctl and ring._sock is not None:
-                        # The lease's compare-and-swap (ControlBlock.acquire's), straight to
-                        # libatomic; anything but PUBLISHED(f) -> ACTIVE(f) goes the long way.
-                        exp.value = (f << 8) | PUBLISHED
-                        des.value = (f << 8) | ACTIVE
-                        w = r.words[slot]
-                        if ctl._cas_raw(w, ref, des, _SEQ_CST, _SEQ_CST):
-                            ptr = r.ptrs[slot]
-                            entries.append((i, ring, r.desc, ptr, slot, f, ctl, w))
-                            index.append(i)
-                            src.append(ptr)
-                            if r.sem is not None:
-                                sem_h.append(r.sem)
-                                sem_v.append(f)
-                            if r.pitch != pitch:
-                                if pitch is None:
-                                    pitch = r.pitch
-                                else:
-                                    mixed = True
-                            continue
-                    d = _Frame(r.desc, slot, f)
+                    # The lease's compare-and-swap (ControlBlock.acquire's), straight to
+                    # libatomic; anything but PUBLISHED(f) -> ACTIVE(f) goes the long way.
+                    w = r.words[slot]
+                    exp.value = (f << 8) | PUBLISHED
+                    des.value = (f << 8) | ACTIVE
+                    if (ctl is r.ctl and ring._sock is not None
+                            and ctl._cas_raw(w, ref, des, _SEQ_CST, _SEQ_CST)):
+                        t, ptr, sem, row_pitch = r.desc, r.ptrs[slot], r.sem, r.pitch
+                    else:
+                        d = _Frame(r.desc, slot, f)
                 else:
                     if not raw:
                         continue
@@ -640,26 +626,29 @@ class VectorLearner(Closes):
                         cached[i] = _Row(ring, d, raw)
                     if last[i] == d.ring_id and d.frame <= frames[i]:
                         continue  # already gathered (the game repeated its descriptor)
-                try:  # the exceptions (stale, closed) as ring.lease raises them
-                    ptr = ring.lease(d)
-                except StaleDescriptor:
-                    self.counters["stale"] += 1
-                    continue
-                except RingError as e:
-                    if "destroyed" not in str(e):
-                        raise
-                    self.counters["stale"] += 1  # the game closed the ring: a new one comes
-                    continue
-                ctl = ring._control
-                entries.append((i, ring, d, ptr, d.slot, d.frame, ctl, ctl._vwords[d.slot]))
+                if d is not None:
+                    try:  # the exceptions (stale, closed) as ring.lease raises them
+                        ptr = ring.lease(d)
+                    except StaleDescriptor:
+                        self.counters["stale"] += 1
+                        continue
+                    except RingError as e:
+                        if "destroyed" not in str(e):
+                            raise
+                        self.counters["stale"] += 1  # the game closed the ring: a new one comes
+                        continue
+                    t, slot, f, ctl = d, d.slot, d.frame, ring._control
+                    w, row_pitch = ctl._vwords[slot], d.row_pitch
+                    sem = ring._semaphore if ring.mode == MODE_SEMAPHORE else None
+                entries.append((i, ring, t, ptr, slot, f, ctl, w))
                 index.append(i)
                 src.append(ptr)
-                if ring.mode == MODE_SEMAPHORE:
-                    sem_h.append(ring._semaphore)
-                    sem_v.append(d.frame)
-                if d.row_pitch != pitch:
+                if sem is not None:
+                    sem_h.append(sem)
+                    sem_v.append(f)
+                if row_pitch != pitch:
                     if pitch is None:
-                        pitch = d.row_pitch
+                        pitch = row_pitch
                     else:
                         mixed = True
         except BaseException:
@@ -708,16 +697,19 @@ class VectorLearner(Closes):
         self._launch_lists([e[0] for e in entries], [e[3] for e in entries], pitch, s, on)
 
     def _launch_lists(self, index, src, pitch, s, on=None):
-        """The gather kernel: frame src[k] (rows of `pitch` bytes) into batch
-        frame index[k], in launches of GATHER_MAX; `on` as _launch's."""
+        """The colour gather: frame src[k] (rows of `pitch` bytes) into batch
+        frame index[k]; `on` as _launch's."""
         api, fn, base = on or (self._api, self._fn, self._batch)
-        words = self._words(pitch)
-        units = self.height * (self.row_bytes // (4 if words else 1))
-        gx = (units + _BLOCK - 1) // _BLOCK
+        self._gather(api, fn, base, index, src, self.row_bytes, pitch, self._words(pitch), s)
+
+    def _gather(self, api, fn, base, index, src, row, pitch, words, s):
+        """cg_gather from src[k] (H rows of `row` bytes, `pitch` apart) into
+        frame index[k] of the buffer at base, in launches of GATHER_MAX."""
+        gx = (self.height * (row // (4 if words else 1)) + _BLOCK - 1) // _BLOCK
         for k in range(0, len(src), GATHER_MAX):
-            part = src[k:k + GATHER_MAX] if k or len(src) > GATHER_MAX else src
-            params = self._args.set(index[k:k + len(part)], part, base, self.height,
-                                    self.row_bytes, pitch, int(self.flip), int(words))
+            part = src[k:k + GATHER_MAX]
+            params = self._args.set(index[k:k + GATHER_MAX], part, base, self.height, row, pitch,
+                                    int(self.flip), int(words))
             api.launch(fn, (gx, len(part)), params, s)
             self.counters["launches"] += 1
 
@@ -726,15 +718,17 @@ class VectorLearner(Closes):
         api, _, base = on or (self._api, self._fn, self._batch)
         frame_bytes = self.height * self.row_bytes
         for e in entries:
-            i, d, ptr = e[0], e[2], e[3]
-            dst = base + i * frame_bytes
-            if not self.flip:
-                api.copy_2d(ptr, d.row_pitch, dst, self.row_bytes, self.row_bytes,
-                                  self.height, s)
-                continue
-            for y in range(self.height):  # reversed rows: one copy a row
-                api.copy_2d(ptr + (self.height - 1 - y) * d.row_pitch, d.row_pitch,
-                                  dst + y * self.row_bytes, self.row_bytes, self.row_bytes, 1, s)
+            self._copy_plane(api, e[3], e[2].row_pitch, base + e[0] * frame_bytes,
+                             self.row_bytes, s)
+
+    def _copy_plane(self, api, src, pitch, dst, row, s):
+        """One plane (H rows of `row` bytes, `pitch` apart) to dst, tightly
+        packed: one cuMemcpy2DAsync, or one a row with flip (reversed)."""
+        if not self.flip:
+            api.copy_2d(src, pitch, dst, row, row, self.height, s)
+            return
+        for y in range(self.height):
+            api.copy_2d(src + (self.height - 1 - y) * pitch, pitch, dst + y * row, row, row, 1, s)
 
     # --- the planes of version 3 rings (eyes, depth) --------------------------------------------
 
@@ -766,25 +760,14 @@ class VectorLearner(Closes):
         (W * 4-byte rows, 4 bytes at a time) in launches of GATHER_MAX
         planes, or cuMemcpy2DAsync (a copy a row with flip)."""
         row = self.width * 4
-        jobs = [(i * self.eyes + e, ptr + d.depth_offset + e * d.depth_eye_stride)
-                for i, d, ptr in ((x[0], x[2], x[3]) for x in entries) for e in range(self.eyes)]
+        jobs = [(x[0] * self.eyes + e, x[3] + x[2].depth_offset + e * x[2].depth_eye_stride)
+                for x in entries for e in range(self.eyes)]
         if self._fn is None:
             for k, src in jobs:
-                dst = self._depth + k * self.height * row
-                if not self.flip:
-                    self._api.copy_2d(src, row, dst, row, row, self.height, s)
-                    continue
-                for y in range(self.height):  # reversed rows: one copy a row
-                    self._api.copy_2d(src + (self.height - 1 - y) * row, row, dst + y * row, row,
-                                      row, 1, s)
+                self._copy_plane(self._api, src, row, self._depth + k * self.height * row, row, s)
             return
-        gx = (self.height * self.width + _BLOCK - 1) // _BLOCK
-        for k in range(0, len(jobs), GATHER_MAX):
-            chunk = jobs[k:k + GATHER_MAX]
-            params = self._args.set([j for j, _ in chunk], [p for _, p in chunk], self._depth,
-                                    self.height, row, row, int(self.flip), 1)
-            self._api.launch(self._fn, (gx, len(chunk)), params, s)
-            self.counters["launches"] += 1
+        self._gather(self._api, self._fn, self._depth, [k for k, _ in jobs], [p for _, p in jobs],
+                     row, row, True, s)
 
     def _depth_view(self, stream):
         if not self._depth:
