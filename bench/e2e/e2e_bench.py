@@ -406,7 +406,8 @@ class Phases:
     """--phases: where the v2 reader's batch time goes, per learner
     iteration: the message parse, and VectorLearner.step's parts (the poll
     of the last gathers' events with the releases, the leases, the
-    semaphore wait, the gather launch, the event record, the rest), timed
+    semaphore wait, the gather launches with their list packing, the event
+    record, the rest), timed
     around the vector's own methods (perf_counter in the learner's thread;
     the wrappers' own cost, ~0.3 us a call, is in the figures). Counted
     only while `on` (run_block: the measured iterations, not the warmup)."""
@@ -433,7 +434,7 @@ class Phases:
         self.wrap(vec, "poll", "poll")
         self.wrap(vec, "_lease_all", "lease")
         self.wrap(vec._api, "wait_many", "wait")
-        self.wrap(vec, "_launch", "launch")
+        self.wrap(vec, "_gather", "launch")  # every gather launch goes through it
         self.wrap(vec._api, "record", "record")
 
     def text(self, n):
