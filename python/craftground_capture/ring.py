@@ -447,7 +447,7 @@ def _state_name(state):
 class ControlBlock:
     """The mapped control block (a memfd received from the producer): the
     lease word of each slot (frame << 8 | state, states EMPTY to CLOSED),
-    changed only by compare-and-swap. The fd is consumed (closed here);
+    leased by compare-and-swap. The fd is consumed (closed here);
     RingError when it is not the 4096-byte block of ring `ring_id` with
     `slot_count` slots."""
 
@@ -466,6 +466,12 @@ class ControlBlock:
             os.close(fd)
         self._buf: Any = (ctypes.c_uint8 * CONTROL_SIZE).from_buffer(self._map)
         self._base = ctypes.addressof(self._buf)
+        # The block as 64-bit words, for VectorLearner's release: a plain store of
+        # F<<8|RELEASED over its own ACTIVE(F) lease (docs/zero-copy-v2.md, "Release");
+        # released by close(), after which a store raises ValueError, never writes.
+        view = memoryview(self._map)
+        self._q: Any = view.cast("Q")
+        view.release()
         magic, version, slots, stride, rid = struct.unpack_from("<4sIIIQ", self._map, 0)
         if (magic, version, slots, stride, rid) != (b"CGZC", VERSION, slot_count, SLOT_STRIDE,
                                                      ring_id):
@@ -479,6 +485,11 @@ class ControlBlock:
 
     def _addr(self, slot):
         return self._base + SLOT_STRIDE + slot * SLOT_STRIDE
+
+    @staticmethod
+    def _word_index(slot):
+        """Slot `slot`'s lease word as an index of _q."""
+        return (SLOT_STRIDE + slot * SLOT_STRIDE) // 8
 
     def word_address(self, slot: int) -> int:
         """The address of slot `slot`'s lease word in this process (valid
@@ -546,6 +557,7 @@ class ControlBlock:
         """Unmap the block (once; later calls do nothing)."""
         if self._map is not None:
             self._buf = None
+            self._q.release()
             self._map.close()
             self._map = None
 

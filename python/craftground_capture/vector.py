@@ -276,26 +276,22 @@ _SLOT_FRAME = struct.Struct("<I4xQ")  # a descriptor's slot (offset 64) and fram
 _SEQ_CST = _Atomics.SEQ_CST
 
 
-class _Row:
-    """Row i's ring and its last fully parsed descriptor (bytes and
-    Descriptor): a later descriptor of the ring differs only in slot
-    (offset 64) and frame (72) when the rest is the same bytes, so it is
-    checked by comparing those bytes and the two fields on their own
-    (parse_descriptor's checks of them) instead of parsed again. With it,
-    what the lease needs: the control block it was read from, each slot's
-    lease word (a c_void_p for the raw compare-and-swap) and device pointer."""
-    __slots__ = ("ring", "desc", "head", "mid", "tail", "rid", "slots", "ctl", "words", "ptrs",
-                 "sem", "pitch")
-
-    def __init__(self, ring, desc, raw):
-        self.ring, self.desc = ring, desc
-        self.sem = ring._semaphore if ring.mode == MODE_SEMAPHORE else None
-        self.pitch = desc.row_pitch
-        self.head, self.mid, self.tail = raw[:64], raw[68:72], raw[80:]
-        self.rid, self.slots = desc.ring_id, min(desc.slot_count, ring.slot_count)
-        self.ctl = ctl = ring._control
-        self.words = ctl._vwords[:self.slots]
-        self.ptrs = [m[1] for m in ring._memories[:self.slots]]
+def _row(ring, desc, raw):
+    """Row i's ring and its last fully parsed descriptor, as the lease's
+    fast path reads it (one tuple, unpacked at once): a later descriptor of
+    the ring differs only in slot (offset 64) and frame (72) when the rest is
+    the same bytes, so it is checked by comparing those bytes (head, mid,
+    tail) and the two fields on their own (parse_descriptor's checks of
+    them) instead of parsed again. With it, what the lease and its release
+    need: the control block it was read from, each slot's lease word (a
+    c_void_p for the raw compare-and-swap, and its index in the block's
+    word view for the release's store) and device pointer."""
+    ctl = ring._control
+    slots = min(desc.slot_count, ring.slot_count)
+    return (ring, ctl, desc, raw[:64], raw[68:72], raw[80:], desc.ring_id, slots,
+            ctl._vwords[:slots], [m[1] for m in ring._memories[:slots]],
+            ring._semaphore if ring.mode == MODE_SEMAPHORE else None, desc.row_pitch,
+            ctl._q, [ctl._word_index(k) for k in range(slots)])
 
 
 class _Frame:
@@ -380,14 +376,14 @@ class VectorLearner(Closes):
         self.counters = dict(steps=0, new_frames=0, repeats=0, gpu_waits=0, stale=0,
                              reconnects=0, launches=0, release_syncs=0)
         self._rings = [None] * self.n
-        self._cached = [None] * self.n  # _Row: the last descriptor parsed per row
+        self._cached = [None] * self.n  # _row's: the last descriptor parsed per row
         self._last_rid = [None] * self.n  # the ring id and frame last gathered per row
         self._frames = [0] * self.n  # (0: none yet)
         self._all_rows = range(self.n)
         self._in_flight = 1  # gathers queued at most (_max_in_flight: once the rings are in)
-        # Step entries: (row, ring, descriptor, slot pointer, slot, frame, control block, lease
-        # word address as a c_void_p); the descriptor is the row's template (_Row.desc: every
-        # field but slot and frame) or a parsed one.
+        # Step entries: (row, ring, descriptor, slot pointer, slot, frame, the control block's
+        # word view, the lease word's index in it); the descriptor is the row's template
+        # (_row's: every field but slot and frame) or a parsed one.
         self._pending = []  # [(event, [entry, ...])], oldest first
         # The raw compare-and-swap's expected and desired words (reused: one thread steps).
         self._exp, self._des = ctypes.c_uint64(), ctypes.c_uint64()
@@ -463,19 +459,15 @@ class VectorLearner(Closes):
     def _retire(self):
         ev, leases = self._pending.pop(0)
         self._free_events.append(ev)
-        exp, des, ref = self._exp, self._des, self._exp_ref
         for e in leases:
-            ctl = e[6]  # the block the lease was taken in
-            if ctl._map is None:
-                continue  # the ring was closed: nothing to give back
-            # ControlBlock.release's compare-and-swap, made here (a game's a
-            # step; the slot was checked against the block's slots when it
-            # was leased); a word that is no longer ACTIVE(frame) was
-            # reclaimed by the producer (it went away) or closed with the ring.
-            f = e[5] << 8
-            exp.value = f | ACTIVE
-            des.value = f | RELEASED
-            ctl._cas_raw(e[7], ref, des, _SEQ_CST, _SEQ_CST)
+            # The release: F<<8|RELEASED stored over the lease's own ACTIVE(F) word (e[6]
+            # the block's word view, e[7] the word's index). While the learner is connected
+            # nothing else moves a word out of ACTIVE (docs/zero-copy-v2.md, "Release"), so
+            # the store is the compare-and-swap's one outcome, without its call.
+            try:
+                e[6][e[7]] = (e[5] << 8) | RELEASED
+            except ValueError:
+                pass  # the ring was closed (its block's view released): nothing to give back
         return len(leases)
 
     def _ring_for(self, i, d):
@@ -577,7 +569,7 @@ class VectorLearner(Closes):
     def _lease_all(self, rows, descriptors):
         """The leases of this step's new frames: their entries (what
         self._pending holds). A row's descriptor like its last one but for
-        slot and frame (_Row) takes the lease with the raw compare-and-swap
+        slot and frame (_row) takes the lease with the raw compare-and-swap
         right here; anything else is parsed, and leased through its ring.
         With them, what _queue needs of them as lists: the semaphore-mode
         rows' semaphores and frames, every entry's row and slot pointer, and
@@ -594,27 +586,27 @@ class VectorLearner(Closes):
                     raw = bytes(raw)
                 r = cached[i]
                 d = None  # set: the frame goes the long way (ring.lease)
-                if (r is not None and raw.__class__ is bytes and raw[80:] == r.tail
-                        and raw[:64] == r.head and raw[68:72] == r.mid):
+                if (r is not None and raw.__class__ is bytes and raw[80:] == r[5]
+                        and raw[:64] == r[3] and raw[68:72] == r[4]):
                     # The ring's descriptor again: only slot and frame are new.
+                    ring, ctl, t, _, _, _, rid, slots, words, ptrs, sem, row_pitch, q, ks = r
                     slot, f = unpack(raw, 64)
-                    if slot >= r.slots or f >= 1 << 56:
+                    if slot >= slots or f >= 1 << 56:
                         parse_descriptor(raw)  # raises the FormatError naming the field
                         raise FormatError("zero-copy descriptor: slot or frame out of range")
-                    if f == 0 or (f <= frames[i] and last[i] == r.rid):
+                    if f == 0 or (f <= frames[i] and last[i] == rid):
                         continue  # a template, or already gathered (a repeated descriptor)
-                    ring = r.ring
-                    ctl = ring._control
                     # The lease's compare-and-swap (ControlBlock.acquire's), straight to
-                    # libatomic; anything but PUBLISHED(f) -> ACTIVE(f) goes the long way.
-                    w = r.words[slot]
+                    # libatomic, while the ring's block is the one of the row's template (a
+                    # closed ring's is None: never a write to unmapped memory); anything but
+                    # PUBLISHED(f) -> ACTIVE(f) goes the long way.
                     exp.value = (f << 8) | PUBLISHED
                     des.value = (f << 8) | ACTIVE
-                    if (ctl is r.ctl and ring._sock is not None
-                            and ctl._cas_raw(w, ref, des, _SEQ_CST, _SEQ_CST)):
-                        t, ptr, sem, row_pitch = r.desc, r.ptrs[slot], r.sem, r.pitch
+                    if (ring._control is ctl
+                            and ctl._cas_raw(words[slot], ref, des, _SEQ_CST, _SEQ_CST)):
+                        ptr, k = ptrs[slot], ks[slot]
                     else:
-                        d = _Frame(r.desc, slot, f)
+                        d = _Frame(t, slot, f)
                 else:
                     if not raw:
                         continue
@@ -623,7 +615,7 @@ class VectorLearner(Closes):
                         continue  # a template names no frame
                     ring = self._ring_for(i, d)
                     if raw.__class__ is bytes:
-                        cached[i] = _Row(ring, d, raw)
+                        cached[i] = _row(ring, d, raw)
                     if last[i] == d.ring_id and d.frame <= frames[i]:
                         continue  # already gathered (the game repeated its descriptor)
                 if d is not None:
@@ -638,9 +630,9 @@ class VectorLearner(Closes):
                         self.counters["stale"] += 1  # the game closed the ring: a new one comes
                         continue
                     t, slot, f, ctl = d, d.slot, d.frame, ring._control
-                    w, row_pitch = ctl._vwords[slot], d.row_pitch
+                    q, k, row_pitch = ctl._q, ctl._word_index(slot), d.row_pitch
                     sem = ring._semaphore if ring.mode == MODE_SEMAPHORE else None
-                entries.append((i, ring, t, ptr, slot, f, ctl, w))
+                entries.append((i, ring, t, ptr, slot, f, q, k))
                 index.append(i)
                 src.append(ptr)
                 if sem is not None:

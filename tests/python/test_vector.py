@@ -313,9 +313,13 @@ def fakesem():
                 w1 = T.get_word(maps[1], 1)
                 raises(R.RingError, lambda: vec.step([descs[0](0, f0 + 2), descs[1](1, f1 + 2)]),
                        f"{w}x{h}: a step with a closed ring's row", "closed")
-                check(T.get_word(maps[0], 0)[0] != R.ACTIVE and T.get_word(maps[1], 1) == w1,
+                # Its lease of the step before (slot 0) was pending: the release, a store
+                # through the block's word view, was given up with the view (no write).
+                check(T.get_word(maps[0], 0)[0] != R.ACTIVE and T.get_word(maps[1], 1) == w1
+                      and T.get_word(maps[1], 0) == (R.ACTIVE, f1 + 1),
                       f"{w}x{h}: the other row's lease not kept "
-                      f"({T.get_word(maps[0], 0)}), the closed ring's word untouched")
+                      f"({T.get_word(maps[0], 0)}), the closed ring's words untouched "
+                      f"({T.get_word(maps[1], 1)}, {T.get_word(maps[1], 0)})")
             if not flip:
                 cached_descriptors(vec, descs, maps, w, h)
             vec.close()
