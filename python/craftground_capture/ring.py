@@ -414,8 +414,12 @@ class _Atomics:
                               ctypes.c_int]
         # The same function with no argtypes, for a hot loop that passes ctypes objects only
         # (a c_void_p address, the expected word byref, a c_uint64 desired; the orders as
-        # ints): ctypes then converts nothing per call (about half the call's cost).
-        self.cas_raw = lib._FuncPtr(("__atomic_compare_exchange_8", lib))
+        # ints): ctypes then converts nothing per call (about half the call's cost). Through
+        # a PyDLL handle of the library: a compare-and-swap is a few instructions, so the
+        # call keeps the GIL (a CDLL call releases and retakes it, and a learner with other
+        # Python threads could lose the interpreter to one of them at every lease).
+        keep = ctypes.PyDLL(lib._name, handle=lib._handle)
+        self.cas_raw = keep._FuncPtr(("__atomic_compare_exchange_8", keep))
         self.cas_raw.restype = ctypes.c_bool
         self._load = getattr(lib, "__atomic_load_8")
         self._load.restype = ctypes.c_uint64

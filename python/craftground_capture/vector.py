@@ -323,8 +323,14 @@ class VectorBatch(_StreamBuffer):
 
     def __init__(self, vec: "VectorLearner", stream: int, new: Sequence[bool],
                  frames: Sequence[int]) -> None:
-        super().__init__(vec._batch, vec.shape, KDL_CUDA, vec.device, owner=vec)
-        self._vec, self._importer, self.stream = vec, vec._api, stream
+        f = vec._batch_fields
+        if f is None:  # DeviceBuffer's fields of the batch, made once: every step makes a batch
+            super().__init__(vec._batch, vec.shape, KDL_CUDA, vec.device)
+            vec._batch_fields = dict(self.__dict__)
+        else:
+            self.__dict__.update(f)
+        self._owner = self._vec = vec
+        self._importer, self.stream = vec._api, stream
         self.new, self.frames = tuple(new), tuple(frames)
         self.rgb = self
         self.depth = self.depth_batch = vec._depth_view(stream)
@@ -390,6 +396,7 @@ class VectorLearner(Closes):
         self._exp_ref = ctypes.byref(self._exp)
         self._free_events = []
         self._batch = 0
+        self._batch_fields = None  # VectorBatch's (the batch's DeviceBuffer fields)
         self._timeout = timeout
         self._api = None
         self._args = _LaunchArgs()
