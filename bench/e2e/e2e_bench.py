@@ -5,6 +5,7 @@
         [--modes none,raw,png,v1,v2rgba,v2rgb,nowait] [--loops lockstep,double]
         [--steps 300] [--rounds 3] [--warmup 10] [--sync auto|fence|semaphore]
         [--policy auto|torch|numpy] [--wait spin|block] [--budget SECONDS] [--check]
+        [--package DIR]
 
 This process is the ONE learner. It starts N game JVMs (--game: the command
 that runs cgbench.E2eGame, bench/e2e/E2eGame.java; this script appends the
@@ -83,8 +84,10 @@ tests/python/fake_cuda_ext.c named by $CRAFTGROUND_CAPTURE_LIBCUDA) the batch
 is a host array and the policy a numpy stand-in: the figures then say nothing
 about a GPU; the run checks the harness. --check: exit 1 on a wrong batch, a
 row without every column or steps, or a configuration without a row (only v1
-may be skipped, with its reason). Exit
-77: no Vulkan device with external memory.
+may be skipped, with its reason). --package DIR: the learner imports
+craftground_capture from DIR (another commit's python/, for an A/B of the
+reader's code against the same games and natives; the first line printed
+names the package's folder). Exit 77: no Vulkan device with external memory.
 """
 import argparse
 import ctypes
@@ -856,7 +859,16 @@ def main(argv=None):
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless every configuration printed a row (v1: or a reason) and "
                         "every batch held the scene")
+    p.add_argument("--package", metavar="DIR",
+                   help="the folder the learner imports craftground_capture from (default: "
+                        "this tree's python/): another commit's python/, for an A/B of the "
+                        "learner's code on the same games and natives")
     a = p.parse_args(argv)
+    if a.package:
+        sys.path.insert(0, os.path.abspath(a.package))
+    import craftground_capture
+    print(f"# learner package: {os.path.dirname(os.path.abspath(craftground_capture.__file__))}",
+          flush=True)
     envs = [int(x) for x in a.envs.split(",")]
     sizes = [tuple(int(v) for v in s.split("x")) for s in a.sizes.split(",")]
     costs = [float(x) for x in a.costs.split(",")]
