@@ -483,17 +483,18 @@ class ControlBlock:
             raise RingError("zero-copy control block does not match the hello (magic, version, "
                             "slot count or ring id)")
         self.slot_count = slot_count
-        # Each slot's lease word address as a c_void_p, for _cas_raw (VectorLearner's loops;
-        # valid while _map is, which those loops check first).
+        # Each slot's lease word address as a c_void_p, for _cas_raw (VectorLearner's lease;
+        # valid while the block is mapped: the lease first checks that the block is still its
+        # ring's, which RingLearner.close unmaps and drops).
         self._vwords = tuple(ctypes.c_void_p(self._addr(k)) for k in range(slot_count))
-
-    def _addr(self, slot):
-        return self._base + SLOT_STRIDE + slot * SLOT_STRIDE
 
     @staticmethod
     def _word_index(slot):
-        """Slot `slot`'s lease word as an index of _q."""
+        """Slot `slot`'s lease word as an index of _q (64-bit words)."""
         return (SLOT_STRIDE + slot * SLOT_STRIDE) // 8
+
+    def _addr(self, slot):
+        return self._base + 8 * self._word_index(slot)
 
     def word_address(self, slot: int) -> int:
         """The address of slot `slot`'s lease word in this process (valid

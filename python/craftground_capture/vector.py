@@ -554,8 +554,7 @@ class VectorLearner(Closes):
                 try:
                     self._queue(entries, s, lists)
                 except BaseException:
-                    for e in entries:
-                        e[1].unlease(e[4], e[5])  # nothing was queued that reads them
+                    self._unlease(entries)  # nothing was queued that reads them
                     raise
         finally:
             if held:
@@ -651,10 +650,15 @@ class VectorLearner(Closes):
                     else:
                         mixed = True
         except BaseException:
-            for e in entries:
-                e[1].unlease(e[4], e[5])
+            self._unlease(entries)
             raise
         return entries, (sem_h, sem_v, index, src, None if mixed else pitch)
+
+    @staticmethod
+    def _unlease(entries):
+        """Give back leases that no queued work reads (RingLearner.unlease)."""
+        for e in entries:
+            e[1].unlease(e[4], e[5])
 
     def _queue(self, entries, s, lists):
         # Rows of rings on other GPUs are gathered there and copied across
