@@ -87,6 +87,15 @@ const char *cg_vk_result_name(VkResult r)
     }
 }
 
+uint32_t cg_vk_memory_type(const cg_vk_device *vk, uint32_t bits, VkMemoryPropertyFlags props)
+{
+    VkPhysicalDeviceMemoryProperties mp;
+    vk->vkGetPhysicalDeviceMemoryProperties(vk->physical_device, &mp);
+    for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
+        if ((bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & props) == props) return i;
+    return UINT32_MAX;
+}
+
 void cg_vk_device_name(const cg_vk_device *vk, VkObjectType type, uint64_t handle,
                        const char *fmt, ...)
 {

@@ -170,6 +170,11 @@ static inline cg_status cg_vk_check_result(cg_err *e, VkResult r, const char *ex
 }
 #define CG_VK_CHECK(err, expr) cg_vk_check_result((err), (expr), #expr, __FILE__, __LINE__)
 
+/* The first of vk's physical device's memory types in `bits` (a
+ * VkMemoryRequirements' memoryTypeBits) whose flags hold all of `props`;
+ * UINT32_MAX when there is none. The library's one memory-type choice. */
+uint32_t cg_vk_memory_type(const cg_vk_device *vk, uint32_t bits, VkMemoryPropertyFlags props);
+
 /* Name a Vulkan object (VK_EXT_debug_utils) with the printf-style text
  * fmt: a debugging aid, so nothing happens without debug_utils, for a null
  * handle, and its failure fails nothing. The one namer of the library;

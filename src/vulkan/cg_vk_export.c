@@ -112,14 +112,8 @@ static cg_status create_image(cg_vk_export *e)
     VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
     e->vk.vkGetImageMemoryRequirements2(e->d.device, &ri, &req);
 
-    VkPhysicalDeviceMemoryProperties mp;
-    e->vk.vkGetPhysicalDeviceMemoryProperties(e->d.physical_device, &mp);
-    uint32_t type = UINT32_MAX;
-    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++) {
-        if ((req.memoryRequirements.memoryTypeBits & (1u << i)) &&
-            (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
-            type = i;
-    }
+    uint32_t type = cg_vk_memory_type(&e->vk, req.memoryRequirements.memoryTypeBits,
+                                      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     if (type == UINT32_MAX)
         return fail(e, CG_E_UNSUPPORTED, "no device-local memory type for the export image");
 

@@ -74,12 +74,7 @@ static int is_bgra(VkFormat f)
 static cg_status allocate(cg_vk_rgb *g, const VkMemoryRequirements *req,
                           VkMemoryPropertyFlags props, VkDeviceMemory *mem, const char *what)
 {
-    VkPhysicalDeviceMemoryProperties mp;
-    g->vk->vkGetPhysicalDeviceMemoryProperties(g->vk->physical_device, &mp);
-    uint32_t type = UINT32_MAX;
-    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++)
-        if ((req->memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & props) == props)
-            type = i;
+    uint32_t type = cg_vk_memory_type(g->vk, req->memoryTypeBits, props);
     if (type == UINT32_MAX)
         return cg_fail(&g->err, CG_E_UNSUPPORTED, "no memory type with properties 0x%x for the %s",
                        (unsigned)props, what);

@@ -7,16 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static uint32_t device_local_type(const cg_vk_device *vk, uint32_t bits)
-{
-    VkPhysicalDeviceMemoryProperties mp;
-    vk->vkGetPhysicalDeviceMemoryProperties(vk->physical_device, &mp);
-    for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
-        if ((bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
-            return i;
-    return UINT32_MAX;
-}
-
 static cg_status check_exportable(const cg_vk_device *vk, VkBufferUsageFlags usage, cg_err *err)
 {
     VkPhysicalDeviceExternalBufferInfo bi = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
@@ -72,7 +62,8 @@ static cg_status create_slot(cg_vk_slots *s, uint32_t i, const cg_vk_slots_desc 
     CG_VK_NAME(vk, VK_OBJECT_TYPE_BUFFER, sl->buffer, "cg ring slot %d buffer", (int)i);
     VkMemoryRequirements req;
     vk->vkGetBufferMemoryRequirements(dev, sl->buffer, &req);
-    uint32_t type = device_local_type(vk, req.memoryTypeBits);
+    uint32_t type =
+        cg_vk_memory_type(vk, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     if (type == UINT32_MAX)
         return cg_fail(err, CG_E_UNSUPPORTED, "no device-local memory type for the ring buffers");
     VkExportMemoryAllocateInfo ex = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
