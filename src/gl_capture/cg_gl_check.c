@@ -46,26 +46,22 @@ cg_status cg_gl_check_call(cg_err *err, const char *expr, const char *file, int 
     return CG_E_GL;
 }
 
-cg_status cg_gl_texture_level0(unsigned tex, int *w, int *h, int *internal_format,
-                               cg_err *err)
+cg_status cg_gl_texture_level0_bind(unsigned tex, int *w, int *h, int *internal_format,
+                                    cg_err *err)
 {
     if (tex == 0 || !glIsTexture(tex))
         return cg_fail(err, CG_E_BAD_TEXTURE, "texture %u is not a texture object", tex);
-    cg_gl_drain_errors(); /* the game's pending errors are not ours */
-    GLint prev = 0, tw = 0, th = 0, tf = 0;
-    glGetIntegerv(GL_TEXTURE_BINDING_2D, &prev);
+    GLint tw = 0, th = 0, tf = 0;
     glBindTexture(GL_TEXTURE_2D, tex);
     /* An error here means the name is not a usable GL_TEXTURE_2D (bound
      * before as another target): a bad texture, not a GL failure. */
     if (glGetError() != GL_NO_ERROR) {
         cg_gl_drain_errors();
-        glBindTexture(GL_TEXTURE_2D, (GLuint)prev);
         return cg_fail(err, CG_E_BAD_TEXTURE, "texture %u is not a GL_TEXTURE_2D", tex);
     }
     glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &tw);
     glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &th);
     glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &tf);
-    glBindTexture(GL_TEXTURE_2D, (GLuint)prev);
     if (cg_gl_check_call(err, "glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, ...)", __FILE__,
                          __LINE__) != CG_OK)
         return CG_E_BAD_TEXTURE;
@@ -73,6 +69,17 @@ cg_status cg_gl_texture_level0(unsigned tex, int *w, int *h, int *internal_forma
     if (h) *h = th;
     if (internal_format) *internal_format = tf;
     return CG_OK;
+}
+
+cg_status cg_gl_texture_level0(unsigned tex, int *w, int *h, int *internal_format,
+                               cg_err *err)
+{
+    cg_gl_drain_errors(); /* the game's pending errors are not ours */
+    GLint prev = 0;
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &prev);
+    cg_status st = cg_gl_texture_level0_bind(tex, w, h, internal_format, err);
+    glBindTexture(GL_TEXTURE_2D, (GLuint)prev);
+    return st;
 }
 
 /* An EGL or GLX context can only be current when the process already loaded

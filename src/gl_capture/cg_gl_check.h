@@ -32,6 +32,13 @@ cg_status cg_gl_check_call(cg_err *err, const char *expr, const char *file, int 
 cg_status cg_gl_texture_level0(unsigned tex, int *w, int *h, int *internal_format,
                                cg_err *err);
 
+/* The same check for a caller that saved the active unit's GL_TEXTURE_2D
+ * binding and will restore it, with no GL error pending (it drained them):
+ * `tex` is left bound there (on failure the binding is unspecified). Three
+ * GL calls fewer than cg_gl_texture_level0, on the per-frame paths. */
+cg_status cg_gl_texture_level0_bind(unsigned tex, int *w, int *h, int *internal_format,
+                                    cg_err *err);
+
 /* The current EGL or GLX context (cg_gl_current_context's key) without its
  * version checks, or NULL when none is current. Calls no GL function. */
 void *cg_gl_current_key(void);

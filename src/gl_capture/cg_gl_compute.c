@@ -99,7 +99,12 @@ static void cg_gl_binding_queries(GLenum target, GLenum q[3])
     q[2] = ubo ? GL_UNIFORM_BUFFER_SIZE : GL_SHADER_STORAGE_BUFFER_SIZE;
 }
 
-/* Leaves unit 0 active. */
+/* Leaves unit 0 active. Every call counts: a publish makes this save and
+ * restore each frame, and with 8 GL games on one GPU each GL call took
+ * 0.3-1.3 us of the game's CPU on the H200 (docs/benchmarks.md), so a query
+ * or a bind that cannot change anything is not made: an indexed binding's
+ * range only where a buffer is bound there (binding 0 resets it), the
+ * active unit only when it is not unit 0 already. */
 static void cg_gl_save_compute(cg_gl_saved_compute *s, const cg_gl_dispatch *d)
 {
     glGetIntegerv(GL_CURRENT_PROGRAM, &s->program);
@@ -110,15 +115,19 @@ static void cg_gl_save_compute(cg_gl_saved_compute *s, const cg_gl_dispatch *d)
         if (!d->bind[i].target) continue;
         GLenum q[3];
         cg_gl_binding_queries(d->bind[i].target, q);
+        s->buffer[i] = 0;
+        s->start[i] = s->size[i] = 0;
         glGetIntegeri_v(q[0], d->bind[i].index, &s->buffer[i]);
+        if (!s->buffer[i]) continue;
         glGetInteger64i_v(q[1], d->bind[i].index, &s->start[i]);
         glGetInteger64i_v(q[2], d->bind[i].index, &s->size[i]);
     }
-    glActiveTexture(GL_TEXTURE0);
+    if (s->active_unit != GL_TEXTURE0) glActiveTexture(GL_TEXTURE0);
     glGetIntegerv(GL_TEXTURE_BINDING_2D, &s->tex2d);
     glGetIntegerv(GL_SAMPLER_BINDING, &s->sampler);
 }
 
+/* Unit 0 is still the active one (the dispatch binds on it only). */
 static void cg_gl_restore_compute(const cg_gl_saved_compute *s, const cg_gl_dispatch *d)
 {
     glUseProgram((GLuint)s->program);
@@ -133,10 +142,9 @@ static void cg_gl_restore_compute(const cg_gl_saved_compute *s, const cg_gl_disp
     }
     glBindBuffer(GL_UNIFORM_BUFFER, (GLuint)s->generic_ubo);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, (GLuint)s->generic_ssbo);
-    glActiveTexture(GL_TEXTURE0);
     glBindSampler(0, (GLuint)s->sampler);
     glBindTexture(GL_TEXTURE_2D, (GLuint)s->tex2d);
-    glActiveTexture((GLenum)s->active_unit);
+    if (s->active_unit != GL_TEXTURE0) glActiveTexture((GLenum)s->active_unit);
     cg_gl_drain_errors();
 }
 
@@ -207,8 +215,7 @@ static cg_status cg_gl_check_kind(cg_gl_reader *r, const cg_gl_dispatch *d)
         CG_TRY(cg_gl_check_texture(r, d->texture, d->tex_w, d->tex_h, &format));
         return cg_gl_check_rgba8(r, d->texture, format);
     }
-    CG_TRY(cg_gl_texture_level0(d->texture, &w, &h, &format, cg_gl_reader_err(r)));
-    glBindTexture(GL_TEXTURE_2D, d->texture);
+    CG_TRY(cg_gl_texture_level0_bind(d->texture, &w, &h, &format, cg_gl_reader_err(r)));
     CG_TRY(cg_gl_check_depth(r, d->texture, format));
     if (w != d->tex_w || h != d->tex_h)
         return cg_fail(cg_gl_reader_err(r), CG_E_BAD_TEXTURE,

@@ -139,11 +139,15 @@ cg_status cg_gl_timeline_import(cg_gl_timeline *t, int fd, cg_err *err)
 cg_status cg_gl_signal_timeline(const cg_gl_timeline *t, uint64_t value, unsigned buffer,
                                 cg_err *err)
 {
+    /* One error check for the three (a publish's per-frame calls are counted:
+     * cg_gl_compute.c): the value is set only on an imported timeline, the
+     * signal names the ring's own buffer, and a failure of any fails the ring. */
     const GLuint64 v = value;
-    EM_GL(err, glSemaphoreParameterui64vEXT(t->sem, GL_TIMELINE_SEMAPHORE_VALUE_NV, &v));
-    EM_GL(err, glSignalSemaphoreEXT(t->sem, 1, &buffer, 0, NULL, NULL));
-    EM_GL(err, glFlush());
-    return CG_OK;
+    glSemaphoreParameterui64vEXT(t->sem, GL_TIMELINE_SEMAPHORE_VALUE_NV, &v);
+    glSignalSemaphoreEXT(t->sem, 1, &buffer, 0, NULL, NULL);
+    glFlush();
+    return cg_gl_check_call(err, "glSemaphoreParameterui64vEXT, glSignalSemaphoreEXT, glFlush",
+                            __FILE__, __LINE__);
 }
 
 cg_status cg_gl_signal_semaphore(unsigned sem, unsigned buffer, cg_err *err)

@@ -160,12 +160,12 @@ cg_status cg_gl_enter(cg_gl_reader *r)
 }
 
 /* The texture must be a GL_TEXTURE_2D at least w x h at level 0. Binds it to
- * GL_TEXTURE_2D of the active unit (restored by cg_gl_restore). */
+ * GL_TEXTURE_2D of the active unit (restored by cg_gl_restore). Both callers
+ * drained the game's errors and saved that binding first. */
 cg_status cg_gl_check_texture(cg_gl_reader *r, GLuint tex, int w, int h, int *format)
 {
     int tw = 0, th = 0;
-    CG_TRY(cg_gl_texture_level0(tex, &tw, &th, format, &r->err));
-    glBindTexture(GL_TEXTURE_2D, tex);
+    CG_TRY(cg_gl_texture_level0_bind(tex, &tw, &th, format, &r->err));
     if (tw < w || th < h) {
         return cg_gl_fail(r, CG_E_BAD_TEXTURE, "texture %u is %dx%d, smaller than the %dx%d asked",
                           tex, tw, th, w, h);

@@ -71,7 +71,9 @@ cg_status cg_gl_ring_compute_dispatch(cg_gl_ring_compute *c, cg_gl_reader *reade
     gd.tex_h = c->src_h;
     gd.sampler = c->sampler;
     /* cg_vk_rgb.comp's GL bindings: Params at UBO 0, the slot at SSBO 2,
-     * the cursor at UBO 3; the texture at unit 0. */
+     * the cursor at UBO 3; the texture at unit 0. cg_vk_copy.comp's: the
+     * same but the cursor, which it has not (its UBO 3 left alone: a query
+     * and two binds fewer a frame). */
     gd.bind[0].target = GL_UNIFORM_BUFFER;
     gd.bind[0].index = 0;
     gd.bind[0].buffer = c->params_ubo[slot];
@@ -80,9 +82,11 @@ cg_status cg_gl_ring_compute_dispatch(cg_gl_ring_compute *c, cg_gl_reader *reade
     gd.bind[1].buffer = slot_buffer;
     gd.bind[1].offset = offset;
     gd.bind[1].size = size;
-    gd.bind[2].target = GL_UNIFORM_BUFFER;
-    gd.bind[2].index = 3;
-    gd.bind[2].buffer = c->cursor_ubo;
+    if (!c->copy) {
+        gd.bind[2].target = GL_UNIFORM_BUFFER;
+        gd.bind[2].index = 3;
+        gd.bind[2].buffer = c->cursor_ubo;
+    }
     /* A slot's parameters change only with the cursor: no upload otherwise. */
     cg_gl_ring_params p = rgb_params(c, cursor);
     if (memcmp(&p, &c->params[slot], sizeof p) != 0) {
@@ -94,9 +98,10 @@ cg_status cg_gl_ring_compute_dispatch(cg_gl_ring_compute *c, cg_gl_reader *reade
     gd.groups_y = c->groups_y;
     /* The storage writes made visible to later GL reads of the buffer (the
      * next frame's writes, glGetBufferSubData); the fence or semaphore that
-     * follows makes them visible outside GL. */
-    gd.barriers = GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
-                  GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT;
+     * follows makes them visible outside GL. No GL_CLIENT_MAPPED_BUFFER_
+     * BARRIER_BIT: a slot's storage comes from a memory object, which GL
+     * cannot map (glNamedBufferStorageMemEXT takes no map flags). */
+    gd.barriers = GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT;
     cg_status st = cg_gl_dispatch_compute(reader, &gd);
     /* Uploaded (a failed GL call fails the ring, and a refused texture is
      * refused before the upload). */

@@ -647,20 +647,25 @@ static int case_rgb(int mode)
         int big = (size_t)z->sw * z->sh > 100000;
         game_objs g;
         rgb_state before, after;
-        if (si == STATE_CONFIG) { /* one ring under the game's non-default state */
-            set_game_state(&g);
-            read_rgb_state(&before);
-        }
+        /* One ring under the game's non-default state; the others under the
+         * scene's own (unit 0 active, nothing at the shader's buffer indices:
+         * the dispatch's save skips the queries and binds that cannot change
+         * anything there, cg_gl_compute.c). Either must be the game's again. */
+        if (si == STATE_CONFIG) set_game_state(&g);
+        read_rgb_state(&before);
+        if (si != STATE_CONFIG)
+            CHECK(before.active == GL_TEXTURE0 && !before.bind[0] && !before.bind[1] &&
+                      !before.bind[2],
+                  "the scene's state: unit 0 active, no buffer at UBO 0, SSBO 2, UBO 3");
         uint8_t desc[CG_ZC_DESC_SIZE];
         for (int c = 0; c < nc; c++) {
             noise(rgba, src_bytes, (uint32_t)(si * 16 + c + 1));
             CHECK(gl_scene_upload(sc.color, z->sw, z->sh, rgba) == 0, "upload");
             frames += rgb_frame(r, &gi, &vi, &sc, z, rgba, dw, dh, &cur[c], desc, want, got);
-            if (si == STATE_CONFIG) {
-                read_rgb_state(&after);
-                CHECK(same_state(&before, &after), "cursor %d: every GL state the dispatch touches "
-                      "is the game's again", c);
-            }
+            read_rgb_state(&after);
+            CHECK(same_state(&before, &after), "cursor %d: every GL state the dispatch touches "
+                  "is the game's again (%s state)", c,
+                  si == STATE_CONFIG ? "the game's non-default" : "the scene's");
             CHECK(glGetError() == GL_NO_ERROR, "no GL error left behind");
         }
         if (si == STATE_CONFIG) clear_game_state(&g);
