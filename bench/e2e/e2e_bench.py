@@ -129,16 +129,23 @@ class Skip(Exception):
 
 
 class Games:
-    """N E2eGame processes, one Unix socket each, in index order."""
+    """N E2eGame processes, one Unix socket each, in index order.
+    cpus: the CPUs the games run on (--pin), or None: the learner's."""
 
-    def __init__(self, cmd, n, tmp):
+    def __init__(self, cmd, n, tmp, cpus=None):
         self.n = n
         path = os.path.join(tmp, f"learner-{n}.sock")
         srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         srv.bind(path)
         srv.listen(n)
         srv.settimeout(1)
-        self.procs = [subprocess.Popen(cmd + [path, str(i)]) for i in range(n)]
+        own = os.sched_getaffinity(0)
+        if cpus:  # a child starts with the affinity of the thread that forked it
+            os.sched_setaffinity(0, cpus)
+        try:
+            self.procs = [subprocess.Popen(cmd + [path, str(i)]) for i in range(n)]
+        finally:
+            os.sched_setaffinity(0, own)
         self.socks = [None] * n
         try:
             deadline = time.monotonic() + 120
@@ -693,7 +700,7 @@ def configure(games, mode, th, tw, iters, sync):
 def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
     """warmup + iters_n learner iterations; appends (dt, cpu, envs, game step CPU ns, game
     CPU ns after the render, skipped, the learner's CPU making the batch, game wall ns after
-    the render).
+    the render, the batch's CPU on the learner's own thread).
     check: the first iteration's batch is checked against the scene (returned: None or why)."""
     n = games.n
     halves = [(0, n)] if loop == "lockstep" else [(0, n // 2), (n // 2, n)]
@@ -711,11 +718,11 @@ def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
             msgs.append(p)
             gcpu.append(gc)
             skipped += extra
-        cb = time.process_time()
+        cb, tb = time.process_time(), time.thread_time()
         if getattr(reader, "phases", None) is not None:
             reader.phases.on = k >= warmup
         obs = reader.rows(lo, hi, msgs)
-        cb = time.process_time() - cb
+        cb, tb = time.process_time() - cb, time.thread_time() - tb
         if check and k == 0:  # a warmup iteration: its time is not counted
             bad = check_frames(obs, dev)
         actions = policy(obs)
@@ -724,7 +731,7 @@ def run_block(games, reader, policy, loop, iters_n, warmup, out, dev, check):
         if k >= warmup:
             out.append((dt, cpu, hi - lo, statistics.mean(g[0] for g in gcpu),
                         statistics.mean(g[1] for g in gcpu), skipped, cb,
-                        statistics.mean(g[2] for g in gcpu)))
+                        statistics.mean(g[2] for g in gcpu), tb))
     for lo, hi in halves:  # drain: every game has one frame on its way
         for i in range(lo, hi):
             games.recv(i)
@@ -738,6 +745,7 @@ def summarize(samples, n):
     return dict(sps=envs / dt,
                 learner_us=statistics.median(s[1] * n / s[2] for s in samples) * 1e6,
                 batch_us=statistics.median(s[6] * n / s[2] for s in samples) * 1e6,
+                batch_thread_us=statistics.median(s[8] * n / s[2] for s in samples) * 1e6,
                 game_us=statistics.median(s[3] for s in samples) / 1e3,
                 game_after_us=statistics.median(s[4] for s in samples) / 1e3,
                 game_wall_us=statistics.median(s[7] for s in samples) / 1e3,
@@ -823,8 +831,9 @@ def targets(got, n):
         out.append(f"double v2rgb / the better RAW {d2 / max(raws):.2f} "
                    "(>= 1.5 at N = 32, 128x128)")
     if ("v2rgb", "lockstep") in got:
-        out.append(f"learner CPU making the batch {got[('v2rgb', 'lockstep')]['batch_us']:,.0f} "
-                   f"us (<= {100 + 5 * n})")
+        b = got[("v2rgb", "lockstep")]
+        out.append(f"learner CPU making the batch {b['batch_us']:,.0f} us, its thread "
+                   f"{b['batch_thread_us']:,.0f} (<= {100 + 5 * n})")
         if ("raw", "lockstep") in got:
             g2 = got[("v2rgb", "lockstep")]["game_after_us"]
             gr = got[("raw", "lockstep")]["game_after_us"]
@@ -859,11 +868,23 @@ def main(argv=None):
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless every configuration printed a row (v1: or a reason) and "
                         "every batch held the scene")
+    p.add_argument("--pin", type=int, default=0, metavar="K",
+                   help="the learner (every thread of it) on the first K of the CPUs it may "
+                        "use, the games on the others (0: all share every CPU)")
     p.add_argument("--package", metavar="DIR",
                    help="the folder the learner imports craftground_capture from (default: "
                         "this tree's python/): another commit's python/, for an A/B of the "
                         "learner's code on the same games and natives")
     a = p.parse_args(argv)
+    game_cpus = None
+    if a.pin:  # before torch starts its threads, so that they are the learner's too
+        cpus = sorted(os.sched_getaffinity(0))
+        if not 0 < a.pin < len(cpus):
+            p.error(f"--pin {a.pin}: this process may use {len(cpus)} CPUs")
+        os.sched_setaffinity(0, cpus[:a.pin])
+        game_cpus = cpus[a.pin:]
+        print(f"# pinned: the learner on CPUs {cpus[:a.pin]}, the games on {game_cpus}",
+              flush=True)
     if a.package:
         sys.path.insert(0, os.path.abspath(a.package))
     import craftground_capture
@@ -925,7 +946,7 @@ def main(argv=None):
                                 games.close()
                                 games = None
                             base_mem = nvml.base()
-                            games = Games(shlex.split(a.game), n, tmp)
+                            games = Games(shlex.split(a.game), n, tmp, game_cpus)
                             cal = None
                             if any(k != READY for k in games.kinds):
                                 print(f"skipped: N={n}: {games.hello}")
