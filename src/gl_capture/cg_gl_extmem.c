@@ -139,15 +139,14 @@ cg_status cg_gl_timeline_import(cg_gl_timeline *t, int fd, cg_err *err)
 cg_status cg_gl_signal_timeline(const cg_gl_timeline *t, uint64_t value, unsigned buffer,
                                 cg_err *err)
 {
-    /* One error check for the three (a publish's per-frame calls are counted:
-     * cg_gl_compute.c): the value is set only on an imported timeline, the
-     * signal names the ring's own buffer, and a failure of any fails the ring. */
+    /* The value is checked before the signal (a signal of the old value would
+     * move the learner's timeline backwards); the signal and the flush share
+     * one check (a publish's per-frame calls are counted: cg_gl_compute.c). */
     const GLuint64 v = value;
-    glSemaphoreParameterui64vEXT(t->sem, GL_TIMELINE_SEMAPHORE_VALUE_NV, &v);
+    EM_GL(err, glSemaphoreParameterui64vEXT(t->sem, GL_TIMELINE_SEMAPHORE_VALUE_NV, &v));
     glSignalSemaphoreEXT(t->sem, 1, &buffer, 0, NULL, NULL);
     glFlush();
-    return cg_gl_check_call(err, "glSemaphoreParameterui64vEXT, glSignalSemaphoreEXT, glFlush",
-                            __FILE__, __LINE__);
+    return cg_gl_check_call(err, "glSignalSemaphoreEXT, glFlush", __FILE__, __LINE__);
 }
 
 cg_status cg_gl_signal_semaphore(unsigned sem, unsigned buffer, cg_err *err)
