@@ -139,21 +139,20 @@ cg_status cg_gl_timeline_import(cg_gl_timeline *t, int fd, cg_err *err)
 cg_status cg_gl_signal_timeline(const cg_gl_timeline *t, uint64_t value, unsigned buffer,
                                 cg_err *err)
 {
-    /* The value is checked before the signal (a signal of the old value would
-     * move the learner's timeline backwards); the signal and the flush share
-     * one check (a publish's per-frame calls are counted: cg_gl_compute.c). */
+    /* The value is checked before the signal: a signal of the old value would
+     * move the learner's timeline backwards. */
     const GLuint64 v = value;
     EM_GL(err, glSemaphoreParameterui64vEXT(t->sem, GL_TIMELINE_SEMAPHORE_VALUE_NV, &v));
-    glSignalSemaphoreEXT(t->sem, 1, &buffer, 0, NULL, NULL);
-    glFlush();
-    return cg_gl_check_call(err, "glSignalSemaphoreEXT, glFlush", __FILE__, __LINE__);
+    return cg_gl_signal_semaphore(t->sem, buffer, err);
 }
 
+/* The signal and the flush share one check (a publish's per-frame calls are
+ * counted: cg_gl_compute.c); a failure of either fails the ring. */
 cg_status cg_gl_signal_semaphore(unsigned sem, unsigned buffer, cg_err *err)
 {
-    EM_GL(err, glSignalSemaphoreEXT(sem, 1, &buffer, 0, NULL, NULL));
-    EM_GL(err, glFlush());
-    return CG_OK;
+    glSignalSemaphoreEXT(sem, 1, &buffer, 0, NULL, NULL);
+    glFlush();
+    return cg_gl_check_call(err, "glSignalSemaphoreEXT, glFlush", __FILE__, __LINE__);
 }
 
 cg_status cg_gl_finish_fence(cg_err *err)

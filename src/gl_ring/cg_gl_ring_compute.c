@@ -45,9 +45,11 @@ cg_status cg_gl_ring_compute_setup(cg_gl_ring_compute *c, size_t block_bytes, cg
     GR_GL(err, glGenSamplers(1, &c->sampler));
     GR_GL(err, glSamplerParameteri(c->sampler, GL_TEXTURE_MIN_FILTER, GL_NEAREST));
     GR_GL(err, glSamplerParameteri(c->sampler, GL_TEXTURE_MAG_FILTER, GL_NEAREST));
-    uint32_t rows[CG_CURSOR_SIZE]; /* std140 uvec4 rows[4]: the same 16 words */
-    cg_cursor_bits(rows);
-    CG_TRY(cg_gl_uniform_buffer(&c->cursor_ubo, rows, sizeof rows, err));
+    if (!c->copy) { /* the cursor's bits: cg_vk_rgb.comp's only (the copy draws none) */
+        uint32_t rows[CG_CURSOR_SIZE]; /* std140 uvec4 rows[4]: the same 16 words */
+        cg_cursor_bits(rows);
+        CG_TRY(cg_gl_uniform_buffer(&c->cursor_ubo, rows, sizeof rows, err));
+    }
     for (uint32_t i = 0; i < c->slots; i++) {
         c->params[i] = rgb_params(c, NULL);
         CG_TRY(cg_gl_uniform_buffer(&c->params_ubo[i], &c->params[i], sizeof c->params[i], err));
@@ -72,8 +74,8 @@ cg_status cg_gl_ring_compute_dispatch(cg_gl_ring_compute *c, cg_gl_reader *reade
     gd.sampler = c->sampler;
     /* cg_vk_rgb.comp's GL bindings: Params at UBO 0, the slot at SSBO 2,
      * the cursor at UBO 3; the texture at unit 0. cg_vk_copy.comp's: the
-     * same but the cursor, which it has not (its UBO 3 left alone: a query
-     * and two binds fewer a frame). */
+     * same but the cursor, which it has not (no cursor buffer is made for
+     * it, and UBO 3 is left alone: a query and two binds fewer a frame). */
     gd.bind[0].target = GL_UNIFORM_BUFFER;
     gd.bind[0].index = 0;
     gd.bind[0].buffer = c->params_ubo[slot];
