@@ -835,11 +835,10 @@ def targets(got, n):
         out.append(f"learner CPU making the batch {b['batch_us']:,.0f} us, its thread "
                    f"{b['batch_thread_us']:,.0f} (<= {100 + 5 * n})")
         if ("raw", "lockstep") in got:
-            g2 = got[("v2rgb", "lockstep")]["game_after_us"]
-            gr = got[("raw", "lockstep")]["game_after_us"]
+            r = got[("raw", "lockstep")]
+            g2, gr = b["game_after_us"], r["game_after_us"]
             out.append(f"game CPU after the render v2rgb/raw {g2 / gr:.3f} (<= 0.05)")
-            w2 = got[("v2rgb", "lockstep")]["game_wall_us"]
-            wr = got[("raw", "lockstep")]["game_wall_us"]
+            w2, wr = b["game_wall_us"], r["game_wall_us"]
             out.append(f"game wall after the render v2rgb/raw {w2 / wr:.3f} (<= 0.05)")
     return "; ".join(out) or "n/a"
 
