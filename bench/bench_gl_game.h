@@ -8,11 +8,13 @@
  * after hundreds of GL calls, with the driver's code and data warm in the
  * CPU's caches, where a clear alone leaves the capture to find them cold).
  * The frame leaves its program, vertex array and texture bound, as a game
- * does. Include after <epoxy/gl.h>; core or compatibility profile, GL 3.3+.
+ * does; a program that does not link ends the process (stderr). Include
+ * after <epoxy/gl.h>; core or compatibility profile, GL 3.3+.
  */
 #ifndef BENCH_GL_GAME_H
 #define BENCH_GL_GAME_H
 
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -21,7 +23,7 @@ typedef struct {
     GLint colour;     /* the fragment shader's uniform */
 } bench_gl_scene;
 
-static GLuint bench_gl_shader(GLenum kind, const char *src)
+static inline GLuint bench_gl_shader(GLenum kind, const char *src)
 {
     GLuint s = glCreateShader(kind);
     glShaderSource(s, 1, &src, NULL);
@@ -58,6 +60,14 @@ static inline bench_gl_scene *bench_gl_scene_get(void)
     glLinkProgram(sc.program);
     glDeleteShader(v);
     glDeleteShader(f);
+    GLint linked = 0;
+    glGetProgramiv(sc.program, GL_LINK_STATUS, &linked);
+    if (!linked) { /* the draws would fail one by one, and the run would time no draws */
+        char log[512] = "";
+        glGetProgramInfoLog(sc.program, sizeof log, NULL, log);
+        fprintf(stderr, "bench_gl_game: CG_BENCH_GL_DRAWS: the draws' program: %s\n", log);
+        exit(1);
+    }
     sc.colour = glGetUniformLocation(sc.program, "colour");
     glGenVertexArrays(1, &sc.vao);
     glGenTextures(4, sc.tex);
