@@ -1,7 +1,7 @@
 """The vector learner's step against today's per-ring reading, same run.
 
     python3 bench/vector_learner.py PRODUCER [--envs 1,8,32] [--steps 300] [--size 128x128]
-                                    [--sync semaphore|fence]
+                                    [--sync semaphore|fence] [--modes per-ring,vector,memcpy]
 
 N producers (test_zc_ring serve: a ring of 3 slots, the test pattern, one
 frame per line on stdin) step in lockstep with one learner (this process).
@@ -15,13 +15,15 @@ hits all alike):
   vector     VectorLearner.step: one wait, one gather launch, release on an
              event polled at the next step (no host sync)
   memcpy     VectorLearner.step with gather="memcpy"
+  idle       (--modes idle) the games step, the learner reads nothing
 
 Printed per N and mode: the learner's median time per step from the
 descriptors in hand to the batch queued (per-ring: to the batch complete, its
 host sync; vector: the GPU work is waited for only by the next step's poll),
-its median CPU per step (time.process_time), each as a ratio to per-ring in
-the same run. Targets (issue 27): learner CPU per step <= 100 us
-+ 5 us per game. Without a CUDA device (and no stand-in libcuda) it prints
+its median CPU per step (time.process_time; and its own thread's,
+time.thread_time), each as a ratio to per-ring in the same run; and the CPU
+time of the process's other threads (the CUDA driver's) over the whole loop.
+Targets (issue 27): learner CPU per step <= 100 us + 5 us per game. Without a CUDA device (and no stand-in libcuda) it prints
 "skipped". The producer's own upload dominates the step time here; the
 learner CPU column is the figure this measures.
 """
@@ -32,6 +34,7 @@ import pstats
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
@@ -96,24 +99,44 @@ def profile(vec, games, steps):
               f"{os.path.basename(f)}:{line}({name})")
 
 
-def run(producer, n, w, h, sync, steps, prof=0):
+def thread_ns():
+    """Each thread of this process: {(tid, name): ns on CPU} (schedstat)."""
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                out[(int(tid), name)] = int(f.read().split()[0])
+        except OSError:
+            pass
+    return out
+
+
+def run(producer, n, w, h, sync, steps, prof=0, order=("per-ring", "vector", "memcpy")):
     games = Games(producer, n, w, h, sync)
-    order = ("per-ring", "vector", "memcpy")
-    figures = {m: ([], []) for m in order}
+    figures = {m: ([], [], []) for m in order}
     try:
         vec = V.VectorLearner(games.step(), gather="kernel")
         kernel = vec._fn
+        before, w0 = thread_ns(), time.perf_counter()
         for k in range(steps * len(order)):
             mode = order[(k // 20) % len(order)]
             descs = games.step()
-            t0, c0 = time.perf_counter(), time.process_time()
-            if mode == "per-ring":
+            t0, c0, h0 = time.perf_counter(), time.process_time(), time.thread_time()
+            if mode == "idle":
+                pass  # the games step, the learner reads nothing: what its process costs idle
+            elif mode == "per-ring":
                 per_ring_step(vec, descs)
             else:
                 vec._fn = kernel if mode == "vector" else None  # None: the cuMemcpy2DAsync path
                 vec.step(descs)
             figures[mode][0].append(time.perf_counter() - t0)
             figures[mode][1].append(time.process_time() - c0)
+            figures[mode][2].append(time.thread_time() - h0)
+        after, loop_s = thread_ns(), time.perf_counter() - w0
+        me = threading.get_native_id()
+        others = {k: after[k] - before.get(k, 0) for k in after if k[0] != me}
         vec._fn = kernel
         if prof:
             print(f"N={n:3d} profile of {prof} vector steps (cProfile: its own overhead inflates the figures):")
@@ -122,13 +145,19 @@ def run(producer, n, w, h, sync, steps, prof=0):
         vec.close()
     finally:
         games.close()
-    base_t = statistics.median(figures["per-ring"][0])
-    base_c = statistics.median(figures["per-ring"][1])
-    for m, (ts, cs) in figures.items():
-        t, c = statistics.median(ts), statistics.median(cs)
+    base = order[0] if "per-ring" not in order else "per-ring"
+    base_t = statistics.median(figures[base][0]) or 1e-9
+    base_c = statistics.median(figures[base][1]) or 1e-9
+    for m, (ts, cs, hs) in figures.items():
+        t, c, th = statistics.median(ts), statistics.median(cs), statistics.median(hs)
         print(f"N={n:3d} {w}x{h} {m:9s} learner step {t * 1e6:8.0f} us ({t / base_t:5.2f}x "
-              f"per-ring)  learner CPU {c * 1e6:7.0f} us ({c / base_c:5.2f}x; target "
-              f"{100 + 5 * n} us)  [{len(ts)} steps]")
+              f"{base})  learner CPU {c * 1e6:7.0f} us ({c / base_c:5.2f}x; target "
+              f"{100 + 5 * n} us; its own thread {th * 1e6:.0f})  [{len(ts)} steps]")
+    busy = sorted(((v, k) for k, v in others.items() if v > 0), reverse=True)
+    print(f"N={n:3d} the learner's other threads over the {len(order) * steps} timed steps "
+          f"({loop_s / (len(order) * steps) * 1e6:.0f} us each, the games' part included): "
+          + (", ".join(f"{name} ({tid}) {v / 1e3 / (len(order) * steps):.1f} us/step"
+                       for v, (tid, name) in busy) or "none on the CPU"))
     print(f"N={n:3d} vector learner counters {counters}")
 
 
@@ -139,6 +168,9 @@ def main():
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--size", default="128x128")
     p.add_argument("--sync", choices=("semaphore", "fence"), default="semaphore")
+    p.add_argument("--modes", default="per-ring,vector,memcpy",
+                   help="which of per-ring, vector, memcpy, idle (the games step, nothing is "
+                        "read) alternate")
     p.add_argument("--profile", type=int, default=0, metavar="STEPS",
                    help="then profile STEPS vector steps (cProfile, top functions)")
     a = p.parse_args()
@@ -149,7 +181,7 @@ def main():
         print(f"skipped: no CUDA driver: {e}")
         return 0
     for n in (int(x) for x in a.envs.split(",")):
-        run(a.producer, n, w, h, a.sync, a.steps, a.profile)
+        run(a.producer, n, w, h, a.sync, a.steps, a.profile, tuple(a.modes.split(",")))
     return 0
 
 
