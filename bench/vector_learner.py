@@ -21,11 +21,13 @@ Printed per N and mode: the learner's median time per step from the
 descriptors in hand to the batch queued (per-ring: to the batch complete, its
 host sync; vector: the GPU work is waited for only by the next step's poll),
 its median CPU per step (time.process_time; and its own thread's,
-time.thread_time), each as a ratio to per-ring in the same run; and the CPU
-time of the process's other threads (the CUDA driver's) over the whole loop.
-Targets (issue 27): learner CPU per step <= 100 us + 5 us per game. Without a CUDA device (and no stand-in libcuda) it prints
-"skipped". The producer's own upload dominates the step time here; the
-learner CPU column is the figure this measures.
+time.thread_time), each as a ratio to per-ring (else the first mode) in the same
+run; and the CPU time of the process's other threads (the CUDA driver's) over
+the whole loop.
+Targets (issue 27): learner CPU per step <= 100 us + 5 us per game. Without a
+CUDA device (and no stand-in libcuda) it prints "skipped". The producer's own
+upload dominates the step time here; the learner CPU column is the figure this
+measures.
 """
 import argparse
 import cProfile
@@ -99,6 +101,9 @@ def profile(vec, games, steps):
               f"{os.path.basename(f)}:{line}({name})")
 
 
+MODES = ("per-ring", "vector", "memcpy", "idle")
+
+
 def thread_ns():
     """Each thread of this process: {(tid, name): ns on CPU} (schedstat)."""
     out = {}
@@ -134,7 +139,7 @@ def run(producer, n, w, h, sync, steps, prof=0, order=("per-ring", "vector", "me
             figures[mode][0].append(time.perf_counter() - t0)
             figures[mode][1].append(time.process_time() - c0)
             figures[mode][2].append(time.thread_time() - h0)
-        after, loop_s = thread_ns(), time.perf_counter() - w0
+        after, loop_s, timed = thread_ns(), time.perf_counter() - w0, steps * len(order)
         me = threading.get_native_id()
         others = {k: after[k] - before.get(k, 0) for k in after if k[0] != me}
         vec._fn = kernel
@@ -154,9 +159,9 @@ def run(producer, n, w, h, sync, steps, prof=0, order=("per-ring", "vector", "me
               f"{base})  learner CPU {c * 1e6:7.0f} us ({c / base_c:5.2f}x; target "
               f"{100 + 5 * n} us; its own thread {th * 1e6:.0f})  [{len(ts)} steps]")
     busy = sorted(((v, k) for k, v in others.items() if v > 0), reverse=True)
-    print(f"N={n:3d} the learner's other threads over the {len(order) * steps} timed steps "
-          f"({loop_s / (len(order) * steps) * 1e6:.0f} us each, the games' part included): "
-          + (", ".join(f"{name} ({tid}) {v / 1e3 / (len(order) * steps):.1f} us/step"
+    print(f"N={n:3d} the learner's other threads over the {timed} timed steps "
+          f"({loop_s / timed * 1e6:.0f} us each, the games' part included): "
+          + (", ".join(f"{name} ({tid}) {v / 1e3 / timed:.1f} us/step"
                        for v, (tid, name) in busy) or "none on the CPU"))
     print(f"N={n:3d} vector learner counters {counters}")
 
@@ -174,6 +179,10 @@ def main():
     p.add_argument("--profile", type=int, default=0, metavar="STEPS",
                    help="then profile STEPS vector steps (cProfile, top functions)")
     a = p.parse_args()
+    modes = tuple(a.modes.split(","))
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        p.error(f"--modes: {', '.join(unknown)} not one of {', '.join(MODES)}")
     w, h = (int(x) for x in a.size.split("x"))
     try:
         R.CudaImporter()
@@ -181,7 +190,7 @@ def main():
         print(f"skipped: no CUDA driver: {e}")
         return 0
     for n in (int(x) for x in a.envs.split(",")):
-        run(a.producer, n, w, h, a.sync, a.steps, a.profile, tuple(a.modes.split(",")))
+        run(a.producer, n, w, h, a.sync, a.steps, a.profile, modes)
     return 0
 
 
