@@ -32,6 +32,7 @@ TEST_PACKAGES=(
   python3 python3-numpy python3-pil        # the Python consumer check
   python3-venv python3-pip python3-setuptools python3-wheel   # pip install ./python (the reader package)
   python3-wheel-whl                        # README's online pip recipe, run offline (ship.readme_python_online)
+  python3-dev gcc                          # the reader's native helper (python/native/lease.c) and its wheel
   libatomic1 passwd                      # zero-copy v2: the Python learner's CAS; a test user (useradd)
   xvfb xauth libx11-dev                  # GL capture under GLX (as Minecraft on X11), in an Xvfb server
   clang libclang-rt-14-dev               # libFuzzer builds of the fuzz targets (tests/fuzz)

@@ -887,7 +887,13 @@ def main(argv=None):
     if a.package:
         sys.path.insert(0, os.path.abspath(a.package))
     import craftground_capture
-    print(f"# learner package: {os.path.dirname(os.path.abspath(craftground_capture.__file__))}",
+    try:
+        from craftground_capture.vector import load_native
+        native, why = load_native()
+    except ImportError:  # --package of a commit before the native helper
+        native, why = None, "a package without the native helper"
+    print(f"# learner package: {os.path.dirname(os.path.abspath(craftground_capture.__file__))}"
+          f"; leases in {'C (' + native.__file__ + ')' if native else 'Python (' + why + ')'}",
           flush=True)
     envs = [int(x) for x in a.envs.split(",")]
     sizes = [tuple(int(v) for v in s.split("x")) for s in a.sizes.split(",")]

@@ -29,6 +29,7 @@ without stepping. The batch is one buffer: the next step overwrites the rows
 it gathers (stream-ordered after what the caller queued on the same stream).
 """
 import ctypes
+import importlib.util
 import logging
 import os
 import struct
@@ -274,6 +275,38 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
 
 _SLOT_FRAME = struct.Struct("<I4xQ")  # a descriptor's slot (offset 64) and frame (72)
 _SEQ_CST = _Atomics.SEQ_CST
+NATIVE_ENV = "CRAFTGROUND_CAPTURE_NATIVE"
+
+
+def load_native():
+    """(the _lease module, None) or (None, why not). The module
+    (python/native/lease.c, built with the package where a C compiler and
+    Python's headers are at hand) takes the step's leases and releases in C;
+    without it the same rules run in Python. $CRAFTGROUND_CAPTURE_NATIVE: 0
+    runs the Python rules, a path loads the module from that file (an error
+    if it cannot: a test or benchmark that names one must get that one)."""
+    path = os.environ.get(NATIVE_ENV, "")
+    if path == "0":
+        return None, f"${NATIVE_ENV}=0"
+    try:
+        if path:
+            spec = importlib.util.spec_from_file_location("craftground_capture._lease", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"not a Python extension module: {path}")
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+        else:
+            from . import _lease as mod  # type: ignore[attr-defined]
+    except ImportError as e:
+        if path:
+            raise RingError(f"${NATIVE_ENV}={path}: {e}") from e
+        return None, f"no native helper ({e})"
+    if getattr(mod, "ABI", None) != 1 or getattr(mod, "STATES", None) != (PUBLISHED, ACTIVE,
+                                                                            RELEASED):
+        if path:
+            raise RingError(f"${NATIVE_ENV}={path}: a _lease module of another version")
+        return None, "the native helper is of another version"
+    return mod, None
 
 
 def _row(ring, desc, raw):
@@ -284,14 +317,16 @@ def _row(ring, desc, raw):
     tail) and the two fields on their own (parse_descriptor's checks of
     them) instead of parsed again. With it, what the lease and its release
     need: the control block it was read from, each slot's lease word (a
-    c_void_p for the raw compare-and-swap, and its index in the block's
-    word view for the release's store) and device pointer."""
+    c_void_p for the raw compare-and-swap, its index in the block's word
+    view for the release's store, its address for the native helper's) and
+    device pointer. (lease.c reads the same fields by index: keep both.)"""
     ctl = ring._control
     slots = min(desc.slot_count, ring.slot_count)
     return (ring, ctl, desc, raw[:64], raw[68:72], raw[80:], desc.ring_id, slots,
             ctl._vwords[:slots], [m[1] for m in ring._memories[:slots]],
             ring._semaphore if ring.mode == MODE_SEMAPHORE else None, desc.row_pitch,
-            ctl._q, [ctl._word_index(k) for k in range(slots)])
+            ctl._q, [ctl._word_index(k) for k in range(slots)],
+            [ctl._addr(k) for k in range(slots)])
 
 
 class _Frame:
@@ -385,11 +420,12 @@ class VectorLearner(Closes):
         self._cached = [None] * self.n  # _row's: the last descriptor parsed per row
         self._last_rid = [None] * self.n  # the ring id and frame last gathered per row
         self._frames = [0] * self.n  # (0: none yet)
-        self._all_rows = range(self.n)
+        self._all_rows = list(range(self.n))
         self._in_flight = 1  # gathers queued at most (_max_in_flight: once the rings are in)
         # Step entries: (row, ring, descriptor, slot pointer, slot, frame, the control block's
-        # word view, the lease word's index in it); the descriptor is the row's template
-        # (_row's: every field but slot and frame) or a parsed one.
+        # word view, the lease word's index in it, the control block, the word's address); the
+        # descriptor is the row's template (_row's: every field but slot and frame) or a
+        # parsed one. (lease.c makes and reads the same tuples.)
         self._pending = []  # [(event, [entry, ...])], oldest first
         # The raw compare-and-swap's expected and desired words (reused: one thread steps).
         self._exp, self._des = ctypes.c_uint64(), ctypes.c_uint64()
@@ -401,6 +437,8 @@ class VectorLearner(Closes):
         self._api = None
         self._args = _LaunchArgs()
         self._routes = None  # device= given: _device.VectorRoutes
+        self._native, self.native_why = load_native()
+        self.native = self._native is not None  # the leases and releases in C (lease.c)
         self.paths = (_device.SAME_GPU,) * self.n
         try:
             self._api = _BatchApi()
@@ -466,6 +504,8 @@ class VectorLearner(Closes):
     def _retire(self):
         ev, leases = self._pending.pop(0)
         self._free_events.append(ev)
+        if self._native is not None:
+            return self._native.release(leases)  # the same stores, unless the block closed
         for e in leases:
             # The release: F<<8|RELEASED stored over the lease's own ACTIVE(F) word (e[6]
             # the block's word view, e[7] the word's index). While the learner is connected
@@ -561,11 +601,14 @@ class VectorLearner(Closes):
                 api.unhold()
         new = [False] * self.n
         last, frames = self._last_rid, self._frames
-        for e in entries:
-            i = e[0]
-            new[i] = True
-            last[i] = e[2].ring_id
-            frames[i] = e[5]
+        if self._native is not None:
+            self._native.commit(entries, new, last, frames)
+        else:
+            for e in entries:
+                i = e[0]
+                new[i] = True
+                last[i] = e[2].ring_id
+                frames[i] = e[5]
         c = self.counters
         c["steps"] += 1
         c["new_frames"] += len(entries)
@@ -573,6 +616,32 @@ class VectorLearner(Closes):
         return VectorBatch(self, s, new, frames)
 
     def _lease_all(self, rows, descriptors):
+        """The leases of this step's new frames: their entries and lists, as
+        _lease_py makes them; with the native helper its fast path runs in C
+        and the rows it hands back (first, changed or failed) run here."""
+        nat = self._native
+        if nat is None:
+            return self._lease_py(rows, descriptors)
+        entries, index, src, sem_h, sem_v, pitch, mixed, miss_rows, miss_raws = nat.lease(
+            rows, descriptors, self._cached, self._frames, self._last_rid)
+        if miss_rows:
+            try:
+                more, (sh, sv, ix, sr, p) = self._lease_py(miss_rows, miss_raws)
+            except BaseException:
+                self._unlease(entries)
+                raise
+            if more:
+                entries += more
+                sem_h += sh
+                sem_v += sv
+                index += ix
+                src += sr
+                if p is None or (pitch is not None and p != pitch):
+                    mixed = True
+                pitch = p if pitch is None else pitch
+        return entries, (sem_h, sem_v, index, src, None if mixed else pitch)
+
+    def _lease_py(self, rows, descriptors):
         """The leases of this step's new frames: their entries (what
         self._pending holds). A row's descriptor like its last one but for
         slot and frame (_row) takes the lease with the raw compare-and-swap
@@ -595,7 +664,8 @@ class VectorLearner(Closes):
                 if (r is not None and raw.__class__ is bytes and raw[80:] == r[5]
                         and raw[:64] == r[3] and raw[68:72] == r[4]):
                     # The ring's descriptor again: only slot and frame are new.
-                    ring, ctl, t, _, _, _, rid, slots, words, ptrs, sem, row_pitch, q, ks = r
+                    ring, ctl, t, _, _, _, rid, slots, words, ptrs, sem, row_pitch, q, ks, \
+                        addrs = r
                     slot, f = unpack(raw, 64)
                     if slot >= slots or f >= 1 << 56:
                         parse_descriptor(raw)  # raises the FormatError naming the field
@@ -610,7 +680,7 @@ class VectorLearner(Closes):
                     des.value = (f << 8) | ACTIVE
                     if (ring._control is ctl
                             and ctl._cas_raw(words[slot], ref, des, _SEQ_CST, _SEQ_CST)):
-                        ptr, k = ptrs[slot], ks[slot]
+                        ptr, k, addr = ptrs[slot], ks[slot], addrs[slot]
                     else:
                         d = _Frame(t, slot, f)
                 else:
@@ -637,8 +707,9 @@ class VectorLearner(Closes):
                         continue
                     t, slot, f, ctl = d, d.slot, d.frame, ring._control
                     q, k, row_pitch = ctl._q, ctl._word_index(slot), d.row_pitch
+                    addr = ctl._addr(slot)
                     sem = ring._semaphore if ring.mode == MODE_SEMAPHORE else None
-                entries.append((i, ring, t, ptr, slot, f, q, k))
+                entries.append((i, ring, t, ptr, slot, f, q, k, ctl, addr))
                 index.append(i)
                 src.append(ptr)
                 if sem is not None:

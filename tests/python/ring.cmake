@@ -70,13 +70,36 @@ endif()
 #   python_vector_ptx          the shipped PTX equals a fresh nvcc compile (77
 #                              without nvcc or with another nvcc version)
 #   python_vector_cuda         the GPU machine: the real driver and kernel
+#   python_vector_native       the native helper (python/native/lease.c) on its own:
+#                              good and hostile rows, lease words by the formula
+# With the native helper built (python/native), the tests above run with it (named in
+# $CRAFTGROUND_CAPTURE_NATIVE, checked in use), and python_vector_fakecuda_python and
+# python_vector_fakesem_python again with the leases in Python (=0).
+set(cg_native_env "CRAFTGROUND_CAPTURE_NATIVE=0")
+if(TARGET cg_py_lease)
+  set(cg_native_env "CRAFTGROUND_CAPTURE_NATIVE=$<TARGET_FILE:cg_py_lease>")
+endif()
+if(CG_PYTHON3)
+  add_test(NAME python_vector_native COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_vector.py
+           native)
+  set_tests_properties(python_vector_native PROPERTIES LABELS python SKIP_RETURN_CODE 77
+                       TIMEOUT 60 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;${cg_native_env}")
+endif()
 if(CG_PYTHON3 AND TARGET fake_cuda_ext)
   set(cg_fake_env
       "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
+  set(cg_fake_py_env "${cg_fake_env};CRAFTGROUND_CAPTURE_NATIVE=0")
+  list(APPEND cg_fake_env "${cg_native_env}")
   add_test(NAME python_vector_fakesem COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_vector.py
            fakesem)
   set_tests_properties(python_vector_fakesem PROPERTIES LABELS python TIMEOUT 60
                        ENVIRONMENT "${cg_fake_env}")
+  if(TARGET cg_py_lease)
+    add_test(NAME python_vector_fakesem_python COMMAND ${CG_PYTHON3}
+             ${CMAKE_CURRENT_LIST_DIR}/test_vector.py fakesem)
+    set_tests_properties(python_vector_fakesem_python PROPERTIES LABELS python TIMEOUT 60
+                         ENVIRONMENT "${cg_fake_py_env}")
+  endif()
   foreach(p zc_ring gl_ring)
     if(TARGET test_${p})
       set(name python_vector_fakecuda)
@@ -87,6 +110,12 @@ if(CG_PYTHON3 AND TARGET fake_cuda_ext)
                fakecuda $<TARGET_FILE:test_${p}>)
       set_tests_properties(${name} PROPERTIES LABELS "python;vulkan" SKIP_RETURN_CODE 77
                            TIMEOUT 120 ENVIRONMENT "${cg_fake_env}")
+      if(p STREQUAL zc_ring AND TARGET cg_py_lease)
+        add_test(NAME python_vector_fakecuda_python COMMAND ${CG_PYTHON3}
+                 ${CMAKE_CURRENT_LIST_DIR}/test_vector.py fakecuda $<TARGET_FILE:test_${p}>)
+        set_tests_properties(python_vector_fakecuda_python PROPERTIES LABELS "python;vulkan"
+                             SKIP_RETURN_CODE 77 TIMEOUT 120 ENVIRONMENT "${cg_fake_py_env}")
+      endif()
     endif()
   endforeach()
   # bench/vector_calls.py (the step's calls one by one) runs to its last row on the stand-in.
@@ -112,7 +141,8 @@ if(CG_PYTHON3)
     add_test(NAME python_vector_cuda COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_vector.py
              cuda $<TARGET_FILE:test_zc_ring>)
     set_tests_properties(python_vector_cuda PROPERTIES LABELS "cuda;python" SKIP_RETURN_CODE 77
-                         TIMEOUT 300 ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python")
+                         TIMEOUT 300
+                         ENVIRONMENT "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;${cg_native_env}")
   endif()
 endif()
 

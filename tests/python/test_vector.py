@@ -15,6 +15,10 @@ Usage: test_vector.py fakecuda PRODUCER  three real producers (test_zc_ring
                                          mode, RGB slots, counters written
                                          as docs/zero-copy-v2.md says): one
                                          wait call for every ring, formats
+       test_vector.py native             the native helper (lease.c, named by
+                                         $CRAFTGROUND_CAPTURE_NATIVE) given
+                                         good and hostile rows directly: lease
+                                         words against the documented formula
        test_vector.py ptx                the shipped gather.ptx equals a fresh
                                          nvcc compile of gather.cu (77 without
                                          nvcc or with another nvcc version)
@@ -109,6 +113,9 @@ def scenario(producer, gather, fake, mode="fence", flip=None):
         lib.fake_ext_set_uuid(first.device_uuid)
     tag = f"[{gather}{', flip' if flip else ''}]"
     vec = V.VectorLearner(d1, gather=gather, flip=flip)
+    want_native = os.environ.get(V.NATIVE_ENV, "") not in ("", "0")
+    check(vec.native == want_native, f"{tag} leases in {'C' if vec.native else 'Python'} "
+          f"({vec.native_why or os.environ.get(V.NATIVE_ENV)})")
     check(vec.gather == ("memcpy" if gather == "memcpy" else "kernel") and vec.shape == (3, h, w, 4),
           f"{tag} gather {vec.gather} ({vec.gather_why}), shape {vec.shape}")
     c0 = fake_counts(lib) if fake else None
@@ -389,6 +396,125 @@ def cached_descriptors(vec, descs, maps, w, h):
     T.set_word(maps[0], 1, frame, state)  # as it was, for the caller's checks
 
 
+def native():
+    """lease.c on its own, against words in memory of this process: what
+    it leases, what it hands back to the Python rules (every row it cannot
+    prove is its template's frame), what it gives back, and that hostile
+    input is a miss or a TypeError, never a write or a crash."""
+    path = os.environ.get(V.NATIVE_ENV, "")
+    if path in ("", "0"):
+        print(f"SKIP: ${V.NATIVE_ENV} names no native helper")
+        sys.exit(77)
+    mod, why = V.load_native()
+    check(mod is not None, f"the helper loads ({why or path})")
+    import struct
+
+    words = (ctypes.c_uint64 * 4)()
+    base = ctypes.addressof(words)
+
+    def word(k):
+        return words[k] >> 8, words[k] & 0xFF
+
+    class Block:
+        _map = object()  # mapped
+
+    class Ring:
+        pass
+
+    ctl, ring = Block(), Ring()
+    ring._control = ctl
+
+    class Desc:
+        ring_id = 0x77
+
+    head, mid, tail = bytes(range(64)), b"\x01\0\0\0", bytes(range(100, 208))
+
+    def desc(slot, frame, t=tail):
+        return head + struct.pack("<I", slot) + mid + struct.pack("<Q", frame) + t
+
+    def row(**kw):  # vector.py's _row fields, by index, for a ring of 2 slots
+        f = dict(ring=ring, ctl=ctl, desc=Desc(), head=head, mid=mid, tail=tail, rid=0x77,
+                 slots=2, words=None, ptrs=[0x1000, 0x2000], sem=None, pitch=384, q=None,
+                 ks=[8, 16], addrs=[base, base + 8])
+        f.update(kw)
+        return tuple(f.values())
+
+    P, A, RL = R.PUBLISHED, R.ACTIVE, R.RELEASED
+
+    def lease(raws, cached, frames=None, last=None, rows=None):
+        n = len(raws)
+        return mod.lease(rows if rows is not None else list(range(n)), list(raws), cached,
+                         frames or [0] * n, last or [None] * n)
+
+    words[0], words[1] = 5 << 8 | P, 9 << 8 | A
+    got = lease([desc(0, 5), desc(1, 9)], [row(), row()])
+    entries, index, src, sem_h, sem_v, pitch, mixed, miss_rows, miss_raws = got
+    check(word(0) == (5, A) and word(1) == (9, A), "PUBLISHED(5) leased to ACTIVE(5); the word "
+          "that was not PUBLISHED left as it was")
+    check(len(entries) == 1 and entries[0][:6] == (0, ring, entries[0][2], 0x1000, 0, 5)
+          and entries[0][7:] == (8, ctl, base) and index == [0] and src == [0x1000]
+          and pitch == 384 and not mixed and sem_h == [] and sem_v == [],
+          "the leased row's entry and lists")
+    check(miss_rows == [1] and miss_raws == [desc(1, 9)],
+          "the failed compare-and-swap handed back to the Python rules")
+    check(mod.release(entries) == 1 and word(0) == (5, RL), "release: RELEASED(5) stored")
+    new, last, frames = [False] * 2, [None, None], [0, 0]
+    mod.commit(entries, new, last, frames)
+    check(new == [True, False] and last == [0x77, None] and frames == [5, 0],
+          "commit: the row's new flag, ring id and frame")
+    # Rows with nothing to do, and rows the helper must not decide.
+    words[0] = 6 << 8 | P
+    skip = lease([None, desc(0, 0), desc(0, 6)], [row()] * 3, frames=[0, 0, 6],
+                 last=[None, None, 0x77])
+    check(skip[0] == [] and skip[7] == [] and word(0) == (6, P),
+          "None, a template (frame 0), a frame already gathered: nothing leased, no miss")
+    hostile = [(desc(0, 6, tail[:-1]), row(), "a descriptor one byte short"),
+               (desc(0, 6)[:79], row(), "79 bytes"),
+               (b"", row(), "empty bytes"),
+               (bytearray(desc(0, 6)), row(), "a bytearray (converted by the Python rules)"),
+               (b"\xff" + desc(0, 6)[1:], row(), "the head changed"),
+               (desc(2, 6), row(), "slot 2 of 2"),
+               (desc(0, 1 << 56), row(), "frame 2^56"),
+               (desc(0, 6), None, "no template for the row"),
+               (desc(0, 6), row()[:10], "a template tuple too short"),
+               (desc(0, 6), "not a tuple", "a template of another type"),
+               (desc(0, 6), row(ctl=Block()), "the ring holds another control block"),
+               (desc(0, 6), row(addrs=[base + 4, base + 8]), "a word address 4 bytes off"),
+               (desc(0, 6), row(addrs=[0, 0]), "a null word address"),
+               (desc(0, 6), row(addrs=[-8, 8]), "a negative word address"),
+               (desc(0, 6), row(ptrs=[]), "no device pointer for the slot"),
+               (desc(0, 6), row(slots="2"), "a slot count of another type"),
+               (12345, row(), "an int for a descriptor")]
+    for raw, r, what in hostile:
+        g = lease([raw], [r])
+        check(g[0] == [] and g[7] == [0] and g[8] == [raw] and word(0) == (6, P),
+              f"{what}: handed back, the word untouched")
+    g = lease([desc(0, 6)], [row()], rows=["0"])
+    check(g[0] == [] and g[7] == ["0"] and word(0) == (6, P), "a row that is not an int: a miss")
+    g = lease([desc(0, 6)], [row()], frames=["x"])
+    check(g[0] == [] and word(0) == (6, P), "a frames list of another type: a miss")
+    g = lease([desc(0, 6)], [row()], rows=[5])
+    check(g[0] == [] and g[7] == [5] and word(0) == (6, P), "a row outside the cached list: a miss")
+    raises(TypeError, lambda: mod.lease(range(1), [desc(0, 6)], [row()], [0], [None]),
+           "rows as a range", "rows")
+    raises(ValueError, lambda: mod.lease([0, 1], [desc(0, 6)], [row()], [0], [None]),
+           "fewer descriptors than rows", "as many")
+    raises(TypeError, lambda: mod.release("x"), "release of a string", "list")
+    raises(TypeError, lambda: mod.commit([(1,)], [], [], []), "commit of a short entry", "entry")
+    # Semaphore-mode rows and pitches that differ.
+    words[0], words[1] = 7 << 8 | P, 8 << 8 | P
+    g = lease([desc(0, 7), desc(1, 8)], [row(sem=0xAB), row(pitch=512)])
+    check(g[3] == [0xAB] and g[4] == [7] and g[6] is True and len(g[0]) == 2,
+          "a semaphore row's handle and value listed; two pitches: mixed")
+    # Release: a closed block is never written; garbage entries are passed over.
+    closed = Block()
+    closed._map = None
+    e_closed = g[0][0][:8] + (closed, base)
+    check(mod.release([e_closed, ("junk",), None, g[0][1]]) == 4 and word(0) == (7, A)
+          and word(1) == (8, RL), "release: the closed block's word untouched, junk passed over")
+    print(f"the helper's leases checked against {len(hostile)} hostile rows")
+
+
 def vec_counters(descs, maps):
     vec = V.VectorLearner([descs[0](0, 0), descs[1](0, 0)])
     try:
@@ -493,7 +619,7 @@ def example(producer):
 
 
 if __name__ == "__main__":
-    cmds = {"fakecuda": 1, "fakesem": 0, "ptx": 0, "cuda": 1, "example": 1}
+    cmds = {"fakecuda": 1, "fakesem": 0, "native": 0, "ptx": 0, "cuda": 1, "example": 1}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds or len(sys.argv) < 2 + cmds[sys.argv[1]]:
         print(__doc__)
         sys.exit(2)
