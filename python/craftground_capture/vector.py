@@ -33,7 +33,7 @@ import importlib.util
 import logging
 import os
 import struct
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _device
 from ._types import Buffer, Closes
@@ -278,7 +278,7 @@ _SEQ_CST = _Atomics.SEQ_CST
 NATIVE_ENV = "CRAFTGROUND_CAPTURE_NATIVE"
 
 
-def load_native():
+def load_native() -> Tuple[Optional[Any], Optional[str]]:
     """(the _lease module, None) or (None, why not). The module
     (python/native/lease.c, built with the package where a C compiler and
     Python's headers are at hand) takes the step's leases and releases in C;
