@@ -237,7 +237,10 @@ static int take_row(const struct row *c, PyObject *out[5], PyObject **pitch, int
     PyObject *r = c->r, *row = c->row;
     uint64_t f = c->frame;
     uint64_t exp = f << 8 | ST_PUBLISHED;
-    if (!atomic_compare_exchange_strong(c->w, &exp, f << 8 | ST_ACTIVE))
+    /* Checked again right before the swap, nothing allocated in between (pass 1's check and
+     * this one are apart by other rows' allocations, which may run a collection). */
+    if (!attr_is(item(r, R_RING), str_control, item(r, R_CTL)) ||
+        !atomic_compare_exchange_strong(c->w, &exp, f << 8 | ST_ACTIVE))
         return 0; /* anything but PUBLISHED(f): the Python rules say what it is */
     PyObject *ptr = seq_item(item(r, R_PTRS), c->slot);
     PyObject *fo = PyLong_FromUnsignedLongLong(f);
