@@ -130,30 +130,45 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         if res:
             self._call(what, res)
 
-    _stack = None  # (cuCtxPushCurrent, the batch's context, cuCtxPopCurrent, its out-arg)
+    _stack = None  # (cuCtxPushCurrent, the batch's context, cuCtxPopCurrent, its out-arg,
+    #                 cuCtxGetCurrent or None, its out-arg, a reference to that)
+    _pushes = None  # per hold() not yet undone: whether it pushed
 
     def hold(self):
         """Make the batch's context current until unhold(): step()'s calls
-        then make no push and pop of their own."""
+        then make no push and pop of their own. A thread that has it current
+        already (a training loop's: torch and CuPy use the device's primary
+        context, which is the batch's) gets no push and pop at all."""
         st = self._stack
         if st is None:
             self._enter()  # the context retained, the functions found: kept for later holds
+            cur = ctypes.c_void_p()
             self._stack = (self._fn("cuCtxPushCurrent_v2", "cuCtxPushCurrent"),
                            self.ctxs[self.device], self._fn("cuCtxPopCurrent_v2",
                                                             "cuCtxPopCurrent"),
-                           ctypes.byref(ctypes.c_void_p()))
+                           ctypes.byref(ctypes.c_void_p()),
+                           getattr(self.lib, "cuCtxGetCurrent", None), cur, ctypes.byref(cur))
+            self._pushes = [True]
+        elif st[4] is not None and st[4](st[6]) == 0 and st[5].value == st[1].value:
+            self._pushes.append(False)
         else:
             res = st[0](st[1])
             if res:
                 self._call("cuCtxPushCurrent", res)
+            self._pushes.append(True)
         self.held += 1
 
     def unhold(self):
         self.held -= 1
-        st = self._stack
-        res = st[2](st[3])
-        if res:
-            self._call("cuCtxPopCurrent", res)
+        if self._pushes.pop():
+            st = self._stack
+            res = st[2](st[3])
+            if res:
+                self._call("cuCtxPopCurrent", res)
+
+    def pushed(self):
+        """Whether the innermost hold() pushed the batch's context."""
+        return bool(self.held and self._pushes[-1])
 
     def bound(self, argtypes, *names):
         """The first of `names` libcuda has, its argtypes set once."""
@@ -527,12 +542,13 @@ class VectorLearner(Closes):
         if ring is not None:
             self._drop(i)
         api = self._api
-        if api.held:  # step() holds the batch's context: the new ring imports in its own alone
+        pushed = api.pushed()  # step() pushed the batch's context: the ring imports in its own
+        if pushed:
             api._pop()
         try:
             self._rings[i] = _VectorRing(d, CudaImporter(), self._timeout)
         finally:
-            if api.held:
+            if pushed:
                 api._enter()
         self._in_flight = self._max_in_flight()
         self.counters["reconnects"] += 1

@@ -254,6 +254,15 @@ FAKE_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
     return CUDA_SUCCESS;
 }
 
+/* The context on top of the stack (NULL: none), as a training loop's thread has its
+ * framework's current (the device's primary context). */
+FAKE_EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
+{
+    int dev = current_device();
+    *ctx = dev >= 0 ? (CUcontext)(uintptr_t)(0xC000 + 100 + dev) : NULL;
+    return CUDA_SUCCESS;
+}
+
 FAKE_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *ctx)
 {
     g_ctx_depth--;

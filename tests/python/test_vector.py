@@ -203,6 +203,24 @@ def scenario(producer, gather, fake, mode="fence", flip=None):
     if fake:
         c = fake_counts(lib)
         check(c["bad_launch"] == 0, f"{tag} every launch covered its work: {c}")
+        # A training loop's thread has the batch's context current already (torch, CuPy:
+        # the device's primary context): step() pushes nothing over it (the stand-in takes
+        # the step's calls only with one context on its stack) and leaves it current.
+        def with_caller_context(step):
+            depth = (ctypes.c_int * 6)()
+            lib.cuCtxPushCurrent_v2(vec._api.ctxs[vec.device])
+            try:
+                b = step()
+                lib.fake_ext_counts(depth)
+            finally:
+                lib.cuCtxPopCurrent_v2(None)
+            return b, depth[4]
+
+        g2 = games[2].go()
+        b, depth = with_caller_context(lambda: vec.step([g2], which=[2]))
+        batch_is(b, [games[0].frame, 1, 8], [False, False, True],
+                 f"a step with the batch's context already current (depth after {depth})")
+        check(depth == 1, f"{tag} that step left the caller's context alone on the stack")
     vec.close()
     if fake:
         c = fake_counts(lib)
