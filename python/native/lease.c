@@ -130,7 +130,7 @@ static void undo(PyObject *entries)
         _Atomic uint64_t *w = word_at(item(e, E_ADDR));
         uint64_t f = PyLong_AsUnsignedLongLong(item(e, E_FRAME));
         uint64_t exp = f << 8 | ST_ACTIVE;
-        if (w != NULL)
+        if (w != NULL && block_mapped(item(e, E_CTL))) /* nothing allocated in between */
             atomic_compare_exchange_strong(w, &exp, f << 8 | ST_RELEASED);
     }
     PyErr_Clear();
@@ -252,8 +252,9 @@ static int take_row(const struct row *c, PyObject *out[5], PyObject **pitch, int
                                   : NULL;
     Py_XDECREF(so);
     if (e == NULL || PyList_Append(out[0], e) < 0) {
-        exp = f << 8 | ST_ACTIVE; /* not in the entries: given back here */
-        atomic_compare_exchange_strong(c->w, &exp, f << 8 | ST_RELEASED);
+        exp = f << 8 | ST_ACTIVE; /* not in the entries: given back here, if still mapped */
+        if (attr_is(item(r, R_RING), str_control, item(r, R_CTL)))
+            atomic_compare_exchange_strong(c->w, &exp, f << 8 | ST_RELEASED);
         Py_XDECREF(fo);
         Py_XDECREF(e);
         if (!PyErr_Occurred())

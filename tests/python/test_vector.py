@@ -524,6 +524,21 @@ def native():
     g = lease([desc(0, 7), desc(1, 8)], [row(sem=0xAB), row(pitch=512)])
     check(g[3] == [0xAB] and g[4] == [7] and g[6] is True and len(g[0]) == 2,
           "a semaphore row's handle and value listed; two pitches: mixed")
+    # An error after leases were taken (a pitch whose comparison raises): the exception
+    # comes through and every lease of that call is given back.
+    class BadPitch:
+        def __eq__(self, other):
+            raise ArithmeticError("the pitch compare of the test")
+
+        __hash__ = None
+
+    words[2], words[3] = 11 << 8 | P, 12 << 8 | P
+    raises(ArithmeticError, lambda: lease([desc(0, 11), desc(1, 12)],
+                                          [row(addrs=[base + 16, 0]), row(addrs=[0, base + 24],
+                                                                          pitch=BadPitch())]),
+           "a row whose pitch comparison raises", "pitch compare")
+    check(word(2) == (11, RL) and word(3) == (12, RL),
+          f"and both leases of that call given back (RELEASED): {word(2)}, {word(3)}")
     # Release: a closed block is never written; garbage entries are passed over.
     closed = Block()
     closed._map = None
