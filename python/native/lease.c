@@ -237,19 +237,20 @@ static int take_row(const struct row *c, PyObject *out[5], PyObject **pitch, int
     PyObject *r = c->r, *row = c->row;
     uint64_t f = c->frame;
     uint64_t exp = f << 8 | ST_PUBLISHED;
-    /* Checked again right before the swap, nothing allocated in between (pass 1's check and
-     * this one are apart by other rows' allocations, which may run a collection). */
-    if (!attr_is(item(r, R_RING), str_control, item(r, R_CTL)) ||
+    /* The slot's fields fetched once, here: pass 1 saw them, but other rows' allocations in
+     * between may run a collection, and whatever runs then may change the template's lists. */
+    PyObject *ptr = seq_item(item(r, R_PTRS), c->slot), *k = seq_item(item(r, R_KS), c->slot);
+    PyObject *addr = seq_item(item(r, R_ADDRS), c->slot);
+    /* The block checked again right before the swap, nothing allocated in between. */
+    if (ptr == NULL || k == NULL || addr == NULL || word_at(addr) != c->w ||
+        !attr_is(item(r, R_RING), str_control, item(r, R_CTL)) ||
         !atomic_compare_exchange_strong(c->w, &exp, f << 8 | ST_ACTIVE))
         return 0; /* anything but PUBLISHED(f): the Python rules say what it is */
-    PyObject *ptr = seq_item(item(r, R_PTRS), c->slot);
     PyObject *fo = PyLong_FromUnsignedLongLong(f);
     PyObject *so = PyLong_FromUnsignedLong(c->slot);
-    PyObject *e = fo && so && ptr ? PyTuple_Pack(E_FIELDS, row, item(r, R_RING), item(r, R_DESC),
-                                                 ptr, so, fo, item(r, R_Q),
-                                                 seq_item(item(r, R_KS), c->slot), item(r, R_CTL),
-                                                 seq_item(item(r, R_ADDRS), c->slot))
-                                  : NULL;
+    PyObject *e = fo && so ? PyTuple_Pack(E_FIELDS, row, item(r, R_RING), item(r, R_DESC), ptr,
+                                          so, fo, item(r, R_Q), k, item(r, R_CTL), addr)
+                           : NULL;
     Py_XDECREF(so);
     if (e == NULL || PyList_Append(out[0], e) < 0) {
         exp = f << 8 | ST_ACTIVE; /* not in the entries: given back here, if still mapped */
