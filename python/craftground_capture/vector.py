@@ -281,6 +281,20 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
         f.argtypes = [ctypes.c_void_p]
         self._in_ctx("cuEventDestroy", lambda: f(ev))
 
+    def native_driver(self, nat, fn, base, height, row, flip):
+        """The native helper's handle on the step's driver calls (lease.c's
+        driver()): the addresses of the functions this libcuda has, the very
+        ones the ctypes calls use; None where it lacks one."""
+        addrs = []
+        for name in ("cuWaitExternalSemaphoresAsync", "cuLaunchKernel", "cuEventRecord",
+                     "cuEventQuery"):
+            f = getattr(self.lib, name, None)
+            if f is None:
+                return None
+            addrs.append(ctypes.cast(f, ctypes.c_void_p).value)
+        fp = fn.value if isinstance(fn, ctypes.c_void_p) else fn
+        return nat.driver(*addrs, fp or 0, base, height, row, int(flip))
+
     def unload(self):
         if getattr(self, "module", None):
             self.lib.cuModuleUnload.argtypes = [ctypes.c_void_p]
@@ -316,7 +330,7 @@ def load_native() -> Tuple[Optional[Any], Optional[str]]:
         if path:
             raise RingError(f"${NATIVE_ENV}={path}: {e}") from e
         return None, f"no native helper ({e})"
-    if getattr(mod, "ABI", None) != 1 or getattr(mod, "STATES", None) != (PUBLISHED, ACTIVE,
+    if getattr(mod, "ABI", None) != 2 or getattr(mod, "STATES", None) != (PUBLISHED, ACTIVE,
                                                                             RELEASED):
         if path:
             raise RingError(f"${NATIVE_ENV}={path}: a _lease module of another version")
@@ -453,7 +467,10 @@ class VectorLearner(Closes):
         self._args = _LaunchArgs()
         self._routes = None  # device= given: _device.VectorRoutes
         self._native, self.native_why = load_native()
+        self._drv = None  # lease.c's driver(): the step's driver calls in C (one GPU)
+        self._geom = {}  # row pitch -> (words, grid x) of the colour gather
         self.native = self._native is not None  # the leases and releases in C (lease.c)
+        self.native_calls = False  # set below: the step's driver calls in C as well
         self.paths = (_device.SAME_GPU,) * self.n
         try:
             self._api = _BatchApi()
@@ -473,8 +490,14 @@ class VectorLearner(Closes):
                 raise RingError(f"the gather kernel cannot be loaded: {why}")
             self.gather = "kernel" if self._fn is not None else "memcpy"
             self.gather_why = why
+            if self._routes is None and self._native is not None:
+                self._drv = self._api.native_driver(self._native, self._fn, self._batch,
+                                                    self.height, self.row_bytes, self.flip)
             if self._routes is not None:
                 self._routes.setup(self)
+            # The step's wait, gather launches, event record and polls in C too (lease.c's
+            # driver calls): with the helper, on one GPU, with the kernel.
+            self.native_calls = self._drv is not None and self._fn is not None
             self.path = " + ".join(p for p in _device.PATHS if p in self.paths)
             _device.log_vector(self)
             for i, d in enumerate(descs):
@@ -600,7 +623,12 @@ class VectorLearner(Closes):
             api.hold()
         try:
             if pending:
-                self.poll()
+                if self._drv is not None:  # the releases of what completed, in C
+                    _, what, res = self._native.poll(self._drv, pending, self._free_events)
+                    if what is not None:
+                        api._call(what, res)
+                else:
+                    self.poll()
                 while len(pending) >= self._in_flight:
                     api.event_wait(pending[0][0])  # the learner keeps too many slots
                     self.counters["release_syncs"] += 1
@@ -758,6 +786,10 @@ class VectorLearner(Closes):
             sems = [e for e in direct if e[1].mode == MODE_SEMAPHORE]
             sem_h, sem_v = [e[1]._semaphore for e in sems], [e[5] for e in sems]
             pitch = None
+        if (self._drv is not None and pitch is not None and self.eyes == 1
+                and not self._depth and self._fn is not None):
+            self._queue_native(entries, s, lists)
+            return
         if sem_h:
             self._api.wait_many(sem_h, sem_v, s)
             self.counters["gpu_waits"] += 1
@@ -771,6 +803,31 @@ class VectorLearner(Closes):
             self._gather_depth(direct, s)
         ev = self._free_events.pop() if self._free_events else self._api.event()
         self._api.record(ev, s)
+        self._pending.append((ev, entries))
+
+    def _queue_native(self, entries, s, lists):
+        """_queue's common case (one GPU, one eye, no depth, one pitch, the
+        kernel) as one call of the native helper: the wait, the launches
+        and the event record, the arguments checked before the first."""
+        sem_h, sem_v, index, src, pitch = lists
+        g = self._geom.get(pitch)
+        if g is None:
+            words = self._words(pitch)
+            unit = 4 if words else 1
+            g = self._geom[pitch] = (int(words),
+                                     (self.height * (self.row_bytes // unit) + _BLOCK - 1)
+                                     // _BLOCK)
+        free = self._free_events
+        ev = free.pop() if free else self._api.event()
+        launches, what, res = self._native.queue(self._drv, sem_h, sem_v, index, src, pitch,
+                                                 g[0], g[1], s, ev)
+        c = self.counters
+        c["launches"] += launches
+        if sem_h and what != "cuWaitExternalSemaphoresAsync":
+            c["gpu_waits"] += 1
+        if what is not None:
+            free.append(ev)
+            self._api._call(what, res)
         self._pending.append((ev, entries))
 
     def _words(self, pitch):

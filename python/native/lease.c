@@ -7,6 +7,8 @@
  * The module is optional: without it the step runs the same rules in Python
  * (vector.py's _lease_py), which also takes every row this module hands back ("misses":
  * a first descriptor, a changed one, a failed compare-and-swap, anything unexpected).
+ * The step's driver calls in its common case run here too (queue, poll: below), through
+ * the functions the Python side found in its libcuda.
  *
  * It trusts nothing it is given. A descriptor comes from the game's message: it is only
  * compared byte for byte against the row's template and two fields read at fixed
@@ -26,7 +28,7 @@
 #include <string.h>
 
 enum { ST_PUBLISHED = 2, ST_ACTIVE = 3, ST_RELEASED = 4 };
-enum { ABI = 1 };
+enum { ABI = 2 };
 
 /* The row template's fields (vector.py's _row), by index. */
 enum {
@@ -356,19 +358,9 @@ static PyObject *lease(PyObject *self, PyObject *args)
     return res;
 }
 
-PyDoc_STRVAR(release_doc,
-             "release(entries) -> int\n\n"
-             "Each entry's lease given back: F << 8 | RELEASED stored over its ACTIVE(F) word "
-             "(nothing else moves a word out of ACTIVE while the learner is connected), unless "
-             "its control block was closed. Returns how many entries there were.");
-
-static PyObject *release(PyObject *self, PyObject *entries)
+/* release()'s stores for one list of entries (a list checked by the caller). */
+static void release_entries(PyObject *entries)
 {
-    (void)self;
-    if (!PyList_Check(entries)) {
-        PyErr_SetString(PyExc_TypeError, "release: a list of entries");
-        return NULL;
-    }
     Py_ssize_t n = PyList_Size(entries);
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *e = PyList_GetItem(entries, k);
@@ -389,7 +381,23 @@ static PyObject *release(PyObject *self, PyObject *entries)
          * game reads the word with acquire ordering; no need to wait for the line here. */
         atomic_store_explicit(w, (uint64_t)f << 8 | ST_RELEASED, memory_order_release);
     }
-    return PyLong_FromSsize_t(n);
+}
+
+PyDoc_STRVAR(release_doc,
+             "release(entries) -> int\n\n"
+             "Each entry's lease given back: F << 8 | RELEASED stored over its ACTIVE(F) word "
+             "(nothing else moves a word out of ACTIVE while the learner is connected), unless "
+             "its control block was closed. Returns how many entries there were.");
+
+static PyObject *release(PyObject *self, PyObject *entries)
+{
+    (void)self;
+    if (!PyList_Check(entries)) {
+        PyErr_SetString(PyExc_TypeError, "release: a list of entries");
+        return NULL;
+    }
+    release_entries(entries);
+    return PyLong_FromSsize_t(PyList_Size(entries));
 }
 
 PyDoc_STRVAR(commit_doc,
@@ -428,17 +436,328 @@ static PyObject *commit(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* --- The step's driver calls ------------------------------------------------------------
+ *
+ * The rest of the step's common case, in C too: the one semaphore wait for every
+ * semaphore-mode row, the gather launches and the event record (queue), and at the next
+ * step the event queries with their releases (poll). The functions are the ones the Python
+ * side found in its libcuda, their addresses handed over once (driver): the module links and
+ * loads no library, and is built without CUDA's headers (the types below are cuda.h's as it
+ * lays them out on 64-bit Linux). Every argument is converted and checked before the first
+ * call, so a bad one is an exception with nothing queued; a call that fails stops the
+ * sequence and is returned by name with its CUresult (vector.py raises the RingError). */
+
+typedef int cu_result;
+/* CUstream, CUevent, CUfunction and CUexternalSemaphore are pointers to opaque structs. */
+typedef cu_result (*wait_fn)(void *const *sems, const void *params, unsigned n, void *stream);
+typedef cu_result (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                               unsigned by, unsigned bz, unsigned shared, void *stream,
+                               void **params, void **extra);
+typedef cu_result (*record_fn)(void *ev, void *stream);
+typedef cu_result (*query_fn)(void *ev);
+
+enum {
+    CU_NOT_READY = 600,
+    WAIT_PARAMS_BYTES = 144, /* CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS; fence value at 0 */
+    GATHER_MAX = 256,        /* kernels/gather.cu's CG_GATHER_MAX */
+    BLOCK = 256,             /* threads a block */
+};
+
+struct gather_list { /* struct cg_gather_list, the kernel's first argument, by value */
+    uint64_t src[GATHER_MAX];
+    uint32_t dst_index[GATHER_MAX];
+};
+_Static_assert(sizeof(struct gather_list) == 3072, "cg_gather_list's layout");
+
+struct driver {
+    wait_fn wait;
+    launch_fn launch;
+    record_fn record;
+    query_fn query;
+    void *fn; /* the gather's CUfunction (NULL: none loaded, no launch) */
+    /* The kernel's arguments (params[] points at them; the driver copies them at the call). */
+    struct gather_list list;
+    uint64_t base;
+    uint32_t height, row, pitch, flip, words;
+    void *params[7];
+    /* Scratch grown to the largest step: the semaphores, their wait params, the sources and
+     * their batch rows, converted before any call. */
+    void **sems;
+    unsigned char *waits;
+    uint64_t *src;
+    uint32_t *index;
+    size_t sems_cap, waits_cap, src_cap, index_cap;
+};
+
+static const char driver_name[] = "craftground_capture._lease.driver";
+
+static void driver_free(PyObject *cap)
+{
+    struct driver *d = PyCapsule_GetPointer(cap, driver_name);
+    if (d == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    PyMem_Free(d->sems);
+    PyMem_Free(d->waits);
+    PyMem_Free(d->src);
+    PyMem_Free(d->index);
+    PyMem_Free(d);
+}
+
+/* o as an integer in [0, max]; -1 with TypeError/OverflowError/ValueError set otherwise. */
+static int as_u64(PyObject *o, uint64_t max, const char *what, uint64_t *out)
+{
+    if (!PyLong_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int", what);
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if (v == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    if (v > max) {
+        PyErr_Format(PyExc_ValueError, "%s out of range", what);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* A function's address: a nonzero int. */
+static int as_fn(PyObject *o, const char *what, uint64_t *out)
+{
+    if (as_u64(o, UINTPTR_MAX, what, out) < 0)
+        return -1;
+    if (*out == 0) {
+        PyErr_Format(PyExc_ValueError, "%s is null", what);
+        return -1;
+    }
+    return 0;
+}
+
+static struct driver *driver_of(PyObject *cap)
+{
+    return PyCapsule_GetPointer(cap, driver_name); /* sets the exception when it is not one */
+}
+
+/* Grow p (n elements of size) to at least want elements; 0 on success. */
+static int grow(void **p, size_t *cap, size_t want, size_t size)
+{
+    if (want <= *cap)
+        return 0;
+    size_t n = want < 64 ? 64 : want;
+    void *q = PyMem_Realloc(*p, n * size);
+    if (q == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+PyDoc_STRVAR(driver_doc,
+             "driver(wait, launch, record, query, fn, base, height, row, flip) -> capsule\n\n"
+             "The step's driver calls: the addresses of cuWaitExternalSemaphoresAsync, "
+             "cuLaunchKernel, cuEventRecord and cuEventQuery, the gather's CUfunction (0: "
+             "none) and the batch's fixed arguments (its device pointer, height, row bytes, "
+             "flip).");
+
+static PyObject *driver(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[9];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7], &o[8]))
+        return NULL;
+    uint64_t v[9];
+    static const char *const what[9] = {"wait", "launch", "record", "query", "fn", "base",
+                                        "height", "row", "flip"};
+    for (int k = 0; k < 4; k++)
+        if (as_fn(o[k], what[k], &v[k]) < 0)
+            return NULL;
+    if (as_u64(o[4], UINTPTR_MAX, what[4], &v[4]) < 0 || as_u64(o[5], UINT64_MAX, what[5],
+                                                                 &v[5]) < 0)
+        return NULL;
+    for (int k = 6; k < 9; k++)
+        if (as_u64(o[k], k == 8 ? 1 : UINT32_MAX, what[k], &v[k]) < 0)
+            return NULL;
+    struct driver *d = PyMem_Calloc(1, sizeof *d);
+    if (d == NULL)
+        return PyErr_NoMemory();
+    d->wait = (wait_fn)(uintptr_t)v[0];
+    d->launch = (launch_fn)(uintptr_t)v[1];
+    d->record = (record_fn)(uintptr_t)v[2];
+    d->query = (query_fn)(uintptr_t)v[3];
+    d->fn = (void *)(uintptr_t)v[4];
+    d->base = v[5];
+    d->height = (uint32_t)v[6];
+    d->row = (uint32_t)v[7];
+    d->flip = (uint32_t)v[8];
+    void *params[7] = {&d->list, &d->base, &d->height, &d->row, &d->pitch, &d->flip, &d->words};
+    memcpy(d->params, params, sizeof params);
+    PyObject *cap = PyCapsule_New(d, driver_name, driver_free);
+    if (cap == NULL)
+        PyMem_Free(d);
+    return cap;
+}
+
+/* (launches, None, 0) or (launches, the failed call's name, its CUresult). */
+static PyObject *outcome(Py_ssize_t n, const char *failed, cu_result res)
+{
+    if (failed == NULL)
+        return Py_BuildValue("(nOi)", n, Py_None, 0);
+    return Py_BuildValue("(nsi)", n, failed, res);
+}
+
+PyDoc_STRVAR(queue_doc,
+             "queue(driver, sems, values, index, src, pitch, words, gx, stream, event) -> "
+             "(launches, failed, result)\n\n"
+             "The step's GPU work on `stream`: one cuWaitExternalSemaphoresAsync for every "
+             "(semaphore, value) (none when sems is empty), the gather of frame src[k] (rows "
+             "`pitch` bytes apart) into batch frame index[k] in launches of 256 frames (grid gx "
+             "x frames, 256-thread blocks; words: 4 bytes a thread), then cuEventRecord(event). "
+             "Every argument is checked before the first call (TypeError, ValueError: nothing "
+             "queued); the first call that fails ends it: failed names it, result is its "
+             "CUresult, launches counts the launches made.");
+
+static PyObject *queue(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *sems, *values, *index, *src, *o_pitch, *o_words, *o_gx, *o_stream, *o_ev;
+    if (!PyArg_ParseTuple(args, "OO!O!O!O!OOOOO", &cap, &PyList_Type, &sems, &PyList_Type,
+                          &values, &PyList_Type, &index, &PyList_Type, &src, &o_pitch,
+                          &o_words, &o_gx, &o_stream, &o_ev))
+        return NULL;
+    struct driver *d = driver_of(cap);
+    if (d == NULL)
+        return NULL;
+    Py_ssize_t m = PyList_Size(sems), n = PyList_Size(src);
+    if (PyList_Size(values) != m || PyList_Size(index) != n) {
+        PyErr_SetString(PyExc_ValueError, "queue: as many values as semaphores, rows as frames");
+        return NULL;
+    }
+    if (n < 1 || d->fn == NULL) {
+        PyErr_SetString(PyExc_ValueError, n < 1 ? "queue: no frame to gather"
+                                                : "queue: no gather kernel loaded");
+        return NULL;
+    }
+    if (m > (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "queue: too many semaphores");
+        return NULL;
+    }
+    uint64_t pitch, words, gx, stream, ev, v;
+    if (as_u64(o_pitch, UINT32_MAX, "pitch", &pitch) < 0 ||
+        as_u64(o_words, 1, "words", &words) < 0 || as_u64(o_gx, UINT32_MAX, "gx", &gx) < 0 ||
+        as_u64(o_stream, UINTPTR_MAX, "stream", &stream) < 0 ||
+        as_u64(o_ev, UINTPTR_MAX, "event", &ev) < 0)
+        return NULL;
+    if (gx == 0) {
+        PyErr_SetString(PyExc_ValueError, "gx out of range");
+        return NULL;
+    }
+    if (grow((void **)&d->sems, &d->sems_cap, (size_t)m, sizeof *d->sems) < 0 ||
+        grow((void **)&d->waits, &d->waits_cap, (size_t)m, WAIT_PARAMS_BYTES) < 0 ||
+        grow((void **)&d->src, &d->src_cap, (size_t)n, sizeof *d->src) < 0 ||
+        grow((void **)&d->index, &d->index_cap, (size_t)n, sizeof *d->index) < 0)
+        return NULL;
+    if (m > 0)
+        memset(d->waits, 0, (size_t)m * WAIT_PARAMS_BYTES);
+    for (Py_ssize_t k = 0; k < m; k++) {
+        if (as_u64(PyList_GetItem(sems, k), UINTPTR_MAX, "a semaphore", &v) < 0)
+            return NULL;
+        d->sems[k] = (void *)(uintptr_t)v;
+        if (as_u64(PyList_GetItem(values, k), UINT64_MAX, "a wait value", &v) < 0)
+            return NULL;
+        memcpy(d->waits + (size_t)k * WAIT_PARAMS_BYTES, &v, sizeof v);
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (as_u64(PyList_GetItem(src, k), UINT64_MAX, "a frame's pointer", &d->src[k]) < 0 ||
+            as_u64(PyList_GetItem(index, k), UINT32_MAX, "a batch row", &v) < 0)
+            return NULL;
+        d->index[k] = (uint32_t)v;
+    }
+    /* The calls: nothing below raises. */
+    cu_result res;
+    void *s = (void *)(uintptr_t)stream;
+    if (m > 0 && (res = d->wait(d->sems, d->waits, (unsigned)m, s)) != 0)
+        return outcome(0, "cuWaitExternalSemaphoresAsync", res);
+    d->pitch = (uint32_t)pitch;
+    d->words = (uint32_t)words;
+    Py_ssize_t launches = 0;
+    for (Py_ssize_t k = 0; k < n; k += GATHER_MAX) {
+        size_t part = (size_t)(n - k < GATHER_MAX ? n - k : GATHER_MAX);
+        memcpy(d->list.src, d->src + k, part * sizeof *d->src);
+        memcpy(d->list.dst_index, d->index + k, part * sizeof *d->index);
+        res = d->launch(d->fn, (unsigned)gx, (unsigned)part, 1, BLOCK, 1, 1, 0, s, d->params,
+                        NULL);
+        if (res != 0)
+            return outcome(launches, "cuLaunchKernel", res);
+        launches++;
+    }
+    if ((res = d->record((void *)(uintptr_t)ev, s)) != 0)
+        return outcome(launches, "cuEventRecord", res);
+    return outcome(launches, NULL, 0);
+}
+
+PyDoc_STRVAR(poll_doc,
+             "poll(driver, pending, free_events) -> (released, failed, result)\n\n"
+             "While pending's oldest (event, entries) has completed (cuEventQuery), its leases "
+             "are given back (release()'s stores), its event appended to free_events and it is "
+             "removed. Never waits. released: the leases given back; failed: 'cuEventQuery' "
+             "when a query failed (result its CUresult), else None.");
+
+static PyObject *poll(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *pending, *free_events;
+    if (!PyArg_ParseTuple(args, "OO!O!", &cap, &PyList_Type, &pending, &PyList_Type,
+                          &free_events))
+        return NULL;
+    struct driver *d = driver_of(cap);
+    if (d == NULL)
+        return NULL;
+    Py_ssize_t released = 0;
+    while (PyList_Size(pending) > 0) {
+        PyObject *p = PyList_GetItem(pending, 0), *entries;
+        uint64_t ev;
+        if (p == NULL || !PyTuple_Check(p) || PyTuple_Size(p) != 2 ||
+            !PyList_Check(entries = item(p, 1))) {
+            PyErr_SetString(PyExc_TypeError, "poll: pending holds (event, entries) pairs");
+            return NULL;
+        }
+        if (as_u64(item(p, 0), UINTPTR_MAX, "an event", &ev) < 0)
+            return NULL;
+        cu_result res = d->query((void *)(uintptr_t)ev);
+        if (res == CU_NOT_READY)
+            break;
+        if (res != 0)
+            return outcome(released, "cuEventQuery", res);
+        Py_INCREF(p); /* kept while its entries are released and it leaves the list */
+        release_entries(entries);
+        released += PyList_Size(entries);
+        int bad = PyList_Append(free_events, item(p, 0)) < 0 || PySequence_DelItem(pending, 0) < 0;
+        Py_DECREF(p);
+        if (bad)
+            return NULL;
+    }
+    return outcome(released, NULL, 0);
+}
+
 static PyMethodDef methods[] = {
     {"lease", lease, METH_VARARGS, lease_doc},
     {"release", release, METH_O, release_doc},
     {"commit", commit, METH_VARARGS, commit_doc},
+    {"driver", driver, METH_VARARGS, driver_doc},
+    {"queue", queue, METH_VARARGS, queue_doc},
+    {"poll", poll, METH_VARARGS, poll_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_lease",
-    "The vector learner's per-game lease, release and bookkeeping (optional; vector.py runs "
-    "the same rules in Python without it).",
+    "The vector learner's per-game lease, release and bookkeeping, and its step's driver calls "
+    "(optional; vector.py runs the same rules in Python without it).",
     -1, methods, NULL, NULL, NULL, NULL,
 };
 

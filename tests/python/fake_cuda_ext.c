@@ -48,7 +48,7 @@ static int g_ctx_depth, g_imports, g_sem_imports, g_waits, g_freed, g_bad;
 /* fake_ext_set's settings and fake_ext_gather_counts' counters. */
 enum {
     FAKE_NO_MODULE = 0, FAKE_EVENTS_PENDING = 1, FAKE_DEVICES = 2, FAKE_PEER = 3, FAKE_CTX_ANY = 4,
-    FAKE_SETTINGS
+    FAKE_FAIL_LAUNCH = 5, FAKE_SETTINGS
 };
 enum {
     FAKE_N_LAUNCHES, FAKE_N_COPIES, FAKE_N_EVENT_SYNCS, FAKE_N_EVENT_QUERIES, FAKE_N_MODULES,
@@ -540,6 +540,11 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
                                     unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                     CUstream stream, void **params, void **extra)
 {
+    /* fake_ext_set(FAKE_FAIL_LAUNCH, 1): the next launch fails as a faulting kernel's would. */
+    if (g_set[FAKE_FAIL_LAUNCH]) {
+        g_set[FAKE_FAIL_LAUNCH] = 0;
+        return CUDA_ERROR_LAUNCH_FAILED;
+    }
     if (g_ctx_depth != 1 || f != (CUfunction)(uintptr_t)0xF00 || !params || extra || gz != 1 ||
         by != 1 || bz != 1 || bx != 256 || shared != 0 || gy < 1 || gy > FAKE_GATHER_MAX)
         return CUDA_ERROR_INVALID_VALUE;

@@ -47,7 +47,7 @@ from craftground_capture import vector as V  # noqa: E402
 check, raises = T.check, T.raises
 
 # fake_cuda_ext.c: settings and counters
-NO_MODULE, EVENTS_PENDING = 0, 1
+NO_MODULE, EVENTS_PENDING, FAIL_LAUNCH = 0, 1, 5
 COUNT_NAMES = ("launches", "copies", "event_syncs", "event_queries", "modules", "allocs",
                "bad_launch", "events", "wait_calls")
 
@@ -116,6 +116,8 @@ def scenario(producer, gather, fake, mode="fence", flip=None):
     want_native = os.environ.get(V.NATIVE_ENV, "") not in ("", "0")
     check(vec.native == want_native, f"{tag} leases in {'C' if vec.native else 'Python'} "
           f"({vec.native_why or os.environ.get(V.NATIVE_ENV)})")
+    check(vec.native_calls == (want_native and gather != "memcpy"),
+          f"{tag} the step's driver calls in {'C' if vec.native_calls else 'Python'}")
     check(vec.gather == ("memcpy" if gather == "memcpy" else "kernel") and vec.shape == (3, h, w, 4),
           f"{tag} gather {vec.gather} ({vec.gather_why}), shape {vec.shape}")
     c0 = fake_counts(lib) if fake else None
@@ -346,6 +348,20 @@ def fakesem():
                       f"({T.get_word(maps[0], 0)}), the closed ring's words untouched "
                       f"({T.get_word(maps[1], 1)}, {T.get_word(maps[1], 0)})")
             if not flip:
+                # The gather's launch fails (a faulting kernel, a lost device): the step raises
+                # the driver's error by name and gives back both rows' leases; the batch steps on.
+                T.set_word(maps[0], 0, f0 + 3, R.PUBLISHED)
+                T.set_word(maps[1], 1, f1 + 3, R.PUBLISHED)
+                launches = vec.counters["launches"]
+                lib.fake_ext_set(FAIL_LAUNCH, 1)
+                raises(R.RingError, lambda: vec.step([descs[0](0, f0 + 3), descs[1](1, f1 + 3)]),
+                       f"{w}x{h}: a step whose gather launch fails", "cuLaunchKernel")
+                check(T.get_word(maps[0], 0) == (R.RELEASED, f0 + 3)
+                      and T.get_word(maps[1], 1) == (R.RELEASED, f1 + 3)
+                      and vec.counters["launches"] == launches,
+                      f"{w}x{h}: and both leases of that step given back "
+                      f"({T.get_word(maps[0], 0)}, {T.get_word(maps[1], 1)}), no launch counted "
+                      f"(driver calls in {'C' if vec.native_calls else 'Python'})")
                 cached_descriptors(vec, descs, maps, w, h)
             vec.close()
             check(T.get_word(maps[0], 1) == (R.RELEASED, 41 + 10 * flip),
@@ -546,6 +562,146 @@ def native():
     check(mod.release([e_closed, ("junk",), None, g[0][1]]) == 4 and word(0) == (7, A)
           and word(1) == (8, RL), "release: the closed block's word untouched, junk passed over")
     print(f"the helper's leases checked against {len(hostile)} hostile rows")
+    native_calls(mod, words, word, e_closed[:8] + (ctl, base), e_closed[:8] + (ctl, base + 8))
+
+
+def native_calls(mod, words, word, entry0, entry1):
+    """lease.c's driver calls (driver, queue, poll) against ctypes functions
+    standing in for libcuda's, each recording what it was given as cuda.h
+    lays it out: the wait's handles and 144-byte params (the value at 0,
+    the rest zero), the launch's grid, block and the kernel's seven
+    arguments (the 3072-byte list by value), the record's event and stream;
+    a bad argument is an exception with no call made, a failed call ends
+    the sequence, returned by name."""
+    c_void_p, c_uint, c_int = ctypes.c_void_p, ctypes.c_uint, ctypes.c_int
+    calls, fail = [], {}
+
+    def result(name):
+        k = sum(1 for c in calls if c[0] == name)
+        return fail.get((name, k), 0)  # (name, its k-th call) -> the CUresult to answer
+
+    def u(addr, ctype=ctypes.c_uint32):
+        return ctype.from_address(addr).value
+
+    @ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_uint, c_void_p)
+    def wait(sems, params, n, stream):
+        raw = ctypes.string_at(params, 144 * n)
+        rest_zero = all(raw[144 * k + 8:144 * (k + 1)] == bytes(136) for k in range(n))
+        r = result("wait")
+        calls.append(("wait", [u(sems + 8 * k, c_void_p) for k in range(n)],
+                      [u(params + 144 * k, ctypes.c_uint64) for k in range(n)], rest_zero,
+                      stream))
+        return r
+
+    @ctypes.CFUNCTYPE(c_int, c_void_p, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint,
+                      c_void_p, ctypes.POINTER(c_void_p), c_void_p)
+    def launch(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        lst = params[0]
+        args = (u(params[1], ctypes.c_uint64),) + tuple(u(params[k]) for k in range(2, 7))
+        r = result("launch")
+        calls.append(("launch", f, (gx, gy, gz), (bx, by, bz, shared), stream,
+                      [u(lst + 8 * k, ctypes.c_uint64) for k in range(gy)],
+                      [u(lst + 2048 + 4 * k) for k in range(gy)], args, extra))
+        return r
+
+    @ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p)
+    def record(ev, stream):
+        r = result("record")
+        calls.append(("record", ev, stream))
+        return r
+
+    @ctypes.CFUNCTYPE(c_int, c_void_p)
+    def query(ev):
+        r = result("query")
+        calls.append(("query", ev))
+        return r
+
+    def addr(f):
+        return ctypes.cast(f, c_void_p).value
+
+    fns = [addr(f) for f in (wait, launch, record, query)]
+    drv = mod.driver(*fns, 0xF00, 0xB000, 23, 111, 1)
+    got = mod.queue(drv, [0xA1, 0xA2], [7, 9], [2, 0], [0x1000, 0x2000], 384, 0, 10, 99, 0xE7)
+    want = [("wait", [0xA1, 0xA2], [7, 9], True, 99),
+            ("launch", 0xF00, (10, 2, 1), (256, 1, 1, 0), 99, [0x1000, 0x2000], [2, 0],
+             (0xB000, 23, 111, 384, 1, 0), None),
+            ("record", 0xE7, 99)]
+    check(got == (1, None, 0) and calls == want,
+          f"queue: one wait for both semaphores, one launch, the record ({got}, {calls})")
+    calls.clear()
+    src, idx = [0x10000 + 0x100 * k for k in range(300)], [299 - k for k in range(300)]
+    got = mod.queue(drv, [], [], idx, src, 112, 1, 3, 0, 0xE8)
+    check(got == (2, None, 0) and [c[0] for c in calls] == ["launch", "launch", "record"]
+          and calls[0][2] == (3, 256, 1) and calls[1][2] == (3, 44, 1)
+          and calls[0][5] + calls[1][5] == src and calls[0][6] + calls[1][6] == idx
+          and calls[1][7] == (0xB000, 23, 111, 112, 1, 1) and calls[2] == ("record", 0xE8, None),
+          f"300 frames, no semaphore: no wait, launches of 256 and 44 in order ({got})")
+    for name, k, want_got, want_calls in (
+            ("wait", 0, (0, "cuWaitExternalSemaphoresAsync", 700), ["wait"]),
+            ("launch", 1, (1, "cuLaunchKernel", 701), ["wait", "launch", "launch"]),
+            ("record", 0, (2, "cuEventRecord", 702), ["wait", "launch", "launch", "record"])):
+        calls.clear()
+        fail.clear()
+        fail[(name, k)] = want_got[2]
+        got = mod.queue(drv, [0xA1], [5], idx, src, 112, 1, 3, 0, 0xE9)
+        check(got == want_got and [c[0] for c in calls] == want_calls,
+              f"{name} failing: the sequence ends there ({got}, {[c[0] for c in calls]})")
+    fail.clear()
+    ok = ([0xA1], [5], [0], [0x1000], 384, 0, 10, 99, 0xE7)
+    bad = [(TypeError, (drv, (0xA1,)) + ok[1:], "semaphores as a tuple"),
+           (ValueError, (drv, [0xA1, 0xA2]) + ok[1:], "more semaphores than values"),
+           (ValueError, (drv,) + ok[:2] + ([0, 1],) + ok[3:], "more rows than frames"),
+           (ValueError, (drv, [], [], [], []) + ok[4:], "no frame"),
+           (OverflowError, (drv,) + ok[:2] + ([-1],) + ok[3:], "a negative batch row"),
+           (ValueError, (drv,) + ok[:2] + ([1 << 32],) + ok[3:], "a batch row of 2^32"),
+           (TypeError, (drv,) + ok[:3] + (["0x1000"],) + ok[4:], "a frame pointer as a string"),
+           (TypeError, (drv, ["x"]) + ok[1:], "a semaphore as a string"),
+           (OverflowError, (drv, [0xA1], [-5]) + ok[2:], "a negative wait value"),
+           (ValueError, (drv,) + ok[:4] + (1 << 32,) + ok[5:], "a pitch of 2^32"),
+           (ValueError, (drv,) + ok[:5] + (2,) + ok[6:], "words 2"),
+           (ValueError, (drv,) + ok[:6] + (0,) + ok[7:], "a grid of 0"),
+           (TypeError, (drv,) + ok[:8] + (None,), "an event None"),
+           (ValueError, ("not a driver",) + ok, "a string for the driver"),
+           (ValueError, (mod.driver(*fns, 0, 0xB000, 23, 111, 1),) + ok, "no kernel loaded")]
+    for exc, args, what in bad:
+        calls.clear()
+        raises(exc, lambda: mod.queue(*args), f"queue with {what}")
+        check(calls == [], f"queue with {what}: no call made")
+    for args, what in (((0,) + tuple(fns[1:]), "a null wait"),
+                       (tuple(fns[:3]) + (-1,), "a negative query address"),
+                       (tuple(fns[:3]) + ("q",), "a string for query")):
+        raises((ValueError, TypeError, OverflowError),
+               lambda: mod.driver(*args, 0xF00, 0xB000, 23, 111, 1), f"driver with {what}")
+    raises(ValueError, lambda: mod.driver(*fns, 0xF00, 0xB000, 23, 111, 2), "driver with flip 2")
+    # poll: the oldest completed event's leases released, its event freed; NOT_READY stops;
+    # a failed query is returned with nothing released.
+    words[0], words[1] = entry0[5] << 8 | R.ACTIVE, entry1[5] << 8 | R.ACTIVE
+    calls.clear()
+    fail[("query", 1)] = 600  # the second query: NOT_READY
+    pending, free = [(0xE1, [entry0]), (0xE2, [entry1])], []
+    got = mod.poll(drv, pending, free)
+    check(got == (1, None, 0) and pending == [(0xE2, [entry1])] and free == [0xE1]
+          and word(0) == (entry0[5], R.RELEASED) and word(1) == (entry1[5], R.ACTIVE)
+          and calls == [("query", 0xE1), ("query", 0xE2)],
+          f"poll: the completed event's lease released, the next NOT_READY kept ({got})")
+    calls.clear()
+    fail.clear()
+    fail[("query", 0)] = 999
+    got = mod.poll(drv, pending, free)
+    check(got == (0, "cuEventQuery", 999) and pending == [(0xE2, [entry1])] and free == [0xE1]
+          and word(1) == (entry1[5], R.ACTIVE), f"poll: a failed query returned, nothing "
+          f"released ({got})")
+    fail.clear()
+    for p, what in (([(0xE3,)], "a pending entry of one field"),
+                    ([(0xE3, (entry1,))], "entries as a tuple"),
+                    ([("e", [entry1])], "an event as a string")):
+        calls.clear()
+        raises((TypeError, ValueError), lambda: mod.poll(drv, p, []), f"poll with {what}")
+        check(calls == [] and word(1) == (entry1[5], R.ACTIVE), f"poll with {what}: no call")
+    got = mod.poll(drv, pending, free)
+    check(got == (1, None, 0) and pending == [] and word(1) == (entry1[5], R.RELEASED),
+          "poll: then the last lease released")
+    print(f"the helper's driver calls checked with {len(bad)} bad arguments")
 
 
 def vec_counters(descs, maps):
