@@ -417,11 +417,12 @@ class Phases:
     iteration: the message parse, and VectorLearner.step's parts (the poll
     of the last gathers' events with the releases, the leases, the
     semaphore wait, the gather launches with their list packing, the event
-    record, the rest), timed
+    record, the rest; with the native helper's driver calls, its poll and
+    its one call for the wait, the launches and the record), timed
     around the vector's own methods (perf_counter in the learner's thread;
     the wrappers' own cost, ~0.3 us a call, is in the figures). Counted
     only while `on` (run_block: the measured iterations, not the warmup)."""
-    PARTS = ("parse", "step", "poll", "lease", "wait", "launch", "record")
+    PARTS = ("parse", "step", "poll", "lease", "wait", "launch", "record", "calls")
 
     def __init__(self):
         self.t = {k: 0.0 for k in self.PARTS}
@@ -441,6 +442,10 @@ class Phases:
         setattr(obj, name, timed)
 
     def attach(self, vec):
+        if getattr(vec, "native_calls", False):  # the helper's poll and queue, this vec's only
+            vec._native = _Forward(vec._native)
+            self.wrap(vec._native, "poll", "poll")
+            self.wrap(vec._native, "queue", "calls")
         self.wrap(vec, "poll", "poll")
         self.wrap(vec, "_lease_all", "lease")
         self.wrap(vec._api, "wait_many", "wait")
@@ -451,11 +456,25 @@ class Phases:
         if not self.iters:
             return "no iterations"
         per = {k: v / self.rows * n * 1e6 for k, v in self.t.items()}  # us a step of N games
-        rest = per["step"] - sum(per[k] for k in ("poll", "lease", "wait", "launch", "record"))
+        rest = per["step"] - sum(per[k] for k in ("poll", "lease", "wait", "launch", "record",
+                                                  "calls"))
+        calls = (f"wait + launch + record in C {per['calls']:,.0f}" if self.t["calls"] else
+                 f"wait {per['wait']:,.0f} + launch {per['launch']:,.0f} + record "
+                 f"{per['record']:,.0f}")
         return (f"parse {per['parse']:,.0f}, step {per['step']:,.0f} = poll {per['poll']:,.0f} "
-                f"+ lease {per['lease']:,.0f} + wait {per['wait']:,.0f} + launch "
-                f"{per['launch']:,.0f} + record {per['record']:,.0f} + rest {rest:,.0f} us "
+                f"+ lease {per['lease']:,.0f} + {calls} + rest {rest:,.0f} us "
                 f"a step of {n} games ({self.iters} iterations)")
+
+
+class _Forward:
+    """A module's attributes, forwarded; the ones set here (Phases' timed
+    wrappers) shadow them for the one VectorLearner holding this."""
+
+    def __init__(self, mod):
+        self._mod = mod
+
+    def __getattr__(self, name):
+        return getattr(self._mod, name)
 
 
 class VectorReader:
