@@ -123,7 +123,8 @@ def run(producer, n, w, h, sync, steps, prof=0, order=("per-ring", "vector", "me
     figures = {m: ([], [], []) for m in order}
     try:
         vec = V.VectorLearner(games.step(), gather="kernel")
-        print(f"N={n:3d} leases in " + ("C" if vec.native else f"Python ({vec.native_why})"))
+        print(f"N={n:3d} leases in " + ("C" if vec.native else f"Python ({vec.native_why})")
+              + ", driver calls in " + ("C" if getattr(vec, "native_calls", False) else "Python"))
         kernel = vec._fn
         before, w0 = thread_ns(), time.perf_counter()
         for k in range(steps * len(order)):

@@ -178,7 +178,8 @@ def main(argv=None):
                 dt = time.perf_counter() - t0
                 steps = args.steps * (args.envs if loop == "lockstep" else (args.envs + 1) // 2)
                 print(f"{loop}: {args.envs} envs, {args.steps} steps, {steps / dt:.0f} env "
-                      f"frames/s, gather {vec.gather}, leases in {'C' if vec.native else 'Python'}, "
+                      f"frames/s, gather {vec.gather}, leases in {'C' if vec.native else 'Python'}"
+                      f" (driver calls in {'C' if vec.native_calls else 'Python'}), "
                       f"policy {'torch' if torch else 'none'}")
                 print(f"{loop}: learner counters {vec.counters}")
                 for i, c in enumerate(vec.producer_counters()):
