@@ -616,6 +616,8 @@ class VectorLearner(Closes):
             raise ValueError(f"{len(descriptors)} descriptors for {len(rows)} rows")
         s = self.stream if stream is None else _norm_stream(stream)
         api, pending = self._api, self._pending
+        if api is None:
+            raise RingError("the vector learner is closed")
         # The batch's context pushed once for the step's driver calls (rows on other GPUs:
         # each call pushes its own GPU's, as elsewhere; a reconnect's RingLearner its own).
         held = self._routes is None
@@ -940,6 +942,8 @@ class VectorLearner(Closes):
         free the batch."""
         if self._api is None:
             return
+        self._drv = None  # its batch and kernel are freed below
+        self.native_calls = False
         while self._pending:
             try:
                 self._api.event_wait(self._pending[0][0])

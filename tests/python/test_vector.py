@@ -224,6 +224,7 @@ def scenario(producer, gather, fake, mode="fence", flip=None):
                  f"a step with the batch's context already current (depth after {depth})")
         check(depth == 1, f"{tag} that step left the caller's context alone on the stack")
     vec.close()
+    raises(R.RingError, lambda: vec.step([g2], which=[2]), f"{tag} a step after close", "closed")
     if fake:
         c = fake_counts(lib)
         counts = (ctypes.c_int * 6)()
