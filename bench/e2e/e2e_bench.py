@@ -4,8 +4,8 @@
         [--envs 1,8,32] [--sizes 64x64,128x128,640x360] [--costs 0.05,0.5,2]
         [--modes none,raw,png,v1,v2rgba,v2rgb,nowait] [--loops lockstep,double]
         [--steps 300] [--rounds 3] [--warmup 10] [--sync auto|fence|semaphore]
-        [--policy auto|torch|numpy] [--wait spin|block] [--budget SECONDS] [--check]
-        [--package DIR]
+        [--policy auto|torch|torch-graph|numpy] [--wait spin|block] [--budget SECONDS]
+        [--check] [--package DIR]
 
 This process is the ONE learner. It starts N game JVMs (--game: the command
 that runs cgbench.E2eGame, bench/e2e/E2eGame.java; this script appends the
@@ -15,6 +15,9 @@ frame) and capturing it through the real natives, and steps them in lockstep
 over one Unix socket each: the game sends an ObservationSpaceMessage, the
 learner makes the batch a CUDA tensor, runs a fixed policy forward (a
 Nature-CNN in torch; the same in every mode) and sends each game its action.
+--policy torch-graph runs the same network as one CUDA graph replayed per
+step (captured once per batch tensor): its kernels reach the GPU in one
+submission instead of one launch each from Python.
 
 Modes (the game's capture / the learner's batch):
   none    render + fence wait, no capture; the policy runs on a constant
@@ -298,8 +301,9 @@ class Device:
 
     def __init__(self, want):
         self.torch = want != "numpy" and torch is not None and torch.cuda.is_available()
-        if want == "torch" and not self.torch:
-            raise SystemExit("--policy torch: torch with a CUDA device is not here")
+        if want in ("torch", "torch-graph") and not self.torch:
+            raise SystemExit(f"--policy {want}: torch with a CUDA device is not here")
+        self.graph = self.torch and want == "torch-graph"
         if self.torch:
             self.dev = torch.device("cuda")
             self.stream = torch.cuda.current_stream()
@@ -349,10 +353,36 @@ def make_policy(dev, th, tw, wait="spin"):
     host = torch.empty(4096, dtype=torch.int64, pin_memory=True)
     done = torch.cuda.Event(blocking=True)
 
+    def forward(obs):
+        return net(obs.permute(0, 3, 1, 2).float().div_(255)).argmax(1)
+
+    graphs = {}  # (the batch's address, shape, strides) -> (CUDAGraph, its output)
+
+    def graphed(obs):
+        """forward(obs) as a replay of a CUDA graph captured for this batch
+        tensor (a reader hands the same tensor, or the same rows of it, every
+        step): the policy's kernels reach the GPU in one submission."""
+        key = (obs.data_ptr(), tuple(obs.shape), tuple(obs.stride()))
+        g = graphs.get(key)
+        if g is None:
+            if len(graphs) >= 8:  # a reader that makes a new tensor each step: eager
+                return forward(obs)
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(3):  # warm-up: cuDNN's choices made before the capture
+                    forward(obs)
+            torch.cuda.current_stream().wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                out = forward(obs)
+            g = graphs[key] = (graph, out)
+        g[0].replay()
+        return g[1]
+
     @torch.inference_mode()
     def act(obs):  # (B, H, W, 3) uint8 on the device
-        x = obs.permute(0, 3, 1, 2).float().div_(255)
-        a = net(x).argmax(1)
+        a = graphed(obs) if dev.graph else forward(obs)
         if wait == "spin":
             return a.cpu().numpy()  # the one host sync: the actions go to the games
         out = host[:len(a)]
@@ -361,7 +391,7 @@ def make_policy(dev, th, tw, wait="spin"):
         done.synchronize()  # sleeps: a blocking event
         return out.numpy().copy()
 
-    return act, f"Nature-CNN (torch), host wait {wait}"
+    return act, f"Nature-CNN (torch{', one CUDA graph' if dev.graph else ''}), host wait {wait}"
 
 
 # --- readers: one per mode, the batch of rows lo:hi ----------------------------------------
@@ -388,6 +418,11 @@ class HostReader:
         # RAW: each game's image is received straight into its row (Games.recv's into)
         self.targets = None if png else [memoryview(r.reshape(-1)) for r in self.host_np]
         self.dbatch = dev.zeros((n, th, tw, 3)) if dev.torch else None
+        # --policy torch-graph: RAW's rows flipped into one kept tensor (the graph is captured
+        # for the tensor it reads; flip() would hand a new one each step)
+        self.flipped = dev.zeros((n, th, tw, 3)) if dev.torch and dev.graph else None
+        if self.flipped is not None:
+            self.rev = torch.arange(th - 1, -1, -1, device=dev.dev)
         if png:
             from craftground_capture import png_to_array
             self.decode = png_to_array
@@ -406,7 +441,13 @@ class HostReader:
             return part if self.png else part[:, ::-1]
         d = self.dbatch[lo:hi]
         d.copy_(self.host[lo:hi], non_blocking=True)
-        return d if self.png else d.flip(1)
+        if self.png:
+            return d
+        if self.flipped is None:
+            return d.flip(1)
+        out = self.flipped[lo:hi]
+        torch.index_select(d, 1, self.rev, out=out)  # the same one kernel as flip(1)
+        return out
 
     def close(self):
         pass
@@ -875,7 +916,7 @@ def main(argv=None):
     p.add_argument("--warmup", type=int, default=10, help="unmeasured iterations per block (>= 1)")
     p.add_argument("--sync", choices=tuple(SYNC_ID), default="auto",
                    help="the rings' mode (auto: semaphore where the device has it)")
-    p.add_argument("--policy", choices=("auto", "torch", "numpy"), default="auto")
+    p.add_argument("--policy", choices=("auto", "torch", "torch-graph", "numpy"), default="auto")
     p.add_argument("--wait", choices=("spin", "block"), default="spin",
                    help="the learner's host wait for the actions (torch): spin (.cpu()) or a "
                         "blocking event")
