@@ -4,7 +4,7 @@
         [--envs 1,8,32] [--sizes 64x64,128x128,640x360] [--costs 0.05,0.5,2]
         [--modes none,raw,png,v1,v2rgba,v2rgb,nowait] [--loops lockstep,double]
         [--steps 300] [--rounds 3] [--warmup 10] [--sync auto|fence|semaphore]
-        [--policy auto|torch|torch-graph|numpy] [--wait spin|block] [--budget SECONDS]
+        [--policy auto|torch|torch-graph|null|numpy] [--wait spin|block] [--budget SECONDS]
         [--check] [--package DIR]
 
 This process is the ONE learner. It starts N game JVMs (--game: the command
@@ -17,7 +17,9 @@ learner makes the batch a CUDA tensor, runs a fixed policy forward (a
 Nature-CNN in torch; the same in every mode) and sends each game its action.
 --policy torch-graph runs the same network as one CUDA graph replayed per
 step (captured once per batch tensor): its kernels reach the GPU in one
-submission instead of one launch each from Python.
+submission instead of one launch each from Python. --policy null makes
+the batch on the device as every mode does and runs no policy (constant
+actions): what the readers' own GPU work costs the loop.
 
 Modes (the game's capture / the learner's batch):
   none    render + fence wait, no capture; the policy runs on a constant
@@ -301,9 +303,10 @@ class Device:
 
     def __init__(self, want):
         self.torch = want != "numpy" and torch is not None and torch.cuda.is_available()
-        if want in ("torch", "torch-graph") and not self.torch:
+        if want in ("torch", "torch-graph", "null") and not self.torch:
             raise SystemExit(f"--policy {want}: torch with a CUDA device is not here")
         self.graph = self.torch and want == "torch-graph"
+        self.null = self.torch and want == "null"
         if self.torch:
             self.dev = torch.device("cuda")
             self.stream = torch.cuda.current_stream()
@@ -340,6 +343,10 @@ def make_policy(dev, th, tw, wait="spin"):
         def act_np(obs):
             return (obs[:, ::4, ::4, :].mean(axis=(1, 2, 3)).astype(np.int64) % N_ACTIONS)
         return act_np, "numpy stand-in"
+    if dev.null:
+        def act_null(obs):  # the batch made on the device, never read: the readers' GPU work
+            return np.zeros(len(obs), np.int64)
+        return act_null, "null (no policy; the batch is made and not read)"
     import torch.nn as nn
 
     torch.manual_seed(0)
@@ -916,7 +923,8 @@ def main(argv=None):
     p.add_argument("--warmup", type=int, default=10, help="unmeasured iterations per block (>= 1)")
     p.add_argument("--sync", choices=tuple(SYNC_ID), default="auto",
                    help="the rings' mode (auto: semaphore where the device has it)")
-    p.add_argument("--policy", choices=("auto", "torch", "torch-graph", "numpy"), default="auto")
+    p.add_argument("--policy", choices=("auto", "torch", "torch-graph", "null", "numpy"),
+                   default="auto")
     p.add_argument("--wait", choices=("spin", "block"), default="spin",
                    help="the learner's host wait for the actions (torch): spin (.cpu()) or a "
                         "blocking event")
