@@ -322,8 +322,9 @@ JNIEXPORT jlongArray JNICALL Java_cgbench_E2eGame_vkSetup(JNIEnv *env, jclass cl
         free_all();
         return NULL;
     }
-    fprintf(stderr, "e2e_game: %s, %dx%d, timestamps %s, timeline semaphores %s\n", T.device_name,
-            w, h, have_ts ? "yes" : "no", T.has_timeline ? "yes" : "no");
+    fprintf(stderr, "e2e_game: %s, %dx%d, timestamps %s, timeline semaphores %s, queue priority %d\n",
+            T.device_name, w, h, have_ts ? "yes" : "no", T.has_timeline ? "yes" : "no",
+            T.queue_priority);
     jlong v[10] = {(jlong)(uintptr_t)T.inst,
                    (jlong)(uintptr_t)T.phys,
                    (jlong)(uintptr_t)T.dev,

@@ -112,6 +112,17 @@ int vkt_init(vkt *t, char *why, size_t whylen)
                VKT_SKIP;
     }
     t->has_sem_fd = has_ext(de, ne, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    /* A global queue priority, asked for by name (the KHR and EXT extensions share values). */
+    const char *prio_name = getenv("CG_VKT_QUEUE_PRIORITY"), *prio_ext = NULL;
+    VkQueueGlobalPriorityEXT want_prio = 0;
+    if (prio_name && strcmp(prio_name, "low") == 0) want_prio = VK_QUEUE_GLOBAL_PRIORITY_LOW_EXT;
+    if (prio_name && strcmp(prio_name, "medium") == 0)
+        want_prio = VK_QUEUE_GLOBAL_PRIORITY_MEDIUM_EXT;
+    if (prio_name && strcmp(prio_name, "high") == 0) want_prio = VK_QUEUE_GLOBAL_PRIORITY_HIGH_EXT;
+    if (want_prio && has_ext(de, ne, "VK_KHR_global_priority"))
+        prio_ext = "VK_KHR_global_priority";
+    else if (want_prio && has_ext(de, ne, VK_EXT_GLOBAL_PRIORITY_EXTENSION_NAME))
+        prio_ext = VK_EXT_GLOBAL_PRIORITY_EXTENSION_NAME;
     free(de);
     VkPhysicalDeviceTimelineSemaphoreFeatures tf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
@@ -135,17 +146,32 @@ int vkt_init(vkt *t, char *why, size_t whylen)
     qci.queueFamilyIndex = t->qfam;
     qci.queueCount = 1;
     qci.pQueuePriorities = &prio;
-    const char *dext[2] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
-                           VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
+    const char *dext[3] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                           VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME, NULL};
+    uint32_t n_dext = t->has_sem_fd ? 2 : 1;
+    VkDeviceQueueGlobalPriorityCreateInfoEXT gp = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_GLOBAL_PRIORITY_CREATE_INFO_EXT,
+        .globalPriority = want_prio};
+    if (prio_ext) {
+        dext[n_dext++] = prio_ext;
+        qci.pNext = &gp;
+    }
     tf.timelineSemaphore = t->has_timeline ? VK_TRUE : VK_FALSE;
     tf.pNext = NULL;
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     dci.pNext = &tf;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qci;
-    dci.enabledExtensionCount = t->has_sem_fd ? 2 : 1;
+    dci.enabledExtensionCount = n_dext;
     dci.ppEnabledExtensionNames = dext;
     r = IFN(t, vkCreateDevice)(t->phys, &dci, NULL, &t->dev);
+    if (prio_ext && r == VK_ERROR_NOT_PERMITTED_EXT) { /* not allowed to this process: default */
+        dci.enabledExtensionCount = n_dext - 1;
+        qci.pNext = NULL;
+        prio_ext = NULL;
+        r = IFN(t, vkCreateDevice)(t->phys, &dci, NULL, &t->dev);
+    }
+    t->queue_priority = prio_ext ? (int)want_prio : 0;
     if (r != VK_SUCCESS) return snprintf(why, whylen, "vkCreateDevice: %d", r), 1;
     t->gdpa = IFN(t, vkGetDeviceProcAddr);
     VKT_FN(t, vkGetDeviceQueue)(t->dev, t->qfam, 0, &t->queue);

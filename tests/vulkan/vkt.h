@@ -28,6 +28,9 @@ typedef struct vkt {
     VkCommandBuffer cmd;
     VkFence fence;
     int has_debug_utils, has_sem_fd, has_timeline;
+    /* $CG_VKT_QUEUE_PRIORITY=low|medium|high: the queue's global priority, where the device
+     * has VK_KHR/EXT_global_priority (the benchmarks' games; 0: the driver's default). */
+    int queue_priority;
     uint8_t uuid[16];
     char device_name[256];
     PFN_vkGetDeviceProcAddr gdpa;
