@@ -788,8 +788,7 @@ class VectorLearner(Closes):
             sems = [e for e in direct if e[1].mode == MODE_SEMAPHORE]
             sem_h, sem_v = [e[1]._semaphore for e in sems], [e[5] for e in sems]
             pitch = None
-        if (self._drv is not None and pitch is not None and self.eyes == 1
-                and not self._depth and self._fn is not None):
+        if self.native_calls and pitch is not None and self.eyes == 1 and not self._depth:
             self._queue_native(entries, s, lists)
             return
         if sem_h:
@@ -815,10 +814,7 @@ class VectorLearner(Closes):
         g = self._geom.get(pitch)
         if g is None:
             words = self._words(pitch)
-            unit = 4 if words else 1
-            g = self._geom[pitch] = (int(words),
-                                     (self.height * (self.row_bytes // unit) + _BLOCK - 1)
-                                     // _BLOCK)
+            g = self._geom[pitch] = (int(words), self._grid_x(self.row_bytes, words))
         free = self._free_events
         ev = free.pop() if free else self._api.event()
         launches, what, res = self._native.queue(self._drv, sem_h, sem_v, index, src, pitch,
@@ -831,6 +827,11 @@ class VectorLearner(Closes):
             free.append(ev)
             self._api._call(what, res)
         self._pending.append((ev, entries))
+
+    def _grid_x(self, row, words):
+        """cg_gather's grid x: 256-thread blocks covering H rows of `row`
+        bytes, a thread per byte (per 4 bytes with words)."""
+        return (self.height * (row // (4 if words else 1)) + _BLOCK - 1) // _BLOCK
 
     def _words(self, pitch):
         return self.row_bytes % 4 == 0 and pitch % 4 == 0 and self._eyes_aligned
@@ -854,7 +855,7 @@ class VectorLearner(Closes):
     def _gather(self, api, fn, base, index, src, row, pitch, words, s):
         """cg_gather from src[k] (H rows of `row` bytes, `pitch` apart) into
         frame index[k] of the buffer at base, in launches of GATHER_MAX."""
-        gx = (self.height * (row // (4 if words else 1)) + _BLOCK - 1) // _BLOCK
+        gx = self._grid_x(row, words)
         for k in range(0, len(src), GATHER_MAX):
             part = src[k:k + GATHER_MAX]
             params = self._args.set(index[k:k + GATHER_MAX], part, base, self.height, row, pitch,

@@ -540,18 +540,21 @@ static struct driver *driver_of(PyObject *cap)
     return PyCapsule_GetPointer(cap, driver_name); /* sets the exception when it is not one */
 }
 
-/* Grow p (n elements of size) to at least want elements; 0 on success. */
-static int grow(void **p, size_t *cap, size_t want, size_t size)
+/* Grow the array *pp points at (a pointer of any object type, read and written with memcpy,
+ * not through a void ** of another type) to at least want elements of size; 0 on success. */
+static int grow(void *pp, size_t *cap, size_t want, size_t size)
 {
     if (want <= *cap)
         return 0;
     size_t n = want < 64 ? 64 : want;
-    void *q = PyMem_Realloc(*p, n * size);
+    void *p;
+    memcpy(&p, pp, sizeof p);
+    void *q = PyMem_Realloc(p, n * size);
     if (q == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    *p = q;
+    memcpy(pp, &q, sizeof q);
     *cap = n;
     return 0;
 }
@@ -656,10 +659,10 @@ static PyObject *queue(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "gx out of range");
         return NULL;
     }
-    if (grow((void **)&d->sems, &d->sems_cap, (size_t)m, sizeof *d->sems) < 0 ||
-        grow((void **)&d->waits, &d->waits_cap, (size_t)m, WAIT_PARAMS_BYTES) < 0 ||
-        grow((void **)&d->src, &d->src_cap, (size_t)n, sizeof *d->src) < 0 ||
-        grow((void **)&d->index, &d->index_cap, (size_t)n, sizeof *d->index) < 0)
+    if (grow(&d->sems, &d->sems_cap, (size_t)m, sizeof *d->sems) < 0 ||
+        grow(&d->waits, &d->waits_cap, (size_t)m, WAIT_PARAMS_BYTES) < 0 ||
+        grow(&d->src, &d->src_cap, (size_t)n, sizeof *d->src) < 0 ||
+        grow(&d->index, &d->index_cap, (size_t)n, sizeof *d->index) < 0)
         return NULL;
     if (m > 0)
         memset(d->waits, 0, (size_t)m * WAIT_PARAMS_BYTES);
