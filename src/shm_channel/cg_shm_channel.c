@@ -269,7 +269,7 @@ static cg_status cg_shm_channel_open_(cg_shm_channel *ch, cg_err *why)
     const char *const names[4] = {ch->p2j.name, ch->j2p.name, ch->sem_obs_name, ch->sem_act_name};
     if (cg_shm_peer_find(&ch->peer, names) && ch->peer.n == 0)
         return cg_fail(why, CG_E_CHANNEL_CLOSED,
-                       "%s: no other process maps the channel's objects or semaphores: they were "
+                       "%s: no other process holds the channel's objects or semaphores: they were "
                        "left behind by a Python side that has gone (killed without cleanup); "
                        "nothing would ever answer. Start the Python side (it recreates them)",
                        ch->p2j.name);

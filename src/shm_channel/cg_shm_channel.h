@@ -80,9 +80,9 @@ typedef struct cg_shm_channel cg_shm_channel;
 
 /* Opens the channel of `port`: both objects, both semaphores (never created
  * here: the Python side owns them), and checks the p2j header and names.
- * Where the platform can list the processes mapping the objects (Linux:
- * /proc), one must be found: objects and semaphores that no other process
- * maps were left behind by a Python side that has gone (SIGKILL runs no
+ * Where the platform can list the processes holding the objects (Linux:
+ * /proc, by device and inode), one must be found: objects and semaphores
+ * that no other process maps or keeps open were left behind by a Python side that has gone (SIGKILL runs no
  * cleanup), so nothing will ever post an action; that is CG_E_CHANNEL_CLOSED.
  * On success *out owns everything until cg_shm_channel_close. On failure
  * *out is NULL and, when why != NULL, why gets a sentence naming

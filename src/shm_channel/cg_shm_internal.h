@@ -49,20 +49,22 @@ void cg_shm_io_release(cg_shm_obj *o);
  * Returns 0 when taken, 1 when the time ran out, -1 on error (errno set). */
 int cg_shm_sem_wait_ms(sem_t *sem, unsigned ms);
 
-/* Processes other than us that map one of the channel's objects, found at
- * open; their deaths mean the Python side has gone even when it left its
- * objects behind (SIGKILL runs no cleanup). */
+/* Processes other than us that hold one of the channel's objects or
+ * semaphores (map it or keep a descriptor to it), found at open; their
+ * deaths mean the Python side has gone even when it left its objects behind
+ * (SIGKILL runs no cleanup). */
 #define CG_SHM_PEER_MAX 8
 typedef struct cg_shm_peer {
     int n;
     int fd[CG_SHM_PEER_MAX]; /* platform handle of each watched process */
 } cg_shm_peer;
 
-/* Finds the processes other than us mapping any of the channel's objects or
- * semaphores (their POSIX names, "/craftground_5000_p2j", "/cg_sem_act5000").
- * Returns 1 when it could look (p->n is then the count found, 0 meaning
- * nobody maps them), 0 when this platform cannot tell (p->n is 0 and
- * cg_shm_peer_gone never reports gone). */
+/* Finds the processes other than us holding any of the channel's objects or
+ * semaphores (given by their POSIX names, "/craftground_5000_p2j",
+ * "/cg_sem_act5000"; matched by device and inode, so a creator's mapping of
+ * glibc's temporary semaphore file counts). Returns 1 when it could look
+ * (p->n is then the count found, 0 meaning nobody holds them), 0 when this
+ * platform cannot tell (p->n is 0 and cg_shm_peer_gone never reports gone). */
 int cg_shm_peer_find(cg_shm_peer *p, const char *const names[4]);
 
 /* 1 when at least one process was watched and every one has exited. */

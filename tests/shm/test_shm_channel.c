@@ -585,6 +585,152 @@ static pid_t spawn_python_side(int port)
     return pid;
 }
 
+/* A child process playing the Python side as CraftGround's own peer does it
+ * (its ipc_noboost.cpp): it creates both semaphores itself with
+ * sem_open(O_CREAT) (so it maps glibc's temporary file, listed as
+ * "/dev/shm/sem.XXXXXX (deleted)", never the final name), writes the header
+ * and the initial environment through a mapping it drops at once, closes
+ * both objects' descriptors, and keeps only its sem_t pointers open. */
+static pid_t spawn_predecessor_side(int port)
+{
+    int ready[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        side c;
+        side_create_port(&c, port);
+        munmap(c.map, P2J_SIZE);
+        close(c.p2j_fd);
+        close(c.j2p_fd);
+        char sem_path[256];
+        snprintf(sem_path, sizeof sem_path, "/dev/shm/sem.%s", c.obs + 1);
+        if (access(sem_path, F_OK) != 0) _exit(1);
+        if (write(ready[1], "r", 1) != 1) _exit(1);
+        for (;;) pause();
+    }
+    char r;
+    ck_assert_int_eq(read(ready[0], &r, 1), 1);
+    close(ready[0]);
+    close(ready[1]);
+    return pid;
+}
+
+/* What /proc/<pid>/maps of such a peer shows: no line names the channel's
+ * objects or its semaphores' final names, the semaphores only as deleted
+ * temporary files. (So a rule that looks for the names cannot see it.) */
+static void assert_maps_show_no_names(pid_t pid, const side *s)
+{
+    char file[64], line[512];
+    snprintf(file, sizeof file, "/proc/%ld/maps", (long)pid);
+    FILE *f = fopen(file, "r");
+    ck_assert_ptr_nonnull(f);
+    int deleted_sems = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        ck_assert_msg(strstr(line, s->p2j) == NULL && strstr(line, s->j2p) == NULL &&
+                          strstr(line, s->obs + 1) == NULL && strstr(line, s->act + 1) == NULL,
+                      "the peer maps a channel name: %s", line);
+        if (strstr(line, "/dev/shm/sem.") != NULL && strstr(line, "(deleted)") != NULL)
+            deleted_sems++;
+    }
+    fclose(f);
+    ck_assert_int_ge(deleted_sems, 2);
+}
+
+/* The predecessor's peer is alive and holds nothing but its semaphores: the
+ * channel opens, works, and its death is still noticed mid-wait. (Before
+ * the fix every open failed "left behind".) */
+START_TEST(opens_with_predecessor_peer)
+{
+    int port = next_port();
+    pid_t pid = spawn_predecessor_side(port);
+    side s;
+    side_names(&s, port);
+    assert_maps_show_no_names(pid, &s);
+    cg_shm_channel *ch = open_ok(&s);
+    got g = {0};
+    ck_assert_int_eq(cg_shm_channel_read_initial_environment(ch, KEEP(&g), NULL), CG_OK);
+    ck_assert_uint_eq(g.len, ENV);
+    for (int i = 0; i < ENV; i++) ck_assert_uint_eq(g.buf[i], (uint8_t)(100 + i));
+    /* An action written as the peer writes it: map, copy, post, unmap. */
+    int fd = shm_open(s.p2j, O_RDWR, 0);
+    ck_assert_int_ge(fd, 0);
+    uint8_t *m = mmap(NULL, 136 + 3, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ck_assert_ptr_ne(m, MAP_FAILED);
+    memcpy(m + 136, "abc", 3);
+    put64(m, 16, 3);
+    sem_t *act = sem_open(s.act, 0);
+    ck_assert_ptr_ne(act, SEM_FAILED);
+    ck_assert_int_eq(sem_post(act), 0);
+    munmap(m, 136 + 3);
+    close(fd);
+    sem_close(act);
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_OK);
+    ck_assert_mem_eq(g.buf, "abc", 3);
+    ck_assert_int_eq(cg_shm_channel_write(ch, (const uint8_t *)"obs", 3, NULL), CG_OK);
+    /* Killed mid-wait: its semaphores were all it held, and it has gone. */
+    kill(pid, SIGKILL);
+    double t0 = now_s();
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
+    ck_assert_double_lt(now_s() - t0, 10.0); /* hang detector, not a speed limit */
+    waitpid(pid, NULL, 0);
+    cg_shm_channel_close(ch);
+    side_unlink(&s);
+}
+END_TEST
+
+/* Exactly what a killed predecessor peer leaves: objects and semaphores,
+ * nobody holding them. Refused. */
+START_TEST(refused_when_predecessor_left_behind)
+{
+    int port = next_port();
+    pid_t pid = spawn_predecessor_side(port);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    side s;
+    side_names(&s, port);
+    cg_shm_channel *ch = (cg_shm_channel *)&ch;
+    cg_err why = {""};
+    ck_assert_int_eq(cg_shm_channel_open(&ch, port, &why), CG_E_CHANNEL_CLOSED);
+    ck_assert_ptr_null(ch);
+    ck_assert_msg(strstr(why.text, "no other process") != NULL, "%s", why.text);
+    side_unlink(&s);
+}
+END_TEST
+
+/* A peer that holds only a descriptor of p2j (no mapping, semaphores
+ * closed) is a peer too. */
+START_TEST(opens_with_peer_holding_only_a_descriptor)
+{
+    int port = next_port();
+    pid_t pid = spawn_predecessor_side(port);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    side s;
+    side_names(&s, port);
+    int ready[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t holder = fork();
+    ck_assert_int_ge(holder, 0);
+    if (holder == 0) {
+        int fd = shm_open(s.p2j, O_RDONLY, 0);
+        if (fd < 0 || write(ready[1], "r", 1) != 1) _exit(1);
+        for (;;) pause();
+    }
+    char r;
+    ck_assert_int_eq(read(ready[0], &r, 1), 1);
+    close(ready[0]);
+    close(ready[1]);
+    cg_shm_channel *ch = open_ok(&s);
+    kill(holder, SIGKILL);
+    got g = {0};
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
+    waitpid(holder, NULL, 0);
+    cg_shm_channel_close(ch);
+    side_unlink(&s);
+}
+END_TEST
+
 /* SIGKILL runs no cleanup: the objects stay, the process that mapped them
  * goes. */
 START_TEST(closed_when_peer_killed)
@@ -939,6 +1085,9 @@ Suite *make_suite(void)
     tcase_add_test(peer, closed_when_replaced);
     tcase_add_test(peer, closed_when_peer_killed);
     tcase_add_test(peer, refused_when_left_behind);
+    tcase_add_test(peer, opens_with_predecessor_peer);
+    tcase_add_test(peer, refused_when_predecessor_left_behind);
+    tcase_add_test(peer, opens_with_peer_holding_only_a_descriptor);
 #endif
     suite_add_tcase(s, peer);
     TCase *threads = test_tcase("threads");
