@@ -1,11 +1,14 @@
 package cgtest;
 
+import cgcapture.wire.ObservationProto.ObservationSpaceMessage;
+import com.google.protobuf.ByteString;
 import com.kyhsgeekcode.minecraftenv.FramebufferCapturer;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -16,8 +19,12 @@ import java.util.concurrent.TimeUnit;
  * The shared-memory natives in a real JVM against the Python side (shm_peer.py,
  * a separate process written from the wire format, driven line by line).
  *
- * Usage: ShmTest PYTHON PEER_SCRIPT roundtrip|errors|registry|peer_gone_SIGTERM|peer_gone_SIGKILL|
- *        shrink_race|write_while_waiting|left_behind
+ * Usage: ShmTest PYTHON PEER_SCRIPT roundtrip|craftground|errors|registry|peer_gone_SIGTERM|
+ *        peer_gone_SIGKILL|shrink_race|write_while_waiting|left_behind
+ *
+ * With CG_SHM_PEER_LIB set, the peer behaves as CraftGround's own Python side
+ * (predecessor_peer.c: semaphores created by the peer, objects mapped only
+ * during its calls); craftground, peer_gone_* and left_behind run with it.
  *
  * The bytes each side checks are computed independently on both sides from the
  * step number (the functions below mirror shm_peer.py's; neither side reads the
@@ -54,6 +61,19 @@ public final class ShmTest {
         byte[] b = new byte[n];
         for (int i = 0; i < n; i++) b[i] = (byte) (step * 31 + i * 7 + 1);
         return b;
+    }
+
+    /** The frame of `step` as a Vulkan readback holds it: RGBA8, rows top-down
+     *  (shm_peer.py's frame_rgba_channels is the same formula). */
+    static void frameRgba(ByteBuffer b, int step, int w, int h) {
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                int at = (y * w + x) * 4;
+                b.put(at, (byte) (x * 3 + step));
+                b.put(at + 1, (byte) (y * 5 + step * 7));
+                b.put(at + 2, (byte) ((x ^ y) + step * 13));
+                b.put(at + 3, (byte) 255);
+            }
     }
 
     static void fillObs(byte[] b, int step) {
@@ -174,6 +194,44 @@ public final class ShmTest {
                     + " action arrays reused, j2p grew " + grown + "x to " + j2pSize + " bytes");
             if (reused == 0) fail("no action array was ever reused");
             if (j2pSize < 24 + OBS_LEN) fail("j2p is " + j2pSize + " bytes");
+        }
+    }
+
+    /**
+     * CraftGround's sequence as its mod runs it: the initial environment, the
+     * handshake, then per step an action in and a RAW 640x360 observation out,
+     * converted from a top-down RGBA readback by convertCapturedFrameImpl and
+     * sent as an ObservationSpaceMessage. The peer decodes the message and
+     * compares the image with the frame it computes itself.
+     */
+    static void craftground(String py, String script) throws Exception {
+        final int w = 640, h = 360, steps = 200;
+        int port = basePort() + 4;
+        String p = p2j(port), j = j2p(port);
+        try (Peer peer = new Peer(py, script)) {
+            peer.ok("create " + port + " " + ACTION_SIZE + " " + ENV_SIZE);
+            if (!Arrays.equals(FC.readInitialEnvironmentImpl(p, port), initEnv(ENV_SIZE)))
+                fail("initial environment differs");
+            FC.writeObservationImpl(p, j, ack());
+            peer.ok("read ack");
+            ByteBuffer frame = ByteBuffer.allocateDirect(w * h * 4);
+            long t0 = System.nanoTime();
+            for (int s = 0; s < steps; s++) {
+                peer.ok("action " + s);
+                byte[] a = FC.readActionImpl(p, null);
+                if (!Arrays.equals(a, actionBytes(s, actionLen(s))))
+                    fail("step " + s + ": action differs");
+                frameRgba(frame, s, w, h);
+                ByteString image = FC.convertCapturedFrameImpl(frame, w, h, w, h, 0, true, false, 0, 0);
+                byte[] msg = ObservationSpaceMessage.newBuilder().setImage(image).build().toByteArray();
+                FC.writeObservationImpl(p, j, msg);
+                peer.ok("read frame:" + s + ":" + w + ":" + h);
+            }
+            System.out.printf("craftground: %d steps of RAW %dx%d observations byte-exact (%s peer), %.1f ms a step%n",
+                    steps, w, h, System.getenv("CG_SHM_PEER_LIB") != null ? "the predecessor's" : "our",
+                    (System.nanoTime() - t0) / 1e6 / steps);
+        } finally {
+            removeLeftovers(port);
         }
     }
 
@@ -327,8 +385,11 @@ public final class ShmTest {
             if (again > 5) fail("calls on the closed channel took " + again + " s");
 
             // A new Python session on the same port: readInitialEnvironmentImpl
-            // opens the new objects and the channel works again.
+            // opens the new objects and the channel works again. (What a
+            // SIGKILL left is removed first: CraftGround's own peer refuses
+            // to create over existing objects.)
             peer.close();
+            removeLeftovers(port);
             peer = new Peer(py, script);
             peer.ok("create " + port + " " + ACTION_SIZE + " " + (ENV_SIZE - 1));
             if (!Arrays.equals(FC.readInitialEnvironmentImpl(p, port), initEnv(ENV_SIZE - 1)))
@@ -560,6 +621,7 @@ public final class ShmTest {
         String py = args[0], script = args[1], scenario = args[2];
         switch (scenario) {
             case "roundtrip": roundtrip(py, script); break;
+            case "craftground": craftground(py, script); break;
             case "errors": errors(py, script); break;
             case "registry": registry(py, script); break;
             case "peer_gone_SIGTERM": peerGone(py, script, "SIGTERM"); break;

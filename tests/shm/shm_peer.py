@@ -29,10 +29,18 @@ Driven line by line on stdin by the JVM test (one reply line each on stdout):
   hostile_stop                kill it; p2j whole again, as created
   unlink                      remove every object and semaphore
   quit
-EXPECT: "ack" (the handshake bytes), "obs:STEP:LEN" (observation pattern).
+EXPECT: "ack" (the handshake bytes), "obs:STEP:LEN" (observation pattern),
+"frame:STEP:W:H" (an ObservationSpaceMessage whose image is the RAW frame of
+frame_rgba(STEP), bottom-up: see frame_expected).
 Replies: "ok ...", or "fail <why>" (the JVM test then fails).
 
 Like the real RL package, SIGTERM/SIGINT unlink the objects before exiting.
+
+With CG_SHM_PEER_LIB naming the predecessor_peer.c library, the peer behaves
+as CraftGround's own Python side does instead (PredecessorPeer): it creates
+the semaphores in this process and keeps them open, maps the objects only
+during a call and keeps nothing mapped between calls. It speaks the commands
+create, action, action_later, read, die_later, unlink and quit.
 """
 import ctypes
 import ctypes.util
@@ -144,6 +152,85 @@ def obs_expected(step, n):
         _obs_base = bytes((((k * 0x9E3779B1) & 0xFFFFFFFF) >> 16) & 0xFF for k in range(need))
     o = (step * 7919) % OBS_SEED_MOD
     return _obs_base[o:o + n]
+
+
+def frame_rgba_channels(step, w, h):
+    """The frame the JVM side renders for `step` (ShmTest.frameRgba): RGBA8,
+    rows top-down as a Vulkan readback, pixel (x, y):
+    R = x*3 + step, G = y*5 + step*7, B = (x ^ y) + step*13, A = 255 (mod 256)."""
+    import numpy as np
+    x = np.arange(w, dtype=np.int64)[None, :]
+    y = np.arange(h, dtype=np.int64)[:, None]
+    r = (x * 3 + step) & 0xFF
+    g = (y * 5 + step * 7) & 0xFF
+    b = ((x ^ y) + step * 13) & 0xFF
+    return np.broadcast_arrays(r, g, b)
+
+
+def frame_expected(step, w, h):
+    """RAW as the wire format defines it: RGB8, alpha dropped, rows bottom-up
+    (the top-down source flipped)."""
+    import numpy as np
+    r, g, b = frame_rgba_channels(step, w, h)
+    rgb = np.stack([r, g, b], axis=-1).astype(np.uint8)
+    return rgb[::-1].tobytes()
+
+
+def proto_fields(buf):
+    """The length-delimited fields of a protobuf message (field -> bytes),
+    parsed from the encoding rules alone; other wire types are skipped."""
+    def varint(i):
+        v = shift = 0
+        while True:
+            if i >= len(buf):
+                raise ValueError("truncated varint")
+            c = buf[i]
+            i += 1
+            v |= (c & 0x7F) << shift
+            shift += 7
+            if not c & 0x80:
+                return v, i
+    out, i = {}, 0
+    while i < len(buf):
+        key, i = varint(i)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            _, i = varint(i)
+        elif wire == 1:
+            i += 8
+        elif wire == 5:
+            i += 4
+        elif wire == 2:
+            n, i = varint(i)
+            if i + n > len(buf):
+                raise ValueError("field %d runs past the message" % field)
+            out[field] = buf[i:i + n]
+            i += n
+        else:
+            raise ValueError("wire type %d" % wire)
+    return out
+
+
+def check_message(got, expect):
+    """'ok' or 'fail <why>': the message against what EXPECT says it is."""
+    if expect == "ack":
+        want = ack_bytes()
+    elif expect.startswith("frame:"):
+        _, step, w, h = expect.split(":")
+        try:
+            got = proto_fields(got).get(1, b"")  # ObservationSpaceMessage.image
+        except ValueError as e:
+            return "fail message %s is no protobuf message: %s" % (expect, e)
+        want = frame_expected(int(step), int(w), int(h))
+    else:
+        _, step, n = expect.split(":")
+        want = obs_expected(int(step), int(n))
+    if got != want:
+        bad = next((i for i in range(min(len(got), len(want))) if got[i] != want[i]),
+                   min(len(got), len(want)))
+        return "fail message %s: %d bytes, expected %d; first difference at byte %d" % (
+            expect, len(got), len(want), bad)
+    return "ok"
 
 
 class Peer:
@@ -274,17 +361,8 @@ class Peer:
         self.j2p_size_seen = size
         with mmap.mmap(self.j2p_fd, J2P_HEADER + data_size, prot=mmap.PROT_READ) as m:
             got = m[J2P_HEADER:J2P_HEADER + data_size]
-        if expect == "ack":
-            want = ack_bytes()
-        else:
-            _, step, n = expect.split(":")
-            want = obs_expected(int(step), int(n))
-        if got != want:
-            bad = next((i for i in range(min(len(got), len(want))) if got[i] != want[i]),
-                       min(len(got), len(want)))
-            return "fail message %s: %d bytes, expected %d; first difference at byte %d" % (
-                expect, len(got), len(want), bad)
-        return "ok %d %d" % (data_size, size)
+        verdict = check_message(got, expect)
+        return verdict if verdict != "ok" else "ok %d %d" % (data_size, size)
 
     def unlink(self):
         if self.port is None:
@@ -296,8 +374,70 @@ class Peer:
             libc.sem_unlink(n.encode())
 
 
+class PredecessorPeer:
+    """CraftGround's own Python side (see predecessor_peer.c), driven in its
+    order: create (initialize_shared_memory), then per step write an action
+    and read the observation. Holds no descriptor or mapping of the objects
+    between calls; its semaphores stay open in this process."""
+
+    READ_CAP = 64 << 20
+
+    def __init__(self, lib):
+        self.lib = ctypes.CDLL(lib, use_errno=True)
+        self.lib.pp_create.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
+                                       ctypes.c_size_t]
+        self.lib.pp_write_action.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        self.lib.pp_read.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p,
+                                     ctypes.c_size_t, ctypes.c_long]
+        self.lib.pp_read.restype = ctypes.c_long
+        self.lib.pp_destroy.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        self.port = None
+        self.limit = 0
+        self.hostile = 0
+        self.buf = ctypes.create_string_buffer(self.READ_CAP)
+
+    def names(self):
+        p = self.port
+        return ("/craftground_%d_p2j" % p, "/craftground_%d_j2p" % p)
+
+    def create(self, port, action_size, env_size, variant="good"):
+        if variant != "good":
+            raise ValueError("the predecessor's peer makes only good channels")
+        self.port = port
+        env = init_env_bytes(env_size)
+        rc = self.lib.pp_create(port, env, env_size, action_size)
+        if rc != 0:
+            raise OSError(-rc, "create: " + os.strerror(-rc))
+        self.limit = action_size + env_size
+
+    def action(self, step):
+        data = action_bytes(step, action_len(step, self.limit))
+        rc = self.lib.pp_write_action(self.names()[0].encode(), data, len(data))
+        if rc != 0:
+            raise OSError(-rc, "write: " + os.strerror(-rc))
+
+    def read(self, expect):
+        p2j, j2p = self.names()
+        n = self.lib.pp_read(p2j.encode(), j2p.encode(), self.buf, self.READ_CAP, 30000)
+        if n < 0:
+            return "fail read: %s" % os.strerror(-n)
+        got = ctypes.string_at(self.buf, n)
+        verdict = check_message(got, expect)
+        size = os.stat("/dev/shm" + j2p).st_size
+        return verdict if verdict != "ok" else "ok %d %d" % (n, size)
+
+    def unlink(self):
+        if self.port is None:
+            return
+        p2j, j2p = self.names()
+        self.lib.pp_destroy(p2j.encode(), 1)
+        self.lib.pp_destroy(j2p.encode(), 0)
+        self.port = None
+
+
 def main():
-    peer = Peer()
+    lib = os.environ.get("CG_SHM_PEER_LIB")
+    peer = PredecessorPeer(lib) if lib else Peer()
 
     def on_signal(signum, frame):
         if peer.hostile:
