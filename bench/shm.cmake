@@ -2,7 +2,9 @@
 # between the same two processes (bench/shm/). Build, then run:
 #   build/bench/bench_shm [rounds [peer command...]]
 # or `cmake --build build --target run_bench_shm` (the C peer, then the
-# Python peer with a kept j2p mapping, then the predecessor's re-mapping one).
+# Python peer with a kept j2p mapping, then the predecessor's re-mapping
+# reader, then CraftGround's own peer as it behaves: tests/shm's
+# predecessor_peer.c, semaphores its own, nothing mapped between calls).
 if(NOT CG_WITH_JNI)
   return()
 endif()
@@ -23,4 +25,6 @@ set(cg_shm_py ${CMAKE_CURRENT_LIST_DIR}/shm/shm_bench_peer.py)
 add_custom_target(run_bench_shm COMMAND ${bench_shm_SCRIPT} 2000
                   COMMAND ${bench_shm_SCRIPT} 2000 ${CG_BENCH_PYTHON3} ${cg_shm_py} kept
                   COMMAND ${bench_shm_SCRIPT} 2000 ${CG_BENCH_PYTHON3} ${cg_shm_py} remap
-                  USES_TERMINAL DEPENDS bench_shm_jar shm_bench_peer)
+                  COMMAND ${CMAKE_COMMAND} -E env CG_SHM_PEER_LIB=$<TARGET_FILE:cg_predecessor_peer>
+                          ${bench_shm_SCRIPT} 2000 ${CG_BENCH_PYTHON3} ${cg_shm_py} predecessor
+                  USES_TERMINAL DEPENDS bench_shm_jar shm_bench_peer cg_predecessor_peer)

@@ -12,9 +12,15 @@ receive the 691,200 bytes into the same buffer.
   kept   (default) one mapping per object, kept for the whole run (j2p is
          mapped again only when a message does not fit the mapping);
   remap  the predecessor's reader: fstat, map the 24-byte header, map
-         24 + data_size, copy, unmap, every step.
+         24 + data_size, copy, unmap, every step;
+  predecessor  CraftGround's own Python side as it behaves
+         (tests/shm/predecessor_peer.c, named by CG_SHM_PEER_LIB): it creates
+         the semaphores itself, maps nothing between calls, and each step maps
+         p2j to write the action, maps its header again for the wait, then
+         maps j2p's header and 24 + data_size, every step. Its per-call
+         mapping is its own cost, not the library's.
 
-Usage: shm_bench_peer.py kept|remap PORT ROUNDS SOCKET_PATH
+Usage: shm_bench_peer.py kept|remap|predecessor PORT ROUNDS SOCKET_PATH
 Prints "ready" once the objects exist and the socket is connected, then the
 medians and their ratio when the JVM has served every round.
 """
@@ -52,6 +58,8 @@ def main():
             libc.sem_unlink(n.encode())
 
     cleanup()
+    if mode == "predecessor":
+        return run_predecessor(port, rounds, sock_path, cleanup)
     p2j_size = 136 + ACTION + ENV
     pfd = libc.shm_open(names[0].encode(), os.O_CREAT | os.O_RDWR, 0o666)
     jfd = libc.shm_open(names[1].encode(), os.O_CREAT | os.O_RDWR, 0o666)
@@ -127,14 +135,7 @@ def main():
             r = b * BLOCK + i
             action = bytes((r + k) & 0xFF for k in range(ACTION))
             t0 = now()
-            sock.sendall(action)
-            got = 0
-            while got < OBS:
-                k = sock.recv_into(out_mv[got:], OBS - got)
-                if k == 0:
-                    bad = "socket closed"
-                    break
-                got += k
+            bad = socket_step(sock, action, out_mv)
             t1 = now()
             if bad:
                 break
@@ -144,17 +145,90 @@ def main():
             break
     sock.close()
     cleanup()
+    return report("kept" if mode == "kept" else "re-mapped every read", bad, t_shm, t_sock, rounds)
+
+
+def report(what, bad, t_shm, t_sock, rounds):
     if bad:
         print("shm_bench_peer.py: %s" % bad, file=sys.stderr)
         return 1
     shm, sk = statistics.median(t_shm), statistics.median(t_sock)
-    print("Python peer (%s j2p mapping): one step, a %d-byte action to the JVM and a RAW 640x360 "
+    print("Python peer (%s): one step, a %d-byte action to the JVM and a RAW 640x360 "
           "observation (%d bytes) back; medians of %d steps each, alternating blocks of %d"
-          % ("kept" if mode == "kept" else "re-mapped every read", ACTION, OBS, rounds, BLOCK))
+          % (what, ACTION, OBS, rounds, BLOCK))
     print("  shared-memory channel (readActionImpl + writeObservationImpl)  %8.1f us" % shm)
     print("  limit: Unix SocketChannel, same bytes, same two processes       %8.1f us" % sk)
     print("  ratio channel/socket: %.2f (target < 1) %s" % (shm / sk, "MET" if shm < sk else "MISSED"))
     return 0
+
+
+def socket_step(sock, action, out_mv):
+    """The limit's step: the action out, the observation back into out_mv."""
+    sock.sendall(action)
+    got = 0
+    while got < OBS:
+        k = sock.recv_into(out_mv[got:], OBS - got)
+        if k == 0:
+            return "socket closed"
+        got += k
+    return None
+
+
+def run_predecessor(port, rounds, sock_path, cleanup):
+    """The same blocks with CraftGround's own peer behaviour: its create, then
+    per step its write (map, copy, post, unmap) and its read (map, wait,
+    map j2p twice, copy, unmap)."""
+    lib = ctypes.CDLL(os.environ["CG_SHM_PEER_LIB"], use_errno=True)
+    lib.pp_create.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_size_t]
+    lib.pp_write_action.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+    lib.pp_read.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,
+                            ctypes.c_long]
+    lib.pp_read.restype = ctypes.c_long
+    rc = lib.pp_create(port, b"\7" * ENV, ENV, ACTION)
+    if rc != 0:
+        print("shm_bench_peer.py: create: %s" % os.strerror(-rc), file=sys.stderr)
+        return 1
+    p2j, j2p = b"/craftground_%d_p2j" % port, b"/craftground_%d_j2p" % port
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(sock_path)
+    print("ready", flush=True)
+    out = ctypes.create_string_buffer(OBS)
+    out_mv = memoryview(out).cast("B")
+    t_shm, t_sock = [], []
+    bad = None
+    if lib.pp_read(p2j, j2p, out, OBS, 30000) < 0:  # the handshake ack
+        bad = "no handshake"
+    now = time.perf_counter_ns
+    for b in range(-WARM_BLOCKS, rounds // BLOCK):
+        for i in range(BLOCK):
+            if bad:
+                break
+            r = b * BLOCK + i
+            action = bytes((r + k) & 0xFF for k in range(ACTION))
+            t0 = now()
+            lib.pp_write_action(p2j, action, ACTION)
+            n = lib.pp_read(p2j, j2p, out, OBS, 30000)
+            t1 = now()
+            if n != OBS:
+                bad = "read returned %d" % n
+            elif r >= 0:
+                t_shm.append((t1 - t0) / 1000.0)
+        for i in range(BLOCK):
+            if bad:
+                break
+            r = b * BLOCK + i
+            action = bytes((r + k) & 0xFF for k in range(ACTION))
+            t0 = now()
+            bad = socket_step(sock, action, out_mv)
+            t1 = now()
+            if r >= 0:
+                t_sock.append((t1 - t0) / 1000.0)
+        if bad:
+            break
+    sock.close()
+    cleanup()
+    return report("CraftGround's own peer: semaphores its own, objects mapped per call", bad,
+                  t_shm, t_sock, rounds)
 
 
 if __name__ == "__main__":
