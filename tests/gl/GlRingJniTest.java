@@ -176,6 +176,21 @@ public final class GlRingJniTest {
                 "linear depth with near 0");
         expect(IllegalArgumentException.class, () -> ring.initRgbdImpl(w, h, tw, th, 3,
                 GlZerocopyRing.MODE_FENCE, 0, -1, 0, near, far, false), "eyes -1");
+        // eyes 0 means 1, as slots 0 means the default (docs/zero-copy-v2.md).
+        ByteString z = ring.initRgbdImpl(w, h, tw, th, 3, GlZerocopyRing.MODE_FENCE, 0, 0,
+                GlZerocopyRing.DEPTH_LINEAR, near, far, false);
+        check(z.size() == 256 && z.byteAt(4) == 3 && le32(z, 192) == 1 && le32(z, 228) == 1,
+                "eyes 0 with depth: version 3, eyes 1");
+        ring.destroyImpl();
+        z = ring.initRgbdImpl(w, h, tw, th, 3, GlZerocopyRing.MODE_FENCE, 0, 0,
+                GlZerocopyRing.DEPTH_NONE, near, far, false);
+        check(z.size() == 192 && z.byteAt(4) == 2, "eyes 0 without depth: initRgbImpl's version 2");
+        ring.destroyImpl();
+        z = ring.initRgbdImpl(w, h, tw, th, 3, GlZerocopyRing.MODE_FENCE, 0, 1,
+                GlZerocopyRing.DEPTH_RAW, Float.NaN, Float.NaN, true);
+        check(z.size() == 256 && le32(z, 228) == 2 && le32(z, 232) == 0 && le32(z, 236) == 0
+                && le32(z, 240) == 0, "raw depth: near/far ignored (NaN), 0 in the template");
+        ring.destroyImpl();
         ByteString t = ring.initRgbdImpl(w, h, tw, th, 3, GlZerocopyRing.MODE_FENCE, 0, 2,
                 GlZerocopyRing.DEPTH_LINEAR, near, far, false);
         check(t.size() == 256 && t.byteAt(4) == 3 && le32(t, 8) == 23 && le32(t, 192) == 2

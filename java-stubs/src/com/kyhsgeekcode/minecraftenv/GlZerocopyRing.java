@@ -107,12 +107,13 @@ public final class GlZerocopyRing {
 
     /**
      * {@link #initRgbImpl} with a second eye and/or a depth plane per eye (docs/zero-copy-v2.md,
-     * "Depth and stereo planes"): eyes 1 or 2; depthEncoding {@link #DEPTH_NONE},
+     * "Depth and stereo planes"): eyes 1 or 2 (0 is taken as 1, as slots 0 is the default;
+     * negative or more than 2: IllegalArgumentException); depthEncoding {@link #DEPTH_NONE},
      * {@link #DEPTH_LINEAR} or {@link #DEPTH_RAW}: each slot then also holds, per eye, the
      * depth of the pixels the RGB plane samples, {@code (targetHeight, targetWidth)} float32,
      * rows upright. near/far/zZeroToOne: the linear encoding's planes (finite, 0 < near < far;
-     * IllegalArgumentException otherwise), the frames' unless publishDepthImpl gives others;
-     * ignored for raw. Returns the template descriptor: 256 bytes (version 3) when eyes is 2 or
+     * IllegalArgumentException otherwise), checked here; publishDepthImpl always gives a frame's
+     * own, so from Java these are never a frame's; ignored for raw. Returns the template descriptor: 256 bytes (version 3) when eyes is 2 or
      * there is a depth plane, else exactly {@link #initRgbImpl}'s. Such a ring takes each frame
      * in parts, in this order: for each eye, publishDepthImpl (with depth), then publishEyeImpl;
      * publishImpl / publishCursorImpl are refused (IllegalArgumentException).

@@ -151,12 +151,14 @@ public final class VulkanZerocopyRing {
 
     /**
      * {@link #initRgbImpl} with eyes and a depth plane (docs/zero-copy-v2.md, "Depth and stereo
-     * planes"): each slot holds {@code eyes} (1 or 2) RGB planes and, with depthEncoding
+     * planes"): each slot holds {@code eyes} (1 or 2; 0 is taken as 1, as slots 0 is the
+     * default; negative or more than 2: IllegalArgumentException) RGB planes and, with depthEncoding
      * {@link #DEPTH_LINEAR} or {@link #DEPTH_RAW}, a depth plane per eye, {@code (targetHeight,
      * targetWidth)} float32, upright, each pixel the depth of the source pixel the RGB plane
      * samples. The depth comes from the game's VK_FORMAT_D32_SFLOAT image (usage SAMPLED, the
-     * colour image's size). near, far, zZeroToOne: LINEAR's parameters for every frame whose
-     * depth call does not give its own (finite 0 < near < far, else IllegalArgumentException).
+     * colour image's size). near, far, zZeroToOne: LINEAR's parameters, checked here (finite
+     * 0 < near < far, else IllegalArgumentException); recordDepthImpl always gives a frame's own,
+     * so from Java these are never a frame's (C callers may pass none); ignored for RAW.
      * Returns the template descriptor: 256 bytes (version 3) when eyes is 2 or there is a depth
      * plane, else the 192 of initRgbImpl. Frames then go part by part, for each eye in order
      * (eye 0 first): {@link #recordDepthImpl} (with a depth plane) at the mod's depth point,
