@@ -14,4 +14,5 @@ if ((rc == 1)) && grep -q 'cannot set up the scene' "$tmp/stderr"; then
   exit 77
 fi
 ((rc == 0)) || { echo "FAIL: the demo exited $rc: $(head -c 500 "$tmp/stderr")"; exit 1; }
-PYTHONPATH=$pkg exec "$python" "$(dirname "$0")/check_samples.py" "$tmp/out" 96 54 3
+# Not exec: the EXIT trap must still remove $tmp.
+PYTHONPATH=$pkg "$python" "$(dirname "$0")/check_samples.py" "$tmp/out" 96 54 3

@@ -3,10 +3,31 @@
 # through ctest, the core tests again under AddressSanitizer + UBSan, a timed
 # libFuzzer run of each fuzz target (clang, label fuzz), then the aarch64
 # (qemu-user) and Windows (Wine) cross builds' core tests.
-# Usage (as root on Debian 12): bash scripts/test.sh
+# Usage (as root on Debian 12): bash scripts/test.sh   (-h, --help: this text)
+# Environment: JOBS (parallel jobs, default nproc), CG_CROSS=0 (no cross builds).
+# Temporary files of the run go to one folder, removed at the end.
 set -euo pipefail
+case ${1:-} in
+  -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  '') ;;
+  *) echo "test.sh: no arguments expected, got '$*' (see --help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
+
+# Everything the tests write under TMPDIR (mktemp, Python's tempfile, the
+# rings' socket folder where XDG_RUNTIME_DIR is unset) lands in one folder
+# that goes when the run ends; what still appears in /tmp is reported.
+tmp_before=$(ls -A /tmp | sort)
+TMPDIR=$(mktemp -d /tmp/cg-test-run.XXXXXX)
+export TMPDIR
+report_tmp() {
+  rm -rf "$TMPDIR"
+  local left
+  left=$(comm -13 <(echo "$tmp_before") <(ls -A /tmp | sort) | grep -vE '^\.(X11-unix|X[0-9]+-lock|wine-[0-9]+)$' || true)
+  [ -z "$left" ] || echo "test.sh: left in /tmp by the run (or by another process meanwhile): $(echo $left)"
+}
+trap report_tmp EXIT
 
 # The test profile; with the cross builds (the default) the cross one, which includes it.
 if [[ ${CG_CROSS:-1} == 0 ]]; then bash scripts/install-deps.sh test; else bash scripts/install-deps.sh cross; fi

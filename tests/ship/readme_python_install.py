@@ -8,8 +8,9 @@ BLOCK names the recipe: the shell lines of the fenced block between
 in a new temporary folder holding a copy of PKG_DIR as ./python (the
 repository root as the reader sees it), with PYTHON3 as the python3 on PATH
 (the system Python, not a pyenv one). An `apt-get install` line is not run
-(no root, no network in CI): each package it names must be installed
-(dpkg-query) and in install-deps' test profile. Exit 0 when the recipe
+(no root, no network in CI): it must not stop at a prompt or pull recommends
+(`-y`, `--no-install-recommends`), and each package it names must be
+installed (dpkg-query) and in install-deps' test profile. Exit 0 when the recipe
 installed the package into the venv and `import craftground_capture` there
 finds the venv's copy; 77 when a Debian package the offline emulation needs
 is missing; 1 otherwise.
@@ -45,6 +46,11 @@ def apt_packages(line):
         words = words[1:]
     if words[:2] != ["apt-get", "install"]:
         return None
+    flags = [w for w in words[2:] if w.startswith("-")]
+    for need, why in (("-y", "it stops at a prompt"), ("--no-install-recommends",
+                                                       "it pulls recommends")):
+        if need not in flags and not (need == "-y" and "--yes" in flags):
+            sys.exit("README's apt-get line has no %s: %s (%s)" % (need, why, line.strip()))
     return [w for w in words[2:] if not w.startswith("-")]
 
 
