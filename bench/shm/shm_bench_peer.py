@@ -81,8 +81,6 @@ def main():
     p2j_mv = memoryview(p2j)
     j2p = None
     j2p_mv = None
-    t_shm, t_sock = [], []
-    bad = None
 
     def read_kept():
         nonlocal j2p, j2p_mv
@@ -111,38 +109,17 @@ def main():
         return None
 
     read = read_kept if mode == "kept" else read_remap
+
+    def channel_step(action):
+        p2j_mv[136:136 + ACTION] = action
+        struct.pack_into("<Q", p2j, 16, ACTION)
+        libc.sem_post(sem_act)
+        libc.sem_wait(sem_obs)
+        return read()
+
     # The handshake ack.
     libc.sem_wait(sem_obs)
-    now = time.perf_counter_ns
-    for b in range(-WARM_BLOCKS, rounds // BLOCK):
-        for i in range(BLOCK):
-            r = b * BLOCK + i
-            action = bytes((r + k) & 0xFF for k in range(ACTION))
-            t0 = now()
-            p2j_mv[136:136 + ACTION] = action
-            struct.pack_into("<Q", p2j, 16, ACTION)
-            libc.sem_post(sem_act)
-            libc.sem_wait(sem_obs)
-            bad = read()
-            t1 = now()
-            if bad:
-                break
-            if r >= 0:
-                t_shm.append((t1 - t0) / 1000.0)
-        if bad:
-            break
-        for i in range(BLOCK):
-            r = b * BLOCK + i
-            action = bytes((r + k) & 0xFF for k in range(ACTION))
-            t0 = now()
-            bad = socket_step(sock, action, out_mv)
-            t1 = now()
-            if bad:
-                break
-            if r >= 0:
-                t_sock.append((t1 - t0) / 1000.0)
-        if bad:
-            break
+    bad, t_shm, t_sock = run_blocks(rounds, channel_step, lambda a: socket_step(sock, a, out_mv))
     sock.close()
     cleanup()
     return report("kept" if mode == "kept" else "re-mapped every read", bad, t_shm, t_sock, rounds)
@@ -160,6 +137,28 @@ def report(what, bad, t_shm, t_sock, rounds):
     print("  limit: Unix SocketChannel, same bytes, same two processes       %8.1f us" % sk)
     print("  ratio channel/socket: %.2f (target < 1) %s" % (shm / sk, "MET" if shm < sk else "MISSED"))
     return 0
+
+
+def run_blocks(rounds, channel_step, sock_step):
+    """Alternating blocks of BLOCK steps, channel then socket, WARM_BLOCKS
+    untimed first; each step gets the round's action bytes and returns None
+    or what went wrong. Returns (what went wrong, channel times, socket
+    times), times in us."""
+    now = time.perf_counter_ns
+    times = ([], [])
+    for b in range(-WARM_BLOCKS, rounds // BLOCK):
+        for k, step in enumerate((channel_step, sock_step)):
+            for i in range(BLOCK):
+                r = b * BLOCK + i
+                action = bytes((r + j) & 0xFF for j in range(ACTION))
+                t0 = now()
+                bad = step(action)
+                t1 = now()
+                if bad:
+                    return bad, times[0], times[1]
+                if r >= 0:
+                    times[k].append((t1 - t0) / 1000.0)
+    return None, times[0], times[1]
 
 
 def socket_step(sock, action, out_mv):
@@ -194,37 +193,16 @@ def run_predecessor(port, rounds, sock_path, cleanup):
     print("ready", flush=True)
     out = ctypes.create_string_buffer(OBS)
     out_mv = memoryview(out).cast("B")
-    t_shm, t_sock = [], []
-    bad = None
     if lib.pp_read(p2j, j2p, out, OBS, 30000) < 0:  # the handshake ack
-        bad = "no handshake"
-    now = time.perf_counter_ns
-    for b in range(-WARM_BLOCKS, rounds // BLOCK):
-        for i in range(BLOCK):
-            if bad:
-                break
-            r = b * BLOCK + i
-            action = bytes((r + k) & 0xFF for k in range(ACTION))
-            t0 = now()
+        bad, t_shm, t_sock = "no handshake", [], []
+    else:
+        def channel_step(action):
             lib.pp_write_action(p2j, action, ACTION)
             n = lib.pp_read(p2j, j2p, out, OBS, 30000)
-            t1 = now()
-            if n != OBS:
-                bad = "read returned %d" % n
-            elif r >= 0:
-                t_shm.append((t1 - t0) / 1000.0)
-        for i in range(BLOCK):
-            if bad:
-                break
-            r = b * BLOCK + i
-            action = bytes((r + k) & 0xFF for k in range(ACTION))
-            t0 = now()
-            bad = socket_step(sock, action, out_mv)
-            t1 = now()
-            if r >= 0:
-                t_sock.append((t1 - t0) / 1000.0)
-        if bad:
-            break
+            return None if n == OBS else "read returned %d" % n
+
+        bad, t_shm, t_sock = run_blocks(rounds, channel_step,
+                                        lambda a: socket_step(sock, a, out_mv))
     sock.close()
     cleanup()
     return report("CraftGround's own peer: semaphores its own, objects mapped per call", bad,

@@ -564,6 +564,32 @@ START_TEST(closed_when_replaced)
 }
 END_TEST
 
+/* The peer process `pid`, the one process holding the channel, is
+ * SIGKILLed while the game waits for an action: the wait ends CLOSED (not
+ * reaped yet: a zombie counts as gone), and the channel is closed. */
+static void assert_closed_when_killed(cg_shm_channel *ch, pid_t pid)
+{
+    kill(pid, SIGKILL);
+    got g = {0};
+    double t0 = now_s();
+    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
+    ck_assert_double_lt(now_s() - t0, 10.0); /* hang detector, not a speed limit */
+    ck_assert_int_eq(g.calls, 0);
+    waitpid(pid, NULL, 0);
+    cg_shm_channel_close(ch);
+}
+
+/* Opening s's port, whose objects nobody holds, is refused and says why. */
+static void assert_refused_left_behind(const side *s)
+{
+    cg_shm_channel *ch = (cg_shm_channel *)&ch;
+    cg_err why = {""};
+    ck_assert_int_eq(cg_shm_channel_open(&ch, s->port, &why), CG_E_CHANNEL_CLOSED);
+    ck_assert_ptr_null(ch);
+    ck_assert_msg(strstr(why.text, s->p2j) != NULL && strstr(why.text, "no other process") != NULL,
+                  "%s", why.text);
+}
+
 /* A child process playing the Python side of `port`: creates everything,
  * says so, then just lives (until killed). */
 static pid_t spawn_python_side(int port)
@@ -669,12 +695,7 @@ START_TEST(opens_with_predecessor_peer)
     ck_assert_mem_eq(g.buf, "abc", 3);
     ck_assert_int_eq(cg_shm_channel_write(ch, (const uint8_t *)"obs", 3, NULL), CG_OK);
     /* Killed mid-wait: its semaphores were all it held, and it has gone. */
-    kill(pid, SIGKILL);
-    double t0 = now_s();
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
-    ck_assert_double_lt(now_s() - t0, 10.0); /* hang detector, not a speed limit */
-    waitpid(pid, NULL, 0);
-    cg_shm_channel_close(ch);
+    assert_closed_when_killed(ch, pid);
     side_unlink(&s);
 }
 END_TEST
@@ -689,11 +710,7 @@ START_TEST(refused_when_predecessor_left_behind)
     waitpid(pid, NULL, 0);
     side s;
     side_names(&s, port);
-    cg_shm_channel *ch = (cg_shm_channel *)&ch;
-    cg_err why = {""};
-    ck_assert_int_eq(cg_shm_channel_open(&ch, port, &why), CG_E_CHANNEL_CLOSED);
-    ck_assert_ptr_null(ch);
-    ck_assert_msg(strstr(why.text, "no other process") != NULL, "%s", why.text);
+    assert_refused_left_behind(&s);
     side_unlink(&s);
 }
 END_TEST
@@ -722,11 +739,7 @@ START_TEST(opens_with_peer_holding_only_a_descriptor)
     close(ready[0]);
     close(ready[1]);
     cg_shm_channel *ch = open_ok(&s);
-    kill(holder, SIGKILL);
-    got g = {0};
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
-    waitpid(holder, NULL, 0);
-    cg_shm_channel_close(ch);
+    assert_closed_when_killed(ch, holder);
     side_unlink(&s);
 }
 END_TEST
@@ -740,14 +753,7 @@ START_TEST(closed_when_peer_killed)
     side s;
     side_names(&s, port);
     cg_shm_channel *ch = open_ok(&s);
-    kill(pid, SIGKILL);
-    /* Not reaped yet: a zombie counts as gone. */
-    got g = {0};
-    double t0 = now_s();
-    ck_assert_int_eq(cg_shm_channel_read_action(ch, KEEP(&g), NULL), CG_E_CHANNEL_CLOSED);
-    ck_assert_double_lt(now_s() - t0, 10.0);
-    waitpid(pid, NULL, 0);
-    cg_shm_channel_close(ch);
+    assert_closed_when_killed(ch, pid);
     side_unlink(&s);
 }
 END_TEST
@@ -765,15 +771,10 @@ START_TEST(refused_when_left_behind)
     waitpid(pid, NULL, 0);
     side s;
     side_names(&s, port);
-    cg_shm_channel *ch = (cg_shm_channel *)&ch;
-    cg_err why = {""};
-    ck_assert_int_eq(cg_shm_channel_open(&ch, port, &why), CG_E_CHANNEL_CLOSED);
-    ck_assert_ptr_null(ch);
-    ck_assert_msg(strstr(why.text, s.p2j) != NULL && strstr(why.text, "no other process") != NULL,
-                  "%s", why.text);
+    assert_refused_left_behind(&s);
     /* The same objects with a live process mapping them open fine. */
     side_hold_existing(&s);
-    ch = open_ok(&s);
+    cg_shm_channel *ch = open_ok(&s);
     cg_shm_channel_close(ch);
     side_destroy(&s);
 }
