@@ -590,9 +590,20 @@ static void assert_refused_left_behind(const side *s)
                   "%s", why.text);
 }
 
-/* A child process playing the Python side of `port`: creates everything,
- * says so, then just lives (until killed). */
-static pid_t spawn_python_side(int port)
+/* How a child process plays the Python side of a port:
+ * SIDE_MAPS: creates everything and keeps it all mapped and open;
+ * SIDE_PREDECESSOR: as CraftGround's own peer does it (its ipc_noboost.cpp):
+ *   it creates both semaphores itself with sem_open(O_CREAT) (so it maps
+ *   glibc's temporary file, listed as "/dev/shm/sem.XXXXXX (deleted)", never
+ *   the final name), writes the header and the initial environment through
+ *   a mapping it drops at once, closes both objects' descriptors, and keeps
+ *   only its sem_t pointers open;
+ * SIDE_DESCRIPTOR: creates nothing, holds only a descriptor of p2j. */
+typedef enum side_kind { SIDE_MAPS, SIDE_PREDECESSOR, SIDE_DESCRIPTOR } side_kind;
+
+/* The child, once it holds what its kind holds; it then just lives (until
+ * killed). */
+static pid_t spawn_side(int port, side_kind kind)
 {
     int ready[2];
     ck_assert_int_eq(pipe(ready), 0);
@@ -600,7 +611,17 @@ static pid_t spawn_python_side(int port)
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         side c;
-        side_create_port(&c, port);
+        if (kind == SIDE_DESCRIPTOR) {
+            side_names(&c, port);
+            if (shm_open(c.p2j, O_RDONLY, 0) < 0) _exit(1);
+        } else {
+            side_create_port(&c, port);
+        }
+        if (kind == SIDE_PREDECESSOR) {
+            munmap(c.map, P2J_SIZE);
+            close(c.p2j_fd);
+            close(c.j2p_fd);
+        }
         if (write(ready[1], "r", 1) != 1) _exit(1);
         for (;;) pause();
     }
@@ -611,35 +632,13 @@ static pid_t spawn_python_side(int port)
     return pid;
 }
 
-/* A child process playing the Python side as CraftGround's own peer does it
- * (its ipc_noboost.cpp): it creates both semaphores itself with
- * sem_open(O_CREAT) (so it maps glibc's temporary file, listed as
- * "/dev/shm/sem.XXXXXX (deleted)", never the final name), writes the header
- * and the initial environment through a mapping it drops at once, closes
- * both objects' descriptors, and keeps only its sem_t pointers open. */
-static pid_t spawn_predecessor_side(int port)
+/* What a side of that kind leaves when SIGKILLed: its objects and
+ * semaphores, nobody holding them. */
+static void leave_behind(int port, side_kind kind)
 {
-    int ready[2];
-    ck_assert_int_eq(pipe(ready), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        side c;
-        side_create_port(&c, port);
-        munmap(c.map, P2J_SIZE);
-        close(c.p2j_fd);
-        close(c.j2p_fd);
-        char sem_path[256];
-        snprintf(sem_path, sizeof sem_path, "/dev/shm/sem.%s", c.obs + 1);
-        if (access(sem_path, F_OK) != 0) _exit(1);
-        if (write(ready[1], "r", 1) != 1) _exit(1);
-        for (;;) pause();
-    }
-    char r;
-    ck_assert_int_eq(read(ready[0], &r, 1), 1);
-    close(ready[0]);
-    close(ready[1]);
-    return pid;
+    pid_t pid = spawn_side(port, kind);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
 }
 
 /* What /proc/<pid>/maps of such a peer shows: no line names the channel's
@@ -669,7 +668,7 @@ static void assert_maps_show_no_names(pid_t pid, const side *s)
 START_TEST(opens_with_predecessor_peer)
 {
     int port = next_port();
-    pid_t pid = spawn_predecessor_side(port);
+    pid_t pid = spawn_side(port, SIDE_PREDECESSOR);
     side s;
     side_names(&s, port);
     assert_maps_show_no_names(pid, &s);
@@ -705,9 +704,7 @@ END_TEST
 START_TEST(refused_when_predecessor_left_behind)
 {
     int port = next_port();
-    pid_t pid = spawn_predecessor_side(port);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    leave_behind(port, SIDE_PREDECESSOR);
     side s;
     side_names(&s, port);
     assert_refused_left_behind(&s);
@@ -720,24 +717,10 @@ END_TEST
 START_TEST(opens_with_peer_holding_only_a_descriptor)
 {
     int port = next_port();
-    pid_t pid = spawn_predecessor_side(port);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    leave_behind(port, SIDE_PREDECESSOR);
+    pid_t holder = spawn_side(port, SIDE_DESCRIPTOR);
     side s;
     side_names(&s, port);
-    int ready[2];
-    ck_assert_int_eq(pipe(ready), 0);
-    pid_t holder = fork();
-    ck_assert_int_ge(holder, 0);
-    if (holder == 0) {
-        int fd = shm_open(s.p2j, O_RDONLY, 0);
-        if (fd < 0 || write(ready[1], "r", 1) != 1) _exit(1);
-        for (;;) pause();
-    }
-    char r;
-    ck_assert_int_eq(read(ready[0], &r, 1), 1);
-    close(ready[0]);
-    close(ready[1]);
     cg_shm_channel *ch = open_ok(&s);
     assert_closed_when_killed(ch, holder);
     side_unlink(&s);
@@ -749,7 +732,7 @@ END_TEST
 START_TEST(closed_when_peer_killed)
 {
     int port = next_port();
-    pid_t pid = spawn_python_side(port);
+    pid_t pid = spawn_side(port, SIDE_MAPS);
     side s;
     side_names(&s, port);
     cg_shm_channel *ch = open_ok(&s);
@@ -766,9 +749,7 @@ END_TEST
 START_TEST(refused_when_left_behind)
 {
     int port = next_port();
-    pid_t pid = spawn_python_side(port);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    leave_behind(port, SIDE_MAPS);
     side s;
     side_names(&s, port);
     assert_refused_left_behind(&s);
