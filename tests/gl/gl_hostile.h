@@ -62,6 +62,35 @@ typedef struct hostile_objects {
     GLuint pbo, fbo, tex[2];
 } hostile_objects;
 
+/* The pack buffer and the framebuffer; glGetError() afterwards (0: made). */
+static inline GLenum hostile_objects_create(hostile_objects *o)
+{
+    glGenBuffers(1, &o->pbo);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, o->pbo);
+    glBufferData(GL_PIXEL_PACK_BUFFER, 1 << 16, NULL, GL_STREAM_READ);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glGenTextures(2, o->tex);
+    for (int i = 0; i < 2; i++) {
+        glBindTexture(GL_TEXTURE_2D, o->tex[i]);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glGenFramebuffers(1, &o->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, o->fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, o->tex[0], 0);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, o->tex[1], 0);
+    glReadBuffer(GL_COLOR_ATTACHMENT1);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    return glGetError();
+}
+
+static inline void hostile_objects_destroy(hostile_objects *o)
+{
+    glDeleteBuffers(1, &o->pbo);
+    glDeleteFramebuffers(1, &o->fbo);
+    glDeleteTextures(2, o->tex);
+}
+
 static inline void hostile_set(const struct hostile *h, const hostile_objects *o, int on)
 {
     float v = on ? h->value : h->dflt;

@@ -855,34 +855,6 @@ static void query_hostile(float *vals, game_state *g, int compat)
     query_state(g);
 }
 
-static void hostile_objects_create(hostile_objects *o)
-{
-    glGenBuffers(1, &o->pbo);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, o->pbo);
-    glBufferData(GL_PIXEL_PACK_BUFFER, 1 << 16, NULL, GL_STREAM_READ);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glGenTextures(2, o->tex);
-    for (int i = 0; i < 2; i++) {
-        glBindTexture(GL_TEXTURE_2D, o->tex[i]);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-    }
-    glBindTexture(GL_TEXTURE_2D, 0);
-    glGenFramebuffers(1, &o->fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, o->fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, o->tex[0], 0);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, o->tex[1], 0);
-    glReadBuffer(GL_COLOR_ATTACHMENT1);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    ck_assert_int_eq((int)glGetError(), GL_NO_ERROR);
-}
-
-static void hostile_objects_destroy(hostile_objects *o)
-{
-    glDeleteBuffers(1, &o->pbo);
-    glDeleteFramebuffers(1, &o->fbo);
-    glDeleteTextures(2, o->tex);
-}
-
 /* One hostile state on, then colour in every pack mode (each synchronous
  * mode, bands of one row, a ring of 2) and depth: bytes as rendered, and
  * every state as the game left it. */
@@ -907,7 +879,7 @@ static void check_hostile(int i, int compat)
     const int ndq = (int)(sizeof dq / sizeof dq[0]);
     ck_assert_int_eq(gl_scene_draw_depth(&dep, dq, ndq, zn, zf, 0), 0);
     hostile_objects o;
-    hostile_objects_create(&o);
+    ck_assert_int_eq(hostile_objects_create(&o), GL_NO_ERROR);
     /* Defaults first: a failed case before this one may have left its state. */
     for (int j = 0; j < HS_COUNT; j++)
         if (hostile_applies(&k_hostile[j], compat)) hostile_set(&k_hostile[j], &o, 0);

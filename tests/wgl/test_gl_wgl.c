@@ -68,6 +68,12 @@ static PFNGLGETSTRINGIPROC pglGetStringi;
 #define glClampColor pglClampColor
 #define glBindBuffer pglBindBuffer
 #define glBindFramebuffer pglBindFramebuffer
+#define glGenBuffers pglGenBuffers
+#define glBufferData pglBufferData
+#define glDeleteBuffers pglDeleteBuffers
+#define glGenFramebuffers pglGenFramebuffers
+#define glFramebufferTexture2D pglFramebufferTexture2D
+#define glDeleteFramebuffers pglDeleteFramebuffers
 #include "gl_hostile.h"
 
 static void (*gl_proc(const char *name))(void)
@@ -561,27 +567,13 @@ static void run_state(void)
     g_compat = (mask & GL_CONTEXT_COMPATIBILITY_PROFILE_BIT) != 0;
     printf("     a %s profile context\n", g_compat ? "compatibility" : "core");
     hostile_objects *o = &g_objs;
-    pglGenBuffers(1, &o->pbo);
-    pglBindBuffer(GL_PIXEL_PACK_BUFFER, o->pbo);
-    pglBufferData(GL_PIXEL_PACK_BUFFER, 1 << 16, NULL, GL_STREAM_READ);
-    pglBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glGenTextures(2, o->tex);
-    for (int i = 0; i < 2; i++) {
-        glBindTexture(GL_TEXTURE_2D, o->tex[i]);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-    }
-    pglGenFramebuffers(1, &o->fbo);
-    pglBindFramebuffer(GL_FRAMEBUFFER, o->fbo);
-    pglFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, o->tex[0], 0);
-    pglFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT1, GL_TEXTURE_2D, o->tex[1], 0);
-    glReadBuffer(GL_COLOR_ATTACHMENT1);
-    pglBindFramebuffer(GL_FRAMEBUFFER, 0);
+    check(hostile_objects_create(o) == GL_NO_ERROR, "GL error",
+          "the game's pack buffer and framebuffer");
     GLuint col = scene_texture(0, 37, 19);
     float d[DW * DH];
     GLuint dep = depth_texture(d, 0.1, 100.0, 0);
     /* The game's own texture binding, which the reads must leave. */
     glBindTexture(GL_TEXTURE_2D, o->tex[0]);
-    check(glGetError() == GL_NO_ERROR, "GL error", "setting up the game's objects");
     uint8_t *want = expect_rgb(37, 19, 37, 19, 0, 0, 0);
 
     for (int i = 0; i < HS_COUNT; i++) {
@@ -653,6 +645,7 @@ static void run_state(void)
     glDeleteTextures(1, &tex);
     glDeleteTextures(1, &col);
     glDeleteTextures(1, &dep);
+    hostile_objects_destroy(o);
 }
 
 /* ---- errors ---------------------------------------------------------------- */
