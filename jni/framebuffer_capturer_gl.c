@@ -255,6 +255,8 @@ JNIEXPORT jboolean JNICALL Java_com_kyhsgeekcode_minecraftenv_FramebufferCapture
 {
     (void)env;
     (void)self;
-    /* libepoxy resolves entry points lazily; nothing to initialise. */
+    /* GL entry points are resolved by libepoxy (Linux) or loaded with the
+     * context check itself (Windows' own table, src/gl_capture/cg_gl_wgl.c);
+     * nothing else to initialise. */
     return cg_gl_current_context(NULL) == CG_OK ? JNI_TRUE : JNI_FALSE;
 }

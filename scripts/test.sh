@@ -69,7 +69,8 @@ echo "== ctest: all tests"
 run_ctest build || status=1
 
 # Cross builds: the core suites (NEON included) under qemu-user and under
-# Wine, libnative-lib and its natives jar for aarch64 Linux and Windows x64.
+# Wine, libnative-lib and its natives jar for aarch64 Linux and Windows x64;
+# for Windows also its GL natives on a WGL context (Wine under Xvfb).
 # CG_CROSS=0 skips them (about 2 minutes, plus Check for MinGW once: 2 more).
 if [[ ${CG_CROSS:-1} == 0 ]]; then
   echo "== cross builds skipped (CG_CROSS=0)"
@@ -97,5 +98,8 @@ WINEPREFIX=$PWD/build-mingw/wineprefix WINEDEBUG=-all DISPLAY= /usr/lib/wine/win
   >/dev/null 2>&1 || true
 echo "   wine prefix ready in $((SECONDS - t1)) s"
 run_ctest build-mingw -L cross || status=1
+# The GL tests' WGL context (tests/wgl), as Wine's opengl32 reported it.
+grep -m1 -ho 'WGL context: .*' build-mingw/Testing/Temporary/LastTest.log 2>/dev/null |
+  sed 's/^/   /' || echo "   no WGL context reported (gl_wgl_* skipped?)"
 echo "   windows: $((SECONDS - t0)) s"
 exit $status

@@ -1,5 +1,5 @@
 /* cg_gl_pack.c - names and the per-driver choice of the GL reader's pack
- * modes: no GL calls, so also built where GL capture is not (cg_gl_none.c). */
+ * modes: no GL calls. */
 #include <string.h>
 
 #include "cg_gl.h"

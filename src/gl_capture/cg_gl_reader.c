@@ -2,7 +2,6 @@
  * cg_gl_reader.c - color/depth readback of GL textures through a cached
  * framebuffer, synchronous or through a ring of pixel-pack buffers.
  */
-#include <epoxy/gl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 
 #include "cg_gl.h"
+#include "cg_gl_api.h"
 #include "cg_gl_check.h"
 #include "cg_gl_reader_internal.h"
 
@@ -144,7 +144,7 @@ int cg_gl_reader_failed(const cg_gl_reader *r)
 /* A context must be current. When it is not the one the reader's GL objects
  * were made in, their names mean nothing (or another object) here: forget
  * them, and make fresh ones in this context. The full check (desktop GL
- * 3.0+, about 2 us in libepoxy) runs once per context; after that only
+ * 3.0+, about 2 us) runs once per context; after that only
  * whether GL still answers (a lost context does not). */
 cg_status cg_gl_enter(cg_gl_reader *r)
 {

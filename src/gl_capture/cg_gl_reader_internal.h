@@ -7,7 +7,7 @@
 #ifndef CG_GL_READER_INTERNAL_H
 #define CG_GL_READER_INTERNAL_H
 
-#include <epoxy/gl.h>
+#include "cg_gl_api.h"
 
 #include "cg_err.h"
 #include "cg_gl.h"

@@ -4,10 +4,10 @@
  * set to what the reads need and restored; a texture attached to one of
  * the reader's framebuffers, checked complete.
  */
-#include <epoxy/gl.h>
 #include <string.h>
 
 #include "cg_gl.h"
+#include "cg_gl_api.h"
 #include "cg_gl_check.h"
 #include "cg_gl_reader_internal.h"
 
@@ -24,15 +24,15 @@ static const GLenum k_transfer[10] = {
 unsigned cg_gl_read_caps(void)
 {
     unsigned caps = 0;
-    if (epoxy_has_gl_extension("GL_MESA_pack_invert")) caps |= CG_GL_CAP_PACK_INVERT;
-    if (epoxy_has_gl_extension("GL_ANGLE_pack_reverse_row_order"))
+    if (cg_gl_has_extension("GL_MESA_pack_invert")) caps |= CG_GL_CAP_PACK_INVERT;
+    if (cg_gl_has_extension("GL_ANGLE_pack_reverse_row_order"))
         caps |= CG_GL_CAP_REVERSE_ROWS;
     /* 3.0 has no profiles (all compatibility); 3.1 has it through
      * GL_ARB_compatibility; 3.2+ says so in the profile mask. */
     GLint mask = 0;
-    if (epoxy_gl_version() >= 32) glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
-    if (epoxy_gl_version() < 31 || (mask & GL_CONTEXT_COMPATIBILITY_PROFILE_BIT) ||
-        (epoxy_gl_version() == 31 && epoxy_has_gl_extension("GL_ARB_compatibility")))
+    if (cg_gl_version() >= 32) glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
+    if (cg_gl_version() < 31 || (mask & GL_CONTEXT_COMPATIBILITY_PROFILE_BIT) ||
+        (cg_gl_version() == 31 && cg_gl_has_extension("GL_ARB_compatibility")))
         caps |= CG_GL_CAP_COMPAT;
     if (cg_gl_has_compute(NULL)) caps |= CG_GL_CAP_COMPUTE;
     cg_gl_drain_errors();

@@ -1,7 +1,7 @@
 /*
  * cg_gl_ring_none.c - the GL producer of zero-copy v2 (cg_gl_ring.h) in a
- * build without it (no Vulkan ring: not Linux or no Vulkan headers; or no
- * GL capture: Windows):
+ * build without it (no Vulkan ring: not Linux, Windows included, or no
+ * Vulkan headers):
  * create refuses with CG_E_UNSUPPORTED saying what to use instead. No ring
  * is ever made, so the calls on one are never reached; they refuse too.
  */
@@ -10,7 +10,7 @@
 #include "cg_gl_ring.h"
 
 static const char k_unsupported[] =
-    "zero-copy v2 for GL needs Linux, GL capture (libepoxy) and a build with the Vulkan headers; "
+    "zero-copy v2 for GL needs Linux, GL capture and a build with the Vulkan headers; "
     "this build lacks them: use the GL readback or the v1 zero-copy path";
 
 cg_status cg_gl_ring_create(const cg_gl_ring_desc *d, cg_gl_ring **out, cg_err *err)

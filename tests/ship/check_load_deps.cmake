@@ -75,6 +75,13 @@ if(want_floor)
   endforeach()
 endif()
 
+# Windows resolves DLL names without case (objdump shows OPENGL32.dll for
+# what a program calls opengl32.dll).
+if(PLATFORM MATCHES "^windows")
+  foreach(v want_needed have_needed forbidden)
+    string(TOLOWER "${${v}}" ${v})
+  endforeach()
+endif()
 list(SORT want_needed)
 list(SORT have_needed)
 message("${LIB} (${PLATFORM}, CUDA ${CUDA})")
