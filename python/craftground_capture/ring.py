@@ -36,11 +36,13 @@ libatomic.so.1 for the 64-bit compare-and-swap on the shared lease words.
 import array
 import ctypes
 import ctypes.util
+import fcntl
 import logging
 import math
 import mmap
 import os
 import socket
+import stat
 import struct
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -448,12 +450,44 @@ def _state_name(state):
     return STATE_NAMES[state] if state < len(STATE_NAMES) else f"unknown state {state}"
 
 
+# The seals a control block must carry (docs/zero-copy-v2.md, "The control block"):
+# without F_SEAL_SHRINK the producer could truncate the file under the mapping and the
+# next lease would kill this process with SIGBUS. (fcntl's names, Linux values.)
+_F_GET_SEALS = getattr(fcntl, "F_GET_SEALS", 1034)
+CONTROL_SEALS = getattr(fcntl, "F_SEAL_SHRINK", 0x2) | getattr(fcntl, "F_SEAL_GROW", 0x4)
+
+
+def _map_sealed(fd: int) -> mmap.mmap:
+    """The control block behind fd mapped read/write shared, once it is
+    known to be a 4096-byte file sealed against shrinking and growing
+    (CONTROL_SEALS). RingError for anything else (a directory, a read-only
+    fd, an unsealed memfd): never an OSError, never a SIGBUS later."""
+    try:
+        st = os.fstat(fd)
+    except OSError as e:
+        raise RingError(f"zero-copy control block: not a file ({e.strerror})") from None
+    if not stat.S_ISREG(st.st_mode) or st.st_size < CONTROL_SIZE:
+        raise RingError(f"zero-copy control block: not a {CONTROL_SIZE}-byte file")
+    try:
+        seals = fcntl.fcntl(fd, _F_GET_SEALS)
+    except OSError:
+        seals = 0  # not a memfd: no seals
+    if seals & CONTROL_SEALS != CONTROL_SEALS:
+        raise RingError(f"zero-copy control block: not sealed against shrinking and growing "
+                        f"(seals {seals:#x}): the producer could shrink it under the mapping")
+    try:
+        return mmap.mmap(fd, CONTROL_SIZE, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    except OSError as e:
+        raise RingError(f"zero-copy control block: cannot be mapped read/write "
+                        f"({e.strerror})") from None
+
+
 class ControlBlock:
     """The mapped control block (a memfd received from the producer): the
     lease word of each slot (frame << 8 | state, states EMPTY to CLOSED),
     leased by compare-and-swap. The fd is consumed (closed here);
     RingError when it is not the 4096-byte block of ring `ring_id` with
-    `slot_count` slots."""
+    `slot_count` slots, sealed against shrinking and growing."""
 
     def __init__(self, fd: int, slot_count: int, ring_id: int) -> None:
         global _atomics
@@ -462,10 +496,7 @@ class ControlBlock:
         self._at = _atomics
         self._cas_raw = _atomics.cas_raw  # libatomic's, for a hot loop's own (VectorLearner's)
         try:
-            if os.fstat(fd).st_size < CONTROL_SIZE:
-                raise RingError("zero-copy control block: not a 4096-byte file")
-            self._map: Any = mmap.mmap(fd, CONTROL_SIZE, mmap.MAP_SHARED,
-                                       mmap.PROT_READ | mmap.PROT_WRITE)
+            self._map: Any = _map_sealed(fd)
         finally:
             os.close(fd)
         self._buf: Any = (ctypes.c_uint8 * CONTROL_SIZE).from_buffer(self._map)

@@ -202,8 +202,9 @@ cg_status cg_zc_control_create(uint32_t slot_count, uint64_t ring_id, cg_zc_cont
                                cg_err *err);
 
 /* Learner: map a received control block fd (consumed: closed here after
- * mapping, or on failure) and check magic, version, size, slot count and
- * ring id against the hello. CG_E_PROTOCOL on a mismatch. */
+ * mapping, or on failure) and check its seals (shrink and grow), magic,
+ * version, size, slot count and ring id against the hello. CG_E_PROTOCOL
+ * on a mismatch or a block the producer could still shrink. */
 cg_status cg_zc_control_map(int fd, uint32_t slot_count, uint64_t ring_id, cg_zc_control *c,
                             cg_err *err);
 

@@ -27,6 +27,7 @@ Usage: test_ring.py unit              descriptor golden bytes, hello and fd
                                       torch where present), two sizes
 Exit 0 pass, 1 failure, 77 when what the check needs is missing.
 """
+import fcntl
 import mmap
 import os
 import socket
@@ -150,9 +151,17 @@ def descriptor(ring_id, slot, frame, path, mode=R.MODE_FENCE, slots=3, w=4, h=2,
     return bytes(b)
 
 
-def control_block(slots, ring_id):
-    fd = os.memfd_create("test-control")
+SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+
+
+def control_block(slots, ring_id, seals=SEALS):
+    """A control block as the producer makes it (docs/zero-copy-v2.md): a
+    4096-byte memfd sealed against shrinking and growing (`seals`: others
+    for a hostile producer), the header written."""
+    fd = os.memfd_create("test-control", os.MFD_ALLOW_SEALING)
     os.ftruncate(fd, 4096)
+    if seals:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
     m = mmap.mmap(fd, 4096)
     struct.pack_into("<4sIIIQI", m, 0, b"CGZC", 1, slots, 64, ring_id, 1)
     return fd, m
