@@ -590,12 +590,22 @@ class ControlBlock:
                 for i in range(n)}
 
     def close(self) -> None:
-        """Unmap the block (once; later calls do nothing)."""
-        if self._map is not None:
-            self._buf = None
-            self._q.release()
-            self._map.close()
-            self._map = None
+        """Unmap the block (once; later calls do nothing). "Closed" is
+        published (_map None, the word view released) before the unmap,
+        which releases the GIL: another thread that looks then sees a closed
+        block, never a mapped one that is going away. The native helper
+        stores under an export of the map, which the unmap waits out (an
+        mmap with exports is unmapped when the last one goes)."""
+        m = self._map
+        if m is None:
+            return
+        self._map = None
+        self._buf = None
+        self._q.release()
+        try:
+            m.close()
+        except BufferError:
+            pass  # exported right now: unmapped with the mmap object, once the export ends
 
 
 # --- the hand-off socket ------------------------------------------------------------
@@ -1222,9 +1232,9 @@ class RingLearner(Closes):
         if self._placement is not None:
             self._placement.close()
             self._placement = None
-        if self._control is not None:
-            self._control.close()
-            self._control = None
+        ctl, self._control = self._control, None  # published before the unmap (as above)
+        if ctl is not None:
+            ctl.close()
         if self._sock is not None:
             self._sock.close()
             self._sock = None
