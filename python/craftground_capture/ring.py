@@ -51,7 +51,7 @@ import numpy as np
 from ._types import Buffer, Closes
 from .cuda_ipc import HANDLE_SIZE as CUDA_IPC_HANDLE_SIZE
 from .cuda_ipc import KDL_CUDA, DeviceBuffer, _DriverApi, _load
-from .errors import FormatError
+from .errors import DeviceError, FormatError, RingError, StaleDescriptor
 
 DESC_SIZE = 192  # versions 1 and 2
 DESC_V3_SIZE = 256  # version 3: the planes (eyes, depth)
@@ -88,14 +88,6 @@ _CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD = 1
 _CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD = 9
 _CU_STREAM_LEGACY = 1
 _CU_EVENT_DISABLE_TIMING = 2
-
-
-class RingError(RuntimeError):
-    """The ring cannot be used as asked (refused, closed, broken protocol)."""
-
-
-class StaleDescriptor(RingError):
-    """The descriptor names a frame (or a ring) that is gone."""
 
 
 # --- the descriptor -----------------------------------------------------------
@@ -729,7 +721,12 @@ class CudaImporter(_DriverApi):
     descriptor names (never another), made current only around each call."""
 
     def __init__(self) -> None:
-        super().__init__()  # libcuda ($CRAFTGROUND_CAPTURE_LIBCUDA), cuInit
+        try:
+            super().__init__()  # libcuda ($CRAFTGROUND_CAPTURE_LIBCUDA), cuInit
+        except OSError as e:  # no driver (no GPU here): the learners' own error
+            raise DeviceError(f"no CUDA driver in this process: {e} (libcuda.so.1 comes with "
+                              f"NVIDIA's driver; $CRAFTGROUND_CAPTURE_LIBCUDA names another "
+                              f"file)") from None
         self.device: Optional[int] = None
         self._event: Optional[ctypes.c_void_p] = None
 

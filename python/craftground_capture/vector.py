@@ -338,6 +338,38 @@ def load_native() -> Tuple[Optional[Any], Optional[str]]:
     return mod, None
 
 
+_native_status: Dict[str, Tuple[bool, Optional[str]]] = {}
+
+
+def native_status() -> Tuple[bool, Optional[str]]:
+    """(whether the native helper loads in this process, why not), as a
+    VectorLearner made now would find it (load_native(); a helper that
+    $CRAFTGROUND_CAPTURE_NATIVE names but that cannot load: False and the
+    error). Needs no GPU. Found once per value of the variable."""
+    key = os.environ.get(NATIVE_ENV, "")
+    got = _native_status.get(key)
+    if got is None:
+        try:
+            mod, why = load_native()
+            got = (mod is not None, why)
+        except RingError as e:
+            got = (False, str(e))
+        _native_status[key] = got
+    return got
+
+
+class _OnClass:
+    """VectorLearner.native / native_why read on the class: native_status()'s
+    (no instance, so no GPU, needed). An instance's own value, set at
+    construction, hides it."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        return native_status()[self.index]
+
+
 def _row(ring, desc, raw):
     """Row i's ring and its last fully parsed descriptor, as the lease's
     fast path reads it (one tuple, unpacked at once): a later descriptor of
@@ -420,7 +452,15 @@ class VectorLearner(Closes):
     With a device, the rings may sit on several GPUs: each GPU's rows are
     gathered there and copied across by the path cross_gpu picks ("auto",
     "peer", "staged", "refuse", as RingLearner's); `paths[i]` says row i's,
-    `path` the one in use (several joined by " + "), logged once at connect."""
+    `path` the one in use (several joined by " + "), logged once at connect.
+
+    VectorLearner.native (on the class, no GPU needed): whether the native
+    helper (python/native/lease.c) loads here, native_why why not; an
+    instance's native/native_why say what it uses. Without a CUDA driver the
+    constructor raises DeviceError."""
+
+    native = _OnClass(0)
+    native_why = _OnClass(1)
 
     def __init__(self, templates: Sequence[Union[Buffer, Descriptor]], stream: Optional[Any] = None,
                  flip: Optional[bool] = None, gather: str = "auto", timeout: float = 10.0,

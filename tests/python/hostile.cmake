@@ -3,6 +3,8 @@
 #                           without the seals docs/zero-copy-v2.md names, then
 #                           shrinks; a directory; a read-only fd: RingError at
 #                           connect (each learner in a child: a SIGBUS fails it)
+#   python_hostile_nogpu    no libcuda: RingLearner/VectorLearner raise DeviceError,
+#                           VectorLearner.native is readable on the class
 #   python_hostile_refs     the native helper's commit(): 1,000 failed commits leave
 #                           every reference count as it was
 #   python_hostile_race     the native helper's release() against ControlBlock.close()
@@ -20,7 +22,7 @@ if(CG_PYTHON3)
   else()
     list(APPEND cg_hostile_env "CRAFTGROUND_CAPTURE_NATIVE=0")
   endif()
-  foreach(mode control refs race args)
+  foreach(mode control nogpu refs race args)
     add_test(NAME python_hostile_${mode}
              COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_hostile.py ${mode})
     set_tests_properties(python_hostile_${mode} PROPERTIES LABELS python SKIP_RETURN_CODE 77
