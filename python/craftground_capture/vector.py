@@ -39,6 +39,7 @@ from . import _device
 from ._types import Buffer, Closes
 from .cuda_ipc import KDL_CUDA
 from .errors import FormatError
+from .spec import ObservationSpec, observation_spec, planes_space
 from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, CudaImporter, Descriptor,
                    RingError, RingLearner, RingPlane, StaleDescriptor, _Atomics, _eye_shape,
                    _norm_stream, _SemWaitParams, _StreamBuffer, parse_descriptor)
@@ -968,6 +969,30 @@ class VectorLearner(Closes):
         return plane
 
     # --- diagnostics and teardown ---------------------------------------------------------------
+
+    def _plane_specs(self) -> Dict[str, ObservationSpec]:
+        """What one row of a step's batch holds, plane by plane: "rgb" (ring
+        0's kind, with the eye axis for two eyes) and, with depth, "depth"."""
+        w, h, eyes = self.width, self.height, self.eyes
+        specs = {"rgb": observation_spec(self._first.kind, width=w, height=h, eyes=eyes)}
+        if self.has_depth:
+            specs["depth"] = observation_spec("ring_depth", width=w, height=h, eyes=eyes)
+        return specs
+
+    @property
+    def single_observation_space(self) -> Any:
+        """One row of the batch as a space (gymnasium's vector-env name):
+        a Box of (H, W, C) uint8, 0-255 ((2, H, W, 3) for two eyes); with
+        depth a Dict of that Box as "rgb" and "depth", (H, W) or (2, H, W)
+        float32 0-1. gymnasium.spaces where gymnasium is importable, else
+        the package's BoxSpace/DictSpace (spec.planes_space)."""
+        return planes_space(self._plane_specs())
+
+    @property
+    def observation_space(self) -> Any:
+        """The whole batch as a space: single_observation_space with the
+        batch's axis of n rows first ((N, H, W, C), depth (N, [2,] H, W))."""
+        return planes_space(self._plane_specs(), batch=self.n)
 
     def producer_counters(self) -> List[Optional[Dict[str, int]]]:
         """Each ring's producer counters (ring.COUNTER_NAMES -> value; None

@@ -343,10 +343,5 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["child"]:
         child_control(sys.argv[3])
         sys.exit(0)
-    modes = {"control": control, "nogpu": nogpu, "refs": refs, "race": race, "args": args}
-    if len(sys.argv) < 2 or sys.argv[1] not in modes:
-        print(__doc__)
-        sys.exit(2)
-    modes[sys.argv[1]]()
-    print("PASS" if T.failures == 0 else f"{T.failures} failures")
-    sys.exit(1 if T.failures else 0)
+    T.run_modes({"control": control, "nogpu": nogpu, "refs": refs, "race": race, "args": args},
+                __doc__)

@@ -711,6 +711,17 @@ def stdin_rgb(use_cuda):
     sys.exit(0)
 
 
+def run_modes(modes, doc):
+    """The main of a test script of modes: run sys.argv[1]'s, print PASS or the
+    failure count, exit 0/1 (2 and the usage for an unknown mode)."""
+    if len(sys.argv) < 2 or sys.argv[1] not in modes:
+        print(doc)
+        sys.exit(2)
+    modes[sys.argv[1]]()
+    print("PASS" if failures == 0 else f"{failures} failures")
+    sys.exit(1 if failures else 0)
+
+
 def ctypes_count(importer):
     import ctypes
 
