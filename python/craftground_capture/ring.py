@@ -51,16 +51,12 @@ import numpy as np
 from ._types import Buffer, Closes
 from .cuda_ipc import HANDLE_SIZE as CUDA_IPC_HANDLE_SIZE
 from .cuda_ipc import KDL_CUDA, DeviceBuffer, _DriverApi, _load
+from . import _wire
+from ._wire import (ACTIVE, CLOSED, CONTROL_SIZE, COUNTERS_OFFSET, DESC_SIZE, DESC_V3_SIZE,
+                    DESC_VERSIONS, EMPTY, HELLO_SIZE, MAX_SLOTS, PUBLISHED, RELEASED, SLOT_STRIDE,
+                    STATE_NAMES, VERSION, WRITING)
 from .errors import DeviceError, FormatError, RingError, StaleDescriptor
 
-DESC_SIZE = 192  # versions 1 and 2
-DESC_V3_SIZE = 256  # version 3: the planes (eyes, depth)
-HELLO_SIZE = 64
-CONTROL_SIZE = 4096
-SLOT_STRIDE = 64
-MAX_SLOTS = 16
-VERSION = 1  # of the hello and the control block
-DESC_VERSIONS = (1, 2, 3)  # descriptor versions this reader knows
 MODE_SEMAPHORE, MODE_FENCE = 1, 2
 FORMAT_RGB8 = 23  # version 2: R, G, B bytes, tightly packed, rows upright
 FORMATS = {37: "R8G8B8A8_UNORM", 43: "R8G8B8A8_SRGB", 44: "B8G8R8A8_UNORM", 50: "B8G8R8A8_SRGB",
@@ -74,13 +70,10 @@ DEPTH_NONE, DEPTH_LINEAR, DEPTH_RAW = 0, 1, 2  # depth_encoding
 DEPTH_ENCODINGS = {DEPTH_NONE: "none", DEPTH_LINEAR: "linear", DEPTH_RAW: "raw"}
 DEPTH_Z_ZERO_TO_ONE = 0x1  # depth_flags bit 0 (linear only)
 DEPTH_FLAGS_KNOWN = DEPTH_Z_ZERO_TO_ONE
-EMPTY, WRITING, PUBLISHED, ACTIVE, RELEASED, CLOSED = range(6)
-STATE_NAMES = ("EMPTY", "WRITING", "PUBLISHED", "ACTIVE", "RELEASED", "CLOSED")
 HELLO_OK, HELLO_BUSY, HELLO_WRONG_UID = 0, 1, 2
 # The producer's counters in the control block (docs/zero-copy-v2.md,
 # "Counters"): the magic CGZS and a count at COUNTERS_OFFSET, then that many
 # u64 counters in this order (the same indices as the Java long[]).
-COUNTERS_OFFSET = 2048
 COUNTER_NAMES = ("published", "skipped", "wait_ns", "connections", "reclaimed")
 
 # CUDA driver API values (cuda.h).
@@ -92,13 +85,9 @@ _CU_EVENT_DISABLE_TIMING = 2
 
 # --- the descriptor -----------------------------------------------------------
 
-_DESC = struct.Struct("<4sHHIIIIII16sQQIIQ108sI")
-assert _DESC.size == DESC_SIZE
-# Version 3's bytes 192..255: eyes, depth_format, color_eye_stride,
-# depth_offset, depth_eye_stride, depth_row_pitch, depth_encoding,
-# depth_flags, near and far (as their float32 bits), 12 reserved.
-_PLANES = struct.Struct("<IIQQQIIIII12s")
-assert DESC_SIZE + _PLANES.size == DESC_V3_SIZE
+# The layouts (_wire.DESC_FIELDS, PLANE_FIELDS: versions 1-2, then version 3's planes,
+# near and far as their float32 bits).
+_DESC, _PLANES = _wire.DESC, _wire.PLANES
 
 
 class Descriptor:
@@ -499,7 +488,7 @@ class ControlBlock:
         view = memoryview(self._map)
         self._q: Any = view.cast("Q")
         view.release()
-        magic, version, slots, stride, rid = struct.unpack_from("<4sIIIQ", self._map, 0)
+        magic, version, slots, stride, rid = _wire.CONTROL_HEADER.unpack_from(self._map, 0)
         if (magic, version, slots, stride, rid) != (b"CGZC", VERSION, slot_count, SLOT_STRIDE,
                                                      ring_id):
             self.close()
@@ -511,10 +500,7 @@ class ControlBlock:
         # ring's, which RingLearner.close unmaps and drops).
         self._vwords = tuple(ctypes.c_void_p(self._addr(k)) for k in range(slot_count))
 
-    @staticmethod
-    def _word_index(slot):
-        """Slot `slot`'s lease word as an index of _q (64-bit words)."""
-        return (SLOT_STRIDE + slot * SLOT_STRIDE) // 8
+    _word_index = staticmethod(_wire.word_index)  # slot's lease word as an index of _q
 
     def _addr(self, slot):
         return self._base + 8 * self._word_index(slot)
@@ -537,7 +523,7 @@ class ControlBlock:
 
     def producer_closed(self) -> bool:
         """Whether the producer marked the ring closed (header word 2)."""
-        return struct.unpack_from("<I", self._map, 24)[0] == 2
+        return struct.unpack_from("<I", self._map, _wire.PRODUCER_STATE_OFFSET)[0] == 2
 
     def _swap(self, slot, expected, desired):
         """(True, expected) or (False, the word's value): one compare-and-swap
@@ -602,8 +588,7 @@ class ControlBlock:
 
 # --- the hand-off socket ------------------------------------------------------------
 
-_HELLO = struct.Struct("<4sHHQIIQII24s")
-assert _HELLO.size == HELLO_SIZE
+_HELLO = _wire.HELLO
 
 
 def _recv_fds_compat(sock: socket.socket, bufsize: int, maxfds: int,

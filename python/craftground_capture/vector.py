@@ -35,7 +35,7 @@ import os
 import struct
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from . import _device
+from . import _device, _wire
 from ._types import Buffer, Closes
 from .cuda_ipc import KDL_CUDA
 from .errors import FormatError
@@ -303,7 +303,8 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
             self.module = None
 
 
-_SLOT_FRAME = struct.Struct("<I4xQ")  # a descriptor's slot (offset 64) and frame (72)
+_SLOT_FRAME = _wire.SLOT_FRAME  # a descriptor's slot (offset 64) and frame (72)
+_SLOT, _FLAGS, _FRAME, _TAIL = _wire.SLOT_OFF, _wire.FLAGS_OFF, _wire.FRAME_OFF, _wire.TAIL_OFF
 _SEQ_CST = _Atomics.SEQ_CST
 NATIVE_ENV = "CRAFTGROUND_CAPTURE_NATIVE"
 
@@ -331,8 +332,8 @@ def load_native() -> Tuple[Optional[Any], Optional[str]]:
         if path:
             raise RingError(f"${NATIVE_ENV}={path}: {e}") from e
         return None, f"no native helper ({e})"
-    if getattr(mod, "ABI", None) != 2 or getattr(mod, "STATES", None) != (PUBLISHED, ACTIVE,
-                                                                            RELEASED):
+    if getattr(mod, "ABI", None) != 2 or getattr(mod, "STATES", None) != (
+            PUBLISHED, ACTIVE, RELEASED) or getattr(mod, "LAYOUT", None) != _wire.LEASE_LAYOUT:
         if path:
             raise RingError(f"${NATIVE_ENV}={path}: a _lease module of another version")
         return None, "the native helper is of another version"
@@ -381,10 +382,11 @@ def _row(ring, desc, raw):
     need: the control block it was read from, each slot's lease word (a
     c_void_p for the raw compare-and-swap, its index in the block's word
     view for the release's store, its address for the native helper's) and
-    device pointer. (lease.c reads the same fields by index: keep both.)"""
+    device pointer. The byte ranges are _wire's (LEASE_LAYOUT, which lease.c's LAYOUT
+    must equal); lease.c reads this tuple's fields by index (its R_ enum)."""
     ctl = ring._control
     slots = min(desc.slot_count, ring.slot_count)
-    return (ring, ctl, desc, raw[:64], raw[68:72], raw[80:], desc.ring_id, slots,
+    return (ring, ctl, desc, raw[:_SLOT], raw[_FLAGS:_FRAME], raw[_TAIL:], desc.ring_id, slots,
             ctl._vwords[:slots], [m[1] for m in ring._memories[:slots]],
             ring._semaphore if ring.mode == MODE_SEMAPHORE else None, desc.row_pitch,
             ctl._q, [ctl._word_index(k) for k in range(slots)],
@@ -748,12 +750,12 @@ class VectorLearner(Closes):
                     raw = bytes(raw)
                 r = cached[i]
                 d = None  # set: the frame goes the long way (ring.lease)
-                if (r is not None and raw.__class__ is bytes and raw[80:] == r[5]
-                        and raw[:64] == r[3] and raw[68:72] == r[4]):
+                if (r is not None and raw.__class__ is bytes and raw[_TAIL:] == r[5]
+                        and raw[:_SLOT] == r[3] and raw[_FLAGS:_FRAME] == r[4]):
                     # The ring's descriptor again: only slot and frame are new.
                     ring, ctl, t, _, _, _, rid, slots, words, ptrs, sem, row_pitch, q, ks, \
                         addrs = r
-                    slot, f = unpack(raw, 64)
+                    slot, f = unpack(raw, _SLOT)
                     if slot >= slots or f >= 1 << 56:
                         parse_descriptor(raw)  # raises the FormatError naming the field
                         raise FormatError("zero-copy descriptor: slot or frame out of range")

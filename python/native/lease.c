@@ -43,9 +43,12 @@ enum {
  * index, control block, word address). */
 enum { E_ROW, E_RING, E_DESC, E_PTR, E_SLOT, E_FRAME, E_Q, E_K, E_CTL, E_ADDR, E_FIELDS };
 
-#define HEAD_BYTES 64 /* bytes before the slot field */
+/* The descriptor's bytes the fast path compares and reads (the head: the bytes before the
+ * slot field; mid: the flags between slot and frame; the tail: the socket path on). The
+ * Python side's one definition is _wire.py (LEASE_LAYOUT): this module exports its own as
+ * LAYOUT and vector.load_native refuses it where the two differ. */
 #define SLOT_OFF 64
-#define MID_OFF 68 /* the flags between slot and frame */
+#define MID_OFF 68
 #define MID_BYTES 4
 #define FRAME_OFF 72
 #define TAIL_OFF 80
@@ -202,7 +205,7 @@ static int check_row(struct row *c, PyObject *cached, PyObject *frames, PyObject
     Py_ssize_t len = PyBytes_Size(raw);
     const char *b = PyBytes_AsString(raw);
     if (len < TAIL_OFF || !bytes_equal(item(r, R_TAIL), b + TAIL_OFF, len - TAIL_OFF) ||
-        !bytes_equal(item(r, R_HEAD), b, HEAD_BYTES) ||
+        !bytes_equal(item(r, R_HEAD), b, SLOT_OFF) ||
         !bytes_equal(item(r, R_MID), b + MID_OFF, MID_BYTES))
         return 0; /* not the ring's descriptor again: parsed in Python */
     uint32_t slot = le32((const unsigned char *)b + SLOT_OFF);
@@ -850,10 +853,17 @@ PyMODINIT_FUNC PyInit__lease(void)
     if (m == NULL)
         return NULL;
     PyObject *states = Py_BuildValue("(iii)", ST_PUBLISHED, ST_ACTIVE, ST_RELEASED);
-    if (states == NULL || PyModule_AddObject(m, "STATES", states) < 0 ||
+    if (states == NULL || PyModule_AddObject(m, "STATES", states) < 0) {
+        Py_XDECREF(states);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyObject *layout =
+        Py_BuildValue("(iiiii)", SLOT_OFF, MID_OFF, MID_BYTES, FRAME_OFF, TAIL_OFF);
+    if (layout == NULL || PyModule_AddObject(m, "LAYOUT", layout) < 0 ||
         PyModule_AddIntConstant(m, "ABI", ABI) < 0 ||
         PyModule_AddIntConstant(m, "TAIL_OFF", TAIL_OFF) < 0) {
-        Py_XDECREF(states);
+        Py_XDECREF(layout);
         Py_DECREF(m);
         return NULL;
     }
