@@ -24,14 +24,13 @@ gymnasium is needed by gymnasium_box only (MissingDependencyError, an
 ImportError, without it). The package ships py.typed: its hints are for type
 checkers.
 """
-from .errors import FormatError, MissingDependencyError
+from .errors import DeviceError, FormatError, MissingDependencyError
 from .frames import depth_to_array, image_to_array, png_to_array, raw_to_array
 from .message import Observation, decode_observation
 from .png import decode_png
 from .cuda_ipc import CudaIpcFrame, open_ipc_handle, parse_ipc_handle
 from .ring import (Descriptor, RingError, RingFrame, RingLearner, RingPlane, StaleDescriptor,
                    handle_kind, parse_descriptor)
-from ._device import DeviceError
 from .spec import ObservationSpec, gymnasium_box, observation_kinds, observation_spec
 from .vector import VectorBatch, VectorLearner
 

@@ -23,7 +23,8 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from .ring import MODE_SEMAPHORE, CudaImporter, RingError
+from .errors import DeviceError, RingError
+from .ring import MODE_SEMAPHORE, CudaImporter
 
 log = logging.getLogger("craftground_capture")
 
@@ -38,14 +39,6 @@ _CU_STREAM_NON_BLOCKING = 1
 _UUID_DASHED = re.compile(r"(?:GPU-|MIG-)?([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})"
                           r"-([0-9a-f]{12})", re.IGNORECASE)
 _UUID_HEX = re.compile(r"[0-9a-f]{32}", re.IGNORECASE)
-
-
-class DeviceError(RingError, ValueError):
-    """`device=` names no CUDA device of this process (an ordinal out of
-    range, a UUID of no device, a malformed UUID), or the frames cannot reach
-    it as `cross_gpu=` asks. The message names what was asked and the devices
-    that exist. A RingError (what the learner raises) and a ValueError (a bad
-    argument)."""
 
 
 def uuid_text(uuid: bytes) -> str:

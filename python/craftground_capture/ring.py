@@ -36,11 +36,13 @@ libatomic.so.1 for the 64-bit compare-and-swap on the shared lease words.
 import array
 import ctypes
 import ctypes.util
+import fcntl
 import logging
 import math
 import mmap
 import os
 import socket
+import stat
 import struct
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -49,16 +51,12 @@ import numpy as np
 from ._types import Buffer, Closes
 from .cuda_ipc import HANDLE_SIZE as CUDA_IPC_HANDLE_SIZE
 from .cuda_ipc import KDL_CUDA, DeviceBuffer, _DriverApi, _load
-from .errors import FormatError
+from . import _wire
+from ._wire import (ACTIVE, CLOSED, CONTROL_SIZE, COUNTERS_OFFSET, DESC_SIZE, DESC_V3_SIZE,
+                    DESC_VERSIONS, EMPTY, HELLO_SIZE, MAX_SLOTS, PUBLISHED, RELEASED, SLOT_STRIDE,
+                    STATE_NAMES, VERSION, WRITING)
+from .errors import DeviceError, FormatError, RingError, StaleDescriptor
 
-DESC_SIZE = 192  # versions 1 and 2
-DESC_V3_SIZE = 256  # version 3: the planes (eyes, depth)
-HELLO_SIZE = 64
-CONTROL_SIZE = 4096
-SLOT_STRIDE = 64
-MAX_SLOTS = 16
-VERSION = 1  # of the hello and the control block
-DESC_VERSIONS = (1, 2, 3)  # descriptor versions this reader knows
 MODE_SEMAPHORE, MODE_FENCE = 1, 2
 FORMAT_RGB8 = 23  # version 2: R, G, B bytes, tightly packed, rows upright
 FORMATS = {37: "R8G8B8A8_UNORM", 43: "R8G8B8A8_SRGB", 44: "B8G8R8A8_UNORM", 50: "B8G8R8A8_SRGB",
@@ -72,13 +70,10 @@ DEPTH_NONE, DEPTH_LINEAR, DEPTH_RAW = 0, 1, 2  # depth_encoding
 DEPTH_ENCODINGS = {DEPTH_NONE: "none", DEPTH_LINEAR: "linear", DEPTH_RAW: "raw"}
 DEPTH_Z_ZERO_TO_ONE = 0x1  # depth_flags bit 0 (linear only)
 DEPTH_FLAGS_KNOWN = DEPTH_Z_ZERO_TO_ONE
-EMPTY, WRITING, PUBLISHED, ACTIVE, RELEASED, CLOSED = range(6)
-STATE_NAMES = ("EMPTY", "WRITING", "PUBLISHED", "ACTIVE", "RELEASED", "CLOSED")
 HELLO_OK, HELLO_BUSY, HELLO_WRONG_UID = 0, 1, 2
 # The producer's counters in the control block (docs/zero-copy-v2.md,
 # "Counters"): the magic CGZS and a count at COUNTERS_OFFSET, then that many
 # u64 counters in this order (the same indices as the Java long[]).
-COUNTERS_OFFSET = 2048
 COUNTER_NAMES = ("published", "skipped", "wait_ns", "connections", "reclaimed")
 
 # CUDA driver API values (cuda.h).
@@ -88,23 +83,11 @@ _CU_STREAM_LEGACY = 1
 _CU_EVENT_DISABLE_TIMING = 2
 
 
-class RingError(RuntimeError):
-    """The ring cannot be used as asked (refused, closed, broken protocol)."""
-
-
-class StaleDescriptor(RingError):
-    """The descriptor names a frame (or a ring) that is gone."""
-
-
 # --- the descriptor -----------------------------------------------------------
 
-_DESC = struct.Struct("<4sHHIIIIII16sQQIIQ108sI")
-assert _DESC.size == DESC_SIZE
-# Version 3's bytes 192..255: eyes, depth_format, color_eye_stride,
-# depth_offset, depth_eye_stride, depth_row_pitch, depth_encoding,
-# depth_flags, near and far (as their float32 bits), 12 reserved.
-_PLANES = struct.Struct("<IIQQQIIIII12s")
-assert DESC_SIZE + _PLANES.size == DESC_V3_SIZE
+# The layouts (_wire.DESC_FIELDS, PLANE_FIELDS: versions 1-2, then version 3's planes,
+# near and far as their float32 bits).
+_DESC, _PLANES = _wire.DESC, _wire.PLANES
 
 
 class Descriptor:
@@ -448,12 +431,44 @@ def _state_name(state):
     return STATE_NAMES[state] if state < len(STATE_NAMES) else f"unknown state {state}"
 
 
+# The seals a control block must carry (docs/zero-copy-v2.md, "The control block"):
+# without F_SEAL_SHRINK the producer could truncate the file under the mapping and the
+# next lease would kill this process with SIGBUS. (fcntl's names, Linux values.)
+_F_GET_SEALS = getattr(fcntl, "F_GET_SEALS", 1034)
+CONTROL_SEALS = getattr(fcntl, "F_SEAL_SHRINK", 0x2) | getattr(fcntl, "F_SEAL_GROW", 0x4)
+
+
+def _map_sealed(fd: int) -> mmap.mmap:
+    """The control block behind fd mapped read/write shared, once it is
+    known to be a 4096-byte file sealed against shrinking and growing
+    (CONTROL_SEALS). RingError for anything else (a directory, a read-only
+    fd, an unsealed memfd): never an OSError, never a SIGBUS later."""
+    try:
+        st = os.fstat(fd)
+    except OSError as e:
+        raise RingError(f"zero-copy control block: not a file ({e.strerror})") from None
+    if not stat.S_ISREG(st.st_mode) or st.st_size < CONTROL_SIZE:
+        raise RingError(f"zero-copy control block: not a {CONTROL_SIZE}-byte file")
+    try:
+        seals = fcntl.fcntl(fd, _F_GET_SEALS)
+    except OSError:
+        seals = 0  # not a memfd: no seals
+    if seals & CONTROL_SEALS != CONTROL_SEALS:
+        raise RingError(f"zero-copy control block: not sealed against shrinking and growing "
+                        f"(seals {seals:#x}): the producer could shrink it under the mapping")
+    try:
+        return mmap.mmap(fd, CONTROL_SIZE, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    except OSError as e:
+        raise RingError(f"zero-copy control block: cannot be mapped read/write "
+                        f"({e.strerror})") from None
+
+
 class ControlBlock:
     """The mapped control block (a memfd received from the producer): the
     lease word of each slot (frame << 8 | state, states EMPTY to CLOSED),
     leased by compare-and-swap. The fd is consumed (closed here);
     RingError when it is not the 4096-byte block of ring `ring_id` with
-    `slot_count` slots."""
+    `slot_count` slots, sealed against shrinking and growing."""
 
     def __init__(self, fd: int, slot_count: int, ring_id: int) -> None:
         global _atomics
@@ -462,10 +477,7 @@ class ControlBlock:
         self._at = _atomics
         self._cas_raw = _atomics.cas_raw  # libatomic's, for a hot loop's own (VectorLearner's)
         try:
-            if os.fstat(fd).st_size < CONTROL_SIZE:
-                raise RingError("zero-copy control block: not a 4096-byte file")
-            self._map: Any = mmap.mmap(fd, CONTROL_SIZE, mmap.MAP_SHARED,
-                                       mmap.PROT_READ | mmap.PROT_WRITE)
+            self._map: Any = _map_sealed(fd)
         finally:
             os.close(fd)
         self._buf: Any = (ctypes.c_uint8 * CONTROL_SIZE).from_buffer(self._map)
@@ -476,7 +488,7 @@ class ControlBlock:
         view = memoryview(self._map)
         self._q: Any = view.cast("Q")
         view.release()
-        magic, version, slots, stride, rid = struct.unpack_from("<4sIIIQ", self._map, 0)
+        magic, version, slots, stride, rid = _wire.CONTROL_HEADER.unpack_from(self._map, 0)
         if (magic, version, slots, stride, rid) != (b"CGZC", VERSION, slot_count, SLOT_STRIDE,
                                                      ring_id):
             self.close()
@@ -488,10 +500,7 @@ class ControlBlock:
         # ring's, which RingLearner.close unmaps and drops).
         self._vwords = tuple(ctypes.c_void_p(self._addr(k)) for k in range(slot_count))
 
-    @staticmethod
-    def _word_index(slot):
-        """Slot `slot`'s lease word as an index of _q (64-bit words)."""
-        return (SLOT_STRIDE + slot * SLOT_STRIDE) // 8
+    _word_index = staticmethod(_wire.word_index)  # slot's lease word as an index of _q
 
     def _addr(self, slot):
         return self._base + 8 * self._word_index(slot)
@@ -514,7 +523,7 @@ class ControlBlock:
 
     def producer_closed(self) -> bool:
         """Whether the producer marked the ring closed (header word 2)."""
-        return struct.unpack_from("<I", self._map, 24)[0] == 2
+        return struct.unpack_from("<I", self._map, _wire.PRODUCER_STATE_OFFSET)[0] == 2
 
     def _swap(self, slot, expected, desired):
         """(True, expected) or (False, the word's value): one compare-and-swap
@@ -559,18 +568,27 @@ class ControlBlock:
                 for i in range(n)}
 
     def close(self) -> None:
-        """Unmap the block (once; later calls do nothing)."""
-        if self._map is not None:
-            self._buf = None
-            self._q.release()
-            self._map.close()
-            self._map = None
+        """Unmap the block (once; later calls do nothing). "Closed" is
+        published (_map None, the word view released) before the unmap,
+        which releases the GIL: another thread that looks then sees a closed
+        block, never a mapped one that is going away. The native helper
+        stores under an export of the map, which the unmap waits out (an
+        mmap with exports is unmapped when the last one goes)."""
+        m = self._map
+        if m is None:
+            return
+        self._map = None
+        self._buf = None
+        self._q.release()
+        try:
+            m.close()
+        except BufferError:
+            pass  # exported right now: unmapped with the mmap object, once the export ends
 
 
 # --- the hand-off socket ------------------------------------------------------------
 
-_HELLO = struct.Struct("<4sHHQIIQII24s")
-assert _HELLO.size == HELLO_SIZE
+_HELLO = _wire.HELLO
 
 
 def _recv_fds_compat(sock: socket.socket, bufsize: int, maxfds: int,
@@ -688,7 +706,12 @@ class CudaImporter(_DriverApi):
     descriptor names (never another), made current only around each call."""
 
     def __init__(self) -> None:
-        super().__init__()  # libcuda ($CRAFTGROUND_CAPTURE_LIBCUDA), cuInit
+        try:
+            super().__init__()  # libcuda ($CRAFTGROUND_CAPTURE_LIBCUDA), cuInit
+        except OSError as e:  # no driver (no GPU here): the learners' own error
+            raise DeviceError(f"no CUDA driver in this process: {e} (libcuda.so.1 comes with "
+                              f"NVIDIA's driver; $CRAFTGROUND_CAPTURE_LIBCUDA names another "
+                              f"file)") from None
         self.device: Optional[int] = None
         self._event: Optional[ctypes.c_void_p] = None
 
@@ -1191,9 +1214,9 @@ class RingLearner(Closes):
         if self._placement is not None:
             self._placement.close()
             self._placement = None
-        if self._control is not None:
-            self._control.close()
-            self._control = None
+        ctl, self._control = self._control, None  # published before the unmap (as above)
+        if ctl is not None:
+            ctl.close()
         if self._sock is not None:
             self._sock.close()
             self._sock = None

@@ -8,6 +8,7 @@ package return, for a frame of width x height pixels. Arrays are
     spec = observation_spec("png", width=640, height=360)
     spec.shape, spec.dtype          # (360, 640, 3), dtype('uint8')
     space = gymnasium_box("png", width=640, height=360)   # needs gymnasium
+    VectorLearner(...).single_observation_space            # planes_space(), below
 
 | kind        | shape      | dtype   | range          | rows     | from                      |
 | ----------- | ---------- | ------- | -------------- | -------- | ------------------------- |
@@ -139,3 +140,86 @@ def gymnasium_box(kind: str, *, width: int, height: int, far: Optional[float] = 
             name="gymnasium") from e
     return spaces.Box(low=s.dtype.type(s.low), high=s.dtype.type(s.high), shape=s.shape,
                       dtype=s.dtype)
+
+
+class BoxSpace:
+    """A box of the package's own, shaped as gymnasium.spaces.Box (which
+    planes_space returns where gymnasium is importable): shape, dtype, low
+    and high (read-only arrays of `shape`, the bounds inclusive), and
+    contains(x) (an array of that shape and dtype within the bounds)."""
+
+    def __init__(self, low: Any, high: Any, shape: Tuple[int, ...], dtype: Any) -> None:
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+        # Broadcast views: a batch's bounds take no memory of the batch's size.
+        self.low = np.broadcast_to(np.asarray(low, dtype=self.dtype), self.shape)
+        self.high = np.broadcast_to(np.asarray(high, dtype=self.dtype), self.shape)
+
+    def contains(self, x: Any) -> bool:
+        """Whether x is an array of this shape and dtype within the bounds."""
+        a = np.asarray(x)
+        return (a.shape == self.shape and a.dtype == self.dtype and bool((a >= self.low).all())
+                and bool((a <= self.high).all()))
+
+    __contains__ = contains
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, BoxSpace) and (self.shape, self.dtype) == (other.shape,
+                                                                             other.dtype)
+                and np.array_equal(self.low, other.low) and np.array_equal(self.high, other.high))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        lo, hi = (b.flat[0] if b.size else None for b in (self.low, self.high))
+        return f"BoxSpace({lo}, {hi}, {self.shape}, {self.dtype})"
+
+
+class DictSpace:
+    """Named spaces of the package's own, shaped as gymnasium.spaces.Dict:
+    `spaces` (name -> space), space[name], keys(), contains(x) (a dict of
+    the same names, each contained)."""
+
+    def __init__(self, spaces: Dict[str, Any]) -> None:
+        self.spaces = dict(spaces)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.spaces[name]
+
+    def keys(self) -> Any:
+        """The planes' names, in order."""
+        return self.spaces.keys()
+
+    def contains(self, x: Any) -> bool:
+        """Whether x is a dict of the same names, each in its space."""
+        return (isinstance(x, dict) and x.keys() == self.spaces.keys()
+                and all(self.spaces[k].contains(v) for k, v in x.items()))
+
+    __contains__ = contains
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DictSpace) and self.spaces == other.spaces
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"DictSpace({self.spaces!r})"
+
+
+def planes_space(specs: Dict[str, ObservationSpec], batch: Optional[int] = None) -> Any:
+    """The space of one observation made of the planes `specs` (name -> its
+    ObservationSpec, e.g. {"rgb": ..., "depth": ...}), with a batch axis of
+    `batch` rows first when given: one plane is its Box, several a Dict of
+    Boxes by name. gymnasium.spaces.Box/Dict where gymnasium is importable,
+    else BoxSpace/DictSpace (the same shape, dtype, low and high)."""
+    try:
+        from gymnasium import spaces  # type: ignore
+        box, named = spaces.Box, spaces.Dict
+    except ImportError:
+        box, named = BoxSpace, DictSpace
+    lead = () if batch is None else (int(batch),)
+    boxes = {name: box(low=s.dtype.type(s.low), high=s.dtype.type(s.high), shape=lead + s.shape,
+                       dtype=s.dtype) for name, s in specs.items()}
+    if len(boxes) == 1:
+        return next(iter(boxes.values()))
+    return named(boxes)

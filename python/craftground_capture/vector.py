@@ -35,10 +35,11 @@ import os
 import struct
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from . import _device
+from . import _device, _wire
 from ._types import Buffer, Closes
 from .cuda_ipc import KDL_CUDA
 from .errors import FormatError
+from .spec import ObservationSpec, observation_spec, planes_space
 from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, CudaImporter, Descriptor,
                    RingError, RingLearner, RingPlane, StaleDescriptor, _Atomics, _eye_shape,
                    _norm_stream, _SemWaitParams, _StreamBuffer, parse_descriptor)
@@ -302,7 +303,8 @@ class _BatchApi(_device.CrossGpuCalls, CudaImporter):
             self.module = None
 
 
-_SLOT_FRAME = struct.Struct("<I4xQ")  # a descriptor's slot (offset 64) and frame (72)
+_SLOT_FRAME = _wire.SLOT_FRAME  # a descriptor's slot (offset 64) and frame (72)
+_SLOT, _FLAGS, _FRAME, _TAIL = _wire.SLOT_OFF, _wire.FLAGS_OFF, _wire.FRAME_OFF, _wire.TAIL_OFF
 _SEQ_CST = _Atomics.SEQ_CST
 NATIVE_ENV = "CRAFTGROUND_CAPTURE_NATIVE"
 
@@ -330,12 +332,44 @@ def load_native() -> Tuple[Optional[Any], Optional[str]]:
         if path:
             raise RingError(f"${NATIVE_ENV}={path}: {e}") from e
         return None, f"no native helper ({e})"
-    if getattr(mod, "ABI", None) != 2 or getattr(mod, "STATES", None) != (PUBLISHED, ACTIVE,
-                                                                            RELEASED):
+    if getattr(mod, "ABI", None) != 2 or getattr(mod, "STATES", None) != (
+            PUBLISHED, ACTIVE, RELEASED) or getattr(mod, "LAYOUT", None) != _wire.LEASE_LAYOUT:
         if path:
             raise RingError(f"${NATIVE_ENV}={path}: a _lease module of another version")
         return None, "the native helper is of another version"
     return mod, None
+
+
+_native_status: Dict[str, Tuple[bool, Optional[str]]] = {}
+
+
+def native_status() -> Tuple[bool, Optional[str]]:
+    """(whether the native helper loads in this process, why not), as a
+    VectorLearner made now would find it (load_native(); a helper that
+    $CRAFTGROUND_CAPTURE_NATIVE names but that cannot load: False and the
+    error). Needs no GPU. Found once per value of the variable."""
+    key = os.environ.get(NATIVE_ENV, "")
+    got = _native_status.get(key)
+    if got is None:
+        try:
+            mod, why = load_native()
+            got = (mod is not None, why)
+        except RingError as e:
+            got = (False, str(e))
+        _native_status[key] = got
+    return got
+
+
+class _OnClass:
+    """VectorLearner.native / native_why read on the class: native_status()'s
+    (no instance, so no GPU, needed). An instance's own value, set at
+    construction, hides it."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        return native_status()[self.index]
 
 
 def _row(ring, desc, raw):
@@ -348,10 +382,11 @@ def _row(ring, desc, raw):
     need: the control block it was read from, each slot's lease word (a
     c_void_p for the raw compare-and-swap, its index in the block's word
     view for the release's store, its address for the native helper's) and
-    device pointer. (lease.c reads the same fields by index: keep both.)"""
+    device pointer. The byte ranges are _wire's (LEASE_LAYOUT, which lease.c's LAYOUT
+    must equal); lease.c reads this tuple's fields by index (its R_ enum)."""
     ctl = ring._control
     slots = min(desc.slot_count, ring.slot_count)
-    return (ring, ctl, desc, raw[:64], raw[68:72], raw[80:], desc.ring_id, slots,
+    return (ring, ctl, desc, raw[:_SLOT], raw[_FLAGS:_FRAME], raw[_TAIL:], desc.ring_id, slots,
             ctl._vwords[:slots], [m[1] for m in ring._memories[:slots]],
             ring._semaphore if ring.mode == MODE_SEMAPHORE else None, desc.row_pitch,
             ctl._q, [ctl._word_index(k) for k in range(slots)],
@@ -420,7 +455,15 @@ class VectorLearner(Closes):
     With a device, the rings may sit on several GPUs: each GPU's rows are
     gathered there and copied across by the path cross_gpu picks ("auto",
     "peer", "staged", "refuse", as RingLearner's); `paths[i]` says row i's,
-    `path` the one in use (several joined by " + "), logged once at connect."""
+    `path` the one in use (several joined by " + "), logged once at connect.
+
+    VectorLearner.native (on the class, no GPU needed): whether the native
+    helper (python/native/lease.c) loads here, native_why why not; an
+    instance's native/native_why say what it uses. Without a CUDA driver the
+    constructor raises DeviceError."""
+
+    native = _OnClass(0)
+    native_why = _OnClass(1)
 
     def __init__(self, templates: Sequence[Union[Buffer, Descriptor]], stream: Optional[Any] = None,
                  flip: Optional[bool] = None, gather: str = "auto", timeout: float = 10.0,
@@ -707,12 +750,12 @@ class VectorLearner(Closes):
                     raw = bytes(raw)
                 r = cached[i]
                 d = None  # set: the frame goes the long way (ring.lease)
-                if (r is not None and raw.__class__ is bytes and raw[80:] == r[5]
-                        and raw[:64] == r[3] and raw[68:72] == r[4]):
+                if (r is not None and raw.__class__ is bytes and raw[_TAIL:] == r[5]
+                        and raw[:_SLOT] == r[3] and raw[_FLAGS:_FRAME] == r[4]):
                     # The ring's descriptor again: only slot and frame are new.
                     ring, ctl, t, _, _, _, rid, slots, words, ptrs, sem, row_pitch, q, ks, \
                         addrs = r
-                    slot, f = unpack(raw, 64)
+                    slot, f = unpack(raw, _SLOT)
                     if slot >= slots or f >= 1 << 56:
                         parse_descriptor(raw)  # raises the FormatError naming the field
                         raise FormatError("zero-copy descriptor: slot or frame out of range")
@@ -928,6 +971,30 @@ class VectorLearner(Closes):
         return plane
 
     # --- diagnostics and teardown ---------------------------------------------------------------
+
+    def _plane_specs(self) -> Dict[str, ObservationSpec]:
+        """What one row of a step's batch holds, plane by plane: "rgb" (ring
+        0's kind, with the eye axis for two eyes) and, with depth, "depth"."""
+        w, h, eyes = self.width, self.height, self.eyes
+        specs = {"rgb": observation_spec(self._first.kind, width=w, height=h, eyes=eyes)}
+        if self.has_depth:
+            specs["depth"] = observation_spec("ring_depth", width=w, height=h, eyes=eyes)
+        return specs
+
+    @property
+    def single_observation_space(self) -> Any:
+        """One row of the batch as a space (gymnasium's vector-env name):
+        a Box of (H, W, C) uint8, 0-255 ((2, H, W, 3) for two eyes); with
+        depth a Dict of that Box as "rgb" and "depth", (H, W) or (2, H, W)
+        float32 0-1. gymnasium.spaces where gymnasium is importable, else
+        the package's BoxSpace/DictSpace (spec.planes_space)."""
+        return planes_space(self._plane_specs())
+
+    @property
+    def observation_space(self) -> Any:
+        """The whole batch as a space: single_observation_space with the
+        batch's axis of n rows first ((N, H, W, C), depth (N, [2,] H, W))."""
+        return planes_space(self._plane_specs(), batch=self.n)
 
     def producer_counters(self) -> List[Optional[Dict[str, int]]]:
         """Each ring's producer counters (ring.COUNTER_NAMES -> value; None

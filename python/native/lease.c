@@ -13,9 +13,13 @@
  * It trusts nothing it is given. A descriptor comes from the game's message: it is only
  * compared byte for byte against the row's template and two fields read at fixed
  * offsets once its length is known. Anything of the wrong type or size is a miss, never
- * a read past a buffer. A lease word is written only while its control block is mapped
- * (the row's ring still holds that block; the entry's block has not been closed): the
- * GIL is held throughout, so nothing closes it between the check and the write.
+ * a read past a buffer. Any call back into Python (a comparison, an attribute, a
+ * conversion, an allocation that runs a collection, the driver's query) may run code
+ * that changes the lists the call reads from: every object used after such a call is
+ * held by a strong reference of this module's, or fetched again after it. A lease word
+ * is written only under a hold on its control block's mapping (hold_block: an export of
+ * ControlBlock._map, which mmap.close() refuses while it lives), never on the strength
+ * of a check another thread could invalidate (close() releases the GIL while it unmaps).
  *
  * Built against the limited API of Python 3.8 (one abi3 binary for every later Python).
  * Lease words: frame << 8 | state (docs/zero-copy-v2.md, "The control block"). */
@@ -39,9 +43,12 @@ enum {
  * index, control block, word address). */
 enum { E_ROW, E_RING, E_DESC, E_PTR, E_SLOT, E_FRAME, E_Q, E_K, E_CTL, E_ADDR, E_FIELDS };
 
-#define HEAD_BYTES 64 /* bytes before the slot field */
+/* The descriptor's bytes the fast path compares and reads (the head: the bytes before the
+ * slot field; mid: the flags between slot and frame; the tail: the socket path on). The
+ * Python side's one definition is _wire.py (LEASE_LAYOUT): this module exports its own as
+ * LAYOUT and vector.load_native refuses it where the two differ. */
 #define SLOT_OFF 64
-#define MID_OFF 68 /* the flags between slot and frame */
+#define MID_OFF 68
 #define MID_BYTES 4
 #define FRAME_OFF 72
 #define TAIL_OFF 80
@@ -86,17 +93,22 @@ static int attr_is(PyObject *obj, PyObject *name, PyObject *want)
     return is;
 }
 
-/* Whether the control block is still mapped (ControlBlock._map is not None). */
-static int block_mapped(PyObject *ctl)
+/* A hold on the control block's mapping: a memoryview of ControlBlock._map, an export
+ * that mmap.close() refuses to end (BufferError) while it lives, so the block stays mapped
+ * under a store whoever runs meanwhile. NULL (no exception set): the block is closed
+ * (_map None, or an mmap already closed: close() publishes both before it unmaps). */
+static PyObject *hold_block(PyObject *ctl)
 {
     PyObject *m = PyObject_GetAttr(ctl, str_map);
     if (m == NULL) {
         PyErr_Clear();
-        return 0;
+        return NULL;
     }
-    int mapped = m != Py_None;
+    PyObject *view = m == Py_None ? NULL : PyMemoryView_FromObject(m);
     Py_DECREF(m);
-    return mapped;
+    if (view == NULL)
+        PyErr_Clear();
+    return view;
 }
 
 /* tup[i], borrowed: tup is a tuple the caller checked the size of. */
@@ -123,24 +135,28 @@ static int bytes_equal(PyObject *b, const char *at, Py_ssize_t n)
     return PyBytes_Check(b) && PyBytes_Size(b) == n && memcmp(PyBytes_AsString(b), at, n) == 0;
 }
 
-/* Give back the leases taken in this call (ACTIVE(f) -> RELEASED(f)), on an error. */
+/* Give back the leases taken in this call (ACTIVE(f) -> RELEASED(f)), on an error. The
+ * entries are this call's own tuples in its own list. */
 static void undo(PyObject *entries)
 {
-    Py_ssize_t n = PyList_Size(entries);
-    for (Py_ssize_t k = 0; k < n; k++) {
+    for (Py_ssize_t k = 0; k < PyList_Size(entries); k++) {
         PyObject *e = PyList_GetItem(entries, k);
+        Py_INCREF(e);
+        PyObject *view = hold_block(item(e, E_CTL));
         _Atomic uint64_t *w = word_at(item(e, E_ADDR));
         uint64_t f = PyLong_AsUnsignedLongLong(item(e, E_FRAME));
         uint64_t exp = f << 8 | ST_ACTIVE;
-        if (w != NULL && block_mapped(item(e, E_CTL))) /* nothing allocated in between */
+        if (w != NULL && view != NULL)
             atomic_compare_exchange_strong(w, &exp, f << 8 | ST_RELEASED);
+        Py_XDECREF(view);
+        Py_DECREF(e);
     }
     PyErr_Clear();
 }
 
 /* A row of the step, once its descriptor was checked (pass 1 of lease()). */
 struct row {
-    PyObject *row, *raw, *r; /* borrowed: the step's lists and the row's template hold them */
+    PyObject *row, *raw, *r; /* strong references (r: NULL until check_row finds it) */
     _Atomic uint64_t *w;     /* TAKE: the lease word of the descriptor's slot */
     uint64_t frame;
     uint32_t slot;
@@ -163,7 +179,9 @@ static void prefetch_for_write(const void *p)
 }
 
 /* Pass 1 for one row: SKIP (nothing to do), MISS (the Python rules take it) or TAKE
- * (its word to swap); -1 with an exception set on an error. Reads, never writes. */
+ * (its word to swap); -1 with an exception set on an error. Reads, never writes. The
+ * row's template is kept in c->r (a strong reference: a comparison below may run code
+ * that drops it from `cached`); the lists' items are fetched after the last such call. */
 static int check_row(struct row *c, PyObject *cached, PyObject *frames, PyObject *last)
 {
     PyObject *row = c->row, *raw = c->raw;
@@ -182,14 +200,18 @@ static int check_row(struct row *c, PyObject *cached, PyObject *frames, PyObject
     PyObject *r = seq_item(cached, i);
     if (r == NULL || !PyTuple_Check(r) || PyTuple_Size(r) < R_FIELDS)
         return 0;
+    Py_INCREF(r);
+    c->r = r;
     Py_ssize_t len = PyBytes_Size(raw);
     const char *b = PyBytes_AsString(raw);
     if (len < TAIL_OFF || !bytes_equal(item(r, R_TAIL), b + TAIL_OFF, len - TAIL_OFF) ||
-        !bytes_equal(item(r, R_HEAD), b, HEAD_BYTES) ||
+        !bytes_equal(item(r, R_HEAD), b, SLOT_OFF) ||
         !bytes_equal(item(r, R_MID), b + MID_OFF, MID_BYTES))
         return 0; /* not the ring's descriptor again: parsed in Python */
     uint32_t slot = le32((const unsigned char *)b + SLOT_OFF);
     uint64_t f = le64((const unsigned char *)b + FRAME_OFF);
+    if (!PyLong_Check(item(r, R_SLOTS)))
+        return 0;
     long slots = PyLong_AsLong(item(r, R_SLOTS));
     if (slots == -1 && PyErr_Occurred()) {
         PyErr_Clear();
@@ -210,7 +232,9 @@ static int check_row(struct row *c, PyObject *cached, PyObject *frames, PyObject
         return 0;
     }
     if (f <= had) {
+        Py_INCREF(li); /* its own __eq__ may drop it from `last` */
         int same = PyObject_RichCompareBool(li, item(r, R_RID), Py_EQ);
+        Py_DECREF(li);
         if (same < 0)
             return -1;
         if (same) {
@@ -218,14 +242,12 @@ static int check_row(struct row *c, PyObject *cached, PyObject *frames, PyObject
             return 0;
         }
     }
-    PyObject *ring = item(r, R_RING), *ctl = item(r, R_CTL);
-    PyObject *addr = seq_item(item(r, R_ADDRS), slot);
-    if (seq_item(item(r, R_PTRS), slot) == NULL || seq_item(item(r, R_KS), slot) == NULL ||
-        addr == NULL || !attr_is(ring, str_control, ctl))
+    if (!attr_is(item(r, R_RING), str_control, item(r, R_CTL)))
         return 0; /* the row's ring holds another block (or none: closed) */
-    if ((c->w = word_at(addr)) == NULL)
+    PyObject *addr = seq_item(item(r, R_ADDRS), slot); /* after the attribute's code */
+    if (seq_item(item(r, R_PTRS), slot) == NULL || seq_item(item(r, R_KS), slot) == NULL ||
+        addr == NULL || (c->w = word_at(addr)) == NULL)
         return 0;
-    c->r = r;
     c->slot = slot;
     c->frame = f;
     c->kind = TAKE;
@@ -239,36 +261,52 @@ static int take_row(const struct row *c, PyObject *out[5], PyObject **pitch, int
     PyObject *r = c->r, *row = c->row;
     uint64_t f = c->frame;
     uint64_t exp = f << 8 | ST_PUBLISHED;
-    /* The slot's fields fetched once, here: pass 1 saw them, but other rows' allocations in
-     * between may run a collection, and whatever runs then may change the template's lists. */
+    /* The block held, and checked to be still the ring's, before anything is fetched: both
+     * may run code that changes the template's lists (as may other rows' allocations since
+     * pass 1, through a collection). */
+    PyObject *view = hold_block(item(r, R_CTL));
+    if (view == NULL || !attr_is(item(r, R_RING), str_control, item(r, R_CTL))) {
+        Py_XDECREF(view);
+        return 0; /* closed, or the ring holds another block: the Python rules say what */
+    }
+    /* The slot's fields fetched once, here, and held; nothing runs between this and the
+     * swap. */
     PyObject *ptr = seq_item(item(r, R_PTRS), c->slot), *k = seq_item(item(r, R_KS), c->slot);
     PyObject *addr = seq_item(item(r, R_ADDRS), c->slot);
-    /* The block checked again right before the swap, nothing allocated in between. */
     if (ptr == NULL || k == NULL || addr == NULL || word_at(addr) != c->w ||
-        !attr_is(item(r, R_RING), str_control, item(r, R_CTL)) ||
-        !atomic_compare_exchange_strong(c->w, &exp, f << 8 | ST_ACTIVE))
+        !atomic_compare_exchange_strong(c->w, &exp, f << 8 | ST_ACTIVE)) {
+        Py_DECREF(view);
         return 0; /* anything but PUBLISHED(f): the Python rules say what it is */
+    }
+    Py_INCREF(ptr);
+    Py_INCREF(k);
+    Py_INCREF(addr);
     PyObject *fo = PyLong_FromUnsignedLongLong(f);
     PyObject *so = PyLong_FromUnsignedLong(c->slot);
     PyObject *e = fo && so ? PyTuple_Pack(E_FIELDS, row, item(r, R_RING), item(r, R_DESC), ptr,
                                           so, fo, item(r, R_Q), k, item(r, R_CTL), addr)
                            : NULL;
     Py_XDECREF(so);
+    Py_DECREF(k);
+    Py_DECREF(addr);
     if (e == NULL || PyList_Append(out[0], e) < 0) {
-        exp = f << 8 | ST_ACTIVE; /* not in the entries: given back here, if still mapped */
-        if (attr_is(item(r, R_RING), str_control, item(r, R_CTL)))
-            atomic_compare_exchange_strong(c->w, &exp, f << 8 | ST_RELEASED);
+        exp = f << 8 | ST_ACTIVE; /* not in the entries: given back here, still held */
+        atomic_compare_exchange_strong(c->w, &exp, f << 8 | ST_RELEASED);
+        Py_DECREF(view);
+        Py_DECREF(ptr);
         Py_XDECREF(fo);
         Py_XDECREF(e);
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_RuntimeError, "lease: a row's template changed");
         return -1;
     }
+    Py_DECREF(view);
     Py_DECREF(e);
     PyObject *sem = item(r, R_SEM), *pt = item(r, R_PITCH);
     int bad = PyList_Append(out[1], row) < 0 || PyList_Append(out[2], ptr) < 0;
     if (!bad && sem != Py_None)
         bad = PyList_Append(out[3], sem) < 0 || PyList_Append(out[4], fo) < 0;
+    Py_DECREF(ptr);
     Py_DECREF(fo);
     if (bad)
         return -1;
@@ -313,15 +351,17 @@ static PyObject *lease(PyObject *self, PyObject *args)
     int mixed = 0, failed = miss_rows == NULL || miss_raws == NULL;
     for (int j = 0; j < 5; j++)
         failed |= out[j] == NULL;
-    struct row *c = failed || n == 0 ? NULL : PyMem_Malloc((size_t)n * sizeof *c);
+    struct row *c = failed || n == 0 ? NULL : PyMem_Calloc((size_t)n, sizeof *c);
     if (n > 0 && c == NULL && !failed) {
         PyErr_NoMemory();
         failed = 1;
     }
     /* Pass 1: every row checked, every word to swap asked for; pass 2: the swaps. */
     for (Py_ssize_t k = 0; k < n && !failed; k++) {
-        c[k].row = seq_item(rows, k);
-        c[k].raw = PyList_GetItem(descs, k);
+        c[k].row = seq_item(rows, k); /* fetched now: an earlier row's code may change them */
+        c[k].raw = seq_item(descs, k);
+        Py_XINCREF(c[k].row);
+        Py_XINCREF(c[k].raw);
         if (c[k].row == NULL || c[k].raw == NULL || check_row(&c[k], cached, frames, last) < 0)
             failed = 1;
         else if (c[k].kind == TAKE)
@@ -336,12 +376,17 @@ static PyObject *lease(PyObject *self, PyObject *args)
         else if (got < 0)
             failed = 1;
     }
-    PyMem_Free(c);
     PyObject *res = NULL;
     if (!failed)
         res = Py_BuildValue("(OOOOOOOOO)", out[0], out[1], out[2], out[3], out[4],
                             pitch ? pitch : Py_None, mixed ? Py_True : Py_False, miss_rows,
                             miss_raws);
+    for (Py_ssize_t k = 0; c != NULL && k < n; k++) { /* pitch was one of the templates' */
+        Py_XDECREF(c[k].row);
+        Py_XDECREF(c[k].raw);
+        Py_XDECREF(c[k].r);
+    }
+    PyMem_Free(c);
     if (res == NULL && out[0] != NULL) {
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
@@ -358,29 +403,42 @@ static PyObject *lease(PyObject *self, PyObject *args)
     return res;
 }
 
-/* release()'s stores for one list of entries (a list checked by the caller). */
+/* release()'s stores for one list of entries (a list checked by the caller). Each entry is
+ * held while it is read (the block's attribute may run code that empties the list); the
+ * hold on a block is kept for the entries after it of the same block (the common case: one
+ * lookup a ring, not a row). */
 static void release_entries(PyObject *entries)
 {
-    Py_ssize_t n = PyList_Size(entries);
-    for (Py_ssize_t k = 0; k < n; k++) {
+    PyObject *held = NULL, *view = NULL; /* the block `view` holds, and the hold */
+    for (Py_ssize_t k = 0; k < PyList_Size(entries); k++) {
         PyObject *e = PyList_GetItem(entries, k);
         if (e == NULL || !PyTuple_Check(e) || PyTuple_Size(e) < E_FIELDS) {
             PyErr_Clear();
             continue;
         }
+        Py_INCREF(e);
+        PyObject *ctl = item(e, E_CTL);
+        if (ctl != held) {
+            Py_XDECREF(view);
+            Py_XDECREF(held);
+            Py_INCREF(ctl);
+            held = ctl;
+            view = hold_block(ctl);
+        }
         _Atomic uint64_t *w = word_at(item(e, E_ADDR));
         PyObject *fo = item(e, E_FRAME);
-        if (w == NULL || !PyLong_Check(fo) || !block_mapped(item(e, E_CTL)))
-            continue; /* the ring was closed: nothing to give back */
-        unsigned long long f = PyLong_AsUnsignedLongLong(fo);
-        if ((f == (unsigned long long)-1 && PyErr_Occurred()) || f >= (uint64_t)1 << 56) {
+        unsigned long long f = PyLong_Check(fo) ? PyLong_AsUnsignedLongLong(fo) : 0;
+        if (f == (unsigned long long)-1 && PyErr_Occurred())
             PyErr_Clear();
-            continue;
-        }
-        /* A release store: the gather's reads completed (its event) before this, and the
-         * game reads the word with acquire ordering; no need to wait for the line here. */
-        atomic_store_explicit(w, (uint64_t)f << 8 | ST_RELEASED, memory_order_release);
+        /* A release store (unless the ring was closed: nothing to give back): the gather's
+         * reads completed (its event) before this, and the game reads the word with acquire
+         * ordering; no need to wait for the line here. */
+        else if (w != NULL && view != NULL && PyLong_Check(fo) && f < (uint64_t)1 << 56)
+            atomic_store_explicit(w, (uint64_t)f << 8 | ST_RELEASED, memory_order_release);
+        Py_DECREF(e);
     }
+    Py_XDECREF(view);
+    Py_XDECREF(held);
 }
 
 PyDoc_STRVAR(release_doc,
@@ -396,8 +454,9 @@ static PyObject *release(PyObject *self, PyObject *entries)
         PyErr_SetString(PyExc_TypeError, "release: a list of entries");
         return NULL;
     }
+    Py_ssize_t n = PyList_Size(entries);
     release_entries(entries);
-    return PyLong_FromSsize_t(PyList_Size(entries));
+    return PyLong_FromSsize_t(n);
 }
 
 PyDoc_STRVAR(commit_doc,
@@ -412,25 +471,35 @@ static PyObject *commit(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyList_Type, &entries, &PyList_Type, &new_,
                           &PyList_Type, &last, &PyList_Type, &frames))
         return NULL;
-    Py_ssize_t n = PyList_Size(entries);
-    for (Py_ssize_t k = 0; k < n; k++) {
+    for (Py_ssize_t k = 0; k < PyList_Size(entries); k++) {
         PyObject *e = PyList_GetItem(entries, k);
         if (e == NULL || !PyTuple_Check(e) || PyTuple_Size(e) < E_FIELDS) {
             PyErr_SetString(PyExc_TypeError, "commit: an entry is not a lease's");
             return NULL;
         }
+        Py_INCREF(e); /* the descriptor's attribute may run code that empties `entries` */
         Py_ssize_t i = PyLong_AsSsize_t(item(e, E_ROW));
-        if (i == -1 && PyErr_Occurred())
-            return NULL;
-        PyObject *rid = PyObject_GetAttr(item(e, E_DESC), str_ring_id);
-        if (rid == NULL)
-            return NULL;
-        PyObject *f = item(e, E_FRAME);
-        Py_INCREF(Py_True);
-        Py_INCREF(f);
-        /* PyList_SetItem steals each reference, also when it fails (i out of range). */
-        if (PyList_SetItem(new_, i, Py_True) < 0 || PyList_SetItem(last, i, rid) < 0 ||
-            PyList_SetItem(frames, i, f) < 0)
+        PyObject *rid = i == -1 && PyErr_Occurred()
+                            ? NULL
+                            : PyObject_GetAttr(item(e, E_DESC), str_ring_id);
+        /* PyList_SetItem steals the reference it is given, also when it fails (i out of
+         * range): each one is taken right before its own call, none is left over. */
+        int bad = rid == NULL;
+        if (!bad) {
+            Py_INCREF(Py_True);
+            bad = PyList_SetItem(new_, i, Py_True) < 0;
+        }
+        if (!bad) {
+            bad = PyList_SetItem(last, i, rid) < 0;
+            rid = NULL;
+        }
+        if (!bad) {
+            Py_INCREF(item(e, E_FRAME));
+            bad = PyList_SetItem(frames, i, item(e, E_FRAME)) < 0;
+        }
+        Py_XDECREF(rid);
+        Py_DECREF(e);
+        if (bad)
             return NULL;
     }
     Py_RETURN_NONE;
@@ -731,15 +800,22 @@ static PyObject *poll(PyObject *self, PyObject *args)
         }
         if (as_u64(item(p, 0), UINTPTR_MAX, "an event", &ev) < 0)
             return NULL;
+        Py_INCREF(p); /* held across the query (a stand-in may run code) and the releases */
         cu_result res = d->query((void *)(uintptr_t)ev);
-        if (res == CU_NOT_READY)
-            break;
-        if (res != 0)
+        if (res == CU_NOT_READY || res != 0) {
+            Py_DECREF(p);
+            if (res == CU_NOT_READY)
+                break;
             return outcome(released, "cuEventQuery", res);
-        Py_INCREF(p); /* kept while its entries are released and it leaves the list */
-        release_entries(entries);
+        }
         released += PyList_Size(entries);
-        int bad = PyList_Append(free_events, item(p, 0)) < 0 || PySequence_DelItem(pending, 0) < 0;
+        release_entries(entries);
+        int bad = PyList_Append(free_events, item(p, 0)) < 0;
+        if (!bad && (PyList_Size(pending) < 1 || PyList_GetItem(pending, 0) != p)) {
+            PyErr_SetString(PyExc_RuntimeError, "poll: pending changed during the query");
+            bad = 1; /* its leases were given back; nothing else of the list is touched */
+        }
+        bad = bad || PySequence_DelItem(pending, 0) < 0;
         Py_DECREF(p);
         if (bad)
             return NULL;
@@ -777,10 +853,17 @@ PyMODINIT_FUNC PyInit__lease(void)
     if (m == NULL)
         return NULL;
     PyObject *states = Py_BuildValue("(iii)", ST_PUBLISHED, ST_ACTIVE, ST_RELEASED);
-    if (states == NULL || PyModule_AddObject(m, "STATES", states) < 0 ||
+    if (states == NULL || PyModule_AddObject(m, "STATES", states) < 0) {
+        Py_XDECREF(states);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyObject *layout =
+        Py_BuildValue("(iiiii)", SLOT_OFF, MID_OFF, MID_BYTES, FRAME_OFF, TAIL_OFF);
+    if (layout == NULL || PyModule_AddObject(m, "LAYOUT", layout) < 0 ||
         PyModule_AddIntConstant(m, "ABI", ABI) < 0 ||
         PyModule_AddIntConstant(m, "TAIL_OFF", TAIL_OFF) < 0) {
-        Py_XDECREF(states);
+        Py_XDECREF(layout);
         Py_DECREF(m);
         return NULL;
     }

@@ -68,33 +68,33 @@ cg_status cg_zc_desc_encode(const cg_zc_desc *d, uint8_t *out, size_t cap)
     memset(out, 0, length);
     memcpy(out, DESC_MAGIC, 4);
     int v1 = d->format != CG_ZC_FORMAT_R8G8B8_UNORM && d->flags == 0;
-    put16(out + 4, v3 ? 3 : v1 ? 1 : 2);
-    put16(out + 6, (uint16_t)length);
-    put32(out + 8, d->format);
-    put32(out + 12, d->width);
-    put32(out + 16, d->height);
-    put32(out + 20, d->row_pitch);
-    put32(out + 24, d->slot_count);
-    put32(out + 28, d->mode);
-    memcpy(out + 32, d->device_uuid, CG_DEVICE_UUID_SIZE);
-    put64(out + 48, d->ring_id);
-    put64(out + 56, d->slot_size);
-    put32(out + 64, d->slot);
-    put32(out + 68, d->flags);
-    put64(out + 72, d->frame);
+    put16(out + CG_ZC_DESC_OFF_VERSION, v3 ? 3 : v1 ? 1 : 2);
+    put16(out + CG_ZC_DESC_OFF_LENGTH, (uint16_t)length);
+    put32(out + CG_ZC_DESC_OFF_FORMAT, d->format);
+    put32(out + CG_ZC_DESC_OFF_WIDTH, d->width);
+    put32(out + CG_ZC_DESC_OFF_HEIGHT, d->height);
+    put32(out + CG_ZC_DESC_OFF_ROW_PITCH, d->row_pitch);
+    put32(out + CG_ZC_DESC_OFF_SLOT_COUNT, d->slot_count);
+    put32(out + CG_ZC_DESC_OFF_MODE, d->mode);
+    memcpy(out + CG_ZC_DESC_OFF_DEVICE_UUID, d->device_uuid, CG_DEVICE_UUID_SIZE);
+    put64(out + CG_ZC_DESC_OFF_RING_ID, d->ring_id);
+    put64(out + CG_ZC_DESC_OFF_SLOT_SIZE, d->slot_size);
+    put32(out + CG_ZC_DESC_OFF_SLOT, d->slot);
+    put32(out + CG_ZC_DESC_OFF_FLAGS, d->flags);
+    put64(out + CG_ZC_DESC_OFF_FRAME, d->frame);
     size_t n = strnlen(d->socket_path, CG_ZC_PATH_SIZE - 1);
-    memcpy(out + 80, d->socket_path, n); /* the rest stays NUL */
+    memcpy(out + CG_ZC_DESC_OFF_SOCKET_PATH, d->socket_path, n); /* the rest stays NUL */
     if (!v3) return CG_OK;
-    put32(out + 192, d->eyes ? d->eyes : 1);
-    put32(out + 196, d->depth_format);
-    put64(out + 200, d->color_eye_stride);
-    put64(out + 208, d->depth_offset);
-    put64(out + 216, d->depth_eye_stride);
-    put32(out + 224, d->depth_row_pitch);
-    put32(out + 228, d->depth_encoding);
-    put32(out + 232, d->depth_flags);
-    put32(out + 236, float_bits(d->near_plane));
-    put32(out + 240, float_bits(d->far_plane));
+    put32(out + CG_ZC_DESC_OFF_EYES, d->eyes ? d->eyes : 1);
+    put32(out + CG_ZC_DESC_OFF_DEPTH_FORMAT, d->depth_format);
+    put64(out + CG_ZC_DESC_OFF_COLOR_EYE_STRIDE, d->color_eye_stride);
+    put64(out + CG_ZC_DESC_OFF_DEPTH_OFFSET, d->depth_offset);
+    put64(out + CG_ZC_DESC_OFF_DEPTH_EYE_STRIDE, d->depth_eye_stride);
+    put32(out + CG_ZC_DESC_OFF_DEPTH_ROW_PITCH, d->depth_row_pitch);
+    put32(out + CG_ZC_DESC_OFF_DEPTH_ENCODING, d->depth_encoding);
+    put32(out + CG_ZC_DESC_OFF_DEPTH_FLAGS, d->depth_flags);
+    put32(out + CG_ZC_DESC_OFF_NEAR, float_bits(d->near_plane));
+    put32(out + CG_ZC_DESC_OFF_FAR, float_bits(d->far_plane));
     return CG_OK; /* 244..255 reserved, 0 */
 }
 
@@ -115,15 +115,16 @@ static uint32_t format_bpp(uint32_t f, uint16_t version)
  * "Descriptor versions", each naming the field and its value. */
 static cg_status decode_planes(const uint8_t *in, cg_zc_desc *d, cg_err *err)
 {
-    d->eyes = get32(in + 192);
-    d->depth_format = get32(in + 196);
-    d->color_eye_stride = get64(in + 200);
-    d->depth_offset = get64(in + 208);
-    d->depth_eye_stride = get64(in + 216);
-    d->depth_row_pitch = get32(in + 224);
-    d->depth_encoding = get32(in + 228);
-    d->depth_flags = get32(in + 232);
-    uint32_t near_bits = get32(in + 236), far_bits = get32(in + 240);
+    d->eyes = get32(in + CG_ZC_DESC_OFF_EYES);
+    d->depth_format = get32(in + CG_ZC_DESC_OFF_DEPTH_FORMAT);
+    d->color_eye_stride = get64(in + CG_ZC_DESC_OFF_COLOR_EYE_STRIDE);
+    d->depth_offset = get64(in + CG_ZC_DESC_OFF_DEPTH_OFFSET);
+    d->depth_eye_stride = get64(in + CG_ZC_DESC_OFF_DEPTH_EYE_STRIDE);
+    d->depth_row_pitch = get32(in + CG_ZC_DESC_OFF_DEPTH_ROW_PITCH);
+    d->depth_encoding = get32(in + CG_ZC_DESC_OFF_DEPTH_ENCODING);
+    d->depth_flags = get32(in + CG_ZC_DESC_OFF_DEPTH_FLAGS);
+    uint32_t near_bits = get32(in + CG_ZC_DESC_OFF_NEAR);
+    uint32_t far_bits = get32(in + CG_ZC_DESC_OFF_FAR);
     d->near_plane = bits_float(near_bits);
     d->far_plane = bits_float(far_bits);
     const unsigned long long slot_size = d->slot_size;
@@ -216,7 +217,8 @@ cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err
                        "zero-copy descriptor: magic %02x %02x %02x %02x is not CGZ2 (%zu bytes%s)",
                        in[0], in[1], in[2], in[3], len,
                        len == 68 ? ": a v1 CUDA IPC handle" : "");
-    uint16_t version = get16(in + 4), length = get16(in + 6);
+    uint16_t version = get16(in + CG_ZC_DESC_OFF_VERSION);
+    uint16_t length = get16(in + CG_ZC_DESC_OFF_LENGTH);
     if (version < CG_ZC_DESC_VERSION_MIN || version > CG_ZC_DESC_VERSION)
         return cg_fail(err, CG_E_UNSUPPORTED,
                        "zero-copy descriptor version %u: this library reads versions %d to %d",
@@ -231,19 +233,19 @@ cg_status cg_zc_desc_decode(const uint8_t *in, size_t len, cg_zc_desc *d, cg_err
     if (len < length)
         return cg_fail(err, CG_E_BUFFER_TOO_SMALL,
                        "zero-copy descriptor truncated: %zu bytes of %u", len, length);
-    d->format = get32(in + 8);
-    d->width = get32(in + 12);
-    d->height = get32(in + 16);
-    d->row_pitch = get32(in + 20);
-    d->slot_count = get32(in + 24);
-    d->mode = get32(in + 28);
-    memcpy(d->device_uuid, in + 32, CG_DEVICE_UUID_SIZE);
-    d->ring_id = get64(in + 48);
-    d->slot_size = get64(in + 56);
-    d->slot = get32(in + 64);
-    d->flags = version >= 2 ? get32(in + 68) : 0; /* reserved in version 1 */
-    d->frame = get64(in + 72);
-    const uint8_t *path = in + 80;
+    d->format = get32(in + CG_ZC_DESC_OFF_FORMAT);
+    d->width = get32(in + CG_ZC_DESC_OFF_WIDTH);
+    d->height = get32(in + CG_ZC_DESC_OFF_HEIGHT);
+    d->row_pitch = get32(in + CG_ZC_DESC_OFF_ROW_PITCH);
+    d->slot_count = get32(in + CG_ZC_DESC_OFF_SLOT_COUNT);
+    d->mode = get32(in + CG_ZC_DESC_OFF_MODE);
+    memcpy(d->device_uuid, in + CG_ZC_DESC_OFF_DEVICE_UUID, CG_DEVICE_UUID_SIZE);
+    d->ring_id = get64(in + CG_ZC_DESC_OFF_RING_ID);
+    d->slot_size = get64(in + CG_ZC_DESC_OFF_SLOT_SIZE);
+    d->slot = get32(in + CG_ZC_DESC_OFF_SLOT);
+    d->flags = version >= 2 ? get32(in + CG_ZC_DESC_OFF_FLAGS) : 0; /* reserved in version 1 */
+    d->frame = get64(in + CG_ZC_DESC_OFF_FRAME);
+    const uint8_t *path = in + CG_ZC_DESC_OFF_SOCKET_PATH;
     if (!memchr(path, 0, CG_ZC_PATH_SIZE) || path[0] == 0)
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy descriptor: socket path empty or unterminated");
     memcpy(d->socket_path, path, CG_ZC_PATH_SIZE);
@@ -312,14 +314,14 @@ void cg_zc_hello_encode(const cg_zc_hello *h, uint8_t out[CG_ZC_HELLO_SIZE])
 {
     memset(out, 0, CG_ZC_HELLO_SIZE);
     memcpy(out, HELLO_MAGIC, 4);
-    put16(out + 4, CG_ZC_VERSION);
-    put16(out + 6, h->status);
-    put64(out + 8, h->ring_id);
-    put32(out + 16, h->slot_count);
-    put32(out + 20, h->fd_count);
-    put64(out + 24, h->slot_size);
-    put32(out + 32, h->mode);
-    put32(out + 36, h->control_size);
+    put16(out + CG_ZC_HELLO_OFF_VERSION, CG_ZC_VERSION);
+    put16(out + CG_ZC_HELLO_OFF_STATUS, h->status);
+    put64(out + CG_ZC_HELLO_OFF_RING_ID, h->ring_id);
+    put32(out + CG_ZC_HELLO_OFF_SLOT_COUNT, h->slot_count);
+    put32(out + CG_ZC_HELLO_OFF_FD_COUNT, h->fd_count);
+    put64(out + CG_ZC_HELLO_OFF_SLOT_SIZE, h->slot_size);
+    put32(out + CG_ZC_HELLO_OFF_MODE, h->mode);
+    put32(out + CG_ZC_HELLO_OFF_CONTROL_SIZE, h->control_size);
 }
 
 cg_status cg_zc_hello_decode(const uint8_t *in, size_t len, cg_zc_hello *h, cg_err *err)
@@ -331,16 +333,16 @@ cg_status cg_zc_hello_decode(const uint8_t *in, size_t len, cg_zc_hello *h, cg_e
                        len, CG_ZC_HELLO_SIZE);
     if (memcmp(in, HELLO_MAGIC, 4) != 0)
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy hello: bad magic");
-    if (get16(in + 4) != CG_ZC_VERSION)
+    if (get16(in + CG_ZC_HELLO_OFF_VERSION) != CG_ZC_VERSION)
         return cg_fail(err, CG_E_UNSUPPORTED, "zero-copy hello version %u: this library reads %d",
-                       get16(in + 4), CG_ZC_VERSION);
-    h->status = get16(in + 6);
-    h->ring_id = get64(in + 8);
-    h->slot_count = get32(in + 16);
-    h->fd_count = get32(in + 20);
-    h->slot_size = get64(in + 24);
-    h->mode = get32(in + 32);
-    h->control_size = get32(in + 36);
+                       get16(in + CG_ZC_HELLO_OFF_VERSION), CG_ZC_VERSION);
+    h->status = get16(in + CG_ZC_HELLO_OFF_STATUS);
+    h->ring_id = get64(in + CG_ZC_HELLO_OFF_RING_ID);
+    h->slot_count = get32(in + CG_ZC_HELLO_OFF_SLOT_COUNT);
+    h->fd_count = get32(in + CG_ZC_HELLO_OFF_FD_COUNT);
+    h->slot_size = get64(in + CG_ZC_HELLO_OFF_SLOT_SIZE);
+    h->mode = get32(in + CG_ZC_HELLO_OFF_MODE);
+    h->control_size = get32(in + CG_ZC_HELLO_OFF_CONTROL_SIZE);
     return CG_OK;
 }
 

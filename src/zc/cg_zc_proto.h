@@ -99,6 +99,31 @@ typedef enum cg_zc_hello_status {
     CG_ZC_HELLO_WRONG_UID = 2 /* the peer runs as another user */
 } cg_zc_hello_status;
 
+/* The descriptor's bytes (docs/zero-copy-v2.md, "The descriptor"), little-endian:
+ * X(NAME, offset, size in bytes), versions 1 and 2 first, then version 3's planes. The
+ * one table of their places: the encoder and decoder (cg_zc_proto.c) write and read at
+ * CG_ZC_DESC_OFF_<NAME>, and the Python learner's copy (python/craftground_capture/
+ * _wire.py, which its parser and the native helper are checked against) is compared
+ * with this text by tests/python/test_wire.py. */
+#define CG_ZC_DESC_FIELDS(X)                                                                   \
+    X(MAGIC, 0, 4) X(VERSION, 4, 2) X(LENGTH, 6, 2) X(FORMAT, 8, 4) X(WIDTH, 12, 4)            \
+    X(HEIGHT, 16, 4) X(ROW_PITCH, 20, 4) X(SLOT_COUNT, 24, 4) X(MODE, 28, 4)                   \
+    X(DEVICE_UUID, 32, 16) X(RING_ID, 48, 8) X(SLOT_SIZE, 56, 8) X(SLOT, 64, 4)              \
+    X(FLAGS, 68, 4) X(FRAME, 72, 8) X(SOCKET_PATH, 80, 108) X(RESERVED, 188, 4)              \
+    X(EYES, 192, 4) X(DEPTH_FORMAT, 196, 4) X(COLOR_EYE_STRIDE, 200, 8)                        \
+    X(DEPTH_OFFSET, 208, 8) X(DEPTH_EYE_STRIDE, 216, 8) X(DEPTH_ROW_PITCH, 224, 4)             \
+    X(DEPTH_ENCODING, 228, 4) X(DEPTH_FLAGS, 232, 4) X(NEAR, 236, 4) X(FAR, 240, 4)            \
+    X(RESERVED3, 244, 12)
+/* The hello's bytes, the same way. */
+#define CG_ZC_HELLO_FIELDS(X)                                                                  \
+    X(MAGIC, 0, 4) X(VERSION, 4, 2) X(STATUS, 6, 2) X(RING_ID, 8, 8) X(SLOT_COUNT, 16, 4)      \
+    X(FD_COUNT, 20, 4) X(SLOT_SIZE, 24, 8) X(MODE, 32, 4) X(CONTROL_SIZE, 36, 4)               \
+    X(RESERVED, 40, 24)
+#define CG_ZC_DESC_OFF_ENTRY(name, off, size) CG_ZC_DESC_OFF_##name = (off),
+#define CG_ZC_HELLO_OFF_ENTRY(name, off, size) CG_ZC_HELLO_OFF_##name = (off),
+enum { CG_ZC_DESC_FIELDS(CG_ZC_DESC_OFF_ENTRY) };
+enum { CG_ZC_HELLO_FIELDS(CG_ZC_HELLO_OFF_ENTRY) };
+
 /* The descriptor's fields (docs/zero-copy-v2.md, "The descriptor"). The
  * plane fields after socket_path are version 3's (format 23 only); a
  * version 1 or 2 descriptor decodes with eyes 1 and the rest 0. */
@@ -202,8 +227,9 @@ cg_status cg_zc_control_create(uint32_t slot_count, uint64_t ring_id, cg_zc_cont
                                cg_err *err);
 
 /* Learner: map a received control block fd (consumed: closed here after
- * mapping, or on failure) and check magic, version, size, slot count and
- * ring id against the hello. CG_E_PROTOCOL on a mismatch. */
+ * mapping, or on failure) and check its seals (shrink and grow), magic,
+ * version, size, slot count and ring id against the hello. CG_E_PROTOCOL
+ * on a mismatch or a block the producer could still shrink. */
 cg_status cg_zc_control_map(int fd, uint32_t slot_count, uint64_t ring_id, cg_zc_control *c,
                             cg_err *err);
 

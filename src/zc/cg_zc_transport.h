@@ -22,7 +22,9 @@ cg_status cg_zc_shm_create(const char *name, size_t size, int *fd, uint8_t **map
 
 /* Map a received shared memory object of at least size bytes (fd is
  * consumed: closed after mapping or on failure). CG_E_PROTOCOL when it is
- * smaller, CG_E_PLATFORM when the mapping fails. */
+ * smaller, not a plain file or not sealed against shrinking and growing
+ * (the peer could shrink it under the mapping), CG_E_PLATFORM when the
+ * mapping fails. */
 cg_status cg_zc_shm_map(int fd, size_t size, uint8_t **map, cg_err *err);
 
 /* Unmap what cg_zc_shm_create/map mapped (map NULL: nothing) and close fd

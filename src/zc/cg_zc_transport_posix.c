@@ -42,9 +42,20 @@ cg_status cg_zc_shm_map(int fd, size_t size, uint8_t **map, cg_err *err)
 {
     *map = NULL;
     struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size < (off_t)size) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)size) {
         close(fd);
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy control block: not a %zu-byte file", size);
+    }
+    /* Sealed against shrinking and growing (docs/zero-copy-v2.md, "The control block"):
+     * without F_SEAL_SHRINK the producer could truncate the file under the mapping, and the
+     * next lease would be a SIGBUS in this process. Seals are never removed once added. */
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW)) {
+        close(fd);
+        return cg_fail(err, CG_E_PROTOCOL,
+                       "zero-copy control block: not sealed against shrinking and growing "
+                       "(seals %#x)",
+                       seals < 0 ? 0u : (unsigned)seals);
     }
     void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int e = errno;

@@ -27,6 +27,7 @@ Usage: test_ring.py unit              descriptor golden bytes, hello and fd
                                       torch where present), two sizes
 Exit 0 pass, 1 failure, 77 when what the check needs is missing.
 """
+import fcntl
 import mmap
 import os
 import socket
@@ -150,9 +151,17 @@ def descriptor(ring_id, slot, frame, path, mode=R.MODE_FENCE, slots=3, w=4, h=2,
     return bytes(b)
 
 
-def control_block(slots, ring_id):
-    fd = os.memfd_create("test-control")
+SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+
+
+def control_block(slots, ring_id, seals=SEALS):
+    """A control block as the producer makes it (docs/zero-copy-v2.md): a
+    4096-byte memfd sealed against shrinking and growing (`seals`: others
+    for a hostile producer), the header written."""
+    fd = os.memfd_create("test-control", os.MFD_ALLOW_SEALING)
     os.ftruncate(fd, 4096)
+    if seals:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
     m = mmap.mmap(fd, 4096)
     struct.pack_into("<4sIIIQI", m, 0, b"CGZC", 1, slots, 64, ring_id, 1)
     return fd, m
@@ -700,6 +709,17 @@ def stdin_rgb(use_cuda):
     if ring is not None:
         ring.close()
     sys.exit(0)
+
+
+def run_modes(modes, doc):
+    """The main of a test script of modes: run sys.argv[1]'s, print PASS or the
+    failure count, exit 0/1 (2 and the usage for an unknown mode)."""
+    if len(sys.argv) < 2 or sys.argv[1] not in modes:
+        print(doc)
+        sys.exit(2)
+    modes[sys.argv[1]]()
+    print("PASS" if failures == 0 else f"{failures} failures")
+    sys.exit(1 if failures else 0)
 
 
 def ctypes_count(importer):

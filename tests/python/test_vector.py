@@ -451,7 +451,7 @@ def native():
         return words[k] >> 8, words[k] & 0xFF
 
     class Block:
-        _map = object()  # mapped
+        _map = bytearray(8)  # mapped (ControlBlock._map: a buffer the helper holds an export of)
 
     class Ring:
         pass

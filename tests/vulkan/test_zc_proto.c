@@ -5,11 +5,20 @@
  * layout against values computed by hand, and the frame-parts order
  * (cg_zc_parts.h) in every order a producer may see. No GPU: pure protocol.
  *
- * Usage: test_zc_proto CASE   (descriptor3 | refusals3 | layout | parts)
+ * The learner's map of a received control block (cg_zc_control_map) against
+ * hostile producers: a block without the seals the document names
+ * (shrinking and growing) or a file that is no block is refused at connect,
+ * never a SIGBUS at the next lease.
+ *
+ * Usage: test_zc_proto CASE   (descriptor3 | refusals3 | layout | parts | control)
  */
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cg_zc_parts.h"
 #include "cg_zc_proto.h"
@@ -638,10 +647,74 @@ static int case_parts(void)
     return failures ? 1 : 0;
 }
 
+/* ---- the control block a learner maps ------------------------------------------- */
+
+/* A 4096-byte memfd with the header of ring 0xabcdef's 2-slot block written by hand from the
+ * table in docs/zero-copy-v2.md ("The control block"), and `seals` added (0: none). */
+static int hostile_block(unsigned seals)
+{
+    static const uint8_t header[24] = {'C', 'G', 'Z', 'C', 1, 0, 0, 0, 2, 0, 0, 0,
+                                       64,  0,   0,   0,   0xef, 0xcd, 0xab, 0, 0, 0, 0, 0};
+    int fd = memfd_create("hostile-control", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0 || ftruncate(fd, 4096) != 0 || pwrite(fd, header, sizeof header, 0) != 24 ||
+        (seals && fcntl(fd, F_ADD_SEALS, seals) != 0)) {
+        perror("hostile control block");
+        exit(1);
+    }
+    return fd;
+}
+
+static int case_control(void)
+{
+    cg_err e = {0};
+    cg_zc_control c, l;
+    /* The producer's own block carries the seals, and maps. */
+    CHECK(cg_zc_control_create(2, 0xabcdef, &c, &e) == CG_OK, "create: %s", e.text);
+    int got = fcntl(c.fd, F_GET_SEALS);
+    CHECK(got >= 0 && (got & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW),
+          "the producer's block is sealed against shrinking and growing (seals %#x)", got);
+    CHECK(cg_zc_control_map(dup(c.fd), 2, 0xabcdef, &l, &e) == CG_OK, "map: %s", e.text);
+    cg_zc_control_free(&l);
+    cg_zc_control_free(&c);
+    /* A producer's own memfd: every seal set but one of the two is refused. */
+    static const struct {
+        unsigned seals;
+        cg_status want;
+        const char *what;
+    } cases[] = {
+        {0, CG_E_PROTOCOL, "no seals"},
+        {F_SEAL_SHRINK, CG_E_PROTOCOL, "shrink sealed only"},
+        {F_SEAL_GROW | F_SEAL_SEAL, CG_E_PROTOCOL, "grow sealed only"},
+        {F_SEAL_SHRINK | F_SEAL_GROW, CG_OK, "shrink and grow sealed"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int fd = hostile_block(cases[k].seals);
+        int keep = dup(fd); /* the producer's copy, to shrink the block after the hello */
+        memset(&e, 0, sizeof e);
+        cg_status s = cg_zc_control_map(fd, 2, 0xabcdef, &l, &e);
+        CHECK(s == cases[k].want, "%s: status %d, want %d (%s)", cases[k].what, (int)s,
+              (int)cases[k].want, e.text);
+        if (s != CG_OK) {
+            CHECK(strstr(e.text, "sealed") != NULL, "%s: the error says why: %s", cases[k].what,
+                  e.text);
+        } else {
+            CHECK(ftruncate(keep, 0) != 0, "%s: the producer cannot shrink it", cases[k].what);
+            CHECK(cg_zc_lease_load(&l, 1) == 0, "%s: slot 1 reads EMPTY", cases[k].what);
+            cg_zc_control_free(&l);
+        }
+        close(keep);
+    }
+    /* Not a memfd at all: a directory. */
+    int dir = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    CHECK(dir >= 0 && cg_zc_control_map(dir, 2, 0xabcdef, &l, &e) == CG_E_PROTOCOL,
+          "a directory is refused: %s", e.text);
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s descriptor3|refusals3|layout|parts\n", argv[0]);
+        fprintf(stderr, "usage: %s descriptor3|refusals3|layout|parts|control\n", argv[0]);
         return 2;
     }
     const char *c = argv[1];
@@ -649,6 +722,7 @@ int main(int argc, char **argv)
     if (strcmp(c, "refusals3") == 0) return case_refusals3();
     if (strcmp(c, "layout") == 0) return case_layout();
     if (strcmp(c, "parts") == 0) return case_parts();
+    if (strcmp(c, "control") == 0) return case_control();
     fprintf(stderr, "unknown case %s\n", c);
     return 2;
 }
