@@ -6,7 +6,8 @@
 # bench_e2e_smoke runs it at N = 1, 2, 32x32, a few steps (lavapipe, fence
 # mode, the stand-in libcuda): every mode and column printed, every batch the
 # scene, no timing limit; bench_e2e_validation the same under the validation
-# layer.
+# layer. bench_e2e_soak_game is the soak's free-running game
+# (bench/e2e/SoakGame.java).
 if(NOT CG_WITH_JNI OR NOT TARGET vkt OR NOT CG_GLSLANG OR NOT CG_HAVE_VK_RING)
   return()
 endif()
@@ -31,6 +32,12 @@ cg_add_java_program(NAME bench_e2e_game MAIN cgbench.E2eGame
                     NATIVE_DIRS $<TARGET_FILE_DIR:e2e_game> DEPENDS e2e_game
                     # N of them on the machine: no parallel GC threads each.
                     JAVA_OPTS -XX:+UseSerialGC -Xmx512m)
+# The soak's free-running game (bench/e2e/soak.py, issue 43): E2eGame's Vulkan side and scene.
+cg_add_java_program(NAME bench_e2e_soak_game MAIN cgbench.SoakGame
+                    SOURCES ${CMAKE_CURRENT_LIST_DIR}/e2e/E2eGame.java
+                            ${CMAKE_CURRENT_LIST_DIR}/e2e/SoakGame.java
+                    NATIVE_DIRS $<TARGET_FILE_DIR:e2e_game> DEPENDS e2e_game
+                    JAVA_OPTS -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx256m)
 if(CG_PYTHON3 AND TARGET fake_cuda_ext)
   add_test(NAME bench_e2e_smoke
            COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/e2e/e2e_bench.py
