@@ -6,8 +6,8 @@
 # bench_e2e_smoke runs it at N = 1, 2, 32x32, a few steps (lavapipe, fence
 # mode, the stand-in libcuda): every mode and column printed, every batch the
 # scene, no timing limit; bench_e2e_validation the same under the validation
-# layer. bench_e2e_soak_game is the soak's free-running game
-# (bench/e2e/SoakGame.java).
+# layer. bench/e2e/soak.py (its games: bench_e2e_soak_game) is the soak:
+# free-running games, one learner, resizes, kills, stalls, checked every step.
 if(NOT CG_WITH_JNI OR NOT TARGET vkt OR NOT CG_GLSLANG OR NOT CG_HAVE_VK_RING)
   return()
 endif()
@@ -57,4 +57,20 @@ if(CG_PYTHON3 AND TARGET fake_cuda_ext)
                    --sync fence --policy numpy --check)
   set_tests_properties(bench_e2e_validation PROPERTIES LABELS "vulkan;jvm;python"
                        SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT "${cg_e2e_env}")
+  # The soak's short version (bench/e2e/soak.py, issue 43): 4 free-running games in fence
+  # mode, one learner (numpy policy, the stand-in libcuda), every event of the schedule in
+  # a minute; asserted: 0 wrong rows, 0 unasked deaths, every row new again within 6 learner
+  # steps of each event, the second learner refused, fds flat, no socket left. Its oracle's
+  # self-test first: every kind of wrong row is caught.
+  add_test(NAME bench_e2e_soak_oracle
+           COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/e2e/soak.py selftest)
+  set_tests_properties(bench_e2e_soak_oracle PROPERTIES LABELS "python" TIMEOUT 60)
+  add_test(NAME bench_e2e_soak
+           COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/e2e/soak.py
+                   --game ${bench_e2e_soak_game_SCRIPT} --games 4 --render 320x180
+                   --resize-to 256x144,384x216,320x180 --obs 32x32 --duration 60 --warmup 8
+                   --cooldown 6 --hz 30 --kills 2 --sync fence --policy numpy --new-within 6
+                   --check)
+  set_tests_properties(bench_e2e_soak PROPERTIES LABELS "vulkan;jvm;python"
+                       SKIP_RETURN_CODE 77 TIMEOUT 180 ENVIRONMENT "${cg_e2e_env}")
 endif()
