@@ -55,9 +55,9 @@ JNIEXPORT void JNICALL Java_cgbench_E2eGame_vkTeardown(JNIEnv *env, jclass cls);
 JNIEXPORT void JNICALL Java_cgbench_SoakGame_vkSoakScene(JNIEnv *env, jclass cls, jint game,
                                                          jint gen);
 JNIEXPORT jlong JNICALL Java_cgbench_SoakGame_vkResize(JNIEnv *env, jclass cls, jint w, jint h);
-JNIEXPORT jboolean JNICALL Java_cgbench_SoakGame_mailboxOpen(JNIEnv *env, jclass cls,
+JNIEXPORT jboolean JNICALL Java_cgbench_SoakLoop_mailboxOpen(JNIEnv *env, jclass cls,
                                                              jstring path);
-JNIEXPORT void JNICALL Java_cgbench_SoakGame_mailboxPut(JNIEnv *env, jclass cls, jbyteArray d);
+JNIEXPORT void JNICALL Java_cgbench_SoakLoop_mailboxPut(JNIEnv *env, jclass cls, jbyteArray d);
 
 #define INFLIGHT 2
 
@@ -576,7 +576,7 @@ JNIEXPORT void JNICALL Java_cgbench_E2eGame_vkTeardown(JNIEnv *env, jclass cls)
     free_all();
 }
 
-/* --- the soak's game (bench/e2e/SoakGame.java, soak.py) -------------------------------- */
+/* --- the soak's games (bench/e2e/SoakLoop.java, SoakGame.java, soak.py) ---------------- */
 
 JNIEXPORT void JNICALL Java_cgbench_SoakGame_vkSoakScene(JNIEnv *env, jclass cls, jint game,
                                                          jint gen)
@@ -612,7 +612,7 @@ JNIEXPORT jlong JNICALL Java_cgbench_SoakGame_vkResize(JNIEnv *env, jclass cls, 
 #define MBOX_SIZE 4096
 static unsigned char *mbox;
 
-JNIEXPORT jboolean JNICALL Java_cgbench_SoakGame_mailboxOpen(JNIEnv *env, jclass cls,
+JNIEXPORT jboolean JNICALL Java_cgbench_SoakLoop_mailboxOpen(JNIEnv *env, jclass cls,
                                                              jstring path)
 {
     (void)cls;
@@ -634,7 +634,7 @@ JNIEXPORT jboolean JNICALL Java_cgbench_SoakGame_mailboxOpen(JNIEnv *env, jclass
     return JNI_TRUE;
 }
 
-JNIEXPORT void JNICALL Java_cgbench_SoakGame_mailboxPut(JNIEnv *env, jclass cls, jbyteArray d)
+JNIEXPORT void JNICALL Java_cgbench_SoakLoop_mailboxPut(JNIEnv *env, jclass cls, jbyteArray d)
 {
     (void)cls;
     jsize n = d ? (*env)->GetArrayLength(env, d) : 0;

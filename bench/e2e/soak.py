@@ -468,7 +468,8 @@ class Supervisor:
     def start_game(self, i):
         a = self.a
         out = os.path.join(self.tmp, f"game-{i}-{self.gens[i]}.err")
-        cmd = shlex.split(a.game) + [self.mail[i], os.path.join(self.tmp, f"game-{i}.steps"),
+        gl = i >= self.n - a.gl_games
+        cmd = shlex.split(a.gl_game if gl else a.game) + [self.mail[i], os.path.join(self.tmp, f"game-{i}.steps"),
                                      str(i), str(self.gens[i]), str(self.rw), str(self.rh),
                                      str(self.tw), str(self.th), self.sync, str(a.hz),
                                      str(a.iters), str(a.wait_us)]
@@ -549,7 +550,7 @@ class Supervisor:
         rng = random.Random(a.seed)
         warm = a.warmup
         sched = make_schedule(rng, self.n, a, warm, a.duration - a.cooldown)
-        print(f"# soak: {self.n} games ({self.sync} mode, {a.render} -> {a.obs}, "
+        print(f"# soak: {self.n} games ({a.gl_games} of them GL; {self.sync} mode, {a.render} -> {a.obs}, "
               f"{a.hz or 'free'} Hz), {a.duration:g} s, seed {a.seed}; schedule:", flush=True)
         for ts, kind, g, arg in sched:
             print(f"#   {ts:7.2f} s  {kind}" + (f" game {g}" if g is not None else "")
@@ -668,7 +669,8 @@ class Supervisor:
             base999[i] = pct(q, 99.9)
             fd0, m0 = self.start_snap.get(("game", i), (None, None))
             fd1, m1 = self.end_snap.get(("game", i), (None, None))
-            print(f"| game {i} | {len(r)} | {pct(q, 50):,.0f} / {pct(q, 99.9):,.0f} / "
+            kind = "GL game" if i >= self.n - a.gl_games else "game"
+            print(f"| {kind} {i} | {len(r)} | {pct(q, 50):,.0f} / {pct(q, 99.9):,.0f} / "
                   f"{(q.max() / 1e3 if len(q) else float('nan')):,.0f} | {pct(e, 50):,.0f} / "
                   f"{pct(e, 99.9):,.0f} / {(e.max() / 1e3 if len(e) else float('nan')):,.0f} | "
                   f"{int((r['flags'] & PUBLISHED).astype(bool).sum())} | "
@@ -840,7 +842,10 @@ def main(argv=None):
                 "selftest": selftest_main}[a.role](a)
     s = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     s.add_argument("--game", required=True, help="the command running cgbench.SoakGame")
-    s.add_argument("--games", type=int, default=16)
+    s.add_argument("--games", type=int, default=16, help="games in all")
+    s.add_argument("--gl-game", help="the command running cgtest.SoakGlGame")
+    s.add_argument("--gl-games", type=int, default=0,
+                   help="how many of the games (the last ones) are GL games (--gl-game)")
     s.add_argument("--render", default="640x360", help="the render size at start (even width)")
     s.add_argument("--resize-to", default="800x450,512x288,960x540,640x360",
                    help="the render sizes resizes pick from (even widths)")
@@ -864,6 +869,8 @@ def main(argv=None):
                         "row it touched must be new again")
     s.add_argument("--check", action="store_true")
     a = s.parse_args(argv)
+    if a.gl_games and not a.gl_game or not 0 <= a.gl_games <= a.games:
+        s.error("--gl-games needs --gl-game, and at most --games of them")
     for t in [a.render] + a.resize_to.split(","):
         if size(t)[0] % 2:
             s.error(f"render size {t}: the scene needs an even width")
