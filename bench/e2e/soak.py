@@ -113,6 +113,11 @@ class Mailboxes:
                 return (s1, d) if d else None
         return None
 
+    def changed(self, i):
+        """Game i left a descriptor since the last fresh(i) (a peek: nothing is taken)."""
+        got = self.read(i)
+        return got is not None and got[0] != self.seen[i]
+
     def fresh(self, i):
         """Game i's descriptor if it changed since the last fresh(i), else None."""
         got = self.read(i)
@@ -256,27 +261,18 @@ def learner_main(a):
     samples = []
     tensor = None
     timeout = a.step_timeout
-    pending = {}
     k = 0
     while not stop:
         loop = 0 if time.monotonic() < a.switch_at else 1
         rows = list(range(n)) if loop == 0 else halves[k % 2]
         k += 1
-        # Wait (bounded) until every game of the step has a new frame: games never wait.
+        # Wait (bounded) until every game of the step has a new frame (games never wait),
+        # then take each one's latest: a descriptor read early may name a slot its game
+        # has written again since (stale).
         t_wait = time.monotonic() + timeout
-        for i in rows:
-            if i not in pending:
-                d = mail.fresh(i)
-                if d is not None:
-                    pending[i] = d
-        while len([i for i in rows if i in pending]) < len(rows) and time.monotonic() < t_wait:
+        while not all(mail.changed(i) for i in rows) and time.monotonic() < t_wait:
             time.sleep(0.0005)
-            for i in rows:
-                if i not in pending:
-                    d = mail.fresh(i)
-                    if d is not None:
-                        pending[i] = d
-        descs = [pending.pop(i, None) for i in rows]
+        descs = [mail.fresh(i) for i in rows]
         t0, c0 = time.monotonic_ns(), time.thread_time_ns()
         try:
             batch = vec.step(descs, which=None if loop == 0 else rows, stream=dev.stream)
@@ -289,6 +285,7 @@ def learner_main(a):
                     mail.seen[i] = 0
             continue
         cpu = time.thread_time_ns() - c0
+        t_step = time.monotonic_ns() - t0
         if tensor is None:
             tensor = dev.from_vector(batch)
         part = tensor[rows[0]:rows[-1] + 1]
@@ -311,6 +308,9 @@ def learner_main(a):
         wrong += bad
         steps += 1
         wall = time.monotonic_ns() - t0
+        if wall > 500_000_000:
+            print(f"learner: step {steps} took {wall / 1e6:,.0f} ms (VectorLearner.step "
+                  f"{t_step / 1e6:,.0f} ms; counters {vec.counters})", flush=True)
         mask_new = sum(1 << i for i in rows if new[i])
         os.write(log, LRN.pack(t0, wall, cpu, mask_new, bad, loop, sum(1 << i for i in rows)))
         samples.append(cpu)
@@ -777,10 +777,9 @@ class Supervisor:
               + (": " + ", ".join(socks) if socks else ""))
         if socks:
             problems.append(f"sockets left: {socks}")
-        for k in range(self.learners):
-            print(f"# learner {k}: " + " / ".join(
-                ln for ln in read_text(os.path.join(self.tmp, f"learner-{k}.out")).splitlines()
-                if ln.startswith("learner ")))
+        for k in range(self.learners):  # what each learner said (its summary, slow steps)
+            for ln in read_text(os.path.join(self.tmp, f"learner-{k}.out")).splitlines()[-12:]:
+                print(f"# learner {k}: {ln}")
         if a.check:
             if problems:
                 print("check failed: " + "; ".join(problems))
