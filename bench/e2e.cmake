@@ -69,7 +69,7 @@ if(CG_PYTHON3 AND TARGET fake_cuda_ext)
   set_tests_properties(bench_e2e_validation PROPERTIES LABELS "vulkan;jvm;python"
                        SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT "${cg_e2e_env}")
   # The soak's short version (bench/e2e/soak.py, issue 43): 4 free-running games in fence
-  # mode (one of them GL where the GL ring is built), one learner (numpy policy, the stand-in libcuda), every event of the schedule in
+  # mode (the first with a depth plane, the last GL where the GL ring is built), one learner (numpy policy, the stand-in libcuda), every event of the schedule in
   # a minute; asserted: 0 wrong rows, 0 unasked deaths, every row new again within 6 learner
   # steps of each event, the second learner refused, fds flat, no socket left. Its oracle's
   # self-test first: every kind of wrong row is caught.
@@ -79,6 +79,7 @@ if(CG_PYTHON3 AND TARGET fake_cuda_ext)
   add_test(NAME bench_e2e_soak
            COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/e2e/soak.py
                    --game ${bench_e2e_soak_game_SCRIPT} ${cg_soak_gl_args} --games 4
+                   --depth-games 1
                    --render 320x180 --resize-to 256x144,384x216,320x180 --obs 32x32
                    --duration 60 --warmup 8 --cooldown 6 --hz 30 --kills 2 --sync fence
                    --policy numpy --new-within 6 --check)

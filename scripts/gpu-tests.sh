@@ -105,8 +105,8 @@ if [ "${1:-}" = "--e2e" ]; then
   exit "${PIPESTATUS[0]}"
 fi
 
-# --soak [ARGS]: the soak only (docs/benchmarks.md, "Soak"): 16 free-running game JVMs, the last
-# 4 of them GL, one learner (this python3: torch), the events of bench/e2e/soak.py's schedule.
+# --soak [ARGS]: the soak only (docs/benchmarks.md, "Soak"): 16 free-running game JVMs, the first
+# 4 with a depth plane, the last 4 GL, one learner (this python3: torch), the events of bench/e2e/soak.py's schedule.
 if [ "${1:-}" = "--soak" ]; then
   shift
   J=$ROOT/build-gpu-jvm
@@ -116,7 +116,7 @@ if [ "${1:-}" = "--soak" ]; then
   echo "== bench/e2e/soak.py $*"
   python3 bench/e2e/soak.py --game "$java -cp $J/bench_e2e_soak_game_jar.jar:$cp cgbench.SoakGame" \
     --gl-game "$java -cp $J/bench_e2e_soak_gl_game_jar.jar:$cp cgtest.SoakGlGame" --gl-games 4 \
-    "$@" 2>&1 | tee "$OUT/soak.log"
+    --depth-games 4 "$@" 2>&1 | tee "$OUT/soak.log"
   exit "${PIPESTATUS[0]}"
 fi
 

@@ -8,24 +8,32 @@ import com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing;
  * (libe2e_game) renders the soak's scene into its image, a VulkanZerocopyRing in the RGB slot
  * format publishes it (semaphore mode: after the game's submit, no wait; fence mode: recorded
  * into the frame's command buffer, the game's own fence waited for). A resize keeps the device,
- * as a game's window resize does: the ring destroyed, the image made anew, a new ring.
+ * as a game's window resize does: the ring destroyed, the image made anew, a new ring. With
+ * DEPTH 1 the ring also carries a raw depth plane of the game's depth target (initRgbdImpl).
  *
  * <p>Usage: SoakGame (SoakLoop's arguments).
  */
 public final class SoakGame implements SoakLoop.Backend {
     static native void vkSoakScene(int game, int gen);
     static native long vkResize(int w, int h);
+    static native long vkDepthImage();
+    static native void vkClearDepth(float depth);
 
-    static final int COLOR_ATTACHMENT_OPTIMAL = 2;
+    static final int GENERAL = 1, COLOR_ATTACHMENT_OPTIMAL = 2;
     final VulkanZerocopyRing r = VulkanZerocopyRing.INSTANCE;
     long[] v;
-    long image;
+    long image, depth;
     SoakLoop.Args a;
 
     ByteString init(int w, int h) {
         int mode = a.semaphore ? VulkanZerocopyRing.MODE_SEMAPHORE : VulkanZerocopyRing.MODE_FENCE;
-        return r.initRgbImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 0, a.tw, a.th, true,
-                3, mode, a.waitNanos, v[7] != 0);
+        if (!a.depth)
+            return r.initRgbImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 0, a.tw, a.th,
+                    true, 3, mode, a.waitNanos, v[7] != 0);
+        depth = vkDepthImage();
+        if (depth == 0) throw new IllegalStateException("no depth image");
+        return r.initRgbdImpl(v[0], v[1], v[2], (int) v[3], v[4], v[5], w, h, 0, a.tw, a.th, true,
+                3, mode, a.waitNanos, v[7] != 0, 1, VulkanZerocopyRing.DEPTH_RAW, 0f, 0f, false);
     }
 
     @Override
@@ -58,11 +66,17 @@ public final class SoakGame implements SoakLoop.Backend {
         long cmd = E2eGame.vkRender(frame, 0, a.iters);
         if (cmd == 0) throw new IllegalStateException("vkRender failed");
         ByteString d;
+        if (a.depth) { // the depth part first (both modes record it), then the colour part
+            vkClearDepth(SoakLoop.depthOf(a.game, frame));
+            r.recordDepthImpl(cmd, depth, GENERAL, 0, 0f, 0f, false);
+        }
         if (a.semaphore) {
             if (!E2eGame.vkSubmit(false)) throw new IllegalStateException("submit");
-            d = r.publishImpl(image, COLOR_ATTACHMENT_OPTIMAL);
+            d = a.depth ? r.publishEyeImpl(image, COLOR_ATTACHMENT_OPTIMAL, 0, false, 0, 0)
+                        : r.publishImpl(image, COLOR_ATTACHMENT_OPTIMAL);
         } else {
-            d = r.recordImpl(cmd, image, COLOR_ATTACHMENT_OPTIMAL);
+            d = a.depth ? r.recordEyeImpl(cmd, image, COLOR_ATTACHMENT_OPTIMAL, 0, false, 0, 0)
+                        : r.recordImpl(cmd, image, COLOR_ATTACHMENT_OPTIMAL);
             if (!E2eGame.vkSubmit(true)) throw new IllegalStateException("submit");
         }
         return d;

@@ -18,9 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  * length; the descriptor at 16}).
  *
  * <p>Arguments (after the backend's own): MAILBOX LOG GAME GEN RENDER_W RENDER_H OBS_W OBS_H
- * SYNC HZ ITERS WAIT_US. SYNC fence or semaphore; HZ the frames a second it paces itself to (0:
+ * SYNC HZ ITERS WAIT_US [DEPTH]. SYNC fence or semaphore; HZ the frames a second it paces itself to (0:
  * as fast as it goes); ITERS the Vulkan render's extra ALU rounds; WAIT_US the ring's waitNanos
- * in microseconds. stdin takes lines from the supervisor: "resize W H" (the ring destroyed, the
+ * in microseconds; DEPTH 1: the ring has a raw depth plane (the Vulkan game: its depth target
+ * cleared to depthOf(game, frame) each frame). stdin takes lines from the supervisor: "resize W H" (the ring destroyed, the
  * image made at W x H, a ring made anew: the observation size unchanged) and "quit". LOG gets
  * one record a frame, 4 big-endian longs: the step's start (System.nanoTime: CLOCK_MONOTONIC),
  * its wall time in ns (render, publish, mailbox; a resize's work included), the frame, flags (1
@@ -49,7 +50,7 @@ public final class SoakLoop {
     public static final class Args {
         public final String mailbox, log;
         public final int game, gen, w, h, tw, th, iters;
-        public final boolean semaphore;
+        public final boolean semaphore, depth;
         public final double hz;
         public final long waitNanos;
 
@@ -66,7 +67,14 @@ public final class SoakLoop {
             hz = Double.parseDouble(a[9]);
             iters = Integer.parseInt(a[10]);
             waitNanos = Long.parseLong(a[11]) * 1000L;
+            depth = a.length > 12 && a[12].equals("1");
         }
+    }
+
+    /** The depth of every pixel of the game's frame: (game * 65536 + frame mod 65536 + 1) /
+     * 2^21, exact in float32 (bench/e2e/soak.py's oracle reads it back bit for bit). */
+    public static float depthOf(int game, int frame) {
+        return (float) ((game & 15) * 65536 + (frame & 0xffff) + 1) / (float) (1 << 21);
     }
 
     static native boolean mailboxOpen(String path);

@@ -55,6 +55,8 @@ JNIEXPORT void JNICALL Java_cgbench_E2eGame_vkTeardown(JNIEnv *env, jclass cls);
 JNIEXPORT void JNICALL Java_cgbench_SoakGame_vkSoakScene(JNIEnv *env, jclass cls, jint game,
                                                          jint gen);
 JNIEXPORT jlong JNICALL Java_cgbench_SoakGame_vkResize(JNIEnv *env, jclass cls, jint w, jint h);
+JNIEXPORT jlong JNICALL Java_cgbench_SoakGame_vkDepthImage(JNIEnv *env, jclass cls);
+JNIEXPORT void JNICALL Java_cgbench_SoakGame_vkClearDepth(JNIEnv *env, jclass cls, jfloat depth);
 JNIEXPORT jboolean JNICALL Java_cgbench_SoakLoop_mailboxOpen(JNIEnv *env, jclass cls,
                                                              jstring path);
 JNIEXPORT void JNICALL Java_cgbench_SoakLoop_mailboxPut(JNIEnv *env, jclass cls, jbyteArray d);
@@ -112,6 +114,11 @@ struct push {
 /* vkSoakScene: render the soak's predictable scene (bench/e2e/soak.py) instead of the
  * landscape. */
 static uint32_t soak_scene, soak_game, soak_gen;
+/* The soak's depth target (vkDepthImage): D32_SFLOAT, Minecraft's usage, made anew at a
+ * resize. */
+static VkImage D;
+static VkDeviceMemory DM;
+static int want_depth;
 
 static void load_fns(void)
 {
@@ -297,6 +304,9 @@ static void free_image(void)
     if (rb) VKT_FN(&T, vkDestroyBuffer)(T.dev, rb, NULL);
     if (rbm) VKT_FN(&T, vkFreeMemory)(T.dev, rbm, NULL);
     if (G) vkt_image_free(&T, G, GM);
+    if (D) vkt_image_free(&T, D, DM);
+    D = VK_NULL_HANDLE;
+    DM = VK_NULL_HANDLE;
     view = VK_NULL_HANDLE;
     rb = VK_NULL_HANDLE;
     rbm = VK_NULL_HANDLE;
@@ -599,11 +609,48 @@ JNIEXPORT jlong JNICALL Java_cgbench_SoakGame_vkResize(JNIEnv *env, jclass cls, 
     free_image();
     W = w;
     H = h;
-    if (make_image() || make_view() || make_readback()) {
+    if (make_image() || make_view() || make_readback() ||
+        (want_depth && vkt_depth_image(&T, W, H, &D, &DM))) {
         fprintf(stderr, "e2e_game: resize to %dx%d failed\n", w, h);
         return 0;
     }
     return (jlong)(uintptr_t)G;
+}
+
+/* The depth target at the game image's size (kept through resizes), or 0. */
+JNIEXPORT jlong JNICALL Java_cgbench_SoakGame_vkDepthImage(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    if (!t_open) return 0;
+    want_depth = 1;
+    if (!D && vkt_depth_image(&T, W, H, &D, &DM)) return 0;
+    return (jlong)(uintptr_t)D;
+}
+
+/* Into the open frame: the depth target cleared to `depth` and left in GENERAL (Minecraft's
+ * layout), its write made visible to whatever reads it next. */
+JNIEXPORT void JNICALL Java_cgbench_SoakGame_vkClearDepth(JNIEnv *env, jclass cls, jfloat depth)
+{
+    (void)env;
+    (void)cls;
+    if (!t_open || !D) return;
+    VkCommandBuffer c = cmds[cur];
+    /* Last frame's depth is discarded. */
+    VkImageMemoryBarrier b = vkt_image_barrier(D, VK_IMAGE_LAYOUT_UNDEFINED,
+                                               VK_IMAGE_LAYOUT_GENERAL, 0,
+                                               VK_ACCESS_TRANSFER_WRITE_BIT);
+    b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
+    pCmdPipelineBarrier(c, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                        0, NULL, 0, NULL, 1, &b);
+    VkClearDepthStencilValue v = {depth, 0};
+    VKT_FN(&T, vkCmdClearDepthStencilImage)(c, D, VK_IMAGE_LAYOUT_GENERAL, &v, 1,
+                                             &b.subresourceRange);
+    b.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT;
+    pCmdPipelineBarrier(c, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                        0, NULL, 0, NULL, 1, &b);
 }
 
 /* The mailbox: a 4096-byte shared file where the game leaves its latest descriptor for the

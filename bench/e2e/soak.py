@@ -3,7 +3,7 @@
     python3 bench/e2e/soak.py --game build/bench/bench_e2e_soak_game
         [--games 16] [--render 640x360] [--obs 128x128] [--duration 420] [--seed 43]
         [--sync auto|fence|semaphore] [--policy auto|torch|numpy] [--hz 0] [--kills 3]
-        [--resizes 2] [--check]
+        [--resizes 2] [--gl-game CMD --gl-games 4] [--depth-games 4] [--check]
 
 This process is the SUPERVISOR: it owns the schedule, and runs no GPU work itself. It starts
 --games game JVMs (cgbench.SoakGame, bench/e2e/SoakGame.java) that run FREELY: each renders
@@ -21,6 +21,11 @@ nearest rows (docs/zero-copy-v2.md) at any render size of the schedule. A row is
 bytes are not the scene of some frame of its own game, when it is new but not newer than the
 row's last frame (a stale frame flagged as new) or its frame is not the descriptor's, or when
 it changed without being new.
+
+With --depth-games the first games' rings carry a raw depth plane too (their depth target
+cleared each frame to a value of the game and frame: SoakLoop.depthOf); a VectorLearner takes
+rings of one plane layout, so the learner steps one for them and one for the others, and checks
+each depth row bit for bit against the frame its RGB row shows (a torn frame is wrong).
 
 The events, on a schedule drawn from --seed and printed before the run: every game resizes
 --resizes times (destroy + init at another render size, the observation size unchanged);
@@ -219,11 +224,76 @@ class Judge:
 # --- the learner process --------------------------------------------------------------------
 
 
+def depth_of(game, frame):
+    """SoakLoop.depthOf: every depth pixel of the game's frame, exact in float32."""
+    return np.float32(((game & 15) * 65536 + (frame & 0xFFFF) + 1) / float(1 << 21))
+
+
+def depth_wrong(plane, game, frame):
+    """None, or why a depth plane is not that of the game's frame (bit for bit: raw)."""
+    want = depth_of(game, frame)
+    if (plane.view(np.uint32) == want.view(np.uint32)).all():
+        return None
+    return f"a depth plane not its frame's (frame {frame}: {want!r}, seen {plane.flat[0]!r})"
+
+
+class Group:
+    """Rows of one plane layout (a VectorLearner takes rings of one): global row indices, in
+    the vector's order (contiguous), and the vector."""
+
+    def __init__(self, rows, vec, dev):
+        self.rows, self.vec, self.dev = rows, vec, dev
+        self.first = rows[0]
+        self.tensor = None
+
+    def host(self, batch, lo, hi):
+        """The policy's input (rows lo:hi of the batch, local) and a host copy of it and of
+        the depth rows (None without depth)."""
+        if self.tensor is None:  # the batch's memory never moves: one tensor for the run
+            self.tensor = self.dev.from_vector(batch)
+        part = self.tensor[lo:hi]
+        depth = None
+        if batch.depth is not None:
+            dv = batch.depth
+            if self.dev.torch:
+                depth = E.torch.from_dlpack(dv)[lo:hi].cpu().numpy()
+            else:  # the stand-in's device memory is host memory
+                cai = dv.__cuda_array_interface__
+                nb = int(np.prod(cai["shape"])) * 4
+                depth = np.frombuffer((ctypes.c_uint8 * nb).from_address(cai["data"][0]),
+                                      np.float32).reshape(cai["shape"])[lo:hi].copy()
+        return part, (part.cpu().numpy() if self.dev.torch else np.array(part)), depth
+
+
+def connect(mail, rows, dev, stop):
+    """A VectorLearner over these games' rings, all connected at once (a game may be
+    restarting: retried for 120 s); None when asked to stop."""
+    from craftground_capture import RingError, VectorLearner, parse_descriptor
+    deadline = time.monotonic() + 120
+    why = "no descriptor yet"
+    while not stop:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"learner: no VectorLearner in 120 s: {why}")
+        got = [mail.read(i) for i in rows]
+        if any(g is None for g in got):
+            time.sleep(0.05)
+            continue
+        descs = [g[1] for g in got]
+        if os.environ.get("CRAFTGROUND_CAPTURE_LIBCUDA"):  # the stand-in: the device's UUID
+            os.environ["CG_FAKE_CUDA_UUID"] = parse_descriptor(descs[0]).device_uuid.hex()
+        try:
+            return VectorLearner(descs, stream=dev.stream)
+        except (RingError, OSError) as e:
+            why = f"{type(e).__name__}: {e}"
+            time.sleep(0.1)
+    return None
+
+
 def learner_main(a):
     die_with_parent()
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
-    from craftground_capture import RingError, VectorLearner, parse_descriptor
+    from craftground_capture import RingError, parse_descriptor
     paths = a.mailboxes.split(",")
     n = len(paths)
     mail = Mailboxes(paths)
@@ -232,34 +302,22 @@ def learner_main(a):
     scene = Scene(th, tw, [int(h) for h in a.heights.split(",")])
     policy, pname = E.make_policy(dev, th, tw, "block" if dev.torch else "spin")
     log = os.open(a.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    deadline = time.monotonic() + 120
-    why = "no descriptor yet"
-    vec = None
-    while vec is None and not stop:  # every ring connected at once (a game may be restarting)
-        if time.monotonic() > deadline:
-            print(f"learner: no VectorLearner in 120 s: {why}", flush=True)
-            return 3
-        got = [mail.read(i) for i in range(n)]
-        if any(g is None for g in got):
-            time.sleep(0.05)
-            continue
-        descs = [g[1] for g in got]
-        if os.environ.get("CRAFTGROUND_CAPTURE_LIBCUDA"):  # the stand-in: the device's UUID
-            os.environ["CG_FAKE_CUDA_UUID"] = parse_descriptor(descs[0]).device_uuid.hex()
-        try:
-            vec = VectorLearner(descs, stream=dev.stream)
-        except (RingError, OSError) as e:
-            why = f"{type(e).__name__}: {e}"
-            time.sleep(0.1)
-    if vec is None:
+    groups = []
+    for rows in (list(range(a.depth_rows)), list(range(a.depth_rows, n))):
+        if rows:
+            vec = connect(mail, rows, dev, stop)
+            if vec is None:
+                break
+            groups.append(Group(rows, vec, dev))
+    if stop:
         return 0
-    print(f"learner {os.getpid()}: {n} rings, policy {pname}, gather {vec.gather}, "
-          f"native {vec.native}", flush=True)
+    print(f"learner {os.getpid()}: {n} rings in {len(groups)} vectors ("
+          + ", ".join(f"rows {g.rows[0]}-{g.rows[-1]} depth {g.vec.depth_shape}" for g in groups)
+          + f"), policy {pname}, gather {groups[0].vec.gather}, native {groups[0].vec.native}",
+          flush=True)
     halves = [list(range(0, n // 2)), list(range(n // 2, n))] if n >= 2 else [[0]]
     judge = Judge(n)
     wrong = steps = errors = 0
-    samples = []
-    tensor = None
     timeout = a.step_timeout
     k = 0
     while not stop:
@@ -272,34 +330,47 @@ def learner_main(a):
         t_wait = time.monotonic() + timeout
         while not all(mail.changed(i) for i in rows) and time.monotonic() < t_wait:
             time.sleep(0.0005)
-        descs = [mail.fresh(i) for i in rows]
-        t0, c0 = time.monotonic_ns(), time.thread_time_ns()
-        try:
-            batch = vec.step(descs, which=None if loop == 0 else rows, stream=dev.stream)
-        except RingError as e:  # a reconnect whose game went away meanwhile: ask again
-            errors += 1
-            if errors <= 5:
-                print(f"learner: step: {e}", flush=True)
-            for i, d in zip(rows, descs):
-                if d is not None:
-                    mail.seen[i] = 0
-            continue
-        cpu = time.thread_time_ns() - c0
-        t_step = time.monotonic_ns() - t0
-        if tensor is None:
-            tensor = dev.from_vector(batch)
-        part = tensor[rows[0]:rows[-1] + 1]
-        policy(part)
-        host = part.cpu().numpy() if dev.torch else np.array(part)
-        new, frames = batch.new, batch.frames
-        shown = [i for i in rows if frames[i]]
-        bad = 0
-        if shown:
-            whys, gens, fr = scene.check(host[[i - rows[0] for i in shown]], shown)
+        descs = {i: mail.fresh(i) for i in rows}
+        t0 = time.monotonic_ns()
+        cpu = t_step = bad = 0
+        mask_new = asked = 0
+        for grp in groups:
+            mine = [i for i in rows if i in grp.rows]
+            if not mine:
+                continue
+            local = [i - grp.first for i in mine]
+            c0, t1 = time.thread_time_ns(), time.monotonic_ns()
+            try:
+                batch = grp.vec.step([descs[i] for i in mine],
+                                     which=None if mine == grp.rows else local,
+                                     stream=dev.stream)
+            except RingError as e:  # a reconnect whose game went away meanwhile: ask again
+                errors += 1
+                if errors <= 5:
+                    print(f"learner: step: {e}", flush=True)
+                for i in mine:
+                    if descs[i] is not None:
+                        mail.seen[i] = 0
+                continue
+            cpu += time.thread_time_ns() - c0
+            t_step += time.monotonic_ns() - t1
+            asked |= sum(1 << i for i in mine)
+            part, host, depth = grp.host(batch, local[0], local[-1] + 1)
+            policy(part)
+            new = {i: batch.new[i - grp.first] for i in mine}
+            frames = {i: batch.frames[i - grp.first] for i in mine}
+            mask_new |= sum(1 << i for i in mine if new[i])
+            shown = [i for i in mine if frames[i]]
+            if not shown:
+                continue
+            whys, gens, fr = scene.check(host[[i - mine[0] for i in shown]], shown)
             for j, i in enumerate(shown):
-                d = descs[rows.index(i)]
+                w = whys[j]
+                if w is None and depth is not None:
+                    w = depth_wrong(depth[i - mine[0]], i, int(fr[j]))
+                d = descs[i]
                 pd = parse_descriptor(d) if d is not None and new[i] else None
-                w = judge.row(i, whys[j], (int(gens[j]), int(fr[j])), new[i], frames[i],
+                w = judge.row(i, w, (int(gens[j]), int(fr[j])), new[i], frames[i],
                               (pd.ring_id, pd.frame) if pd is not None else None)
                 if w is not None:
                     bad += 1
@@ -310,16 +381,15 @@ def learner_main(a):
         wall = time.monotonic_ns() - t0
         if wall > 500_000_000:
             print(f"learner: step {steps} took {wall / 1e6:,.0f} ms (VectorLearner.step "
-                  f"{t_step / 1e6:,.0f} ms; counters {vec.counters})", flush=True)
-        mask_new = sum(1 << i for i in rows if new[i])
-        os.write(log, LRN.pack(t0, wall, cpu, mask_new, bad, loop, sum(1 << i for i in rows)))
-        samples.append(cpu)
-    c = dict(vec.counters)
-    vec.close()
+                  f"{t_step / 1e6:,.0f} ms)", flush=True)
+        os.write(log, LRN.pack(t0, wall, cpu, mask_new, bad, loop, asked))
+    counters = [dict(g.vec.counters) for g in groups]
+    for g in groups:
+        g.vec.close()
     mail.close()
     os.close(log)
     print(f"learner {os.getpid()}: {steps} steps, {wrong} wrong rows, {errors} step errors, "
-          f"counters {c}", flush=True)
+          f"counters {counters}", flush=True)
     return 0
 
 
@@ -364,6 +434,16 @@ def selftest_main(a):
             for name, r in bad.items():
                 if scene.check(r[None], [1])[0][0] is None:
                     misses.append(f"{w}x{h} -> {tw}x{th}: {name} row passed")
+    plane = np.full((8, 8), depth_of(5, 70000), np.float32)
+    if depth_wrong(plane, 5, 70000) is not None:
+        misses.append("depth: the frame's plane refused")
+    for name, (g, f) in {"another frame's": (5, 70001), "another game's": (4, 70000)}.items():
+        if depth_wrong(plane, g, f) is None:
+            misses.append(f"depth: {name} plane passed")
+    torn = plane.copy()
+    torn[7, 7] = depth_of(5, 69999)
+    if depth_wrong(torn, 5, 70000) is None:
+        misses.append("depth: a torn plane passed")
     j = Judge(1)
     cases = [((0, 10), True, 5, (7, 5), None, "first"), ((0, 11), True, 6, (7, 6), None, "next"),
              ((0, 11), False, 6, None, None, "repeat"),
@@ -472,7 +552,8 @@ class Supervisor:
         cmd = shlex.split(a.gl_game if gl else a.game) + [self.mail[i], os.path.join(self.tmp, f"game-{i}.steps"),
                                      str(i), str(self.gens[i]), str(self.rw), str(self.rh),
                                      str(self.tw), str(self.th), self.sync, str(a.hz),
-                                     str(a.iters), str(a.wait_us)]
+                                     str(a.iters), str(a.wait_us),
+                                     "1" if i < a.depth_games else "0"]
         with open(out, "wb") as f:
             p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=f, stderr=subprocess.STDOUT,
                                  env=self.env)
@@ -488,7 +569,8 @@ class Supervisor:
                "--mailboxes", ",".join(self.mail), "--obs", a.obs,
                "--heights", ",".join(map(str, self.heights)), "--policy", a.policy,
                "--log", os.path.join(self.tmp, f"learner-{k}.log"),
-               "--switch-at", str(self.switch_at), "--step-timeout", str(a.step_timeout)]
+               "--switch-at", str(self.switch_at), "--step-timeout", str(a.step_timeout),
+               "--depth-rows", str(a.depth_games)]
         with open(out, "wb") as f:
             p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=self.env)
         self.learner = Proc("learner", k, 0, p, out)
@@ -550,7 +632,8 @@ class Supervisor:
         rng = random.Random(a.seed)
         warm = a.warmup
         sched = make_schedule(rng, self.n, a, warm, a.duration - a.cooldown)
-        print(f"# soak: {self.n} games ({a.gl_games} of them GL; {self.sync} mode, {a.render} -> {a.obs}, "
+        print(f"# soak: {self.n} games ({a.gl_games} of them GL, {a.depth_games} with depth; "
+              f"{self.sync} mode, {a.render} -> {a.obs}, "
               f"{a.hz or 'free'} Hz), {a.duration:g} s, seed {a.seed}; schedule:", flush=True)
         for ts, kind, g, arg in sched:
             print(f"#   {ts:7.2f} s  {kind}" + (f" game {g}" if g is not None else "")
@@ -669,7 +752,8 @@ class Supervisor:
             base999[i] = pct(q, 99.9)
             fd0, m0 = self.start_snap.get(("game", i), (None, None))
             fd1, m1 = self.end_snap.get(("game", i), (None, None))
-            kind = "GL game" if i >= self.n - a.gl_games else "game"
+            kind = "GL game" if i >= self.n - a.gl_games else \
+                "RGB-D game" if i < a.depth_games else "game"
             print(f"| {kind} {i} | {len(r)} | {pct(q, 50):,.0f} / {pct(q, 99.9):,.0f} / "
                   f"{(q.max() / 1e3 if len(q) else float('nan')):,.0f} | {pct(e, 50):,.0f} / "
                   f"{pct(e, 99.9):,.0f} / {(e.max() / 1e3 if len(e) else float('nan')):,.0f} | "
@@ -830,6 +914,7 @@ def main(argv=None):
     lp.add_argument("--log", required=True)
     lp.add_argument("--switch-at", type=float, required=True)
     lp.add_argument("--step-timeout", type=float, default=0.05)
+    lp.add_argument("--depth-rows", type=int, default=0)
     ip = sub.add_parser("intruder")
     ip.add_argument("--mailbox", required=True)
     if argv is None:
@@ -845,6 +930,8 @@ def main(argv=None):
     s.add_argument("--gl-game", help="the command running cgtest.SoakGlGame")
     s.add_argument("--gl-games", type=int, default=0,
                    help="how many of the games (the last ones) are GL games (--gl-game)")
+    s.add_argument("--depth-games", type=int, default=0,
+                   help="how many of the games (the first ones, Vulkan) have a raw depth plane")
     s.add_argument("--render", default="640x360", help="the render size at start (even width)")
     s.add_argument("--resize-to", default="800x450,512x288,960x540,640x360",
                    help="the render sizes resizes pick from (even widths)")
@@ -867,9 +954,13 @@ def main(argv=None):
                    help="--check: learner steps after an event's first frame by which every "
                         "row it touched must be new again")
     s.add_argument("--check", action="store_true")
+    s.add_argument("--keep", action="store_true",
+                   help="keep the run's folder (mailboxes, logs, every process's output)")
     a = s.parse_args(argv)
     if a.gl_games and not a.gl_game or not 0 <= a.gl_games <= a.games:
         s.error("--gl-games needs --gl-game, and at most --games of them")
+    if not 0 <= a.depth_games <= a.games - a.gl_games:
+        s.error("--depth-games: at most the Vulkan games (--games less --gl-games)")
     for t in [a.render] + a.resize_to.split(","):
         if size(t)[0] % 2:
             s.error(f"render size {t}: the scene needs an even width")
@@ -884,8 +975,11 @@ def main(argv=None):
         sup.stop_all()
         if rc == 77:
             print("skipped: no Vulkan device for the games (or no semaphores where asked)")
-        import shutil
-        shutil.rmtree(tmp, ignore_errors=True)
+        if a.keep:
+            print(f"# kept: {tmp}")
+        else:
+            import shutil
+            shutil.rmtree(tmp, ignore_errors=True)
     return rc
 
 
