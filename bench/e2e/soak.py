@@ -156,7 +156,8 @@ class Scene:
         self.y0 = int(exact[0])  # a row of one band: the frame is read there
 
     def expected(self, games, gens, frames, bands):
-        """(n, th, tw, 3) uint8: the scene of each (game, gen, frame) with rows of `bands`."""
+        """(n, len(bands), tw, 3) uint8: the scene of each (game, gen, frame), its rows
+        those of `bands`."""
         ident = bands[None, :] * 16 + (games[:, None] & 15)
         shape = ident.shape
 
@@ -164,7 +165,7 @@ class Scene:
             return np.broadcast_to(v[:, None], shape)
         left = np.stack([col(frames & 255), col((frames >> 8) & 255), ident], -1)
         right = np.stack([col((frames >> 16) & 255), col(gens & 255), 255 - ident], -1)
-        out = np.empty((len(games), self.th, self.tw, 3), np.uint8)
+        out = np.empty((len(games), len(bands), self.tw, 3), np.uint8)
         out[:, :, :self.half] = left[:, :, None, :]
         out[:, :, self.half:] = right[:, :, None, :]
         return out
@@ -182,9 +183,10 @@ class Scene:
         each row shows. Every output row must be one band's row whole (a render row is)."""
         games = np.asarray(games, np.int64)
         seen, gens, frames = self.decode(rows)
-        ok = np.zeros(rows.shape[:2], bool)
-        for bands in (self.lo, self.hi):
-            ok |= (rows == self.expected(games, gens, frames, bands)).all(axis=(2, 3))
+        ok = (rows == self.expected(games, gens, frames, self.lo)).all(axis=(2, 3))
+        two = self.lo != self.hi  # rows of two bands: either one's, whole
+        ok[:, two] |= (rows[:, two] ==
+                       self.expected(games, gens, frames, self.hi[two])).all(axis=(2, 3))
         ok = ok.all(axis=1)
         why = [f"another game's frame (game {seen[k]})" if seen[k] != games[k] else
                None if ok[k] else f"bytes that are not the scene (gen {gens[k]} frame "
@@ -629,8 +631,21 @@ class Supervisor:
             time.sleep(0.05)
         mb.close()
         self.start_learner()
+        # the warmup counts from the learner's first step (JVMs and torch start first)
+        first = os.path.join(self.tmp, "learner-0.log")
+        while not (os.path.exists(first) and os.path.getsize(first) >= LRN.size):
+            self.watch()
+            if time.monotonic() > limit + 120:
+                print("the learner made no step in 120 s:\n" + self.learner.tail(), flush=True)
+                return 1
+            time.sleep(0.05)
+        warm = (time.monotonic_ns() - t) / 1e9 + a.warmup
+        if a.duration - a.cooldown - warm < 5:
+            print(f"--duration {a.duration:g} s leaves no time for the events: the games and "
+                  f"the learner were up after {warm - a.warmup:.1f} s", flush=True)
+            return 1
+        self.t_warm = warm
         rng = random.Random(a.seed)
-        warm = a.warmup
         sched = make_schedule(rng, self.n, a, warm, a.duration - a.cooldown)
         print(f"# soak: {self.n} games ({a.gl_games} of them GL, {a.depth_games} with depth; "
               f"{self.sync} mode, {a.render} -> {a.obs}, "
@@ -639,7 +654,7 @@ class Supervisor:
             print(f"#   {ts:7.2f} s  {kind}" + (f" game {g}" if g is not None else "")
                   + (f" {arg[0]}x{arg[1]}" if kind == "resize" else "")
                   + (f" {arg:g} s" if kind == "stall" else ""), flush=True)
-        self.sleep_until(t + int(warm * 1e9 * 0.8))
+        self.sleep_until(t + int((warm - a.warmup * 0.2) * 1e9))
         self.start_snap = self.snapshot()
         events = []  # (kind, rows, t start ns, t end ns, game or None, pid of the new one)
         for ts, kind, g, arg in sched:
@@ -785,8 +800,6 @@ class Supervisor:
             print(f"learner batch CPU per step ({name}, VectorLearner.step's thread): "
                   f"p50 {pct(c, 50):,.0f} us, p99.9 {pct(c, 99.9):,.0f} us over {len(c)} steps")
         run_s = (self.t_end - self.t_run) / 1e9
-        quiet = 0.0
-        quiet_steps = int((~lev).sum())
         # event-free stretches: the run less the union of the windows
         cover = sorted(windows)
         busy, cur = 0, None
@@ -799,8 +812,10 @@ class Supervisor:
                 cur[1] = max(cur[1], hi)
         if cur:
             busy += cur[1] - cur[0]
-        quiet = max(1e-9, run_s - busy / 1e9 - a.warmup)
-        sps_all = len(steps) / max(1e-9, run_s - a.warmup)
+        after = steps["t"] >= self.t_run + int(self.t_warm * 1e9)
+        quiet_steps = int((~lev & after).sum())
+        quiet = max(1e-9, run_s - busy / 1e9 - self.t_warm)
+        sps_all = int(after.sum()) / max(1e-9, run_s - self.t_warm)
         sps_quiet = quiet_steps / quiet
         print(f"learner steps/s: {sps_all:,.1f} over the run, {sps_quiet:,.1f} in its event-free "
               f"stretches: ratio {sps_all / sps_quiet if sps_quiet else float('nan'):.2f} "
