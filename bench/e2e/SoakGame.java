@@ -55,6 +55,9 @@ public final class SoakGame implements SoakLoop.Backend {
 
     @Override
     public ByteString resize(int w, int h) {
+        // Fence mode keeps a destroyed ring's slots until a later ring's frame calls fenced the
+        // queue: by the next resize every earlier one must be gone (soak.py reports the most).
+        System.err.println("soak game: deferred rings before resize: " + r.deferredCountImpl());
         r.destroyImpl();
         image = vkResize(w, h);
         if (image == 0) throw new IllegalStateException("resize to " + w + "x" + h);

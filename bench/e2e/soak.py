@@ -862,6 +862,14 @@ class Supervisor:
         if over:
             print(f"longest game step while the learner was dead, stalled or restarting / "
                   f"(its no-event p99.9 + waitNanos + 1 ms): {max(over):.2f} (target <= 1)")
+        kept = [int(ln.rsplit(":", 1)[1]) for f in sorted(os.listdir(self.tmp))
+                if f.endswith(".err") for ln in read_text(os.path.join(self.tmp, f)).splitlines()
+                if ln.startswith("soak game: deferred rings before resize:")]
+        if kept:
+            print(f"destroyed fence-mode rings still kept at a resize: at most {max(kept)} "
+                  f"(over {len(kept)} resizes; more than 1 is a leak)")
+            if max(kept) > 1:
+                problems.append(f"destroyed rings kept: up to {max(kept)}")
         intr = getattr(self, "intruder", None)
         print(f"second learner at a live ring: {intr[1] if intr else 'not run'}")
         if intr is None or intr[0] != 0:
