@@ -494,7 +494,6 @@ class Proc:
     def __init__(self, kind, index, gen, popen, out):
         self.kind, self.index, self.gen, self.p, self.out = kind, index, gen, popen, out
         self.asked = False
-        self.t_start = time.monotonic_ns()
 
     def fds(self):
         try:
@@ -663,8 +662,11 @@ class Supervisor:
             t_e = time.monotonic_ns()
             if kind == "resize":
                 pr = self.games[g]
-                pr.p.stdin.write(f"resize {arg[0]} {arg[1]}\n".encode())
-                pr.p.stdin.flush()
+                try:
+                    pr.p.stdin.write(f"resize {arg[0]} {arg[1]}\n".encode())
+                    pr.p.stdin.flush()
+                except OSError:  # it died just now: watch() counts and restarts it
+                    pass
                 events.append(["resize", [g], t_e, t_e, g, f"{arg[0]}x{arg[1]}"])
             elif kind == "kill":
                 pr = self.games[g]
