@@ -12,6 +12,8 @@
 #   bash scripts/gpu-tests.sh --e2e [ARGS]  # on the GPU machine: only the end-to-end
 #                                         # benchmark (bench/e2e/e2e_bench.py ARGS; carry
 #                                         # .gl, build-gpu-jvm and .jre)
+#   bash scripts/gpu-tests.sh --soak [ARGS] # on the GPU machine: only the soak
+#                                         # (bench/e2e/soak.py ARGS; the same carry)
 #
 # While iterating: CG_GPU_TESTS=<ctest -R regex>, CG_GPU_JVM=0 (skip the JVM
 # tests), CG_GPU_BENCH=0 or CG_GPU_BENCHES="bench_zerocopy_v2 ..." narrow it.
@@ -54,12 +56,14 @@ if [ "${1:-}" = "--prepare" ]; then
     -DCG_BUILD_DEMO=OFF -DCG_BUILD_BENCH=ON >/dev/null
   cmake --build build-gpu-jvm-build -j"$(nproc)" --target native-lib zc_helper cg_stubs \
     jvm_cuda_zerocopy_jar jvm_cuda_gl_zerocopy_jar jvm_zerocopy_lifecycle_jar \
-    ring_helper jvm_vk_ring_jar gltest jvm_gl_ring_jar e2e_game bench_e2e_game_jar cg_proto_java
+    ring_helper jvm_vk_ring_jar gltest jvm_gl_ring_jar e2e_game bench_e2e_game_jar cg_proto_java \
+    bench_e2e_soak_game_jar bench_e2e_soak_gl_game_jar
   rm -rf build-gpu-jvm && mkdir -p build-gpu-jvm
   find build-gpu-jvm-build \( -name libnative-lib.so -o -name libzc_helper.so \
     -o -name libring_helper.so -o -name cg_stubs.jar -o -name 'jvm_*zerocopy*_jar.jar' \
     -o -name jvm_vk_ring_jar.jar -o -name libgltest.so -o -name jvm_gl_ring_jar.jar \
-    -o -name libe2e_game.so -o -name bench_e2e_game_jar.jar -o -name cg_proto_java.jar \) \
+    -o -name libe2e_game.so -o -name bench_e2e_game_jar.jar -o -name cg_proto_java.jar \
+    -o -name 'bench_e2e_soak_*game_jar.jar' \) \
     -exec cp {} build-gpu-jvm/ \;
   cp -L /usr/share/java/protobuf.jar build-gpu-jvm/
   rm -rf .jre
@@ -98,6 +102,21 @@ if [ "${1:-}" = "--e2e" ]; then
   game="$game -cp $J/bench_e2e_game_jar.jar:$J/cg_stubs.jar:$J/cg_proto_java.jar:$J/protobuf.jar"
   echo "== bench/e2e/e2e_bench.py $*"
   python3 bench/e2e/e2e_bench.py --game "$game cgbench.E2eGame" "$@" 2>&1 | tee "$OUT/e2e.log"
+  exit "${PIPESTATUS[0]}"
+fi
+
+# --soak [ARGS]: the soak only (docs/benchmarks.md, "Soak"): 16 free-running game JVMs, the first
+# 4 with a depth plane, the last 4 GL, one learner (this python3: torch), the events of bench/e2e/soak.py's schedule.
+if [ "${1:-}" = "--soak" ]; then
+  shift
+  J=$ROOT/build-gpu-jvm
+  java="$ROOT/.jre/bin/java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx256m"
+  java="$java -Djava.library.path=$J"
+  cp="$J/cg_stubs.jar:$J/cg_proto_java.jar:$J/protobuf.jar"
+  echo "== bench/e2e/soak.py $*"
+  python3 bench/e2e/soak.py --game "$java -cp $J/bench_e2e_soak_game_jar.jar:$cp cgbench.SoakGame" \
+    --gl-game "$java -cp $J/bench_e2e_soak_gl_game_jar.jar:$cp cgtest.SoakGlGame" --gl-games 4 \
+    --depth-games 4 "$@" 2>&1 | tee "$OUT/soak.log"
   exit "${PIPESTATUS[0]}"
 fi
 

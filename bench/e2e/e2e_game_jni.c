@@ -24,6 +24,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <jni.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +52,14 @@ JNIEXPORT jlongArray JNICALL Java_cgbench_E2eGame_exportImage(JNIEnv *env, jclas
 JNIEXPORT jbyteArray JNICALL Java_cgbench_E2eGame_deviceUuid(JNIEnv *env, jclass cls);
 JNIEXPORT void JNICALL Java_cgbench_E2eGame_vkIdle(JNIEnv *env, jclass cls);
 JNIEXPORT void JNICALL Java_cgbench_E2eGame_vkTeardown(JNIEnv *env, jclass cls);
+JNIEXPORT void JNICALL Java_cgbench_SoakGame_vkSoakScene(JNIEnv *env, jclass cls, jint game,
+                                                         jint gen);
+JNIEXPORT jlong JNICALL Java_cgbench_SoakGame_vkResize(JNIEnv *env, jclass cls, jint w, jint h);
+JNIEXPORT jlong JNICALL Java_cgbench_SoakGame_vkDepthImage(JNIEnv *env, jclass cls);
+JNIEXPORT void JNICALL Java_cgbench_SoakGame_vkClearDepth(JNIEnv *env, jclass cls, jfloat depth);
+JNIEXPORT jboolean JNICALL Java_cgbench_SoakLoop_mailboxOpen(JNIEnv *env, jclass cls,
+                                                             jstring path);
+JNIEXPORT void JNICALL Java_cgbench_SoakLoop_mailboxPut(JNIEnv *env, jclass cls, jbyteArray d);
 
 #define INFLIGHT 2
 
@@ -60,7 +74,7 @@ static VkDescriptorSetLayout dsl;
 static VkDescriptorPool dpool;
 static VkDescriptorSet dset;
 static VkPipelineLayout playout;
-static VkPipeline pipe;
+static VkPipeline render_pipe;
 static VkShaderModule shader;
 static VkCommandBuffer cmds[INFLIGHT];
 static VkFence fences[INFLIGHT];
@@ -94,7 +108,17 @@ static PFN_vkInvalidateMappedMemoryRanges pInvalidateMappedMemoryRanges;
 
 struct push {
     uint32_t frame, iters, action, w, h;
+    uint32_t scene, game, gen; /* scene 1: the soak's scene of game `game`, generation `gen` */
 };
+
+/* vkSoakScene: render the soak's predictable scene (bench/e2e/soak.py) instead of the
+ * landscape. */
+static uint32_t soak_scene, soak_game, soak_gen;
+/* The soak's depth target (vkDepthImage): D32_SFLOAT, Minecraft's usage, made anew at a
+ * resize. */
+static VkImage D;
+static VkDeviceMemory DM;
+static int want_depth;
 
 static void load_fns(void)
 {
@@ -176,7 +200,8 @@ static int make_image(void)
     return vkt_image_ex(&T, W, H, VK_FORMAT_R8G8B8A8_UNORM, usage, -1, 0, &G, &GM);
 }
 
-static int make_pipeline(void)
+/* The game image's view, written into the render's descriptor set (made or remade). */
+static int make_view(void)
 {
     VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     vi.image = G;
@@ -186,6 +211,18 @@ static int make_pipeline(void)
     vi.subresourceRange.levelCount = 1;
     vi.subresourceRange.layerCount = 1;
     if (VKT_FN(&T, vkCreateImageView)(T.dev, &vi, NULL, &view) != VK_SUCCESS) return 1;
+    VkDescriptorImageInfo ii = {VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_GENERAL};
+    VkWriteDescriptorSet wd = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    wd.dstSet = dset;
+    wd.descriptorCount = 1;
+    wd.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    wd.pImageInfo = &ii;
+    VKT_FN(&T, vkUpdateDescriptorSets)(T.dev, 1, &wd, 0, NULL);
+    return 0;
+}
+
+static int make_pipeline(void)
+{
     VkDescriptorSetLayoutBinding b = {0, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
                                       VK_SHADER_STAGE_COMPUTE_BIT, NULL};
     VkDescriptorSetLayoutCreateInfo dl = {.sType =
@@ -204,13 +241,7 @@ static int make_pipeline(void)
     da.descriptorSetCount = 1;
     da.pSetLayouts = &dsl;
     if (VKT_FN(&T, vkAllocateDescriptorSets)(T.dev, &da, &dset) != VK_SUCCESS) return 1;
-    VkDescriptorImageInfo ii = {VK_NULL_HANDLE, view, VK_IMAGE_LAYOUT_GENERAL};
-    VkWriteDescriptorSet wd = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    wd.dstSet = dset;
-    wd.descriptorCount = 1;
-    wd.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-    wd.pImageInfo = &ii;
-    VKT_FN(&T, vkUpdateDescriptorSets)(T.dev, 1, &wd, 0, NULL);
+    if (make_view()) return 1;
     VkPushConstantRange pr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(struct push)};
     VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     pl.setLayoutCount = 1;
@@ -228,8 +259,8 @@ static int make_pipeline(void)
     cp.stage.module = shader;
     cp.stage.pName = "main";
     cp.layout = playout;
-    return VKT_FN(&T, vkCreateComputePipelines)(T.dev, VK_NULL_HANDLE, 1, &cp, NULL, &pipe) !=
-           VK_SUCCESS;
+    return VKT_FN(&T, vkCreateComputePipelines)(T.dev, VK_NULL_HANDLE, 1, &cp, NULL,
+                                                &render_pipe) != VK_SUCCESS;
 }
 
 static int make_frames(void)
@@ -266,37 +297,47 @@ static int make_frames(void)
     return 0;
 }
 
-static void free_all(void)
+/* The game image, its view and the readback: what a resize makes anew (the queue idle). */
+static void free_image(void)
 {
-    if (!t_open) return;
-    VKT_FN(&T, vkDeviceWaitIdle)(T.dev);
-    if (qpool) VKT_FN(&T, vkDestroyQueryPool)(T.dev, qpool, NULL);
-    for (int i = 0; i < INFLIGHT; i++)
-        if (fences[i]) VKT_FN(&T, vkDestroyFence)(T.dev, fences[i], NULL);
-    if (pipe) VKT_FN(&T, vkDestroyPipeline)(T.dev, pipe, NULL);
-    if (shader) VKT_FN(&T, vkDestroyShaderModule)(T.dev, shader, NULL);
-    if (playout) VKT_FN(&T, vkDestroyPipelineLayout)(T.dev, playout, NULL);
-    if (dpool) VKT_FN(&T, vkDestroyDescriptorPool)(T.dev, dpool, NULL);
-    if (dsl) VKT_FN(&T, vkDestroyDescriptorSetLayout)(T.dev, dsl, NULL);
     if (view) VKT_FN(&T, vkDestroyImageView)(T.dev, view, NULL);
     if (rb) VKT_FN(&T, vkDestroyBuffer)(T.dev, rb, NULL);
     if (rbm) VKT_FN(&T, vkFreeMemory)(T.dev, rbm, NULL);
     if (G) vkt_image_free(&T, G, GM);
-    vkt_fini(&T);
-    qpool = VK_NULL_HANDLE;
-    memset(fences, 0, sizeof fences);
-    memset(submitted, 0, sizeof submitted);
-    pipe = VK_NULL_HANDLE;
-    shader = VK_NULL_HANDLE;
-    playout = VK_NULL_HANDLE;
-    dpool = VK_NULL_HANDLE;
-    dsl = VK_NULL_HANDLE;
+    if (D) vkt_image_free(&T, D, DM);
+    D = VK_NULL_HANDLE;
+    DM = VK_NULL_HANDLE;
     view = VK_NULL_HANDLE;
     rb = VK_NULL_HANDLE;
     rbm = VK_NULL_HANDLE;
     rb_map = NULL;
     G = VK_NULL_HANDLE;
     GM = VK_NULL_HANDLE;
+}
+
+static void free_all(void)
+{
+    if (!t_open) return;
+    VKT_FN(&T, vkDeviceWaitIdle)(T.dev);
+    free_image();
+    if (qpool) VKT_FN(&T, vkDestroyQueryPool)(T.dev, qpool, NULL);
+    for (int i = 0; i < INFLIGHT; i++)
+        if (fences[i]) VKT_FN(&T, vkDestroyFence)(T.dev, fences[i], NULL);
+    if (render_pipe) VKT_FN(&T, vkDestroyPipeline)(T.dev, render_pipe, NULL);
+    if (shader) VKT_FN(&T, vkDestroyShaderModule)(T.dev, shader, NULL);
+    if (playout) VKT_FN(&T, vkDestroyPipelineLayout)(T.dev, playout, NULL);
+    if (dpool) VKT_FN(&T, vkDestroyDescriptorPool)(T.dev, dpool, NULL);
+    if (dsl) VKT_FN(&T, vkDestroyDescriptorSetLayout)(T.dev, dsl, NULL);
+    vkt_fini(&T);
+    qpool = VK_NULL_HANDLE;
+    memset(fences, 0, sizeof fences);
+    memset(submitted, 0, sizeof submitted);
+    render_pipe = VK_NULL_HANDLE;
+    shader = VK_NULL_HANDLE;
+    playout = VK_NULL_HANDLE;
+    dpool = VK_NULL_HANDLE;
+    dset = VK_NULL_HANDLE;
+    dsl = VK_NULL_HANDLE;
     t_open = 0;
 }
 
@@ -369,9 +410,10 @@ static VkCommandBuffer render(uint32_t frame, uint32_t action, uint32_t iters, i
             VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
             VK_ACCESS_SHADER_WRITE_BIT);
     if (timed) pCmdWriteTimestamp(c, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qpool, 0);
-    pCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    pCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, render_pipe);
     pCmdBindDescriptorSets(c, VK_PIPELINE_BIND_POINT_COMPUTE, playout, 0, 1, &dset, 0, NULL);
-    struct push p = {frame, iters, action, (uint32_t)W, (uint32_t)H};
+    struct push p = {frame, iters, action, (uint32_t)W, (uint32_t)H, soak_scene, soak_game,
+                     soak_gen};
     pCmdPushConstants(c, playout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof p, &p);
     pCmdDispatch(c, ((uint32_t)W + 15) / 16, ((uint32_t)H + 15) / 16, 1);
     if (timed) pCmdWriteTimestamp(c, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qpool, 1);
@@ -542,4 +584,115 @@ JNIEXPORT void JNICALL Java_cgbench_E2eGame_vkTeardown(JNIEnv *env, jclass cls)
     (void)env;
     (void)cls;
     free_all();
+}
+
+/* --- the soak's games (bench/e2e/SoakLoop.java, SoakGame.java, soak.py) ---------------- */
+
+JNIEXPORT void JNICALL Java_cgbench_SoakGame_vkSoakScene(JNIEnv *env, jclass cls, jint game,
+                                                         jint gen)
+{
+    (void)env;
+    (void)cls;
+    soak_scene = 1;
+    soak_game = (uint32_t)game;
+    soak_gen = (uint32_t)gen;
+}
+
+/* A window resize as a game does it: the device kept, the game image (and the readback)
+ * made anew at w x h after the queue went idle. Returns the new image, 0 on error. */
+JNIEXPORT jlong JNICALL Java_cgbench_SoakGame_vkResize(JNIEnv *env, jclass cls, jint w, jint h)
+{
+    (void)env;
+    (void)cls;
+    if (!t_open || w < 1 || h < 1) return 0;
+    VKT_FN(&T, vkDeviceWaitIdle)(T.dev);
+    free_image();
+    W = w;
+    H = h;
+    if (make_image() || make_view() || make_readback() ||
+        (want_depth && vkt_depth_image(&T, W, H, &D, &DM))) {
+        fprintf(stderr, "e2e_game: resize to %dx%d failed\n", w, h);
+        return 0;
+    }
+    return (jlong)(uintptr_t)G;
+}
+
+/* The depth target at the game image's size (kept through resizes), or 0. */
+JNIEXPORT jlong JNICALL Java_cgbench_SoakGame_vkDepthImage(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    if (!t_open) return 0;
+    want_depth = 1;
+    if (!D && vkt_depth_image(&T, W, H, &D, &DM)) return 0;
+    return (jlong)(uintptr_t)D;
+}
+
+/* Into the open frame: the depth target cleared to `depth` and left in GENERAL (Minecraft's
+ * layout), its write made visible to whatever reads it next. */
+JNIEXPORT void JNICALL Java_cgbench_SoakGame_vkClearDepth(JNIEnv *env, jclass cls, jfloat depth)
+{
+    (void)env;
+    (void)cls;
+    if (!t_open || !D) return;
+    VkCommandBuffer c = cmds[cur];
+    /* Last frame's depth is discarded. */
+    VkImageMemoryBarrier b = vkt_image_barrier(D, VK_IMAGE_LAYOUT_UNDEFINED,
+                                               VK_IMAGE_LAYOUT_GENERAL, 0,
+                                               VK_ACCESS_TRANSFER_WRITE_BIT);
+    b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_DEPTH_BIT;
+    pCmdPipelineBarrier(c, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                        0, NULL, 0, NULL, 1, &b);
+    VkClearDepthStencilValue v = {depth, 0};
+    VKT_FN(&T, vkCmdClearDepthStencilImage)(c, D, VK_IMAGE_LAYOUT_GENERAL, &v, 1,
+                                             &b.subresourceRange);
+    b.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+    b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT;
+    pCmdPipelineBarrier(c, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                        0, NULL, 0, NULL, 1, &b);
+}
+
+/* The mailbox: a 4096-byte shared file where the game leaves its latest descriptor for the
+ * learner, who never makes it wait (a seqlock: the sequence is odd while the game writes).
+ * {u64 sequence, u32 length, u32 0, the descriptor's bytes at 16}. */
+#define MBOX_SIZE 4096
+static unsigned char *mbox;
+
+JNIEXPORT jboolean JNICALL Java_cgbench_SoakLoop_mailboxOpen(JNIEnv *env, jclass cls,
+                                                             jstring path)
+{
+    (void)cls;
+    /* The supervisor owns this process: it goes when the supervisor goes (no orphan JVM). */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) return JNI_FALSE;
+    const char *p = (*env)->GetStringUTFChars(env, path, NULL);
+    if (!p) return JNI_FALSE;
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    (*env)->ReleaseStringUTFChars(env, path, p);
+    if (fd < 0 || ftruncate(fd, MBOX_SIZE) != 0) {
+        if (fd >= 0) close(fd);
+        return JNI_FALSE;
+    }
+    void *m = mmap(NULL, MBOX_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return JNI_FALSE;
+    mbox = m;
+    return JNI_TRUE;
+}
+
+JNIEXPORT void JNICALL Java_cgbench_SoakLoop_mailboxPut(JNIEnv *env, jclass cls, jbyteArray d)
+{
+    (void)cls;
+    jsize n = d ? (*env)->GetArrayLength(env, d) : 0;
+    if (!mbox || n <= 0 || n > 256) return;
+    _Atomic uint64_t *seq = (_Atomic uint64_t *)(void *)mbox;
+    /* Odd while writing (a predecessor killed mid-write left it odd: it stays odd). */
+    uint64_t s = atomic_load_explicit(seq, memory_order_relaxed) | 1u;
+    atomic_store_explicit(seq, s, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    uint32_t len = (uint32_t)n;
+    memcpy(mbox + 8, &len, 4);
+    (*env)->GetByteArrayRegion(env, d, 0, n, (jbyte *)(mbox + 16));
+    atomic_store_explicit(seq, s + 1, memory_order_release);
 }

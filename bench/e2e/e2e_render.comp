@@ -12,12 +12,25 @@ layout(push_constant) uniform P {
     uint action;
     uint w;
     uint h;
+    uint scene;  // 1: the soak's scene (bench/e2e/soak.py), which the learner predicts
+    uint game;
+    uint gen;
 } p;
 
 void main()
 {
     uvec2 g = gl_GlobalInvocationID.xy;
     if (g.x >= p.w || g.y >= p.h) return;
+    if (p.scene == 1u) {
+        // 8 bands from the top; the left half frame bits 0-15 and band * 16 + game, the right
+        // half frame bits 16-23, the game's generation and 255 - (band * 16 + game): every
+        // byte exact (k / 255 stores k), any render size, rows and games told apart.
+        uint band = g.y * 8u / p.h, id = band * 16u + (p.game & 15u);
+        uvec3 b = g.x < p.w / 2u ? uvec3(p.frame & 255u, (p.frame >> 8) & 255u, id)
+                                 : uvec3((p.frame >> 16) & 255u, p.gen & 255u, 255u - id);
+        imageStore(img, ivec2(g), vec4(vec3(b) / 255.0, 1.0));
+        return;
+    }
     float x = float(g.x + p.frame * 3u + p.action * 7u) / float(p.w);
     float y = float(g.y) / float(p.h);
     float hill = 0.55 + 0.12 * sin(x * 12.566) + 0.05 * sin(x * 43.98 + 1.3);
