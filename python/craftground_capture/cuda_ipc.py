@@ -183,11 +183,15 @@ class DeviceBuffer:
 
 def _load(env, names):
     """The library named by $env when set (an unusual install), else the
-    first of `names` that loads."""
+    first of `names` that loads. A callable in `names` gives its name only
+    when reached (ctypes.util.find_library runs ldconfig and gcc: it is not
+    paid on every connect, nor at all where $env or an earlier name does)."""
     if os.environ.get(env):
         names = [os.environ[env]]
     errors = []
     for name in names:
+        if callable(name):
+            name = name()
         if not name:
             continue
         try:
@@ -204,7 +208,7 @@ class _DriverApi:
 
     def __init__(self) -> None:
         self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDA",
-                               ["libcuda.so.1", "libcuda.so", ctypes.util.find_library("cuda")])
+                               ["libcuda.so.1", "libcuda.so", lambda: ctypes.util.find_library("cuda")])
         self._name = lib.cuGetErrorName
         self._name.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
         self._call("cuInit", lib.cuInit(0))
@@ -279,7 +283,7 @@ class _RuntimeApi:
 
     def __init__(self):
         self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDART",
-                               ["libcudart.so", ctypes.util.find_library("cudart"),
+                               ["libcudart.so", lambda: ctypes.util.find_library("cudart"),
                                 "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"])
         lib.cudaGetErrorName.restype = ctypes.c_char_p
         lib.cudaGetErrorName.argtypes = [ctypes.c_int]

@@ -390,7 +390,7 @@ class _Atomics:
 
     def __init__(self):
         lib = _load("CRAFTGROUND_CAPTURE_LIBATOMIC",
-                    ["libatomic.so.1", ctypes.util.find_library("atomic")])
+                    ["libatomic.so.1", lambda: ctypes.util.find_library("atomic")])
         self._cas = getattr(lib, "__atomic_compare_exchange_8")  # no name mangling
         self._cas.restype = ctypes.c_bool
         self._cas.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,

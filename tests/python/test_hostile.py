@@ -22,8 +22,10 @@ Usage: test_hostile.py control   a producer written here from docs/zero-copy-v2.
        test_hostile.py nogpu     without libcuda ($CRAFTGROUND_CAPTURE_LIBCUDA
                                  names a library that does not exist):
                                  RingLearner and VectorLearner raise the
-                                 package's DeviceError; VectorLearner.native
-                                 readable on the class
+                                 package's DeviceError, and start no process
+                                 (no ctypes.util.find_library: a learner
+                                 reconnects on every game restart);
+                                 VectorLearner.native readable on the class
 Exit 0 pass, 1 failure, 77 when what the check needs is missing.
 """
 import ctypes
@@ -325,10 +327,23 @@ def nogpu():
     from craftground_capture import DeviceError, VectorLearner
 
     desc = T.descriptor(RID, 0, 1, "/nonexistent/ring.sock", slots=2)
-    T.raises(DeviceError, lambda: R.RingLearner(desc), "RingLearner without libcuda",
-             "libcuda")
-    T.raises(DeviceError, lambda: VectorLearner([desc]), "VectorLearner without libcuda",
-             "libcuda")
+    forks = []
+    popen_init = subprocess.Popen.__init__
+
+    def counted(self, *a, **k):
+        forks.append(a[0] if a else k.get("args"))
+        popen_init(self, *a, **k)
+
+    subprocess.Popen.__init__ = counted
+    try:
+        T.raises(DeviceError, lambda: R.RingLearner(desc), "RingLearner without libcuda",
+                 "libcuda")
+        T.raises(DeviceError, lambda: VectorLearner([desc]), "VectorLearner without libcuda",
+                 "libcuda")
+    finally:
+        subprocess.Popen.__init__ = popen_init
+    T.check(not forks, f"loading the driver named by CRAFTGROUND_CAPTURE_LIBCUDA started "
+            f"{len(forks)} processes: {forks[:3]}")
     T.check(isinstance(DeviceError("x"), R.RingError), "DeviceError is a RingError")
     # What ctest hands over: the helper's path (it loads), or 0 (the Python rules).
     want = os.environ.get("CRAFTGROUND_CAPTURE_NATIVE", "0") != "0"
