@@ -8,9 +8,9 @@
  * every line of /proc/<pid>/maps, then with what each of its descriptors
  * leads to. Names would miss the real Python side: the process that creates
  * a named semaphore maps glibc's temporary file, listed as
- * "/dev/shm/sem.XXXXXX (deleted)" (the same inode, linked to the final name),
- * and CraftGround's peer maps its objects only for the length of a call, so
- * between calls its semaphores are all it maps.
+ * "/dev/shm/sem.<6 random characters> (deleted)" (the same inode, linked to
+ * the final name), and CraftGround's peer maps its objects only for the
+ * length of a call, so between calls its semaphores are all it maps.
  *
  * Each found process is held by an open /proc/<pid>/stat descriptor, which
  * keeps naming that process even if its pid is reused: reading it fails once
