@@ -193,6 +193,7 @@ int main(int argc, char **argv)
         void (*look)(uint8_t *, int, int);
     } views[] = {
         {"demo_854x480", 854, 480, 48, NULL},
+        {"demo_end_854x480", 854, 480, 54, NULL},
         {"demo_night_854x480", 854, 480, 12, night},
         {"demo_fog_640x360", 640, 360, 45, fog},
         {"demo_ui_854x480", 854, 480, 52, ui},
