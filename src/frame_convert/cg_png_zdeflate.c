@@ -628,7 +628,9 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
         const uint64_t cur = load64(x);
         size_t len = 0, dist = 0;
         if (!first || x > in + s + 1) try_at(cur, x, BPP, xend, &len, &dist);
-        if (up != 0) try_at(cur, x, up, xend, &len, &dist);
+        /* above: read on only where it can beat the run (equal where it ends) */
+        if (up != 0 && (len < BPP || load32(x + len - 1) == load32(x - up + len - 1)))
+            try_at(cur, x, up, xend, &len, &dist);
         if (depth > 0) {
             const size_t p = (size_t)(x - in);
             const key k = key_at(x);
