@@ -16,10 +16,12 @@
  *
  * Box limit: a streaming read of the whole source plus the output write.
  *
- * Usage: bench_core [scale] [raw|cold|box|png|png-table] [corpus-dir]
+ * Usage: bench_core [scale] [raw|cold|box|png|png-table|png-peers] [corpus-dir]
  *   scale multiplies the repetitions (default 1); raw, cold, box or png runs
  *   one part;
- *   png-table: the per-frame PNG tables without the options sweep.
+ *   png-table: the per-frame PNG tables without the options sweep;
+ *   png-peers: this tree's settings beside libpng, fpnge, fpng, libspng and
+ *   stb_image_write (those built: bench/core.cmake) on the corpus.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -436,30 +438,38 @@ static void run_png(void *c)
 #include <png.h>
 
 #include "cg_png_internal.h" /* the encoder's passes, timed one by one */
+#include "png_peers.h"
+
+/* libpng's defaults on w x h top-down RGB rows into *out (grown to *cap as
+ * needed); returns the length. */
+static size_t libpng_write(const uint8_t *rgb, int w, int h, uint8_t **out, size_t *cap)
+{
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    im.width = (png_uint_32)w;
+    im.height = (png_uint_32)h;
+    im.format = PNG_FORMAT_RGB;
+    png_alloc_size_t len = *cap;
+    if (len == 0 || !png_image_write_to_memory(&im, *out, &len, 0, rgb, 0, NULL)) {
+        /* first call, or too small: size it, then write */
+        len = 0;
+        if (!png_image_write_to_memory(&im, NULL, &len, 0, rgb, 0, NULL)) abort();
+        free(*out);
+        *out = malloc(len);
+        *cap = len;
+        if (*out == NULL || !png_image_write_to_memory(&im, *out, &len, 0, rgb, 0, NULL))
+            abort();
+    }
+    return len;
+}
 
 static void run_libpng(void *c)
 {
     png_ctx *g = c;
     run_convert(&g->raw);
-    png_image im;
-    memset(&im, 0, sizeof im);
-    im.version = PNG_IMAGE_VERSION;
-    im.width = (png_uint_32)g->raw.p.dst_w;
-    im.height = (png_uint_32)g->raw.p.dst_h;
-    im.format = PNG_FORMAT_RGB;
-    png_alloc_size_t len = g->out.cap;
-    if (len == 0 || !png_image_write_to_memory(&im, g->out.data, &len, 0, g->raw.dst, 0, NULL)) {
-        /* first call, or too small: size it, then write */
-        len = 0;
-        if (!png_image_write_to_memory(&im, NULL, &len, 0, g->raw.dst, 0, NULL)) abort();
-        free(g->out.data);
-        g->out.data = malloc(len);
-        g->out.cap = len;
-        if (g->out.data == NULL ||
-            !png_image_write_to_memory(&im, g->out.data, &len, 0, g->raw.dst, 0, NULL))
-            abort();
-    }
-    g->out.len = len;
+    g->out.len = libpng_write(g->raw.dst, g->raw.p.dst_w, g->raw.p.dst_h, &g->out.data,
+                              &g->out.cap);
 }
 
 static int load_png(const char *path, png_frame *f)
@@ -780,6 +790,153 @@ static void png_sweep(const png_frame *fr, int n, int scale)
     }
 }
 
+/* ---- this tree beside other PNG encoders (png_peers.h) ----------------------------- */
+
+/* One encoder of the comparison: this tree's settings, libpng's defaults, or
+ * a peer built from its sources. All start from the same top-down RGB rows
+ * (no conversion timed), each output is decoded by libpng and must give the
+ * frame's exact pixels. */
+typedef struct cmp_enc {
+    const char *name;
+    png_peer_fn peer;        /* a peer's; NULL: ours or libpng */
+    int own;                 /* 1: cg_png_encoder_encode with opt; 0 and no peer: libpng */
+    cg_png_options opt;
+    cg_png_encoder *enc;
+    uint8_t *out;
+    size_t cap, len;
+} cmp_enc;
+
+static size_t cmp_run(cmp_enc *e, const uint8_t *rgb, int w, int h)
+{
+    if (e->peer != NULL) return e->len = e->peer(rgb, w, h, &e->out, &e->cap);
+    if (!e->own) return e->len = libpng_write(rgb, w, h, &e->out, &e->cap);
+    cg_buf b = {e->out, 0, e->cap};
+    if (cg_png_encoder_encode(e->enc, rgb, w, h, (size_t)w * 3, &e->opt, &b) != CG_OK) abort();
+    e->out = b.data;
+    e->cap = b.cap;
+    return e->len = b.len;
+}
+
+/* Whether png decodes (libpng) to exactly the w x h RGB rows rgb. */
+static int cmp_decodes_to(const uint8_t *png, size_t len, const uint8_t *rgb, int w, int h)
+{
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    if (len == 0 || !png_image_begin_read_from_memory(&im, png, len)) return 0;
+    im.format = PNG_FORMAT_RGB;
+    int ok = (int)im.width == w && (int)im.height == h;
+    uint8_t *back = ok ? malloc(PNG_IMAGE_SIZE(im)) : NULL;
+    ok = back != NULL && png_image_finish_read(&im, NULL, back, 0, NULL) &&
+         memcmp(back, rgb, (size_t)w * h * 3) == 0;
+    if (back == NULL) png_image_free(&im);
+    free(back);
+    return ok;
+}
+
+/* Per encoder: Mpix/s (medians per size class of per-frame medians), size
+ * against libpng's defaults (median, worst and its frame) and time against
+ * the first peer that is built (fpnge when present). Repetitions rotate the
+ * encoders' order, so none always runs after the same one. */
+static void png_peer_table(const png_frame *fr, int n, int scale)
+{
+    enum { MAXE = 12 };
+    cmp_enc e[MAXE];
+    int ne = 0;
+    memset(e, 0, sizeof e);
+    e[ne++].name = "libpng default";
+    e[ne].name = "this tree, default";
+    e[ne].own = 1;
+    e[ne++].opt = cg_png_default_options();
+    e[ne].name = "this tree, fast";
+    e[ne].own = 1;
+    e[ne++].opt = cg_png_fast_options();
+    int np = 0, ref = -1;
+    const png_peer *peers = png_peers(&np);
+    for (int i = 0; i < np && ne < MAXE; i++) {
+        if (peers[i].encode == NULL) {
+            printf("PNG peers: %s skipped (not built: set %s)\n", peers[i].name, peers[i].missing);
+            continue;
+        }
+        if (ref < 0) ref = ne;
+        e[ne].name = peers[i].name;
+        e[ne++].peer = peers[i].encode;
+    }
+    for (int k = 0; k < ne; k++)
+        if (e[k].own && cg_png_encoder_create(0, &e[k].enc) != CG_OK) abort();
+    if (n > 64) n = 64;
+    double *mp = malloc(sizeof(double) * (size_t)(ne * n * 3));
+    if (mp == NULL) abort();
+    double *sr = mp + ne * n, *tr = sr + ne * n;
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        const int w = fr[i].w, h = fr[i].h;
+        uint8_t *rgb = malloc((size_t)w * h * 3);
+        if (rgb == NULL) abort();
+        for (int y = 0; y < h; y++) /* bottom-up RGBA to top-down RGB */
+            for (int x = 0; x < w; x++)
+                memcpy(rgb + ((size_t)y * w + x) * 3,
+                       fr[i].rgba + ((size_t)(h - 1 - y) * w + x) * 4, 3);
+        for (int k = 0; k < ne; k++)
+            if (!cmp_decodes_to(e[k].out, cmp_run(&e[k], rgb, w, h), rgb, w, h)) {
+                printf("PNG peers: %s: %s's output does not decode to the frame\n", fr[i].name,
+                       e[k].name);
+                bad = 1;
+            }
+        const int reps = reps_for(&fr[i], 1, scale) / 2 + 3;
+        double *t = malloc(sizeof(double) * (size_t)(reps * ne));
+        if (t == NULL) abort();
+        for (int r = 0; r < reps; r++)
+            for (int j = 0; j < ne; j++) {
+                const int k = (j + r) % ne;
+                const double t0 = cpu_now_us();
+                cmp_run(&e[k], rgb, w, h);
+                t[k * reps + r] = cpu_now_us() - t0;
+            }
+        double med[MAXE];
+        for (int k = 0; k < ne; k++) med[k] = bench_median(t + k * reps, reps);
+        for (int k = 0; k < ne; k++) {
+            mp[k * n + i] = mpix_s(&fr[i], med[k]);
+            sr[k * n + i] = (double)e[k].len / (double)e[0].len;
+            tr[k * n + i] = ref >= 0 ? med[k] / med[ref] : 0;
+        }
+        free(t);
+        free(rgb);
+    }
+    static const int classes[][2] = {{640, 360}, {854, 480}, {1920, 1080}};
+    printf("\nPNG beside other encoders (%d frames; encode from top-down RGB, thread CPU time, "
+           "medians of rotated repetitions; every output decoded by libpng to the exact "
+           "pixels%s)\n",
+           n, bad ? ": FAILED, see above" : "");
+    printf("%-20s %9s %9s %9s %9s %9s %-22s %8s\n", "encoder", "Mpix/s360", "Mpix/s480",
+           "Mpix/s1080", "size/lib", "worst", "(frame)", ref >= 0 ? "t/ref" : "");
+    for (int k = 0; k < ne; k++) {
+        printf("%-20s", e[k].name);
+        for (size_t c = 0; c < 3; c++) {
+            double v[64];
+            int m = 0;
+            for (int i = 0; i < n; i++)
+                if (fr[i].w == classes[c][0] && fr[i].h == classes[c][1]) v[m++] = mp[k * n + i];
+            printf(" %9.1f", m ? bench_median(v, m) : 0.0);
+        }
+        double s[64], worst = 0;
+        int wi = 0;
+        for (int i = 0; i < n; i++) {
+            s[i] = sr[k * n + i];
+            if (s[i] > worst) worst = s[i], wi = i;
+        }
+        printf(" %9.3f %9.3f %-22s", bench_median(s, n), worst, fr[wi].name);
+        if (ref >= 0) printf(" %8.3f", bench_median(tr + k * n, n));
+        printf("\n");
+    }
+    if (ref >= 0) printf("  t/ref: per-frame time over %s's, median\n", e[ref].name);
+    for (int k = 0; k < ne; k++) {
+        cg_png_encoder_destroy(e[k].enc);
+        free(e[k].out);
+    }
+    free(mp);
+}
+
 static int cmp_frame(const void *a, const void *b)
 {
     const png_frame *x = a, *y = b;
@@ -827,6 +984,11 @@ static void png_cases(int scale, const char *corpus, int sweep)
     qsort(fr, (size_t)n, sizeof fr[0], cmp_frame);
     printf("PNG corpus: %d frames from %s; deflate library: %s\n", n, corpus,
            cg_png_deflate_name());
+    if (sweep < 0) { /* png-peers */
+        png_peer_table(fr, n, scale);
+        for (int i = 0; i < n; i++) free(fr[i].rgba);
+        return;
+    }
     png_frame_table("PNG default", fr, n, cg_png_default_options(), scale);
     png_frame_table("PNG fast", fr, n, cg_png_fast_options(), scale);
     const cg_png_options ld5 = {5, CG_PNG_FILTER_SUB, -1, CG_PNG_DEFLATE_LIBRARY};
@@ -857,6 +1019,7 @@ int main(int argc, char **argv)
     if (all || strcmp(part, "cold") == 0) cold_cases(scale);
     if (all || strcmp(part, "box") == 0) box_cases(scale);
     if (all || strncmp(part, "png", 3) == 0)
-        png_cases(scale, argc > 3 ? argv[3] : CG_BENCH_CORPUS, strcmp(part, "png-table") != 0);
+        png_cases(scale, argc > 3 ? argv[3] : CG_BENCH_CORPUS,
+                  strcmp(part, "png-peers") == 0 ? -1 : strcmp(part, "png-table") != 0);
     return 0;
 }

@@ -25,7 +25,9 @@
  * (sand, sky, fog: runs of zero residuals between small steps) that pixel
  * starts the pattern of steps and runs that recurs at other distances,
  * which the left and upper pixels alone cut into short matches (1.8-2.0x
- * libpng's size on bench/corpus/desert_*, 1.3-1.5x with it). Elsewhere level 1,
+ * libpng's size on bench/corpus/desert_*, 1.3-1.5x with it). On rows that
+ * follow a flat row (few tokens for its pixels), level 1 searches the table
+ * as level 2 does, while that finds matches (tokenize_fast). Elsewhere level 1,
  * on CPUs with AVX2 and BMI2 (the second path below), finds with SSE2
  * compares, four pixels at a time, the first pixel that starts two pixels
  * equal to the left or above; those before it are literals at once.
@@ -342,6 +344,12 @@ typedef struct tokens {
     /* level 1's probe_at: on while its credit lasts (see probe_on) */
     int probe_credit;
     unsigned probe_skipped;
+    /* level 1 on flat rows (tokenize_fast): whether the next row searches
+     * the table as level 2 does; rows to go before a row may again; the
+     * bytes the table's matches covered in the row */
+    int flat;
+    int flat_rest;
+    size_t table_bytes;
 } tokens;
 
 /* n (at most 8) bytes at p, the first lowest, whatever the byte order. */
@@ -620,7 +628,9 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
         const uint64_t cur = load64(x);
         size_t len = 0, dist = 0;
         if (!first || x > in + s + 1) try_at(cur, x, BPP, xend, &len, &dist);
-        if (up != 0) try_at(cur, x, up, xend, &len, &dist);
+        /* above: read on only where it can beat the run (equal where it ends) */
+        if (up != 0 && (len < BPP || load32(x + len - 1) == load32(x - up + len - 1)))
+            try_at(cur, x, up, xend, &len, &dist);
         if (depth > 0) {
             const size_t p = (size_t)(x - in);
             const key k = key_at(x);
@@ -656,6 +666,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
             const int near = depth == 0 && len < MAX_MATCH &&
                              (size_t)(x - mend) <= PROBE_GAP * BPP && probe_on(credit, &skipped);
             const unsigned dc = dist_code((unsigned)dist);
+            if (depth > 0 && dist != BPP && dist != up) tk->table_bytes += len;
             *t++ = TOK_MATCH | dc << 25 | (uint32_t)len << 16 | (uint32_t)dist;
             tk->len[tk->len_tab[len].sym]++;
             tk->dist[dc]++;
@@ -685,6 +696,39 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
     tk->probe_skipped = skipped;
 }
 
+/* Level 1 on flat rows: a row of fewer tokens than a third of its pixels
+ * (runs and copies of the row above, a few literals between them: sky, sand,
+ * flat-lit faces, fog, UI panels) makes the next row search the table as
+ * level 2 does, which on such rows finds the patterns of steps and runs that
+ * recur at other distances: 0.7-0.8x the bytes on bench/corpus/demo_* and on
+ * the demo's other frames (1.2-1.56x libpng's size before, 1.0-1.1x with
+ * it). A flat row where the table gave no match at all (a row of one colour)
+ * turns the search off for FLAT_REST rows. Turning it off wherever the table
+ * covered less than an eighth of the row saved 2% of the time and left
+ * frames of the demo at 1.47-1.49x. */
+enum { FLAT_TOKENS_DIV = 3, FLAT_REST = 16 };
+
+static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row, rows *tb,
+                                        tokens *tk, const int simd)
+{
+    const size_t n0 = tk->n, pixels = (row - 1) / BPP;
+    int flat;
+    if (tk->flat) {
+        tk->table_bytes = 0;
+        tokenize_row(in, s, row, level_depth[2], tb, tk, 0, simd);
+        flat = (tk->n - n0) * FLAT_TOKENS_DIV < pixels;
+        if (tk->table_bytes == 0) {
+            tk->flat_rest = FLAT_REST;
+            flat = 0;
+        }
+    } else {
+        tokenize_row(in, s, row, level_depth[1], tb, tk, 0, simd);
+        flat = (tk->n - n0) * FLAT_TOKENS_DIV < pixels && tk->flat_rest == 0;
+        if (tk->flat_rest > 0) tk->flat_rest--;
+    }
+    tk->flat = flat;
+}
+
 /* The row at s. The first row has no row above and no pixel before its
  * first; in the others, the first pixel may match at distance 3 too, into
  * the row before. Each level's constants are folded into its own loop. */
@@ -696,7 +740,7 @@ static ALWAYS_INLINE void tokenize(int level, const uint8_t *in, size_t s, size_
         return;
     }
     switch (level) {
-    case 1: tokenize_row(in, s, row, level_depth[1], tb, tk, 0, simd); break;
+    case 1: tokenize_fast(in, s, row, tb, tk, simd); break;
     case 2: tokenize_row(in, s, row, level_depth[2], tb, tk, 0, simd); break;
     default: tokenize_row(in, s, row, level_depth[3], tb, tk, 0, simd); break;
     }
@@ -934,6 +978,9 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
     for (unsigned l = 3; l <= MAX_MATCH; l++) tk->len_tab[l] = length_info(l);
     tk->probe_credit = PROBE_CREDIT;
     tk->probe_skipped = 0;
+    tk->flat = 0;
+    tk->flat_rest = 0;
+    tk->table_bytes = 0;
     bitw w = {0, 0, out};
     const uint8_t *const out_end = out + cap;
     out[0] = 0x78; /* deflate, 32 KiB window */
