@@ -28,7 +28,8 @@ SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 INLINE = re.compile(r"!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^>]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)"
                     r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
-REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
+REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*(<[^>]*>|\S+)", re.M)
+CODE_SPAN_IN_PARAGRAPH = re.compile(r"(`+)((?:(?!\n[ \t]*\n).)+?)\1", re.S)
 HTML_ANCHOR = re.compile(r"<a\s[^>]*?\b(?:name|id)\s*=\s*[\"']([^\"']+)[\"']", re.I)
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -99,15 +100,14 @@ def anchors(text):
 
 
 def links(text):
-    """(line number, dest) of every link outside code."""
-    for n, line in lines_outside_fences(text):
-        m = REFDEF.match(line)
-        if m:
-            yield n, m.group(1).strip("<>")
-            continue
-        bare = CODE_SPAN.sub(lambda c: " " * len(c.group(0)), line)
-        for m in INLINE.finditer(bare):
-            yield n, m.group(2).strip("<>")
+    """(line number, dest) of every link outside code; a link's text may span lines."""
+    keep = dict(lines_outside_fences(text))
+    bare = "\n".join(keep.get(n, "") for n in range(1, text.count("\n") + 2))
+    bare = CODE_SPAN_IN_PARAGRAPH.sub(lambda c: re.sub(r"[^\n]", " ", c.group(0)), bare)
+    found = [(m.start(), m.group(1)) for m in REFDEF.finditer(bare)]
+    found += [(m.start(), m.group(2)) for m in INLINE.finditer(bare)]
+    for pos, dest in sorted(found):
+        yield bare.count("\n", 0, pos) + 1, dest.strip("<>")
 
 
 def check(root, paths):
@@ -155,7 +155,7 @@ def selftest():
                 "Setext heading\n--------------\n\n<a name=\"custom\"></a>\n"
                 "[ok](b.md) [ok](#title) [ok](#the-ipc_handle-bytes-192-256-in-v3) [ok](#repeat-1)\n"
                 "[ok](#setext-heading) [ok](#custom) [ok](sub/) [ok](https://example.com/x#y)\n"
-                "[ok](b.md#b-heading \"title\") `[not a link](nowhere.md)`\n"
+                "[ok](b.md#b-heading \"title\") `[not a link](nowhere.md)` [ok, over\ntwo lines](b.md)\n"
                 "```\n[not a link](nowhere.md)\n```\n[ref]: b.md#b-heading\n",
         "b.md": "# B heading\n",
         "sub/c.md": "[ok](../a.md#repeat) [ok](../b.md)\n",
@@ -168,6 +168,7 @@ def selftest():
         "anchor as written, not its slug": "[x](a.md#Title)\n",
         "broken reference definition": "[ref]: b.md#nope\n",
         "missing file from a subfolder": "[x](../nowhere.md)\n",
+        "link text over two lines": "text [x\ny](b.md#nope) text\n",
     }
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -176,8 +177,8 @@ def selftest():
             with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
                 f.write(text)
         bad, count = check(tmp, ["a.md", "sub"])
-        if bad or count != 11:
-            print("selftest: good links: %d checked (expected 11), reported %s" % (count, bad))
+        if bad or count != 12:
+            print("selftest: good links: %d checked (expected 12), reported %s" % (count, bad))
             failures += 1
         for why, text in broken.items():
             name = "sub/broken.md" if why.endswith("subfolder") else "broken.md"
