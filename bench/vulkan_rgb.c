@@ -1,6 +1,6 @@
 /*
  * vulkan_rgb.c - GPU cost of the zero-copy ring's RGB slot format
- * (docs/zero-copy-v2.md, "The RGB slot format") against the plain copy,
+ * (docs/zero-copy-v2/protocol.md, "The RGB slot format") against the plain copy,
  * measured with GPU timestamps (vkCmdWriteTimestamp) around exactly what
  * the ring records for one frame (fence mode: into this process's command
  * buffer, as a game's), same image, same run.
@@ -17,7 +17,7 @@
  * frame's bytes between two device-local slot buffers (read + write 4
  * bytes a pixel); issue 23's target: compute copy <= 3x that floor, or
  * <= 4 us at 640x360 / 10 us at 1920x1080, whichever is larger. And an RGB-D ring
- * (docs/zero-copy-v2.md, "Depth and stereo planes"; one eye, linear depth from a D32_SFLOAT
+ * (docs/zero-copy-v2/protocol.md, "Depth and stereo planes"; one eye, linear depth from a D32_SFLOAT
  * image, the mod's two parts per frame): the depth dispatch's GPU time beside the RGB
  * dispatch's in the same frames (issue 24's target: depth <= 1.5x RGB), and the game's host
  * time per published RGB-D frame (the ring's calls: record_depth + record_eye in fence mode;

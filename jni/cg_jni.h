@@ -168,7 +168,7 @@ jlongArray cg_jni_ring_counters(JNIEnv *env, cg_jni_singleton *s, const char *wh
 jint cg_jni_ring_value(JNIEnv *env, cg_jni_singleton *s, const char *what,
                        void (*get)(void *ctx, uint64_t *v));
 
-/* copyPathImpl's value (docs/zero-copy-v2.md, "The compute copy"): 2 for a
+/* copyPathImpl's value (docs/zero-copy-v2/producer.md, "The compute copy"): 2 for a
  * ring of descriptor format 23 (the RGB slot format, its own compute pass),
  * 3 for one whose SRGB image is first copied into a staging buffer
  * (rgb_staging nonzero: its decode probe failed, or it cannot be sampled),

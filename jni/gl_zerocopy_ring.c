@@ -1,6 +1,6 @@
 /*
  * gl_zerocopy_ring.c - com.kyhsgeekcode.minecraftenv.GlZerocopyRing:
- * zero-copy v2 from the GL backend (docs/zero-copy-v2.md) through
+ * zero-copy v2 from the GL backend (docs/zero-copy-v2/producer.md) through
  * cg_gl_ring: RGBA copies (initCopyImpl with the texture's GL internal
  * format, which picks the compute copy or glReadPixels; initImpl: format
  * unknown, glReadPixels) or the RGB slot format (initRgbImpl,

@@ -1,6 +1,6 @@
 /*
  * vulkan_zerocopy_ring.c - com.kyhsgeekcode.minecraftenv.VulkanZerocopyRing:
- * zero-copy v2 (docs/zero-copy-v2.md) through cg_vk_ring, as a plain copy
+ * zero-copy v2 (docs/zero-copy-v2/producer.md) through cg_vk_ring, as a plain copy
  * (initCopyImpl with the image's format and usage, which picks the compute
  * or the transfer copy; initImpl, the same for an R8G8B8A8_UNORM image of
  * unknown usage: the transfer copy) or in the RGB slot format (initRgbImpl, with the

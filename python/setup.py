@@ -1,6 +1,6 @@
 """The one part of the build pyproject.toml cannot state with Debian's setuptools
 66: the optional native helper, craftground_capture._lease (native/lease.c; the
-vector learner's per-game leases in C, docs/zero-copy-v2.md, "The vector
+vector learner's per-game leases in C, docs/zero-copy-v2/learner.md, "The vector
 learner"). One abi3 module serves every Python >= 3.8, so the wheel is tagged
 cp38-abi3-<platform>. Where it cannot be built (no C compiler or no Python
 headers: python3-dev) pip still installs the package, which then runs the same

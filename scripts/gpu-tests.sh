@@ -188,7 +188,7 @@ if [ "${CG_GPU_BENCH:-1}" = 1 ]; then
     echo "-- $b"
     "$b" 2>&1 | tee -a "$OUT/bench.log"
   done
-  # The learner on another GPU than its games (docs/zero-copy-v2.md, "Learner and
+  # The learner on another GPU than its games (docs/zero-copy-v2/learner.md, "Learner and
   # games on different GPUs"): on a machine with 2 GPUs (nvidia-h200-x2) only;
   # CG_GPU_BENCHES names it cross_gpu.
   if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] &&

@@ -17,7 +17,7 @@ double-buffered (the two halves of the games in turn). Every batch row is checke
 against the scene, which the learner predicts from the game's index, generation and frame: the
 render's 8 bands from the top, the left half (frame bits 0-15, band * 16 + game), the right half
 (frame bits 16-23, the generation, 255 - (band * 16 + game)), sampled by the RGB slot format's
-nearest rows (docs/zero-copy-v2.md) at any render size of the schedule. A row is WRONG when its
+nearest rows (docs/zero-copy-v2/protocol.md) at any render size of the schedule. A row is WRONG when its
 bytes are not the scene of some frame of its own game, when it is new but not newer than the
 row's last frame (a stale frame flagged as new) or its frame is not the descriptor's, or when
 it changed without being new.
@@ -139,7 +139,7 @@ class Mailboxes:
 
 class Scene:
     """The soak's scene (e2e_render.comp, scene 1) as the RGB slot format samples it
-    (docs/zero-copy-v2.md, "The RGB slot format": output row Y reads memory row
+    (docs/zero-copy-v2/protocol.md, "The RGB slot format": output row Y reads memory row
     H - 1 - ((th - 1 - Y) * H // th), column X reads X * W // tw), for every render size the
     schedule uses: each output row's band (two where the sizes disagree), the columns of the
     left half (W even: X * W // tw < W / 2 exactly when 2 X < tw)."""
@@ -407,7 +407,7 @@ def render_model(game, gen, frame, w, h):
 
 
 def rgb_slot_model(img, tw, th):
-    """The RGB slot format of a Vulkan image (docs/zero-copy-v2.md: nearest, upright)."""
+    """The RGB slot format of a Vulkan image (docs/zero-copy-v2/protocol.md: nearest, upright)."""
     h, w = img.shape[:2]
     out = np.empty((th, tw, 3), np.uint8)
     for y in range(th):

@@ -1,5 +1,5 @@
 """Which GPU the learner's frames land on, and how they get there
-(docs/zero-copy-v2.md, "Learner and games on different GPUs").
+(docs/zero-copy-v2/learner.md, "Learner and games on different GPUs").
 
 A ring lives on the GPU that renders its game. A learner that asks for
 another GPU (`device=`) imports the ring there all the same (the producer's

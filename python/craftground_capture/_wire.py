@@ -1,5 +1,5 @@
 """The zero-copy v2 wire format on the learner's side, written once
-(docs/zero-copy-v2.md; src/zc/cg_zc_proto.h is the source of truth, and
+(docs/zero-copy-v2/protocol.md; src/zc/cg_zc_proto.h is the source of truth, and
 tests/python/test_wire.py fails when this copy drifts from it).
 
 The descriptor and the hello as (name, offset, struct code) tables, the

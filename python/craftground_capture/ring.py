@@ -1,4 +1,4 @@
-"""Zero-copy v2: the learner's side of the Vulkan ring (docs/zero-copy-v2.md).
+"""Zero-copy v2: the learner's side of the Vulkan ring (docs/zero-copy-v2/learner.md).
 
 The game copies each frame on its own Vulkan queue into a ring of exported
 buffers; this process imports the ring once and reads every frame on its own
@@ -14,7 +14,7 @@ A ring made with the RGB slot format (descriptor version 2, format 23) hands
 out (H, W, 3) uint8 frames, upright, at the target size, cursor drawn: what
 the learner trains on, with no flip or slice of its own. Such a ring may
 also carry two eyes and a depth plane per eye (descriptor version 3,
-docs/zero-copy-v2.md "Depth and stereo planes"): frame.rgb is (H, W, 3) or
+docs/zero-copy-v2/protocol.md "Depth and stereo planes"): frame.rgb is (H, W, 3) or
 (2, H, W, 3) uint8, frame.depth (H, W) or (2, H, W) float32 (None without
 depth), frame.eyes 1 or 2; one acquire and one release cover every plane:
 
@@ -63,7 +63,7 @@ FORMATS = {37: "R8G8B8A8_UNORM", 43: "R8G8B8A8_SRGB", 44: "B8G8R8A8_UNORM", 50: 
            FORMAT_RGB8: "R8G8B8_UNORM"}
 FLAG_ROWS_BOTTOM_UP = 0x1  # version 2: row 0 of the slot is the picture's bottom
 FLAGS_KNOWN = FLAG_ROWS_BOTTOM_UP
-# Version 3 (docs/zero-copy-v2.md, "Depth and stereo planes").
+# Version 3 (docs/zero-copy-v2/protocol.md, "Depth and stereo planes").
 MAX_EYES = 2
 FORMAT_R32_SFLOAT = 100  # depth_format: one float32 (little-endian) per pixel
 DEPTH_NONE, DEPTH_LINEAR, DEPTH_RAW = 0, 1, 2  # depth_encoding
@@ -71,7 +71,7 @@ DEPTH_ENCODINGS = {DEPTH_NONE: "none", DEPTH_LINEAR: "linear", DEPTH_RAW: "raw"}
 DEPTH_Z_ZERO_TO_ONE = 0x1  # depth_flags bit 0 (linear only)
 DEPTH_FLAGS_KNOWN = DEPTH_Z_ZERO_TO_ONE
 HELLO_OK, HELLO_BUSY, HELLO_WRONG_UID = 0, 1, 2
-# The producer's counters in the control block (docs/zero-copy-v2.md,
+# The producer's counters in the control block (docs/zero-copy-v2/protocol.md,
 # "Counters"): the magic CGZS and a count at COUNTERS_OFFSET, then that many
 # u64 counters in this order (the same indices as the Java long[]).
 COUNTER_NAMES = ("published", "skipped", "wait_ns", "connections", "reclaimed")
@@ -92,7 +92,7 @@ _DESC, _PLANES = _wire.DESC, _wire.PLANES
 
 class Descriptor:
     """The 192 bytes (256 in version 3) of one frame's descriptor
-    (docs/zero-copy-v2.md), parsed and checked by parse_descriptor. Sizes are
+    (docs/zero-copy-v2/protocol.md), parsed and checked by parse_descriptor. Sizes are
     in pixels (width, height) and bytes (row_pitch, slot_size); format is the
     VkFormat number; mode is MODE_SEMAPHORE (1) or MODE_FENCE (2);
     device_uuid the 16-byte Vulkan device UUID; frame counts from 1 (0 is the
@@ -240,7 +240,7 @@ def handle_kind(data: Buffer) -> str:
 
 def parse_descriptor(data: Buffer) -> Descriptor:
     """The `ipc_handle` bytes of a v2 ring frame (192 bytes, 256 in version
-    3, little-endian, docs/zero-copy-v2.md) -> a checked Descriptor.
+    3, little-endian, docs/zero-copy-v2/protocol.md) -> a checked Descriptor.
     RingLearner and RingLearner.acquire take the bytes or the Descriptor.
 
     Raises FormatError (a ValueError) naming the field and its value when the
@@ -249,7 +249,7 @@ def parse_descriptor(data: Buffer) -> Descriptor:
     other than 1 to 3, an unknown format or flag bit, a size outside
     1-16384, a row pitch or slot size too small, a slot outside the ring,
     an unknown mode, ring id 0, or a socket_path empty, unterminated or not
-    UTF-8; in version 3 every refusal of docs/zero-copy-v2.md "Descriptor
+    UTF-8; in version 3 every refusal of docs/zero-copy-v2/protocol.md "Descriptor
     versions" (length not 256, a format other than 23, eyes, the depth
     plane's fields, planes outside the slot or overlapping)."""
     data = bytes(data)
@@ -313,7 +313,7 @@ def _bits_float(bits: int) -> float:
 
 def _parse_planes(d: Descriptor, data: Optional[bytes]) -> None:
     """Version 3's plane fields (data: the whole descriptor) into d, with
-    every refusal of docs/zero-copy-v2.md "Descriptor versions", each naming
+    every refusal of docs/zero-copy-v2/protocol.md "Descriptor versions", each naming
     the field and its value; data None (versions 1 and 2): one eye, no
     depth plane."""
     if data is None:
@@ -431,7 +431,7 @@ def _state_name(state):
     return STATE_NAMES[state] if state < len(STATE_NAMES) else f"unknown state {state}"
 
 
-# The seals a control block must carry (docs/zero-copy-v2.md, "The control block"):
+# The seals a control block must carry (docs/zero-copy-v2/protocol.md, "The control block"):
 # without F_SEAL_SHRINK the producer could truncate the file under the mapping and the
 # next lease would kill this process with SIGBUS. (fcntl's names, Linux values.)
 _F_GET_SEALS = getattr(fcntl, "F_GET_SEALS", 1034)
@@ -483,7 +483,7 @@ class ControlBlock:
         self._buf: Any = (ctypes.c_uint8 * CONTROL_SIZE).from_buffer(self._map)
         self._base = ctypes.addressof(self._buf)
         # The block as 64-bit words, for VectorLearner's release: a plain store of
-        # F<<8|RELEASED over its own ACTIVE(F) lease (docs/zero-copy-v2.md, "Release");
+        # F<<8|RELEASED over its own ACTIVE(F) lease (docs/zero-copy-v2/protocol.md, "Release");
         # released by close(), after which a store raises ValueError, never writes.
         view = memoryview(self._map)
         self._q: Any = view.cast("Q")
@@ -558,7 +558,7 @@ class ControlBlock:
                             f"{_state_name(cur & 0xFF)}")
 
     def counters(self) -> Optional[Dict[str, int]]:
-        """The producer's counters (docs/zero-copy-v2.md, "Counters"), or None
+        """The producer's counters (docs/zero-copy-v2/protocol.md, "Counters"), or None
         when the counters' magic is absent. Read, never trusted: diagnostics."""
         magic, count = struct.unpack_from("<4sI", self._map, COUNTERS_OFFSET)
         if magic != b"CGZS":
@@ -1063,7 +1063,7 @@ class RingLearner(Closes):
     UUID ("GPU-xxxxxxxx-..." as nvidia-smi -L prints it, 32 hex digits, or
     16 bytes), or None for the ring's own GPU (by the descriptor's UUID).
     Another GPU than the ring's: each frame is copied there after its wait
-    (docs/zero-copy-v2.md, "Learner and games on different GPUs"), by the
+    (docs/zero-copy-v2/learner.md, "Learner and games on different GPUs"), by the
     path `cross_gpu` picks: "auto" (a peer copy where the two GPUs allow
     peer access, else a staged copy through pinned host memory), "peer",
     "staged" or "refuse". `path` says which is in use ("same-gpu import",

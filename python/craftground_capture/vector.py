@@ -6,7 +6,7 @@
     batch.new                                     # which rows got a new frame this step
     vec.close()
 
-Per step (docs/zero-copy-v2.md, "The vector learner"): the lease of every new
+Per step (docs/zero-copy-v2/learner.md, "The vector learner"): the lease of every new
 frame is taken (the control block's CAS), `stream` is made to wait for all
 the semaphore-mode rings' timeline values in one cuWaitExternalSemaphoresAsync
 call, and one kernel launch (kernels/gather.cu, shipped as PTX text and loaded
@@ -590,7 +590,7 @@ class VectorLearner(Closes):
         for e in leases:
             # The release: F<<8|RELEASED stored over the lease's own ACTIVE(F) word (e[6]
             # the block's word view, e[7] the word's index). While the learner is connected
-            # nothing else moves a word out of ACTIVE (docs/zero-copy-v2.md, "Release"), so
+            # nothing else moves a word out of ACTIVE (docs/zero-copy-v2/protocol.md, "Release"), so
             # the store is the compare-and-swap's one outcome, without its call.
             try:
                 e[6][e[7]] = (e[5] << 8) | RELEASED

@@ -2,7 +2,7 @@
 
 N games each publish their frames into a zero-copy v2 ring; each step the
 learner makes one (N, H, W, C) uint8 CUDA batch of them (one GPU wait, one
-gather launch; docs/zero-copy-v2.md, "The vector learner") and runs the
+gather launch; docs/zero-copy-v2/learner.md, "The vector learner") and runs the
 policy on it, in the same stream, with no host copy.
 
 Two loops, as RL samplers run them:

@@ -22,7 +22,7 @@
  * of a check another thread could invalidate (close() releases the GIL while it unmaps).
  *
  * Built against the limited API of Python 3.8 (one abi3 binary for every later Python).
- * Lease words: frame << 8 | state (docs/zero-copy-v2.md, "The control block"). */
+ * Lease words: frame << 8 | state (docs/zero-copy-v2/protocol.md, "The control block"). */
 #define Py_LIMITED_API 0x03080000
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -296,7 +296,7 @@ cg_status cg_gl_read_depth(cg_gl_reader *r, unsigned texture, int tex_w, int tex
  * in the current context, that writes a depth texture into a buffer
  * object as float32 values, rows upright (row 0 is the picture's top),
  * dst_w*4 bytes a row, tightly packed, nearest resize by the RGB plane's
- * mapping (docs/zero-copy-v2.md): plane pixel (x, Y) is texel
+ * mapping (docs/zero-copy-v2/protocol.md): plane pixel (x, Y) is texel
  * (x*src_w/dst_w, (dst_h-1-Y)*src_h/dst_h) of level 0. Raw: the texel as
  * texelFetch gives it, bit for bit (a float format's stored value; a
  * fixed-point one's conversion k / (2^b-1), which may differ from

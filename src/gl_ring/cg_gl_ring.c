@@ -153,7 +153,7 @@ static cg_status import_timeline(cg_gl_ring *r, VkSemaphore timeline)
 
 /* ---- the RGB slot format -------------------------------------------------- */
 
-/* Once, at create (cg_vk_copy_path, docs/zero-copy-v2.md "The compute
+/* Once, at create (cg_vk_copy_path, docs/zero-copy-v2/producer.md "The compute
  * copy"): a copy ring dispatches cg_vk_copy.comp where the caller says its
  * textures are GL_RGBA8, GL runs compute shaders and a slot fits one
  * storage block; else glReadPixels. */

@@ -1,6 +1,6 @@
 /*
  * cg_gl_ring.h - the zero-copy v2 producer for the GL backend
- * (docs/zero-copy-v2.md, "The GL producer"): the game's GL texture goes,
+ * (docs/zero-copy-v2/producer.md, "The GL producer"): the game's GL texture goes,
  * with GPU commands only, into a ring of buffers that a learner process
  * imports once. No CUDA in the game process.
  *
@@ -36,7 +36,7 @@
  * The caller's GL state is saved and restored by the readback path
  * (cg_gl_read_rgba_to_buffer, cg_gl.h). No glFinish anywhere but destroy.
  *
- * The RGB slot format (desc.slot_format = CG_VK_SLOT_RGB8; docs/zero-copy-v2.md,
+ * The RGB slot format (desc.slot_format = CG_VK_SLOT_RGB8; docs/zero-copy-v2/protocol.md,
  * "The RGB slot format"): each slot holds the RAW observation upright, R, G,
  * B bytes at the target size (nearest resize, the frame's cursor), equal to
  * what the CPU converter gives for the same frame with its rows reversed;
@@ -48,7 +48,7 @@
  * bitmap (cg_cursor_bits) is uploaded once. The state it touches is saved
  * and restored (cg_gl_dispatch_compute, cg_gl.h). Then the same completion.
  *
- * The compute copy (docs/zero-copy-v2.md, "The compute copy"): a copy ring
+ * The compute copy (docs/zero-copy-v2/producer.md, "The compute copy"): a copy ring
  * whose desc.texture_format is GL_RGBA8 runs cg_vk_copy.comp in place of
  * the pack where GL runs compute shaders: texelFetch of each texel,
  * written back as its stored bytes into the slot bound as a shader storage
@@ -57,7 +57,7 @@
  * the pack's. Which path writes the slots is chosen once at create and
  * reported (cg_gl_ring_info.copy_path).
  *
- * Depth and stereo planes (desc.eyes, desc.depth; docs/zero-copy-v2.md,
+ * Depth and stereo planes (desc.eyes, desc.depth; docs/zero-copy-v2/protocol.md,
  * "Depth and stereo planes"; the RGB slot format only): a slot holds, per
  * eye, its RGB plane and (with depth) its depth plane, where
  * cg_zc_planes_layout puts them; the descriptor is version 3. Such a ring
@@ -131,7 +131,7 @@ typedef struct cg_gl_ring_desc {
      * (CG_E_BAD_TEXTURE, nothing published); anything else, 0 (not known)
      * included: glReadPixels. Never assumed. */
     unsigned texture_format;
-    /* Depth and stereo planes (docs/zero-copy-v2.md, "Depth and stereo
+    /* Depth and stereo planes (docs/zero-copy-v2/protocol.md, "Depth and stereo
      * planes"; the RGB8 slot format only, else CG_E_INVALID_ARG): eyes 1 or
      * 2 (0: 1); depth CG_ZC_DEPTH_NONE (0), _LINEAR or _RAW: a depth plane
      * per eye at the target size, from a depth texture of the colour

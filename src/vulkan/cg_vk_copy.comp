@@ -1,7 +1,7 @@
 #version 430
 /*
  * cg_vk_copy.comp - the compute copy of zero-copy v2's RGBA slot formats
- * (descriptor formats 37/44; docs/zero-copy-v2.md, "The compute copy"):
+ * (descriptor formats 37/44; docs/zero-copy-v2/producer.md, "The compute copy"):
  * the game's RGBA8/BGRA8 image into the slot as its stored bytes,
  * 4 a pixel, tightly packed, rows in the image's own order (row y of the
  * image is row y of the slot: what vkCmdCopyImageToBuffer and, in GL,

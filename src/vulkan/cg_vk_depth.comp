@@ -1,7 +1,7 @@
 #version 430
 /*
  * cg_vk_depth.comp - the depth plane of zero-copy v2's RGB slot format
- * (docs/zero-copy-v2.md, "The depth plane"): the game's depth image ->
+ * (docs/zero-copy-v2/protocol.md, "The depth plane"): the game's depth image ->
  * (H, W) float32 at the target size, rows upright, each pixel the depth of
  * the source pixel the RGB plane samples (the same nearest mapping as
  * cg_vk_rgb.comp), one invocation a pixel, written at the start of the

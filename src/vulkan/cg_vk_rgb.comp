@@ -1,6 +1,6 @@
 #version 430
 /*
- * cg_vk_rgb.comp - the RGB slot format of zero-copy v2 (docs/zero-copy-v2.md,
+ * cg_vk_rgb.comp - the RGB slot format of zero-copy v2 (docs/zero-copy-v2/protocol.md,
  * "The RGB slot format"): the game's RGBA8 frame -> the RAW observation
  * (nearest resize, cursor) with its rows upright, 3 bytes per pixel,
  * tightly packed, in one dispatch.

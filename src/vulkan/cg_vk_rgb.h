@@ -1,6 +1,6 @@
 /*
  * cg_vk_rgb.h - internal to src/vulkan: the RGB slot format of the ring
- * (docs/zero-copy-v2.md, "The RGB slot format"). One compute dispatch on
+ * (docs/zero-copy-v2/protocol.md, "The RGB slot format"). One compute dispatch on
  * the game's queue writes the RAW observation (nearest resize, cursor),
  * rows upright, 3 bytes a pixel, into a slot buffer in place of the copy.
  *
@@ -22,13 +22,13 @@
  * is instead first copied as stored into the staging buffer.
  *
  * The same pass, made with desc.copy, is the ring's compute copy of the
- * RGBA slot formats (docs/zero-copy-v2.md, "The compute copy";
+ * RGBA slot formats (docs/zero-copy-v2/producer.md, "The compute copy";
  * cg_vk_copy.comp): 4 stored bytes a pixel, the image's size and row
  * order, no cursor, one invocation a pixel; for SRGB images the ring
  * keeps vkCmdCopyImageToBuffer where cg_vk_rgb_probe fails.
  *
  * With desc.depth the pass also writes the depth plane (cg_vk_depth.comp;
- * docs/zero-copy-v2.md, "The depth plane"): a second pipeline reading a
+ * docs/zero-copy-v2/protocol.md, "The depth plane"): a second pipeline reading a
  * VK_FORMAT_D32_SFLOAT image (usage SAMPLED) through a view of its depth
  * aspect, one float32 a pixel at the target size, upright, the RGB plane's
  * nearest mapping and flip, linear (eye distance / far) or raw. A slot may

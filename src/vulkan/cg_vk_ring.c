@@ -154,7 +154,7 @@ static cg_status setup(cg_vk_ring *r)
     memcpy(t->device_uuid, idp.deviceUUID, CG_DEVICE_UUID_SIZE);
     uint64_t frame_bytes;
     if (r->parts_count > 1) {
-        /* Planes (docs/zero-copy-v2.md, "Depth and stereo planes"): version 3. */
+        /* Planes (docs/zero-copy-v2/protocol.md, "Depth and stereo planes"): version 3. */
         const cg_zc_planes *pl = &r->planes;
         frame_bytes = pl->frame_bytes;
         t->eyes = r->parts.eyes;

@@ -1,5 +1,5 @@
 /*
- * cg_vk_ring.h - the producer of zero-copy v2 (docs/zero-copy-v2.md): the
+ * cg_vk_ring.h - the producer of zero-copy v2 (docs/zero-copy-v2/producer.md): the
  * game copies each frame on its own Vulkan queue into a ring of exportable
  * buffers; a learner process imports the ring once and reads every frame.
  * No CUDA in the game process.
@@ -51,7 +51,7 @@ extern "C" {
 
 typedef struct cg_vk_ring cg_vk_ring;
 
-/* What a slot holds (docs/zero-copy-v2.md). */
+/* What a slot holds (docs/zero-copy-v2/protocol.md). */
 typedef enum cg_vk_slot_format {
     /* The game image copied as it is: 4-byte texels of `format`, the
      * image's size and row order (descriptor format 37/43/44/50). */
@@ -73,7 +73,7 @@ typedef enum cg_vk_slot_format {
 
 /* How a copy ring writes its slots (cg_vk_ring_info.copy_path; chosen once
  * at create from the image's format and usage, never per frame;
- * docs/zero-copy-v2.md, "The compute copy"). The bytes are the same. */
+ * docs/zero-copy-v2/producer.md, "The compute copy"). The bytes are the same. */
 typedef enum cg_vk_copy_path {
     /* vkCmdCopyImageToBuffer (needs TRANSFER_SRC). Where image_usage lacks
      * VK_IMAGE_USAGE_SAMPLED_BIT or is 0 (unknown), the build has no
@@ -142,7 +142,7 @@ typedef struct cg_vk_ring_desc {
      * has SAMPLED, as the format requires; nonzero without SAMPLED keeps an
      * SRGB image on the staging copy. */
     VkImageUsageFlags image_usage;
-    /* RGB8 only (docs/zero-copy-v2.md, "Depth and stereo planes"): eyes 1
+    /* RGB8 only (docs/zero-copy-v2/protocol.md, "Depth and stereo planes"): eyes 1
      * or 2 (0: 1) in each slot, and with depth != CG_ZC_DEPTH_NONE a depth
      * plane per eye, written from the game's VK_FORMAT_D32_SFLOAT image
      * (usage SAMPLED, the size of the colour image; read with the ring's
@@ -225,7 +225,7 @@ void cg_vk_ring_get_info(const cg_vk_ring *r, cg_vk_ring_info *info);
 /* The producer's counters, indexed by cg_zc_counter (frames published and
  * skipped, ns spent polling for a slot, learners accepted, leases
  * reclaimed); the same values are in the control block for the learner
- * (docs/zero-copy-v2.md, "Counters"), refreshed at every frame call's
+ * (docs/zero-copy-v2/protocol.md, "Counters"), refreshed at every frame call's
  * outcome. */
 void cg_vk_ring_get_counters(const cg_vk_ring *r, uint64_t out[CG_ZC_COUNTERS]);
 

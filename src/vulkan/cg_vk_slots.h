@@ -1,6 +1,6 @@
 /*
  * cg_vk_slots.h - the exported memory of a zero-copy v2 ring
- * (docs/zero-copy-v2.md): N device-local buffers, each with its own
+ * (docs/zero-copy-v2/protocol.md): N device-local buffers, each with its own
  * allocation exported as an OPAQUE_FD, optionally one exportable timeline
  * semaphore, and per slot a fence (and, for a producer that records
  * commands, one or two command buffers, each in a pool of its own: a

@@ -87,7 +87,7 @@ static void put_counters(cg_zc_leases *l)
 
 /* Claim a slot for frame F: EMPTY/RELEASED first, else the oldest
  * PUBLISHED frame; never an ACTIVE (leased) or WRITING one. Polls for at
- * most wait_ns when none is free (docs/zero-copy-v2.md, "All slots held"). */
+ * most wait_ns when none is free (docs/zero-copy-v2/protocol.md, "All slots held"). */
 static cg_status claim_slot(cg_zc_leases *l, cg_zc_slot_idle_fn idle_fn, void *user,
                             uint64_t frame, uint32_t *out, cg_err *err)
 {

@@ -1,6 +1,6 @@
 /*
  * cg_zc_leases.h - the producer's side of the lease words of zero-copy v2
- * (docs/zero-copy-v2.md, "Leases"), with no GPU API: which slot the next
+ * (docs/zero-copy-v2/protocol.md, "Leases"), with no GPU API: which slot the next
  * frame goes to, and what the producer writes to the control block.
  *
  * The producer keeps its own view of each slot (what it last wrote, and

@@ -1,6 +1,6 @@
 /*
  * cg_zc_parts.h - the order of a frame's parts on a ring with eyes and a
- * depth plane (docs/zero-copy-v2.md, "Depth and stereo planes"), as pure
+ * depth plane (docs/zero-copy-v2/producer.md, "Depth and stereo planes"), as pure
  * logic: no I/O, no GPU API, no allocation. Both producers (the Vulkan and
  * the GL ring) drive their per-part calls through it, so they accept and
  * refuse the same orders.

@@ -1,6 +1,6 @@
 /*
  * cg_zc_proto.c - descriptor, hello and control block of zero-copy v2
- * (cg_zc_proto.h, docs/zero-copy-v2.md). Encoding is byte by byte, so the
+ * (cg_zc_proto.h, docs/zero-copy-v2/protocol.md). Encoding is byte by byte, so the
  * wire is little-endian whatever the host is.
  */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
@@ -111,7 +111,7 @@ static uint32_t format_bpp(uint32_t f, uint16_t version)
 #define V3 "zero-copy descriptor version 3: "
 
 /* Version 3's plane fields (offsets 192..243) of a descriptor whose
- * version 2 fields are valid already: every refusal of docs/zero-copy-v2.md
+ * version 2 fields are valid already: every refusal of docs/zero-copy-v2/protocol.md
  * "Descriptor versions", each naming the field and its value. */
 static cg_status decode_planes(const uint8_t *in, cg_zc_desc *d, cg_err *err)
 {

@@ -1,6 +1,6 @@
 /*
  * cg_zc_proto.h - the zero-copy v2 protocol without any GPU API
- * (docs/zero-copy-v2.md): the descriptor (192 bytes, 256 in version 3), the
+ * (docs/zero-copy-v2/protocol.md): the descriptor (192 bytes, 256 in version 3), the
  * 64-byte hello, the control block (a memfd of per-slot atomic lease
  * words), and the layout of a slot's planes (cg_zc_planes_layout).
  *
@@ -58,7 +58,7 @@ extern "C" {
  * per pixel, rows upright: the learner's (H, W). 0 = no depth plane. */
 #define CG_ZC_FORMAT_R32_SFLOAT 100u
 
-/* Version 3: what a depth plane's floats are (docs/zero-copy-v2.md, "Depth
+/* Version 3: what a depth plane's floats are (docs/zero-copy-v2/protocol.md, "Depth
  * and stereo planes"). LINEAR: docs/wire-format.md "Depth" with conversion
  * (z / far); RAW: the stored depth, bit-exact. */
 typedef enum cg_zc_depth_encoding {
@@ -99,7 +99,7 @@ typedef enum cg_zc_hello_status {
     CG_ZC_HELLO_WRONG_UID = 2 /* the peer runs as another user */
 } cg_zc_hello_status;
 
-/* The descriptor's bytes (docs/zero-copy-v2.md, "The descriptor"), little-endian:
+/* The descriptor's bytes (docs/zero-copy-v2/protocol.md, "The descriptor"), little-endian:
  * X(NAME, offset, size in bytes), versions 1 and 2 first, then version 3's planes. The
  * one table of their places: the encoder and decoder (cg_zc_proto.c) write and read at
  * CG_ZC_DESC_OFF_<NAME>, and the Python learner's copy (python/craftground_capture/
@@ -124,7 +124,7 @@ typedef enum cg_zc_hello_status {
 enum { CG_ZC_DESC_FIELDS(CG_ZC_DESC_OFF_ENTRY) };
 enum { CG_ZC_HELLO_FIELDS(CG_ZC_HELLO_OFF_ENTRY) };
 
-/* The descriptor's fields (docs/zero-copy-v2.md, "The descriptor"). The
+/* The descriptor's fields (docs/zero-copy-v2/protocol.md, "The descriptor"). The
  * plane fields after socket_path are version 3's (format 23 only); a
  * version 1 or 2 descriptor decodes with eyes 1 and the rest 0. */
 typedef struct cg_zc_desc {
@@ -148,7 +148,7 @@ typedef struct cg_zc_desc {
     float near_plane, far_plane; /* LINEAR's; 0 for RAW and without depth */
 } cg_zc_desc;
 
-/* Where a slot's planes lie (docs/zero-copy-v2.md, "Depth and stereo
+/* Where a slot's planes lie (docs/zero-copy-v2/protocol.md, "Depth and stereo
  * planes"): the RGB plane of eye e at e * color_eye_stride, the depth plane
  * of eye e at depth_offset + e * depth_eye_stride, every offset a multiple
  * of 256; frame_bytes is what a slot must hold. The producer's choice, one
@@ -167,7 +167,7 @@ typedef struct cg_zc_planes {
  * NULL, CG_E_OVERFLOW when frame_bytes does not fit in size_t. */
 cg_status cg_zc_planes_layout(int w, int h, uint32_t eyes, int depth, cg_zc_planes *out);
 
-/* The hello's fields (docs/zero-copy-v2.md, "The hello message"). */
+/* The hello's fields (docs/zero-copy-v2/protocol.md, "The hello message"). */
 typedef struct cg_zc_hello {
     uint16_t status; /* cg_zc_hello_status */
     uint64_t ring_id;
@@ -200,7 +200,7 @@ static inline size_t cg_zc_desc_length(const uint8_t *in)
  * format (23 in version 1), pitch (format 23: not width*3), slot count, a
  * slot or frame out of range, a path without NUL, unknown flag bits, or
  * ROWS_BOTTOM_UP with format 23; in version 3 every refusal of
- * docs/zero-copy-v2.md "Descriptor versions": length not 256, a format
+ * docs/zero-copy-v2/protocol.md "Descriptor versions": length not 256, a format
  * other than 23, eyes, the depth plane's fields, planes outside the slot or
  * overlapping), CG_E_UNSUPPORTED (a version this library does not know). A
  * version 1 descriptor decodes with flags 0 (offset 68 was reserved there);
@@ -266,7 +266,7 @@ void cg_zc_control_close(cg_zc_control *c);
 /* Producer state word (1 open, 2 closed). */
 uint32_t cg_zc_control_producer_state(const cg_zc_control *c);
 
-/* The producer's counters (docs/zero-copy-v2.md, "Counters"): at
+/* The producer's counters (docs/zero-copy-v2/protocol.md, "Counters"): at
  * CG_ZC_COUNTERS_OFFSET of the control block the magic "CGZS", a u32 count,
  * then count u64s in this order, the same indices as the Java long[]. The
  * producer writes them from its own copy and never reads them back. */

@@ -1,6 +1,6 @@
 /*
  * cg_zc_server.h - the producer's end of the zero-copy v2 hand-off
- * (docs/zero-copy-v2.md, "The socket"): a Unix socket at a path in a 0700
+ * (docs/zero-copy-v2/protocol.md, "The socket"): a Unix socket at a path in a 0700
  * directory, one learner at a time (peer uid checked with SO_PEERCRED), to
  * which exactly the given fds are sent with SCM_RIGHTS in one hello.
  *

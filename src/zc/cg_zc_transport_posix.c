@@ -46,7 +46,7 @@ cg_status cg_zc_shm_map(int fd, size_t size, uint8_t **map, cg_err *err)
         close(fd);
         return cg_fail(err, CG_E_PROTOCOL, "zero-copy control block: not a %zu-byte file", size);
     }
-    /* Sealed against shrinking and growing (docs/zero-copy-v2.md, "The control block"):
+    /* Sealed against shrinking and growing (docs/zero-copy-v2/protocol.md, "The control block"):
      * without F_SEAL_SHRINK the producer could truncate the file under the mapping, and the
      * next lease would be a SIGBUS in this process. Seals are never removed once added. */
     int seals = fcntl(fd, F_GET_SEALS);

@@ -1,6 +1,6 @@
 /*
  * Fuzz target for the zero-copy v2 descriptor (cg_zc_desc_decode, versions
- * 1 to 3, docs/zero-copy-v2.md): arbitrary bytes never crash the decoder,
+ * 1 to 3, docs/zero-copy-v2/protocol.md): arbitrary bytes never crash the decoder,
  * and whatever it accepts holds to the document, checked here in 128-bit
  * arithmetic: a version 3 descriptor's planes lie inside the slot without
  * overlapping and its depth fields agree with its encoding; the encoder

@@ -93,7 +93,7 @@ public final class GlRingJniTest {
     }
 
     /**
-     * The compute copy from Java (docs/zero-copy-v2.md, "The compute copy"): initCopyImpl told
+     * The compute copy from Java (docs/zero-copy-v2/producer.md, "The compute copy"): initCopyImpl told
      * GL_RGBA8 (the scene's texture, as Minecraft's main target) reports copyPathImpl 1 and the
      * learner process reads frames 1..3 byte-exact, in GL's rows as glReadPixels gives them; told
      * 0 (unknown) or GL_SRGB8_ALPHA8 the same texture goes through glReadPixels (0), read the
@@ -155,7 +155,7 @@ public final class GlRingJniTest {
     }
 
     /**
-     * Depth and stereo through the natives (docs/zero-copy-v2.md, "Depth and stereo planes"): a
+     * Depth and stereo through the natives (docs/zero-copy-v2/producer.md, "Depth and stereo planes"): a
      * ring of initRgbdImpl (2 eyes, linear depth, resized), each eye drawn into its own scene
      * (colour quads, reverse-Z depth quads), its parts published in order; the learner process
      * dumps the slot and each plane, located by the descriptor's fields, equals its oracle: the
@@ -176,7 +176,7 @@ public final class GlRingJniTest {
                 "linear depth with near 0");
         expect(IllegalArgumentException.class, () -> ring.initRgbdImpl(w, h, tw, th, 3,
                 GlZerocopyRing.MODE_FENCE, 0, -1, 0, near, far, false), "eyes -1");
-        // eyes 0 means 1, as slots 0 means the default (docs/zero-copy-v2.md).
+        // eyes 0 means 1, as slots 0 means the default (docs/zero-copy-v2/producer.md).
         ByteString z = ring.initRgbdImpl(w, h, tw, th, 3, GlZerocopyRing.MODE_FENCE, 0, 0,
                 GlZerocopyRing.DEPTH_LINEAR, near, far, false);
         check(z.size() == 256 && z.byteAt(4) == 3 && le32(z, 192) == 1 && le32(z, 228) == 1,

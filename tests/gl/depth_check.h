@@ -11,7 +11,7 @@
  * readback + cg_depth_linearize, the issue's named oracle) within 2 float
  * ulps, and with the formula applied to the raw plane (the shader's own
  * error) within 2. Both oracles give GL's rows (bottom first); depth_expect maps them
- * to the plane by the RGB plane's nearest rule (docs/zero-copy-v2.md),
+ * to the plane by the RGB plane's nearest rule (docs/zero-copy-v2/protocol.md),
  * upright. Call with the context current.
  */
 #ifndef DEPTH_CHECK_H

@@ -44,7 +44,7 @@
  *                sweep through the shader's extension form
  *   rgb_no_compute  GL 4.2 without GL_ARB_compute_shader (Mesa's overrides): CG_E_UNSUPPORTED
  *                naming GL 4.3; a copy ring told GL_RGBA8 falls back to glReadPixels
- *   copy         the compute copy (docs/zero-copy-v2.md, "The compute copy"):
+ *   copy         the compute copy (docs/zero-copy-v2/producer.md, "The compute copy"):
  *                sizes 1x1 .. 1920x1080 (1xN, Nx1, odd), a ring told GL_RGBA8
  *                (compute) and one told nothing (glReadPixels) on the same
  *                texture: every slot equals the uploaded bytes in GL's row
@@ -808,7 +808,7 @@ static uint64_t round_up(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
-/* The producer's layout as docs/zero-copy-v2.md gives it, computed here
+/* The producer's layout as docs/zero-copy-v2/protocol.md gives it, computed here
  * (the ring takes it from cg_zc_planes_layout). */
 static int layout_as_documented(const planes_cfg *c, const cg_zc_desc *d)
 {

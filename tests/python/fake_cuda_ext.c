@@ -14,7 +14,7 @@
  * The vector learner's calls (python/craftground_capture/vector.py) too:
  * cuMemAlloc (host memory, filled with 0xA5 so a row never gathered shows),
  * the gather module (cuModuleLoadData accepts PTX with the entry cg_gather;
- * cuLaunchKernel runs the gather docs/zero-copy-v2.md documents on the host,
+ * cuLaunchKernel runs the gather docs/zero-copy-v2/learner.md documents on the host,
  * after checking the grid covers the work), cuMemcpy2DAsync, several
  * semaphores in one wait, and events whose completion the test controls
  * (fake_ext_set).
@@ -501,7 +501,7 @@ FAKE_EXPORT CUresult cuMemFreeHost(void *p)
 
 /* The gather kernel (python/craftground_capture/kernels/gather.cu): its
  * PTX is accepted when it has the entry cg_gather, and cuLaunchKernel runs
- * the documented gather on the host (docs/zero-copy-v2.md, "The vector
+ * the documented gather on the host (docs/zero-copy-v2/learner.md, "The vector
  * learner"), after checking that the launch's grid covers every unit of
  * work with 256-thread blocks. Not the kernel's own code: the PTX is checked
  * on the GPU machine (python_vector_cuda). */

@@ -1,6 +1,6 @@
 """A stand-in for `test_zc_ring serve MODE W H N STEP` on a machine without
 the producer's GPU: the same command line and output, the ring served from
-Python (test_ring.FakeProducer: the hello and fds as docs/zero-copy-v2.md
+Python (test_ring.FakeProducer: the hello and fds as docs/zero-copy-v2/protocol.md
 has them), slots in memfds that the stand-in libcuda maps, on the "GPU"
 whose UUID is $CG_VKT_DEVICE_UUID (the stand-in's device 0 when unset).
 

@@ -1,6 +1,6 @@
 # The learner side against hostile producers and arguments (issue 41), label python:
 #   python_hostile_control  control blocks a producer written in Python hands over
-#                           without the seals docs/zero-copy-v2.md names, then
+#                           without the seals docs/zero-copy-v2/protocol.md names, then
 #                           shrinks; a directory; a read-only fd: RingError at
 #                           connect (each learner in a child: a SIGBUS fails it)
 #   python_hostile_nogpu    no libcuda: RingLearner/VectorLearner raise DeviceError,

@@ -1,5 +1,5 @@
 # Descriptor version 3 in the learner (depth and stereo planes,
-# docs/zero-copy-v2.md "Depth and stereo planes"), label python:
+# docs/zero-copy-v2/protocol.md "Depth and stereo planes"), label python:
 #   python_planes_unit      golden v3 descriptors, every refusal, frames of
 #                           rings served from Python: rgb/depth/eyes shapes,
 #                           strides, CUDA array interface and DLPack fields

@@ -1,6 +1,6 @@
 # The zero-copy v2 learner (python/craftground_capture/ring.py), label python:
 #   python_ring_unit   descriptor golden bytes, a producer written in Python
-#                      from docs/zero-copy-v2.md (hello + SCM_RIGHTS), leases,
+#                      from docs/zero-copy-v2/protocol.md (hello + SCM_RIGHTS), leases,
 #                      streams, every bad input; a stand-in importer, no CUDA
 #   python_ring_live   the real C producer (test_zc_ring serve, fence mode, on
 #                      lavapipe, label vulkan too): fds, leases, frames

@@ -1,5 +1,5 @@
 """Checks of the learner on another GPU than the game's (device=, cross_gpu=;
-python/craftground_capture/_device.py, docs/zero-copy-v2.md "Learner and
+python/craftground_capture/_device.py, docs/zero-copy-v2/learner.md "Learner and
 games on different GPUs").
 
 Usage: test_device.py fake            the stand-in libcuda ($CRAFTGROUND_

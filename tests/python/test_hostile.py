@@ -1,6 +1,6 @@
 """The learner side against hostile producers and hostile arguments (issue 41).
 
-Usage: test_hostile.py control   a producer written here from docs/zero-copy-v2.md
+Usage: test_hostile.py control   a producer written here from docs/zero-copy-v2/protocol.md
                                  that hands over a control block without the
                                  seals the protocol names (then shrinks it), a
                                  directory, a read-only file: each refused at
@@ -104,7 +104,7 @@ def run_child(*args):
 
 
 def control():
-    # The seals the protocol names (docs/zero-copy-v2.md, "The control block"):
+    # The seals the protocol names (docs/zero-copy-v2/protocol.md, "The control block"):
     # against shrinking and growing. Each case's outcome written here by hand.
     for kind, want in [("unsealed", "refused: RingError: zero-copy control block: not sealed"),
                        ("shrink-only", "refused: RingError: zero-copy control block: not sealed"),

@@ -1,5 +1,5 @@
 """Checks of the learner's side of descriptor version 3 (depth and stereo
-planes, docs/zero-copy-v2.md "Depth and stereo planes"):
+planes, docs/zero-copy-v2/protocol.md "Depth and stereo planes"):
 python/craftground_capture/ring.py and vector.py.
 
 Usage: test_planes.py unit      golden version 3 descriptors written by hand,
@@ -45,7 +45,7 @@ check, raises = T.check, T.raises
 
 # --- golden bytes ---------------------------------------------------------------------------
 
-# Bytes 0..191, by hand from the table of docs/zero-copy-v2.md (the same as
+# Bytes 0..191, by hand from the table of docs/zero-copy-v2/protocol.md (the same as
 # tests/vulkan/test_zc_proto.c's): version 3, length 256, format 23,
 # 640x360, pitch 1920, 3 slots, mode 1, UUID 00..0f, ring id
 # 0x1122334455667788, slot size SLOT (per golden), slot 2, flags 0, frame
@@ -477,7 +477,7 @@ LIVE = [
 
 
 def nearest(img, tw, th):
-    """Slot pixel (x, Y) of docs/zero-copy-v2.md "The RGB slot format" (and
+    """Slot pixel (x, Y) of docs/zero-copy-v2/protocol.md "The RGB slot format" (and
     "Sampling" for depth) from image img (row 0 first in memory), flip 1."""
     import numpy as np
 
@@ -550,7 +550,7 @@ def depth_ok(cfg, got, raw, what):
 
 
 def live_layout(cfg):
-    """The producer's plane layout (docs/zero-copy-v2.md, cg_zc_planes_layout)."""
+    """The producer's plane layout (docs/zero-copy-v2/protocol.md, cg_zc_planes_layout)."""
     def up(v, a):
         return (v + a - 1) // a * a
 

@@ -3,7 +3,7 @@ against a stand-in importer (no CUDA here).
 
 Usage: test_ring.py unit              descriptor golden bytes, hello and fd
                                       passing from a producer written here
-                                      from docs/zero-copy-v2.md, leases,
+                                      from docs/zero-copy-v2/protocol.md, leases,
                                       streams, every bad input
        test_ring.py live PRODUCER     the real C producer (test_zc_ring
                                       serve, lavapipe): fds, leases,
@@ -155,7 +155,7 @@ SEALS = fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
 
 
 def control_block(slots, ring_id, seals=SEALS):
-    """A control block as the producer makes it (docs/zero-copy-v2.md): a
+    """A control block as the producer makes it (docs/zero-copy-v2/protocol.md): a
     4096-byte memfd sealed against shrinking and growing (`seals`: others
     for a hostile producer), the header written."""
     fd = os.memfd_create("test-control", os.MFD_ALLOW_SEALING)

@@ -1,6 +1,6 @@
 """VectorLearner's observation spaces (gymnasium's vector-env names:
 single_observation_space, observation_space), against shapes, dtypes and
-bounds written here by hand from docs/zero-copy-v2.md.
+bounds written here by hand from docs/zero-copy-v2/learner.md.
 
 Usage: test_spaces.py unit   spec.planes_space and the package's own
                              BoxSpace/DictSpace (gymnasium's where importable)

@@ -13,7 +13,7 @@ Usage: test_vector.py fakecuda PRODUCER  three real producers (test_zc_ring
                                          counters; kernel and memcpy gathers
        test_vector.py fakesem            rings served from Python (semaphore
                                          mode, RGB slots, counters written
-                                         as docs/zero-copy-v2.md says): one
+                                         as docs/zero-copy-v2/protocol.md says): one
                                          wait call for every ring, formats
        test_vector.py native             the native helper (lease.c, named by
                                          $CRAFTGROUND_CAPTURE_NATIVE) given

@@ -167,7 +167,7 @@ public final class RingJniTest {
             VulkanZerocopyRing.IMAGE_USAGE_SAMPLED | VulkanZerocopyRing.IMAGE_USAGE_TRANSFER_SRC;
 
     /**
-     * The compute copy from Java (docs/zero-copy-v2.md, "The compute copy"): an R8G8B8A8_UNORM
+     * The compute copy from Java (docs/zero-copy-v2/producer.md, "The compute copy"): an R8G8B8A8_UNORM
      * image created SAMPLED | TRANSFER_SRC (the helper's image has both, as Minecraft's main
      * target does) and initCopyImpl told so: copyPathImpl 1, and the learner process reads every
      * frame byte-exact; told TRANSFER_SRC only, the same image goes the transfer way (0), read

@@ -136,7 +136,7 @@ static inline uint32_t depth_ulps(float got, float want)
 
 /* Where slot pixel (x, y) (y from the top) of a dw x dh plane samples a
  * sw x sh image (row index, row 0 first in memory): the RGB plane's
- * nearest mapping (docs/zero-copy-v2.md). */
+ * nearest mapping (docs/zero-copy-v2/protocol.md). */
 static inline size_t depth_source_index(int x, int y, int sw, int sh, int dw, int dh, int flip)
 {
     int yb = dh - 1 - y;

@@ -6,7 +6,7 @@
  * slot, the last releases it). Every depth plane is compared with a scalar
  * reference written here from docs/wire-format.md "Depth" (the formula in
  * double for the frame's zZeroToOne, then rounded to float) sampled by the
- * mapping of docs/zero-copy-v2.md ("The depth plane"): linear within 2
+ * mapping of docs/zero-copy-v2/protocol.md ("The depth plane"): linear within 2
  * float ulps (the largest distance seen is printed), raw bit for bit. The
  * colour planes of both eyes must equal the CPU converter's RAW output
  * (cg_convert, rows reversed), so planes neither overlap nor move.
@@ -49,7 +49,7 @@ static const struct {
     float n, f;
 } PLANES[] = {{0.05f, 1000.0f}, {0.1f, 100.0f}, {1.0f, 2.0f}, {16.0f, 16.5f}};
 
-/* The slot's planes as docs/zero-copy-v2.md's example layout puts them
+/* The slot's planes as docs/zero-copy-v2/protocol.md's example layout puts them
  * (the producer's choice; the test only needs offsets that are multiples
  * of 256 and do not overlap). */
 typedef struct planes {

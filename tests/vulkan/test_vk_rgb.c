@@ -4,7 +4,7 @@
  * byte for byte, the CPU converter's RAW output (cg_convert, the scalar
  * reference: an independent implementation) for the same frame, flip,
  * resize and cursor, with its rows reversed (RAW is bottom-up, the slot
- * upright; docs/zero-copy-v2.md, "The RGB slot format").
+ * upright; docs/zero-copy-v2/protocol.md, "The RGB slot format").
  *
  * Usage: test_vk_rgb CASE   (one ctest per case; 77 = SKIPPED)
  *   fence       the sweep (sizes, ratios, cursors, 4 formats, flip) in fence mode
@@ -17,7 +17,7 @@
  *               lavapipe must pass the ring's probe (rgb_read VIEW)
  *   bad_input   refusals: slot format, target size, cursor on a copy ring,
  *               a ninth image; and the template descriptor (version 2)
- *   copy_fence  the compute copy of the RGBA slot formats (docs/zero-copy-v2.md,
+ *   copy_fence  the compute copy of the RGBA slot formats (docs/zero-copy-v2/producer.md,
  *               "The compute copy"): sizes (1x1, 1xN, Nx1, odd, 640x360,
  *               1920x1080), the 4 formats, images with and without SAMPLED
  *               and image_usage 0: every slot equals the bytes uploaded into

@@ -1,6 +1,6 @@
 /*
  * test_zc_proto.c - zero-copy v2 descriptor version 3 (depth and stereo
- * planes, docs/zero-copy-v2.md "Depth and stereo planes") against
+ * planes, docs/zero-copy-v2/protocol.md "Depth and stereo planes") against
  * hand-written golden bytes, every refusal the document lists, the slot
  * layout against values computed by hand, and the frame-parts order
  * (cg_zc_parts.h) in every order a producer may see. No GPU: pure protocol.
@@ -30,7 +30,7 @@ static int failures;
 
 /* clang-format off */
 /* Bytes 0..191 of every version 3 golden below, written by hand from the
- * table in docs/zero-copy-v2.md: version 3, length 256, format 23, 640x360,
+ * table in docs/zero-copy-v2/protocol.md: version 3, length 256, format 23, 640x360,
  * pitch 1920 (0x780), 3 slots, mode 1, UUID 00 01 .. 0f, ring id
  * 0x1122334455667788, slot size patched per case (offset 56), slot 2,
  * flags 0, frame 0x0102030405, path "/run/x.sock". */
@@ -650,7 +650,7 @@ static int case_parts(void)
 /* ---- the control block a learner maps ------------------------------------------- */
 
 /* A 4096-byte memfd with the header of ring 0xabcdef's 2-slot block written by hand from the
- * table in docs/zero-copy-v2.md ("The control block"), and `seals` added (0: none). */
+ * table in docs/zero-copy-v2/protocol.md ("The control block"), and `seals` added (0: none). */
 static int hostile_block(unsigned seals)
 {
     static const uint8_t header[24] = {'C', 'G', 'Z', 'C', 1, 0, 0, 0, 2, 0, 0, 0,

@@ -1,5 +1,5 @@
 /*
- * test_zc_ring.c - zero-copy v2 (docs/zero-copy-v2.md): the descriptor and
+ * test_zc_ring.c - zero-copy v2 (docs/zero-copy-v2/protocol.md): the descriptor and
  * hello against hand-written golden bytes, the control block's lease
  * states, the hand-off socket with real fd passing to a second process,
  * refusal of a second learner and of another uid, every bad input as a
@@ -46,7 +46,7 @@ static const char *self_exe;
 
 /* ---- golden bytes ----------------------------------------------------------- */
 
-/* Written by hand from the table in docs/zero-copy-v2.md (not produced by
+/* Written by hand from the table in docs/zero-copy-v2/protocol.md (not produced by
  * the encoder): format 37, 640x360, pitch 2560, 3 slots, mode 1, UUID
  * 00 01 .. 0f, ring id 0x1122334455667788, slot size 921600 (0x0E1000),
  * slot 2, frame 0x0102030405 (4328719365), path "/run/x.sock". */
@@ -937,7 +937,7 @@ static int hex_decode(const char *s, uint8_t *b, size_t cap)
     return (int)n;
 }
 
-/* The bytes of a slot a descriptor's planes cover (docs/zero-copy-v2.md):
+/* The bytes of a slot a descriptor's planes cover (docs/zero-copy-v2/protocol.md):
  * a version 3 descriptor's RGB and depth planes of every eye, else the
  * picture. */
 static size_t frame_extent(const cg_zc_desc *d)
@@ -1184,7 +1184,7 @@ static void publish_checked(cg_vk_ring *r, const cg_vk_ring_info *info, VkImage 
           "frame %d byte-exact in slot %u", f, dd.slot);
 }
 
-/* The control block's copy of the counters (docs/zero-copy-v2.md,
+/* The control block's copy of the counters (docs/zero-copy-v2/protocol.md,
  * "Counters"): 1 when its header is CGZS, 5 and its values equal want. */
 static int control_counters_are(const cg_vk_ring_info *info, const uint64_t *want)
 {
@@ -1258,7 +1258,7 @@ static void ring_counters_case(void)
     cg_vk_ring_destroy(r);
 }
 
-/* ---- RGB-D and stereo rings (docs/zero-copy-v2.md, "Depth and stereo planes") ---- */
+/* ---- RGB-D and stereo rings (docs/zero-copy-v2/protocol.md, "Depth and stereo planes") ---- */
 
 typedef struct rgbd_cfg {
     int sw, sh, tw, th;

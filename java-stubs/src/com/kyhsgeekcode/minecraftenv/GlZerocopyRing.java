@@ -3,7 +3,7 @@ package com.kyhsgeekcode.minecraftenv;
 import com.google.protobuf.ByteString;
 
 /**
- * Zero-copy v2 for the GL backend (docs/zero-copy-v2.md, "The GL producer"): each frame's
+ * Zero-copy v2 for the GL backend (docs/zero-copy-v2/producer.md, "The GL producer"): each frame's
  * colour texture is packed by GL, with GPU commands only, into a ring of buffers that the
  * learner process imports once; no CUDA in the game. The ring is made through the library's
  * own Vulkan device on the GPU that renders the GL context. One ring per process, held by this
@@ -78,7 +78,7 @@ public final class GlZerocopyRing {
     public native ByteString publishImpl(int texture);
 
     /**
-     * Create the ring in the RGB slot format (docs/zero-copy-v2.md, "The RGB slot format"): each
+     * Create the ring in the RGB slot format (docs/zero-copy-v2/protocol.md, "The RGB slot format"): each
      * slot holds what the learner trains on, {@code (targetHeight, targetWidth, 3)} uint8, rows
      * upright, nearest resize and the cursor exactly as the RAW observation of the same frame
      * ({@code convertCapturedFrameImpl} of GL's readback, its rows reversed), made by one GL
@@ -106,7 +106,7 @@ public final class GlZerocopyRing {
     public static final int DEPTH_RAW = 2;
 
     /**
-     * {@link #initRgbImpl} with a second eye and/or a depth plane per eye (docs/zero-copy-v2.md,
+     * {@link #initRgbImpl} with a second eye and/or a depth plane per eye (docs/zero-copy-v2/protocol.md,
      * "Depth and stereo planes"): eyes 1 or 2 (0 is taken as 1, as slots 0 is the default;
      * negative or more than 2: IllegalArgumentException); depthEncoding {@link #DEPTH_NONE},
      * {@link #DEPTH_LINEAR} or {@link #DEPTH_RAW}: each slot then also holds, per eye, the
@@ -153,7 +153,7 @@ public final class GlZerocopyRing {
      * parts, given up part-way (a part out of order), [2] nanoseconds spent polling for a free
      * slot (at most waitNanos a frame), [3] learners accepted, [4]
      * leases reclaimed because their learner left. The same values are in the control block
-     * (docs/zero-copy-v2.md, "Counters"), where the learner reads them. IllegalStateException
+     * (docs/zero-copy-v2/protocol.md, "Counters"), where the learner reads them. IllegalStateException
      * without a ring.
      */
     public native long[] countersImpl();

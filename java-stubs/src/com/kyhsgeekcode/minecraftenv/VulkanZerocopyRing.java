@@ -3,7 +3,7 @@ package com.kyhsgeekcode.minecraftenv;
 import com.google.protobuf.ByteString;
 
 /**
- * Zero-copy v2 (docs/zero-copy-v2.md): the game copies each frame on its own Vulkan queue into
+ * Zero-copy v2 (docs/zero-copy-v2/producer.md): the game copies each frame on its own Vulkan queue into
  * a ring of exportable buffers that the learner process imports once; no CUDA in the game. One
  * ring per process, held by this object (a Kotlin {@code object} in the mod).
  *
@@ -108,7 +108,7 @@ public final class VulkanZerocopyRing {
     public native ByteString recordImpl(long commandBuffer, long image, int imageLayout);
 
     /**
-     * Create the ring in the RGB slot format (docs/zero-copy-v2.md, "The RGB slot format"):
+     * Create the ring in the RGB slot format (docs/zero-copy-v2/protocol.md, "The RGB slot format"):
      * each slot holds what the learner trains on, {@code (targetHeight, targetWidth, 3)} uint8,
      * rows upright, nearest resize and the cursor exactly as the RAW observation
      * ({@code convertCapturedFrameImpl} with the same {@code flipVertically}: true for a Vulkan
@@ -150,7 +150,7 @@ public final class VulkanZerocopyRing {
     public static final int DEPTH_RAW = 2;
 
     /**
-     * {@link #initRgbImpl} with eyes and a depth plane (docs/zero-copy-v2.md, "Depth and stereo
+     * {@link #initRgbImpl} with eyes and a depth plane (docs/zero-copy-v2/protocol.md, "Depth and stereo
      * planes"): each slot holds {@code eyes} (1 or 2; 0 is taken as 1, as slots 0 is the
      * default; negative or more than 2: IllegalArgumentException) RGB planes and, with depthEncoding
      * {@link #DEPTH_LINEAR} or {@link #DEPTH_RAW}, a depth plane per eye, {@code (targetHeight,
@@ -226,7 +226,7 @@ public final class VulkanZerocopyRing {
      * skipped because every slot was held (the frame calls that returned null), [2] nanoseconds
      * spent polling for a free slot (at most waitNanos a frame), [3] learners accepted, [4]
      * leases reclaimed because their learner left. The same values are in the control block
-     * (docs/zero-copy-v2.md, "Counters"), where the learner reads them. IllegalStateException
+     * (docs/zero-copy-v2/protocol.md, "Counters"), where the learner reads them. IllegalStateException
      * without a ring.
      */
     public native long[] countersImpl();
