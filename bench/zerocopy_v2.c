@@ -407,7 +407,7 @@ static int attach_v2(peer *p, const uint8_t tmpl[CG_ZC_DESC_SIZE], size_t bytes)
     }
     cudaSetDevice(dev);
     cg_zc_hello hello;
-    int fds[CG_ZC_MAX_FDS];
+    int fds[CG_ZC_MAX_HANDLES];
     uint32_t n = 0;
     if (cg_zc_connect(d.socket_path, &hello, fds, &n, &p->conn, &err) != CG_OK) goto fail;
     if (cg_zc_control_map(fds[0], hello.slot_count, hello.ring_id, &p->ctl, &err) != CG_OK) goto fail;
@@ -505,7 +505,7 @@ static run_result run(int v2, const char *variant, int n, int w, int h, int step
     memset(p, 0, sizeof p);
     for (int i = 0; i < n; i++) {
         p[i].conn = -1;
-        p[i].ctl.fd = -1;
+        p[i].ctl.handle = CG_OSHANDLE_INVALID;
         if (spawn_producer(&p[i], v2, w, h, variant) != 0) return r;
     }
     int failed = 0;

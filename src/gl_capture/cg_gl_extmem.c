@@ -5,7 +5,6 @@
 
 #include <epoxy/gl.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cg_gl_check.h"
 
@@ -53,17 +52,17 @@ static cg_status buffer_storage(cg_gl_imported *b, size_t bytes, cg_err *err)
     return st;
 }
 
-cg_status cg_gl_import_buffer(int fd, uint64_t mem_size, size_t bytes, cg_gl_imported *out,
+cg_status cg_gl_import_buffer(cg_oshandle h, uint64_t mem_size, size_t bytes, cg_gl_imported *out,
                               cg_err *err)
 {
     glCreateMemoryObjectsEXT(1, &out->memobj);
     cg_status st = cg_gl_check_call(err, "glCreateMemoryObjectsEXT", __FILE__, __LINE__);
     if (st == CG_OK) {
-        glImportMemoryFdEXT(out->memobj, mem_size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+        glImportMemoryFdEXT(out->memobj, mem_size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, h);
         st = cg_gl_check_call(err, "glImportMemoryFdEXT", __FILE__, __LINE__);
     }
     if (st != CG_OK) {
-        close(fd); /* a failed import does not take the fd */
+        cg_oshandle_close(h); /* a failed import does not take the fd */
         return st;
     }
     return buffer_storage(out, bytes, err);
@@ -76,15 +75,15 @@ void cg_gl_imported_delete(cg_gl_imported *b)
     b->buffer = b->memobj = 0;
 }
 
-cg_status cg_gl_import_semaphore(int fd, unsigned *sem, cg_err *err)
+cg_status cg_gl_import_semaphore(cg_oshandle h, unsigned *sem, cg_err *err)
 {
     glGenSemaphoresEXT(1, sem);
     cg_status st = cg_gl_check_call(err, "glGenSemaphoresEXT", __FILE__, __LINE__);
     if (st == CG_OK) {
-        glImportSemaphoreFdEXT(*sem, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+        glImportSemaphoreFdEXT(*sem, GL_HANDLE_TYPE_OPAQUE_FD_EXT, h);
         st = cg_gl_check_call(err, "glImportSemaphoreFdEXT", __FILE__, __LINE__);
     }
-    if (st != CG_OK) close(fd);
+    if (st != CG_OK) cg_oshandle_close(h);
     return st;
 }
 
@@ -125,14 +124,14 @@ int cg_gl_timeline_available(cg_gl_timeline *t)
     return 1;
 }
 
-cg_status cg_gl_timeline_import(cg_gl_timeline *t, int fd, cg_err *err)
+cg_status cg_gl_timeline_import(cg_gl_timeline *t, cg_oshandle h, cg_err *err)
 {
     const GLint type = GL_SEMAPHORE_TYPE_TIMELINE_NV;
     t->create(1, &t->sem);
     t->parameteriv(t->sem, GL_SEMAPHORE_TYPE_NV, &type);
-    glImportSemaphoreFdEXT(t->sem, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+    glImportSemaphoreFdEXT(t->sem, GL_HANDLE_TYPE_OPAQUE_FD_EXT, h);
     cg_status st = cg_gl_check_call(err, "glImportSemaphoreFdEXT(timeline)", __FILE__, __LINE__);
-    if (st != CG_OK) close(fd);
+    if (st != CG_OK) cg_oshandle_close(h);
     return st;
 }
 

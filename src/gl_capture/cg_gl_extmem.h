@@ -3,8 +3,9 @@
  * GL context: GL_EXT_memory_object_fd buffers, GL_EXT_semaphore_fd
  * semaphores, GL_NV_timeline_semaphore timelines, and the GL side of a
  * frame's completion (the GL producer of zero-copy v2, src/gl_ring).
- * No Vulkan here: every import takes an fd (consumed on success, closed
- * on failure). GL errors are reported in the shape of cg_gl_check.h.
+ * No Vulkan here: every import takes an OS handle of the _fd extensions'
+ * kind (a cg_oshandle: an fd; consumed on success, closed on failure). GL
+ * errors are reported in the shape of cg_gl_check.h.
  */
 #ifndef CG_GL_EXTMEM_H
 #define CG_GL_EXTMEM_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "cg_err.h"
+#include "cg_oshandle.h"
 #include "cg_size.h"
 #include "cg_status.h"
 
@@ -27,14 +29,14 @@ typedef struct cg_gl_imported {
     unsigned memobj, buffer;
 } cg_gl_imported;
 
-/* `bytes` of the OPAQUE_FD memory fd (of mem_size bytes) as a buffer
+/* `bytes` of the OPAQUE_FD memory h (of mem_size bytes) as a buffer
  * object (immutable storage, DSA where the context has it). */
-cg_status cg_gl_import_buffer(int fd, uint64_t mem_size, size_t bytes, cg_gl_imported *out,
+cg_status cg_gl_import_buffer(cg_oshandle h, uint64_t mem_size, size_t bytes, cg_gl_imported *out,
                               cg_err *err);
 void cg_gl_imported_delete(cg_gl_imported *b);
 
 /* A binary semaphore's OPAQUE_FD as a GL semaphore (*sem). */
-cg_status cg_gl_import_semaphore(int fd, unsigned *sem, cg_err *err);
+cg_status cg_gl_import_semaphore(cg_oshandle h, unsigned *sem, cg_err *err);
 void cg_gl_semaphore_delete(unsigned *sem);
 
 /* GL_NV_timeline_semaphore (which Debian 12's libepoxy does not know: its
@@ -51,7 +53,7 @@ typedef struct cg_gl_timeline {
 /* 1 when the context has GL_NV_timeline_semaphore (t's entry points set). */
 int cg_gl_timeline_available(cg_gl_timeline *t);
 /* A timeline semaphore's OPAQUE_FD as t->sem. */
-cg_status cg_gl_timeline_import(cg_gl_timeline *t, int fd, cg_err *err);
+cg_status cg_gl_timeline_import(cg_gl_timeline *t, cg_oshandle h, cg_err *err);
 
 /* GL's writes to `buffer` so far reach the other API: signal the timeline
  * to value (t) or the binary semaphore sem, listing the buffer, and flush

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cg_cursor.h"
 #include "cg_gl.h"
@@ -119,9 +118,10 @@ static cg_status pick_mode(cg_gl_ring *r)
  * semaphore made in Vulkan and imported into GL). */
 static cg_status import_slot(cg_gl_ring *r, uint32_t i, uint64_t slot_size)
 {
-    int fd = dup(r->slots.slot[i].memory_fd);
-    if (fd < 0) return cg_fail(&r->err, CG_E_PLATFORM, "dup of slot %u's memory fd failed", i);
-    CG_TRY(cg_gl_import_buffer(fd, slot_size, r->frame_bytes, &r->mem[i], &r->err));
+    cg_oshandle h = cg_oshandle_dup(r->slots.slot[i].memory_handle);
+    if (!cg_oshandle_valid(h))
+        return cg_fail(&r->err, CG_E_PLATFORM, "dup of slot %u's memory fd failed", i);
+    CG_TRY(cg_gl_import_buffer(h, slot_size, r->frame_bytes, &r->mem[i], &r->err));
     if (r->mode != CG_ZC_MODE_SEMAPHORE || r->signal == CG_GL_RING_SIGNAL_GL_TIMELINE)
         return CG_OK;
     const cg_vk_device *vk = &r->own.vk;
@@ -133,9 +133,9 @@ static cg_status import_slot(cg_gl_ring *r, uint32_t i, uint64_t slot_size)
     VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
     gi.semaphore = r->vk_sem[i];
     gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-    int sfd = -1;
-    CG_TRY(CG_VK_CHECK(&r->err, vk->vkGetSemaphoreFdKHR(vk->device, &gi, &sfd)));
-    return cg_gl_import_semaphore(sfd, &r->gl_sem[i], &r->err);
+    cg_oshandle sh = CG_OSHANDLE_INVALID;
+    CG_TRY(CG_VK_CHECK(&r->err, vk->vkGetSemaphoreFdKHR(vk->device, &gi, &sh)));
+    return cg_gl_import_semaphore(sh, &r->gl_sem[i], &r->err);
 }
 
 /* GL_NV_timeline_semaphore: the ring's timeline semaphore, exported again
@@ -146,9 +146,9 @@ static cg_status import_timeline(cg_gl_ring *r, VkSemaphore timeline)
     VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
     gi.semaphore = timeline;
     gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-    int fd = -1;
-    CG_TRY(CG_VK_CHECK(&r->err, vk->vkGetSemaphoreFdKHR(vk->device, &gi, &fd)));
-    return cg_gl_timeline_import(&r->timeline, fd, &r->err);
+    cg_oshandle h = CG_OSHANDLE_INVALID;
+    CG_TRY(CG_VK_CHECK(&r->err, vk->vkGetSemaphoreFdKHR(vk->device, &gi, &h)));
+    return cg_gl_timeline_import(&r->timeline, h, &r->err);
 }
 
 /* ---- the RGB slot format -------------------------------------------------- */
@@ -236,9 +236,9 @@ static cg_status make_ring(cg_gl_ring *r)
         t.near_plane = r->d.near_plane;
         t.far_plane = r->d.far_plane;
     }
-    int fds[CG_ZC_MAX_SLOTS];
-    for (uint32_t i = 0; i < slots; i++) fds[i] = r->slots.slot[i].memory_fd;
-    cg_zc_producer_desc pd = {&t, fds, r->slots.semaphore_fd, r->d.socket_dir, r->d.wait_ns};
+    cg_oshandle h[CG_ZC_MAX_SLOTS];
+    for (uint32_t i = 0; i < slots; i++) h[i] = r->slots.slot[i].memory_handle;
+    cg_zc_producer_desc pd = {&t, h, r->slots.semaphore_handle, r->d.socket_dir, r->d.wait_ns};
     return cg_zc_producer_open(&r->zc, &pd, &r->err);
 }
 

@@ -195,9 +195,9 @@ static cg_status setup(cg_vk_ring *r)
     c->reuse_recordings = r->d.reuse_recordings;
     CG_TRY(cg_vk_grave_cover_init(&r->cover, &r->vk, &r->err));
     t->slot_size = r->slots.slot_size;
-    int fds[CG_ZC_MAX_SLOTS];
-    for (uint32_t i = 0; i < r->d.slots; i++) fds[i] = r->slots.slot[i].memory_fd;
-    cg_zc_producer_desc pd = {t, fds, r->slots.semaphore_fd, r->d.socket_dir, r->d.wait_ns};
+    cg_oshandle h[CG_ZC_MAX_SLOTS];
+    for (uint32_t i = 0; i < r->d.slots; i++) h[i] = r->slots.slot[i].memory_handle;
+    cg_zc_producer_desc pd = {t, h, r->slots.semaphore_handle, r->d.socket_dir, r->d.wait_ns};
     CG_TRY(cg_zc_producer_open(&r->zc, &pd, &r->err));
     return CG_OK;
 }

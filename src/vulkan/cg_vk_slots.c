@@ -5,13 +5,22 @@
 #include "cg_vk_slots.h"
 
 #include <string.h>
-#include <unistd.h>
+
+/* The external handle types of the slots and the semaphore, which
+ * create_slot and create_semaphore export as a cg_oshandle (an fd here:
+ * vkGetMemoryFdKHR, vkGetSemaphoreFdKHR). Nothing else in the slots knows
+ * the kind; a platform whose handles are not fds exports its own there
+ * (VK_KHR_external_memory_win32: OPAQUE_WIN32 and
+ * vkGetMemoryWin32HandleKHR, that extension and its entry points enabled
+ * in cg_vk_device.h instead of the _fd ones). */
+#define SLOT_MEMORY_HANDLE VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT
+#define SLOT_SEMAPHORE_HANDLE VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT
 
 static cg_status check_exportable(const cg_vk_device *vk, VkBufferUsageFlags usage, cg_err *err)
 {
     VkPhysicalDeviceExternalBufferInfo bi = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
     bi.usage = usage;
-    bi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    bi.handleType = SLOT_MEMORY_HANDLE;
     VkExternalBufferProperties ep = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
     vk->vkGetPhysicalDeviceExternalBufferProperties(vk->physical_device, &bi, &ep);
     VkExternalMemoryFeatureFlags f = ep.externalMemoryProperties.externalMemoryFeatures;
@@ -52,7 +61,7 @@ static cg_status create_slot(cg_vk_slots *s, uint32_t i, const cg_vk_slots_desc 
     cg_vk_slot *sl = &s->slot[i];
     VkDevice dev = vk->device;
     VkExternalMemoryBufferCreateInfo eb = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
-    eb.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    eb.handleTypes = SLOT_MEMORY_HANDLE;
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bci.pNext = &eb;
     bci.size = d->size;
@@ -67,7 +76,7 @@ static cg_status create_slot(cg_vk_slots *s, uint32_t i, const cg_vk_slots_desc 
     if (type == UINT32_MAX)
         return cg_fail(err, CG_E_UNSUPPORTED, "no device-local memory type for the ring buffers");
     VkExportMemoryAllocateInfo ex = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
-    ex.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    ex.handleTypes = SLOT_MEMORY_HANDLE;
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.pNext = &ex;
     ai.allocationSize = req.size;
@@ -78,8 +87,8 @@ static cg_status create_slot(cg_vk_slots *s, uint32_t i, const cg_vk_slots_desc 
     CG_TRY(CG_VK_CHECK(err, vk->vkBindBufferMemory(dev, sl->buffer, sl->memory, 0)));
     VkMemoryGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
     gi.memory = sl->memory;
-    gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    CG_TRY(CG_VK_CHECK(err, vk->vkGetMemoryFdKHR(dev, &gi, &sl->memory_fd)));
+    gi.handleType = SLOT_MEMORY_HANDLE;
+    CG_TRY(CG_VK_CHECK(err, vk->vkGetMemoryFdKHR(dev, &gi, &sl->memory_handle)));
     for (uint32_t k = 0; k < d->commands; k++) CG_TRY(create_commands(s, i, k, d->queue_family, err));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     CG_TRY(CG_VK_CHECK(err, vk->vkCreateFence(dev, &fci, NULL, &sl->fence)));
@@ -95,15 +104,15 @@ static cg_status create_semaphore(cg_vk_slots *s, cg_err *err)
     ti.initialValue = 0;
     VkExportSemaphoreCreateInfo es = {.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
     es.pNext = &ti;
-    es.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    es.handleTypes = SLOT_SEMAPHORE_HANDLE;
     VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     si.pNext = &es;
     CG_TRY(CG_VK_CHECK(err, vk->vkCreateSemaphore(vk->device, &si, NULL, &s->semaphore)));
     CG_VK_NAME(vk, VK_OBJECT_TYPE_SEMAPHORE, s->semaphore, "cg ring timeline semaphore");
     VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
     gi.semaphore = s->semaphore;
-    gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-    return CG_VK_CHECK(err, vk->vkGetSemaphoreFdKHR(vk->device, &gi, &s->semaphore_fd));
+    gi.handleType = SLOT_SEMAPHORE_HANDLE;
+    return CG_VK_CHECK(err, vk->vkGetSemaphoreFdKHR(vk->device, &gi, &s->semaphore_handle));
 }
 
 cg_status cg_vk_slots_create(cg_vk_slots *s, const cg_vk_slots_desc *d, cg_err *err)
@@ -113,8 +122,8 @@ cg_status cg_vk_slots_create(cg_vk_slots *s, const cg_vk_slots_desc *d, cg_err *
                  CG_E_INVALID_ARG);
     memset(s, 0, sizeof *s);
     s->vk = d->vk;
-    s->semaphore_fd = -1;
-    for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) s->slot[i].memory_fd = -1;
+    s->semaphore_handle = CG_OSHANDLE_INVALID;
+    for (uint32_t i = 0; i < CG_ZC_MAX_SLOTS; i++) s->slot[i].memory_handle = CG_OSHANDLE_INVALID;
     CG_TRY(check_exportable(d->vk, d->usage, err));
     for (uint32_t i = 0; i < d->count; i++) {
         s->count = i + 1; /* what destroy looks at */
@@ -183,13 +192,13 @@ void cg_vk_slots_release(cg_vk_slots *s)
             sl->cmd[k] = VK_NULL_HANDLE;
         }
         sl->fence = VK_NULL_HANDLE;
-        if (sl->memory_fd >= 0) close(sl->memory_fd);
-        sl->memory_fd = -1;
+        cg_oshandle_close(sl->memory_handle);
+        sl->memory_handle = CG_OSHANDLE_INVALID;
     }
     if (s->semaphore && vk->vkDestroySemaphore) vk->vkDestroySemaphore(dev, s->semaphore, NULL);
     s->semaphore = VK_NULL_HANDLE;
-    if (s->semaphore_fd >= 0) close(s->semaphore_fd);
-    s->semaphore_fd = -1;
+    cg_oshandle_close(s->semaphore_handle);
+    s->semaphore_handle = CG_OSHANDLE_INVALID;
 }
 
 void cg_vk_slots_free_memory(cg_vk_slots *s)

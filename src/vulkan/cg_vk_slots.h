@@ -1,15 +1,16 @@
 /*
  * cg_vk_slots.h - the exported memory of a zero-copy v2 ring
  * (docs/zero-copy-v2/protocol.md): N device-local buffers, each with its own
- * allocation exported as an OPAQUE_FD, optionally one exportable timeline
+ * allocation exported as an OS handle (cg_oshandle: OPAQUE_FD here, the
+ * one external handle type of this file), optionally one exportable timeline
  * semaphore, and per slot a fence (and, for a producer that records
  * commands, one or two command buffers, each in a pool of its own: a
  * stereo ring's colour parts of one slot are two recordings). Internal to the library: the
  * Vulkan ring (cg_vk_ring.c) makes it on the game's device, the GL ring
  * (src/gl_ring) on its own (cg_vk_own_device_open).
  *
- * No GPU API but Vulkan, no protocol: the caller hands the fds to its
- * socket server (src/zc) and writes the descriptor. Made once, nothing
+ * No GPU API but Vulkan, no protocol: the caller hands the handles to its
+ * producer (src/zc, cg_zc_producer_open) and writes the descriptor. Made once, nothing
  * allocated per frame, nothing here waits but cg_vk_slots_release.
  */
 #ifndef CG_VK_SLOTS_H
@@ -17,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "cg_oshandle.h"
 #include "cg_vk_device.h" /* vulkan.h without prototypes, cg_err.h */
 #include "cg_zc_proto.h"  /* CG_ZC_MAX_SLOTS */
 
@@ -34,7 +36,7 @@ extern "C" {
 typedef struct cg_vk_slot {
     VkBuffer buffer;
     VkDeviceMemory memory;
-    int memory_fd;          /* exported, owned here (dup it to import it elsewhere) */
+    cg_oshandle memory_handle; /* exported, owned here (import a cg_oshandle_dup of it) */
     VkCommandPool pool[CG_VK_SLOT_COMMANDS]; /* the first desc.commands only */
     VkCommandBuffer cmd[CG_VK_SLOT_COMMANDS];
     VkFence fence;          /* signalled by the slot's last submit */
@@ -57,7 +59,7 @@ typedef struct cg_vk_slots {
     uint64_t slot_size; /* bytes of each slot's allocation (the memory requirement) */
     cg_vk_slot slot[CG_ZC_MAX_SLOTS];
     VkSemaphore semaphore; /* desc.timeline: the exported timeline, else VK_NULL_HANDLE */
-    int semaphore_fd;      /* its fd, owned here; -1 without */
+    cg_oshandle semaphore_handle; /* its export, owned here; CG_OSHANDLE_INVALID without */
 } cg_vk_slots;
 
 /* Make everything d asks for. CG_E_UNSUPPORTED: the device cannot export
@@ -76,7 +78,7 @@ cg_status cg_vk_slots_bridge(cg_vk_slots *s, uint32_t i, VkQueue queue, VkSemaph
                              uint64_t frame, cg_err *err);
 
 /* Wait for every pending submit; destroy the fences, command pools and the
- * semaphore; close the fds. The buffers and their memory stay (a copy in
+ * semaphore; close the handles. The buffers and their memory stay (a copy in
  * a game's command buffer may still target them: cg_vk_ring_deferred.c). */
 void cg_vk_slots_release(cg_vk_slots *s);
 

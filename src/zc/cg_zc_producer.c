@@ -2,50 +2,36 @@
  * cg_zc_producer.c - a producer's control block, socket and leases
  * (cg_zc_producer.h).
  */
-#define _GNU_SOURCE /* getrandom */
 #include "cg_zc_producer.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
-#include <unistd.h>
 
-static uint64_t new_ring_id(void)
-{
-    uint64_t id = 0;
-    if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id) {
-        /* No entropy source: time and pid still differ between rings. */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        id = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 16);
-    }
-    return id ? id : 1;
-}
+#include "cg_zc_transport.h" /* cg_zc_new_ring_id */
 
 void cg_zc_producer_init(cg_zc_producer *p)
 {
     memset(p, 0, sizeof *p);
-    p->control.fd = -1;
+    p->control.handle = CG_OSHANDLE_INVALID;
 }
 
 cg_status cg_zc_producer_open(cg_zc_producer *p, const cg_zc_producer_desc *d, cg_err *err)
 {
-    CG_RETURN_IF(!p || !d || !d->tmpl || !d->slot_fds, CG_E_INVALID_ARG);
+    CG_RETURN_IF(!p || !d || !d->tmpl || !d->slots, CG_E_INVALID_ARG);
     cg_zc_desc *t = &p->tmpl;
     *t = *d->tmpl;
-    t->ring_id = new_ring_id();
+    t->ring_id = cg_zc_new_ring_id();
     CG_TRY(cg_zc_control_create(t->slot_count, t->ring_id, &p->control, err));
 
-    int fds[CG_ZC_MAX_FDS];
+    cg_oshandle h[CG_ZC_MAX_HANDLES];
     uint32_t n = 0;
-    fds[n++] = p->control.fd;
-    for (uint32_t i = 0; i < t->slot_count; i++) fds[n++] = d->slot_fds[i];
-    if (d->semaphore_fd >= 0) fds[n++] = d->semaphore_fd;
+    h[n++] = p->control.handle;
+    for (uint32_t i = 0; i < t->slot_count; i++) h[n++] = d->slots[i];
+    if (cg_oshandle_valid(d->semaphore)) h[n++] = d->semaphore;
     cg_zc_server_desc sd;
     memset(&sd, 0, sizeof sd);
-    sd.fds = fds;
-    sd.fd_count = n;
+    sd.handles = h;
+    sd.handle_count = n;
     sd.hello.ring_id = t->ring_id;
     sd.hello.slot_count = t->slot_count;
     sd.hello.slot_size = t->slot_size;

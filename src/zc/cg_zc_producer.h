@@ -34,19 +34,19 @@ typedef struct cg_zc_producer_desc {
     /* format, width, height, row_pitch, slot_count, slot_size, mode, flags
      * and device_uuid; ring_id and socket_path are filled in here. */
     const cg_zc_desc *tmpl;
-    const int *slot_fds; /* slot_count exported memory fds, still the caller's */
-    int semaphore_fd;    /* the timeline's fd (semaphore mode), -1: none */
-    const char *dir;     /* NULL: the protocol's rule */
-    uint64_t wait_ns;    /* every slot held: poll this long (cg_zc_leases_init) */
+    const cg_oshandle *slots; /* slot_count handles of exported memory, still the caller's */
+    cg_oshandle semaphore;    /* the timeline's (semaphore mode), CG_OSHANDLE_INVALID: none */
+    const char *dir;          /* NULL: the protocol's rule */
+    uint64_t wait_ns;         /* every slot held: poll this long (cg_zc_leases_init) */
 } cg_zc_producer_desc;
 
-/* Set p's fds to "none", so that cg_zc_producer_close of a producer never
- * opened is a no-op. */
+/* Set p's handles to "none", so that cg_zc_producer_close of a producer
+ * never opened is a no-op. */
 void cg_zc_producer_init(cg_zc_producer *p);
 
 /* A fresh ring id, the control block, the socket (its hello sends the
- * control fd, the slots' fds and the semaphore's, in that order), the
- * leases. Errors: those of cg_zc_control_create and cg_zc_server_create;
+ * control block's handle, the slots' and the semaphore's, in that order),
+ * the leases. Errors: those of cg_zc_control_create and cg_zc_server_create;
  * on error what was made is in *p for cg_zc_producer_close. */
 cg_status cg_zc_producer_open(cg_zc_producer *p, const cg_zc_producer_desc *d, cg_err *err);
 

@@ -363,13 +363,13 @@ cg_status cg_zc_control_create(uint32_t slot_count, uint64_t ring_id, cg_zc_cont
 {
     CG_RETURN_IF(!c, CG_E_INVALID_ARG);
     memset(c, 0, sizeof *c);
-    c->fd = -1;
+    c->handle = CG_OSHANDLE_INVALID;
     CG_RETURN_IF(slot_count < 1 || slot_count > CG_ZC_MAX_SLOTS, CG_E_INVALID_ARG);
-    int fd;
+    cg_oshandle h;
     uint8_t *m;
-    CG_TRY(cg_zc_shm_create("cg-zc-control", CG_ZC_CONTROL_SIZE, &fd, &m, err));
+    CG_TRY(cg_zc_shm_create("cg-zc-control", CG_ZC_CONTROL_SIZE, &h, &m, err));
     c->map = m;
-    c->fd = fd;
+    c->handle = h;
     c->slot_count = slot_count;
     c->ring_id = ring_id;
     memcpy(c->map, CONTROL_MAGIC, 4);
@@ -384,15 +384,15 @@ cg_status cg_zc_control_create(uint32_t slot_count, uint64_t ring_id, cg_zc_cont
     return CG_OK;
 }
 
-cg_status cg_zc_control_map(int fd, uint32_t slot_count, uint64_t ring_id, cg_zc_control *c,
-                            cg_err *err)
+cg_status cg_zc_control_map(cg_oshandle h, uint32_t slot_count, uint64_t ring_id,
+                            cg_zc_control *c, cg_err *err)
 {
     CG_RETURN_IF(!c, CG_E_INVALID_ARG);
     memset(c, 0, sizeof *c);
-    c->fd = -1;
-    CG_RETURN_IF(fd < 0, CG_E_INVALID_ARG);
+    c->handle = CG_OSHANDLE_INVALID;
+    CG_RETURN_IF(!cg_oshandle_valid(h), CG_E_INVALID_ARG);
     uint8_t *m;
-    CG_TRY(cg_zc_shm_map(fd, CG_ZC_CONTROL_SIZE, &m, err));
+    CG_TRY(cg_zc_shm_map(h, CG_ZC_CONTROL_SIZE, &m, err));
     c->map = m;
     c->slot_count = slot_count;
     c->ring_id = ring_id;
@@ -410,9 +410,9 @@ cg_status cg_zc_control_map(int fd, uint32_t slot_count, uint64_t ring_id, cg_zc
 void cg_zc_control_free(cg_zc_control *c)
 {
     if (!c) return;
-    cg_zc_shm_free(c->fd, c->map, CG_ZC_CONTROL_SIZE);
+    cg_zc_shm_free(c->handle, c->map, CG_ZC_CONTROL_SIZE);
     c->map = NULL;
-    c->fd = -1;
+    c->handle = CG_OSHANDLE_INVALID;
 }
 
 uint64_t cg_zc_lease_load(const cg_zc_control *c, uint32_t slot)

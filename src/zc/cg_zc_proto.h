@@ -1,8 +1,9 @@
 /*
  * cg_zc_proto.h - the zero-copy v2 protocol without any GPU API
  * (docs/zero-copy-v2/protocol.md): the descriptor (192 bytes, 256 in version 3), the
- * 64-byte hello, the control block (a memfd of per-slot atomic lease
- * words), and the layout of a slot's planes (cg_zc_planes_layout).
+ * 64-byte hello, the control block (shared memory of per-slot atomic
+ * lease words: a sealed memfd on Linux), and the layout of a slot's planes
+ * (cg_zc_planes_layout).
  *
  * Both sides use it: the producer (cg_zc_leases.h, which cg_vk_ring uses)
  * and C learners (the tests). No GPU API; the control block's memory comes
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "cg_err.h"
+#include "cg_oshandle.h"
 #include "cg_size.h"
 #include "cg_status.h"
 
@@ -43,8 +45,9 @@ extern "C" {
 #define CG_ZC_SLOT_STRIDE 64
 #define CG_ZC_MAX_SLOTS 16
 #define CG_ZC_PATH_SIZE 108 /* sun_path: at most 107 bytes and the NUL */
-/* fds of one hello: control block, every slot, the semaphore. */
-#define CG_ZC_MAX_FDS (CG_ZC_MAX_SLOTS + 2)
+/* Handles of one hello (its fd_count at most): control block, every slot,
+ * the semaphore. */
+#define CG_ZC_MAX_HANDLES (CG_ZC_MAX_SLOTS + 2)
 
 /* Formats (VkFormat numbers). 4 bytes per pixel: version 1 and later. */
 #define CG_ZC_FORMAT_R8G8B8A8_UNORM 37u
@@ -215,23 +218,25 @@ cg_status cg_zc_hello_decode(const uint8_t *in, size_t len, cg_zc_hello *h, cg_e
 
 /* The control block mapped in this process. */
 typedef struct cg_zc_control {
-    uint8_t *map; /* CG_ZC_CONTROL_SIZE bytes, MAP_SHARED */
-    int fd;       /* the memfd; -1 once handed over or closed */
+    uint8_t *map;       /* CG_ZC_CONTROL_SIZE bytes, shared */
+    cg_oshandle handle; /* the producer's shared memory object; invalid in a learner */
     uint32_t slot_count;
     uint64_t ring_id;
 } cg_zc_control;
 
-/* Producer: a new sealed memfd with the header written, every slot EMPTY,
- * producer state open. On error c->map is NULL and c->fd is -1. */
+/* Producer: a new sealed shared memory object (cg_zc_shm_create) with the
+ * header written, every slot EMPTY, producer state open. On error c->map
+ * is NULL and c->handle is CG_OSHANDLE_INVALID. */
 cg_status cg_zc_control_create(uint32_t slot_count, uint64_t ring_id, cg_zc_control *c,
                                cg_err *err);
 
-/* Learner: map a received control block fd (consumed: closed here after
- * mapping, or on failure) and check its seals (shrink and grow), magic,
- * version, size, slot count and ring id against the hello. CG_E_PROTOCOL
- * on a mismatch or a block the producer could still shrink. */
-cg_status cg_zc_control_map(int fd, uint32_t slot_count, uint64_t ring_id, cg_zc_control *c,
-                            cg_err *err);
+/* Learner: map a received control block handle (consumed: closed here
+ * after mapping, or on failure; cg_zc_shm_map) and check its seals (shrink
+ * and grow), magic, version, size, slot count and ring id against the
+ * hello. CG_E_PROTOCOL on a mismatch or a block the producer could still
+ * shrink. */
+cg_status cg_zc_control_map(cg_oshandle h, uint32_t slot_count, uint64_t ring_id,
+                            cg_zc_control *c, cg_err *err);
 
 /* Unmap and close. Safe on a zeroed or already-freed control. */
 void cg_zc_control_free(cg_zc_control *c);

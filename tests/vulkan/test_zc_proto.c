@@ -670,10 +670,10 @@ static int case_control(void)
     cg_zc_control c, l;
     /* The producer's own block carries the seals, and maps. */
     CHECK(cg_zc_control_create(2, 0xabcdef, &c, &e) == CG_OK, "create: %s", e.text);
-    int got = fcntl(c.fd, F_GET_SEALS);
+    int got = fcntl(c.handle, F_GET_SEALS);
     CHECK(got >= 0 && (got & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW),
           "the producer's block is sealed against shrinking and growing (seals %#x)", got);
-    CHECK(cg_zc_control_map(dup(c.fd), 2, 0xabcdef, &l, &e) == CG_OK, "map: %s", e.text);
+    CHECK(cg_zc_control_map(dup(c.handle), 2, 0xabcdef, &l, &e) == CG_OK, "map: %s", e.text);
     cg_zc_control_free(&l);
     cg_zc_control_free(&c);
     /* A producer's own memfd: every seal set but one of the two is refused. */

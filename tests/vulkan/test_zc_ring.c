@@ -254,8 +254,8 @@ static int case_control(void)
           "control header bytes");
     /* A learner maps the same memory through its own fd. */
     cg_zc_control l;
-    CHECK(cg_zc_control_map(dup(c.fd), 3, 0xabcdee, &l, &e) == CG_E_PROTOCOL, "wrong ring id refused");
-    CHECK(cg_zc_control_map(dup(c.fd), 3, 0xabcdef, &l, &e) == CG_OK, "map: %s", e.text);
+    CHECK(cg_zc_control_map(dup(c.handle), 3, 0xabcdee, &l, &e) == CG_E_PROTOCOL, "wrong ring id refused");
+    CHECK(cg_zc_control_map(dup(c.handle), 3, 0xabcdef, &l, &e) == CG_OK, "map: %s", e.text);
 
     /* Producer: EMPTY -> WRITING -> PUBLISHED for frame 5 in slot 1. */
     uint64_t w = cg_zc_lease_load(&c, 1);
@@ -351,7 +351,7 @@ static void wait_for(cg_zc_server *s, int connected)
 static int child_fd_learner(const char *path)
 {
     cg_zc_hello h;
-    int fds[CG_ZC_MAX_FDS];
+    int fds[CG_ZC_MAX_HANDLES];
     uint32_t n;
     int conn;
     cg_err e = {{0}};
@@ -390,8 +390,8 @@ static int case_socket(void)
     CHECK(cg_zc_control_create(2, 0x42, &c, &e) == CG_OK, "control");
     cg_zc_server_desc sd;
     memset(&sd, 0, sizeof sd);
-    sd.fds = fds;
-    sd.fd_count = 4;
+    sd.handles = fds;
+    sd.handle_count = 4;
     sd.hello = (cg_zc_hello){0, 0x42, 2, 0, 4096, 1, 4096};
     sd.control = &c;
     sd.dir = test_dir;
@@ -427,7 +427,7 @@ static int case_socket(void)
 
     /* A second learner is refused while the first holds the connection. */
     cg_zc_hello h;
-    int rfds[CG_ZC_MAX_FDS];
+    int rfds[CG_ZC_MAX_HANDLES];
     uint32_t n = 99;
     int conn = -1;
     cg_status r = cg_zc_connect(path, &h, rfds, &n, &conn, &e);
@@ -571,7 +571,7 @@ static int case_bad_hello(void)
             _exit(0);
         }
         cg_zc_hello h;
-        int fds[CG_ZC_MAX_FDS];
+        int fds[CG_ZC_MAX_HANDLES];
         uint32_t n = 0;
         int conn = -1;
         cg_err e = {{0}};
@@ -600,8 +600,8 @@ static cg_zc_server *small_server(cg_zc_control *c, int fds[2])
     CHECK(cg_zc_control_create(1, 0x43, c, &e) == CG_OK, "control: %s", e.text);
     cg_zc_server_desc sd;
     memset(&sd, 0, sizeof sd);
-    sd.fds = fds;
-    sd.fd_count = 2;
+    sd.handles = fds;
+    sd.handle_count = 2;
     sd.hello = (cg_zc_hello){0, 0x43, 1, 0, 4096, 2, 4096};
     sd.control = c;
     sd.dir = test_dir;
@@ -701,7 +701,7 @@ static int case_socket_flood(void)
     pid_t pid = fork(); /* no GPU context in this case */
     if (pid == 0) {
         cg_zc_hello h;
-        int fds[CG_ZC_MAX_FDS];
+        int fds[CG_ZC_MAX_HANDLES];
         uint32_t n;
         int conn;
         cg_err e = {{0}};
@@ -738,7 +738,7 @@ static int case_socket_flood(void)
     CHECK(st.departed == 1 && !st.connected, "the flooder was disconnected (departed %u)",
           st.departed);
     cg_zc_hello h;
-    int rfds[CG_ZC_MAX_FDS];
+    int rfds[CG_ZC_MAX_HANDLES];
     uint32_t n = 0;
     int conn = -1;
     cg_err e = {{0}};
@@ -783,8 +783,8 @@ static int case_peer_uid(void)
         int fd = memfd_with("control");
         cg_zc_server_desc sd;
         memset(&sd, 0, sizeof sd);
-        sd.fds = &fd;
-        sd.fd_count = 1;
+        sd.handles = &fd;
+        sd.handle_count = 1;
         sd.hello = (cg_zc_hello){0, 1, 1, 0, 4096, 2, 4096};
         sd.dir = dir;
         cg_zc_server *s = NULL;
@@ -809,7 +809,7 @@ static int case_peer_uid(void)
     char path[CG_ZC_PATH_SIZE] = {0};
     CHECK(read(p[0], path, sizeof path) == (ssize_t)sizeof path, "path from the producer");
     cg_zc_hello h;
-    int fds[CG_ZC_MAX_FDS];
+    int fds[CG_ZC_MAX_HANDLES];
     uint32_t n = 0;
     int conn = -1;
     cg_err e = {{0}};
@@ -981,7 +981,7 @@ static int child_vk_learner(int argc, char **argv)
             first = 0;
             CHECK(memcmp(d.device_uuid, T.uuid, 16) == 0, "the descriptor names this device");
             cg_zc_hello h;
-            int fds[CG_ZC_MAX_FDS];
+            int fds[CG_ZC_MAX_HANDLES];
             uint32_t n;
             if (cg_zc_connect(d.socket_path, &h, fds, &n, &conn, &e) != CG_OK) {
                 fprintf(stderr, "child: connect: %s\n", e.text);
@@ -1039,7 +1039,7 @@ static int child_vk_learner(int argc, char **argv)
 static int child_hostile(const char *path, const char *what)
 {
     cg_zc_hello h;
-    int fds[CG_ZC_MAX_FDS];
+    int fds[CG_ZC_MAX_HANDLES];
     uint32_t n;
     int conn;
     cg_err e = {{0}};
@@ -1226,7 +1226,7 @@ static void ring_counters_case(void)
     for (int f = 1; f <= 2; f++)
         CHECK(game_frame_fence(r, img, w, h, f, desc[f - 1]) == CG_OK, "frame %d", f);
     cg_zc_hello hl;
-    int fds[CG_ZC_MAX_FDS], conn = -1;
+    int fds[CG_ZC_MAX_HANDLES], conn = -1;
     uint32_t nfd = 0;
     CHECK(cg_zc_connect(info.socket_path, &hl, fds, &nfd, &conn, &e) == CG_OK, "connect: %s", e.text);
     for (uint32_t i = 0; i < nfd; i++) close(fds[i]);
@@ -1797,7 +1797,7 @@ static int ring_case(const char *which)
             wait_for(info.server, 0);
             /* A well-behaved learner in this process, lockstep. */
             cg_zc_hello hh;
-            int fds[CG_ZC_MAX_FDS];
+            int fds[CG_ZC_MAX_HANDLES];
             uint32_t n = 0;
             int conn = -1;
             cg_zc_control lc;
