@@ -409,7 +409,9 @@ cg_status cg_zc_control_map(cg_oshandle h, uint32_t slot_count, uint64_t ring_id
 
 void cg_zc_control_free(cg_zc_control *c)
 {
-    if (!c) return;
+    /* A control owns a handle only beside its mapping (create sets both, map only
+     * the mapping): a zeroed one, whose handle field reads 0, owns nothing. */
+    if (!c || !c->map) return;
     cg_zc_shm_free(c->handle, c->map, CG_ZC_CONTROL_SIZE);
     c->map = NULL;
     c->handle = CG_OSHANDLE_INVALID;

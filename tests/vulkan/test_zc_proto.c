@@ -676,6 +676,15 @@ static int case_control(void)
     CHECK(cg_zc_control_map(dup(c.handle), 2, 0xabcdef, &l, &e) == CG_OK, "map: %s", e.text);
     cg_zc_control_free(&l);
     cg_zc_control_free(&c);
+    /* A zeroed control (a producer struct calloc'd, its create never reached) owns
+     * nothing: freeing it, as the header promises is safe, closes no descriptor, fd 0
+     * included. */
+    int zero_fd = fcntl(0, F_GETFD) != -1 ? 0 : open("/dev/null", O_RDONLY);
+    CHECK(zero_fd == 0, "fd 0 open for the check");
+    cg_zc_control z;
+    memset(&z, 0, sizeof z);
+    cg_zc_control_free(&z);
+    CHECK(fcntl(0, F_GETFD) != -1, "freeing a zeroed control closed fd 0");
     /* A producer's own memfd: every seal set but one of the two is refused. */
     static const struct {
         unsigned seals;
