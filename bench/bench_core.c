@@ -16,12 +16,15 @@
  *
  * Box limit: a streaming read of the whole source plus the output write.
  *
- * Usage: bench_core [scale] [raw|cold|box|png|png-table|png-peers] [corpus-dir]
+ * Usage: bench_core [scale] [raw|cold|box|png|png-table|png-peers|png-peers-quick]
+ *        [corpus-dir]
  *   scale multiplies the repetitions (default 1); raw, cold, box or png runs
  *   one part;
  *   png-table: the per-frame PNG tables without the options sweep;
  *   png-peers: this tree's settings beside libpng, fpnge, fpng, libspng and
- *   stb_image_write (those built: bench/core.cmake) on the corpus.
+ *   stb_image_write (those built: bench/core.cmake) on the corpus;
+ *   png-peers-quick: the same, only this tree and the first peer timed, with
+ *   each frame's ratios.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -837,8 +840,11 @@ static int cmp_decodes_to(const uint8_t *png, size_t len, const uint8_t *rgb, in
 /* Per encoder: Mpix/s (medians per size class of per-frame medians), size
  * against libpng's defaults (median, worst and its frame) and time against
  * the first peer that is built (fpnge when present). Repetitions rotate the
- * encoders' order, so none always runs after the same one. */
-static void png_peer_table(const png_frame *fr, int n, int scale)
+ * encoders' order, so none always runs after the same one. quick: only this
+ * tree's settings and that peer are timed (the others run once, for their
+ * size and the decode check), with twice the repetitions, and each frame's
+ * ratios are printed. */
+static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
 {
     enum { MAXE = 12 };
     cmp_enc e[MAXE];
@@ -883,12 +889,13 @@ static void png_peer_table(const png_frame *fr, int n, int scale)
                        e[k].name);
                 bad = 1;
             }
-        const int reps = reps_for(&fr[i], 1, scale) / 2 + 3;
-        double *t = malloc(sizeof(double) * (size_t)(reps * ne));
+        const int reps = (reps_for(&fr[i], 1, scale) / 2 + 3) * (quick ? 2 : 1);
+        double *t = calloc((size_t)(reps * ne), sizeof(double));
         if (t == NULL) abort();
         for (int r = 0; r < reps; r++)
             for (int j = 0; j < ne; j++) {
                 const int k = (j + r) % ne;
+                if (quick && !e[k].own && k != ref) continue;
                 const double t0 = cpu_now_us();
                 cmp_run(&e[k], rgb, w, h);
                 t[k * reps + r] = cpu_now_us() - t0;
@@ -899,6 +906,14 @@ static void png_peer_table(const png_frame *fr, int n, int scale)
             mp[k * n + i] = mpix_s(&fr[i], med[k]);
             sr[k * n + i] = (double)e[k].len / (double)e[0].len;
             tr[k * n + i] = ref >= 0 ? med[k] / med[ref] : 0;
+        }
+        if (quick) {
+            printf("%-22s", fr[i].name);
+            for (int k = 0; k < ne; k++)
+                if (e[k].own || k == ref)
+                    printf("  %s %.3fx t %.3fx", e[k].name + (e[k].own ? 10 : 0), sr[k * n + i],
+                           tr[k * n + i]);
+            printf("\n");
         }
         free(t);
         free(rgb);
@@ -912,7 +927,9 @@ static void png_peer_table(const png_frame *fr, int n, int scale)
            "Mpix/s1080", "size/lib", "worst", "(frame)", ref >= 0 ? "t/ref" : "");
     for (int k = 0; k < ne; k++) {
         printf("%-20s", e[k].name);
-        for (size_t c = 0; c < 3; c++) {
+        const int timed = !quick || e[k].own || k == ref;
+        for (size_t c = 0; c < 3 && !timed; c++) printf(" %9s", "-");
+        for (size_t c = 0; c < 3 && timed; c++) {
             double v[64];
             int m = 0;
             for (int i = 0; i < n; i++)
@@ -926,7 +943,7 @@ static void png_peer_table(const png_frame *fr, int n, int scale)
             if (s[i] > worst) worst = s[i], wi = i;
         }
         printf(" %9.3f %9.3f %-22s", bench_median(s, n), worst, fr[wi].name);
-        if (ref >= 0) printf(" %8.3f", bench_median(tr + k * n, n));
+        if (ref >= 0 && timed) printf(" %8.3f", bench_median(tr + k * n, n));
         printf("\n");
     }
     if (ref >= 0) printf("  t/ref: per-frame time over %s's, median\n", e[ref].name);
@@ -984,8 +1001,8 @@ static void png_cases(int scale, const char *corpus, int sweep)
     qsort(fr, (size_t)n, sizeof fr[0], cmp_frame);
     printf("PNG corpus: %d frames from %s; deflate library: %s\n", n, corpus,
            cg_png_deflate_name());
-    if (sweep < 0) { /* png-peers */
-        png_peer_table(fr, n, scale);
+    if (sweep < 0) { /* png-peers (-1), png-peers-quick (-2) */
+        png_peer_table(fr, n, scale, sweep == -2);
         for (int i = 0; i < n; i++) free(fr[i].rgba);
         return;
     }
@@ -1020,6 +1037,8 @@ int main(int argc, char **argv)
     if (all || strcmp(part, "box") == 0) box_cases(scale);
     if (all || strncmp(part, "png", 3) == 0)
         png_cases(scale, argc > 3 ? argv[3] : CG_BENCH_CORPUS,
-                  strcmp(part, "png-peers") == 0 ? -1 : strcmp(part, "png-table") != 0);
+                  strcmp(part, "png-peers-quick") == 0 ? -2
+                  : strcmp(part, "png-peers") == 0     ? -1
+                                                       : strcmp(part, "png-table") != 0);
     return 0;
 }

@@ -27,10 +27,11 @@
  * which the left and upper pixels alone cut into short matches (1.8-2.0x
  * libpng's size on bench/corpus/desert_*, 1.3-1.5x with it). On rows that
  * follow a flat row (few tokens for its pixels), level 1 searches the table
- * as level 2 does, while that finds matches (tokenize_fast). Elsewhere level 1,
- * on CPUs with AVX2 and BMI2 (the second path below), finds with SSE2
- * compares, four pixels at a time, the first pixel that starts two pixels
- * equal to the left or above; those before it are literals at once.
+ * as level 2 does, while that finds matches (tokenize_fast). Elsewhere level 1
+ * takes matches of three pixels or more (MIN_MATCH_FAST) and, on CPUs with
+ * AVX2 and BMI2 (the second path below), finds with 32-byte compares, eight
+ * pixels at a time, the first pixel that starts three pixels equal to the
+ * left or above; those before it are literals at once.
  * Symbol counts are kept as tokens are made (one literal table per byte of
  * the pixel, summed per block, so repeated residuals do not chain
  * increments of one counter).
@@ -396,6 +397,11 @@ static inline size_t match_len(const uint8_t *a, const uint8_t *b, size_t max)
  * residuals such as 0 0 0, rarely a long match. */
 enum { MIN_MATCH = 6, ROW_BITS = 11, ROWS = 1 << ROW_BITS, WAYS = 8 };
 
+/* Level 1 outside its flat rows takes matches of three pixels or more to
+ * the left or above: the two-pixel ones cost more time (a branch and a
+ * token each) than the bytes they save, and on the corpus they save none. */
+enum { MIN_MATCH_FAST = 3 * BPP };
+
 /* What a level does: how many of a table row's entries that may give three
  * pixels it reads (0: no table, the left and upper pixels only). Chosen
  * from bench_core's sweep on the corpus (README.md). */
@@ -566,20 +572,22 @@ static ALWAYS_INLINE size_t probe_at(const uint8_t *in, const uint8_t *x, const 
     return len;
 }
 
-#if defined(__SSE2__)
-/* Of the four pixels at x, those that start two pixels equal to the two
- * before them (distance 3) or above them (distance up): bit 3 * i for the
- * pixel i. Reads 16 bytes at x, x - 3 and x - up. */
-static inline unsigned pair_starts(const uint8_t *x, size_t up)
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CG_ZD_STARTS8 1
+/* Of the eight pixels at x, those that start three pixels equal to the
+ * three before them (distance 3) or above them (distance up): bit 3 * i for
+ * pixel i. Reads 32 bytes at x, x - 3 and x - up. */
+static inline __attribute__((target("avx2"))) unsigned triple_starts8(const uint8_t *x, size_t up)
 {
-    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)x);
-    const __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(x - BPP));
-    const __m128i u = _mm_loadu_si128((const __m128i *)(const void *)(x - up));
-    unsigned el = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, l));
-    unsigned eu = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, u));
+    const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)x);
+    const __m256i l = _mm256_loadu_si256((const __m256i *)(const void *)(x - BPP));
+    const __m256i u = _mm256_loadu_si256((const __m256i *)(const void *)(x - up));
+    unsigned el = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, l));
+    unsigned eu = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, u));
     el &= el >> 1 & el >> 2; /* bit j: bytes j..j+2 equal */
     eu &= eu >> 1 & eu >> 2;
-    return ((el & el >> 3) | (eu & eu >> 3)) & 0x249; /* bytes j..j+5 */
+    return ((el & el >> 3 & el >> 6) | (eu & eu >> 3 & eu >> 6)) & 0x249249; /* j..j+8 */
 }
 #endif
 
@@ -615,14 +623,14 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
     int credit = tk->probe_credit;
     unsigned skipped = tk->probe_skipped;
     while (x <= xlast) {
-#if defined(__SSE2__)
-        if (simd && depth == 0 && up != 0 && x + 3 * BPP <= xlast) {
-            /* Four pixels at once: those before the first that starts two
-             * equal pixels to the left or above are literals. */
-            const unsigned m = pair_starts(x, up);
-            const unsigned k = m != 0 ? (unsigned)__builtin_ctz(m) / BPP : 4;
+#if defined(CG_ZD_STARTS8)
+        if (simd && depth == 0 && up != 0 && x + 7 * BPP <= xlast) {
+            /* Eight pixels at once: those before the first that starts
+             * three equal pixels to the left or above are literals. */
+            const unsigned m = triple_starts8(x, up);
+            const unsigned k = m != 0 ? (unsigned)__builtin_ctz(m) / BPP : 8;
             for (unsigned j = 0; j < k; j++, x += BPP) t = put_lit(t, tk, x, load32(x) & 0xffffff);
-            if (k == 4) continue;
+            if (k == 8) continue;
         }
 #endif
         const uint64_t cur = load64(x);
@@ -656,7 +664,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
             }
             insert(tb, k, p);
         }
-        if (__builtin_expect(len < MIN_MATCH, 1)) { /* laid out as the common case */
+        if (__builtin_expect(len < (depth == 0 ? MIN_MATCH_FAST : MIN_MATCH), 1)) {
             t = put_lit(t, tk, x, (uint32_t)cur & 0xffffff);
             x += BPP;
             continue;

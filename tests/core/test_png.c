@@ -517,6 +517,68 @@ START_TEST(own_stream_bands)
 }
 END_TEST
 
+/* Level 1's eight-pixel check (the AVX2 + BMI2 path) against the
+ * per-pixel loop (the portable path): rows of noise with runs of 2, 3 and 4
+ * equal pixels and copies of 2, 3 and 4 pixels of the row above, starting
+ * at every place of the check's eight and near the row's end, in rows of
+ * 1 to 40 pixels and of 601. Both paths write the same bytes, and zlib
+ * inflates them to the rows. */
+START_TEST(own_paths_short_matches)
+{
+    enum { ROWS = 24, MAXW = 601 };
+    const size_t nmax = (1 + 3 * (size_t)MAXW) * ROWS;
+    uint8_t *in = malloc(nmax + CG_ZD_SLACK), *back = malloc(nmax);
+    const size_t cap = cg_zd_bound(nmax);
+    uint8_t *za = malloc(cap), *zb = malloc(cap);
+    ck_assert(in && back && za && zb);
+    uint32_t s = 777;
+    for (int w = 1; w <= MAXW; w = w < 40 ? w + 1 : MAXW) {
+        const size_t row = 1 + 3 * (size_t)w, n = row * ROWS;
+        memset(in, 0, nmax + CG_ZD_SLACK);
+        for (int y = 0; y < ROWS; y++) {
+            uint8_t *r = in + (size_t)y * row;
+            r[0] = 1;
+            for (int x = 0; x < w; x++) {
+                s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+                memcpy(r + 1 + 3 * x, &s, 3);
+            }
+            /* a run or a copy every 5 to 11 pixels, 2 to 4 pixels long */
+            for (int x = (y * 3) % 8; x + 1 < w; x += 5 + (x + y) % 7) {
+                const int len = 2 + (x + y) % 3, kind = (x / 5 + y) % 2;
+                for (int k = 1; k < len && x + k < w; k++) {
+                    uint8_t *px = r + 1 + 3 * (x + k);
+                    memcpy(px, kind == 0 || y == 0 ? px - 3 : px - row, 3);
+                }
+            }
+        }
+        const size_t wl = cg_zd_work_size(1, row);
+        void *work = malloc(wl);
+        ck_assert_ptr_nonnull(work);
+        size_t la = 0, lb = 0;
+        ck_assert_int_eq(
+            cg_zd_compress_in_path(CG_ZD_PATH_PORTABLE, work, wl, 1, in, n, row, za, cap, &la),
+            CG_OK);
+        uLongf got = (uLongf)n;
+        ck_assert_int_eq(uncompress(back, &got, za, (uLong)la), Z_OK);
+        ck_assert_uint_eq(got, n);
+        ck_assert_mem_eq(back, in, n);
+        const cg_status sb =
+            cg_zd_compress_in_path(CG_ZD_PATH_AVX2_BMI2, work, wl, 1, in, n, row, zb, cap, &lb);
+        if (sb != CG_E_UNSUPPORTED) { /* own_paths_agree checks the refusal */
+            ck_assert_int_eq(sb, CG_OK);
+            ck_assert_uint_eq(lb, la);
+            ck_assert_mem_eq(zb, za, la);
+        }
+        free(work);
+        if (w == MAXW) break;
+    }
+    free(in);
+    free(back);
+    free(za);
+    free(zb);
+}
+END_TEST
+
 /* Adler-32 against zlib's adler32 (the oracle): lengths around the SIMD
  * step and the modulo span, every start offset, continuation. */
 START_TEST(adler32_values)
@@ -1038,6 +1100,7 @@ Suite *make_suite(void)
     tcase_add_test(parts, own_stream);
     tcase_add_test(parts, own_stream_far);
     tcase_add_test(parts, own_stream_bands);
+    tcase_add_test(parts, own_paths_short_matches);
     tcase_add_test(parts, container_bytes);
     tcase_add_test(parts, deflate_loading);
     suite_add_tcase(s, parts);
