@@ -15,8 +15,12 @@ An event recorded after the gather is polled at the next step (and by poll()):
 the slots go back to the games once the gather completed, with no host wait on
 the hot path. A row whose game published nothing new (None, the descriptor
 already consumed, or a stale one) keeps its last frame and is flagged
-not new. Where the driver cannot load the PTX (older than the toolkit that
-compiled it: CUDA 13), the gather is one cuMemcpy2DAsync per ring.
+not new. So is a row whose game re-initialised but whose new ring cannot
+be connected (the game gone again, a refusal): that row alone has no ring
+until a later descriptor connects it (ring(i) None, row_error(i) says why);
+the other rows' frames are gathered as if nothing happened. Where the
+driver cannot load the PTX (older than the toolkit that compiled it: CUDA
+13), the gather is one cuMemcpy2DAsync per ring.
 
 Rings with two eyes or a depth plane (descriptor version 3): the batch is
 (N, 2, H, W, 3) for two eyes, and batch.depth the depth batch, (N, [2,] H, W)
@@ -43,6 +47,8 @@ from .spec import ObservationSpec, observation_spec, planes_space
 from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, CudaImporter, Descriptor,
                    RingError, RingLearner, RingPlane, StaleDescriptor, _Atomics, _eye_shape,
                    _norm_stream, _SemWaitParams, _StreamBuffer, parse_descriptor)
+
+log = logging.getLogger("craftground_capture")
 
 GATHER_MAX = 256  # entries of one launch (kernels/gather.cu, CG_GATHER_MAX)
 _BLOCK = 256
@@ -487,8 +493,9 @@ class VectorLearner(Closes):
         self._init_planes(first)
         self.stream = _norm_stream(stream)
         self.counters = dict(steps=0, new_frames=0, repeats=0, gpu_waits=0, stale=0,
-                             reconnects=0, launches=0, release_syncs=0)
+                             reconnects=0, reconnect_failures=0, launches=0, release_syncs=0)
         self._rings = [None] * self.n
+        self._row_errors = [None] * self.n  # (ring id, why) of a row whose reconnect failed
         self._cached = [None] * self.n  # _row's: the last descriptor parsed per row
         self._last_rid = [None] * self.n  # the ring id and frame last gathered per row
         self._frames = [0] * self.n  # (0: none yet)
@@ -613,9 +620,19 @@ class VectorLearner(Closes):
             api._pop()
         try:
             self._rings[i] = _VectorRing(d, CudaImporter(), self._timeout)
+        except RingError as e:
+            # The row's game is gone again, refuses, or breaks the protocol: this row only
+            # has no ring (the others' leases stay theirs); a later descriptor may connect.
+            self.counters["reconnect_failures"] += 1
+            if self._row_errors[i] is None or self._row_errors[i][0] != d.ring_id:
+                log.warning("VectorLearner: row %d cannot connect to ring %#x: %s", i,
+                            d.ring_id, e)
+            self._row_errors[i] = (d.ring_id, str(e))
+            return None
         finally:
             if pushed:
                 api._enter()
+        self._row_errors[i] = None
         self._in_flight = self._max_in_flight()
         self.counters["reconnects"] += 1
         return self._rings[i]
@@ -643,7 +660,11 @@ class VectorLearner(Closes):
         or one per index of `which` (double-buffered: the games that have a
         new frame; each row at most once); each raw descriptor bytes, a
         parsed Descriptor, or None (no new frame). Returns the VectorBatch
-        (rows not gathered keep their last frame, new[i] False)."""
+        (rows not gathered keep their last frame, new[i] False). A row whose
+        descriptor names a new ring that cannot be connected is such a row
+        (row_error(i) says why); it costs the other rows nothing. Raises
+        FormatError for a malformed descriptor and RingError for a ring that
+        does not fit the batch, with every lease of the step given back."""
         if which is None:
             rows = self._all_rows
         else:
@@ -779,6 +800,8 @@ class VectorLearner(Closes):
                     if d.frame == 0:
                         continue  # a template names no frame
                     ring = self._ring_for(i, d)
+                    if ring is None:
+                        continue  # its reconnect failed: not new, its last frame kept
                     if raw.__class__ is bytes:
                         cached[i] = _row(ring, d, raw)
                     if last[i] == d.ring_id and d.frame <= frames[i]:
@@ -1002,8 +1025,17 @@ class VectorLearner(Closes):
         return [r.producer_counters() if r is not None else None for r in self._rings]
 
     def ring(self, i: int) -> Optional[RingLearner]:
-        """Row i's RingLearner (for its state(), slot_count, ...)."""
+        """Row i's RingLearner (for its state(), slot_count, ...), or None
+        while the row has no ring (its last reconnect failed: row_error(i))."""
         return self._rings[i]
+
+    def row_error(self, i: int) -> Optional[str]:
+        """Why row i has no ring: the error of its last reconnect (the
+        descriptor's game gone again, a refusal, a broken protocol), or None
+        while it has one. Such a row is not new and keeps its last frame;
+        the next descriptor of a live ring connects it."""
+        err = self._row_errors[i]
+        return None if err is None else err[1]
 
     def close(self) -> None:
         """Wait for the queued gathers, give every slot back, disconnect,
