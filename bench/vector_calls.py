@@ -21,8 +21,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from craftground_capture import _control as C  # noqa: E402
+from craftground_capture import _cuda as K  # noqa: E402
 from craftground_capture import ring as R  # noqa: E402
-from craftground_capture import vector as V  # noqa: E402
 
 
 def per_call(fn, n=3000):
@@ -40,7 +41,7 @@ def main():
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     floor = per_call(lambda: libc.abs(1))
     try:
-        api = V._BatchApi()
+        api = K.BatchApi()
         api.device = 0
         api.ctx_of(0)
     except (OSError, R.RingError, RuntimeError) as e:
@@ -55,13 +56,13 @@ def main():
             return 0
         h, row = 128, 128 * 3
         batch, src = api.alloc(32 * h * row), api.alloc(h * row)
-        args, ev = V._LaunchArgs(), api.event()
+        args, ev = K.LaunchArgs(), api.event()
         gx = (h * row // 4 + 255) // 256
         for n in (1, 8, 32):
             params = args.set(list(range(n)), [src] * n, batch, h, row, row, 0, 1)
             figures.append((f"launch (api.launch), {n} entries",
                             per_call(lambda: api.launch(fn, (gx, n), params, 0))))
-            figures.append((f"the gather list packed (_LaunchArgs.set), {n} entries",
+            figures.append((f"the gather list packed (LaunchArgs.set), {n} entries",
                             per_call(lambda: args.set(list(range(n)), [src] * n, batch, h, row,
                                                       row, 0, 1))))
         raw = api.lib._FuncPtr(("cuLaunchKernel", api.lib))
@@ -81,7 +82,7 @@ def main():
     figures.append(("context push and pop (hold, unhold)",
                     per_call(lambda: (api.hold(), api.unhold()))))
     word = (ctypes.c_uint64 * 1)()
-    at = R._Atomics()
+    at = C.Atomics()
     e, d = ctypes.c_uint64(), ctypes.c_uint64()
     ref, va, addr = ctypes.byref(e), ctypes.c_void_p(ctypes.addressof(word)), ctypes.addressof(word)
 

@@ -40,6 +40,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from craftground_capture import _cuda as K  # noqa: E402
 from craftground_capture import ring as R  # noqa: E402
 from craftground_capture import vector as V  # noqa: E402
 
@@ -78,8 +79,8 @@ def per_ring_step(vec, descs):
     frames = [vec.ring(i).acquire(d) for i, d in enumerate(descs)]
     for i, f in enumerate(frames):
         vec._api.copy_2d(f.ptr, f.row_pitch, vec._batch + i * vec.height * vec.row_bytes,
-                         vec.row_bytes, vec.row_bytes, vec.height, R._CU_STREAM_LEGACY)
-    vec._api.synchronize(R._CU_STREAM_LEGACY)
+                         vec.row_bytes, vec.row_bytes, vec.height, K.CU_STREAM_LEGACY)
+    vec._api.synchronize(K.CU_STREAM_LEGACY)
     for f in frames:
         f.release(synchronize=False)
 

@@ -347,7 +347,7 @@ def learner_main(a):
                 batch = grp.vec.step([descs[i] for i in mine],
                                      which=None if mine == grp.rows else local,
                                      stream=dev.stream)
-            except RingError as e:  # a reconnect whose game went away meanwhile: ask again
+            except RingError as e:  # the step raised (a failed gather, a misfit): ask again
                 errors += 1
                 if errors <= 5:
                     print(f"learner: step: {e}", flush=True)

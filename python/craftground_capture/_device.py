@@ -17,14 +17,14 @@ paths, chosen at connect, reported in `learner.path` and logged once:
 "refuse" (a DeviceError for any GPU but the ring's). Never a silent path:
 whichever is taken is in `path` and in the log line.
 """
-import ctypes
 import logging
 import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from ._cuda import CudaImporter, api_on
+from ._wire import MODE_SEMAPHORE
 from .errors import DeviceError, RingError
-from .ring import MODE_SEMAPHORE, CudaImporter
 
 log = logging.getLogger("craftground_capture")
 
@@ -32,10 +32,6 @@ SAME_GPU, PEER_COPY, STAGED_COPY = "same-gpu import", "peer copy", "staged copy"
 PATHS = (SAME_GPU, PEER_COPY, STAGED_COPY)
 CROSS_GPU = ("auto", "peer", "staged", "refuse")
 DeviceSpec = Union[None, int, str, bytes, bytearray, memoryview]
-
-_CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704
-_CU_MEMHOSTALLOC_PORTABLE = 1  # pinned for every context: the H2D runs in another one
-_CU_STREAM_NON_BLOCKING = 1
 _UUID_DASHED = re.compile(r"(?:GPU-|MIG-)?([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})"
                           r"-([0-9a-f]{12})", re.IGNORECASE)
 _UUID_HEX = re.compile(r"[0-9a-f]{32}", re.IGNORECASE)
@@ -95,20 +91,7 @@ def parse_device(spec: Any) -> Union[int, bytes]:
 
 def list_gpus(api: Any) -> List[Gpu]:
     """Every CUDA device this process sees, through `api` (a CudaImporter)."""
-    n = ctypes.c_int()
-    api._call("cuDeviceGetCount", api.lib.cuDeviceGetCount(ctypes.byref(n)))
-    get_uuid = api._fn("cuDeviceGetUuid_v2", "cuDeviceGetUuid")
-    gpus = []
-    for i in range(n.value):
-        dev = ctypes.c_int()
-        api._call(f"cuDeviceGet({i})", api.lib.cuDeviceGet(ctypes.byref(dev), i))
-        u = (ctypes.c_ubyte * 16)()
-        api._call("cuDeviceGetUuid", get_uuid(u, dev))
-        name = ctypes.create_string_buffer(256)
-        api.lib.cuDeviceGetName.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
-        api._call("cuDeviceGetName", api.lib.cuDeviceGetName(name, 256, dev))
-        gpus.append(Gpu(i, name.value.decode(errors="replace"), bytes(u)))
-    return gpus
+    return [Gpu(i, name, uuid) for i, name, uuid in api.devices()]
 
 
 def _seen(gpus: Sequence[Gpu]) -> str:
@@ -182,100 +165,6 @@ def choose_path(api: Any, src: Gpu, dst: Gpu, cross_gpu: str) -> Tuple[str, str]
                           f"learner's): {why}; cross_gpu='staged' copies through pinned host "
                           f"memory instead")
     return STAGED_COPY, f"no peer access: {why}"
-
-
-class CrossGpuCalls:
-    """The driver calls of the cross-GPU paths, mixed into vector._BatchApi
-    (whose _in_ctx, _fn and lib they use), each in the primary context of
-    `self.device` unless it names another."""
-
-    def ctx_of(self, ordinal: int) -> ctypes.c_void_p:
-        """The retained primary context of device `ordinal`."""
-        self._push(ordinal)  # retains it once
-        self._pop()
-        return self.ctxs[ordinal]
-
-    def can_access_peer(self, a: int, b: int) -> bool:
-        can, da, db = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
-        self._call("cuDeviceGet", self.lib.cuDeviceGet(ctypes.byref(da), a))
-        self._call("cuDeviceGet", self.lib.cuDeviceGet(ctypes.byref(db), b))
-        self._call("cuDeviceCanAccessPeer",
-                   self.lib.cuDeviceCanAccessPeer(ctypes.byref(can), da, db))
-        return bool(can.value)
-
-    def enable_peer(self, a: int, b: int) -> Optional[str]:
-        """Let device a's context access device b's memory; None when done
-        (or already so), else the driver's error."""
-        peer = self.ctx_of(b)
-        f = self.lib.cuCtxEnablePeerAccess
-        f.argtypes = [ctypes.c_void_p, ctypes.c_uint]
-        self._push(a)
-        try:
-            res = f(peer, 0)
-        finally:
-            self._pop()
-        if res in (0, _CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED):
-            return None
-        s = ctypes.c_char_p()
-        self._name(res, ctypes.byref(s))
-        return f"{(s.value or b'?').decode()} ({res})"
-
-    def stream(self) -> int:
-        s = ctypes.c_void_p()
-        self.lib.cuStreamCreate.argtypes = [ctypes.c_void_p, ctypes.c_uint]
-        self._in_ctx("cuStreamCreate", lambda: self.lib.cuStreamCreate(
-            ctypes.byref(s), _CU_STREAM_NON_BLOCKING))
-        return s.value
-
-    def stream_free(self, s: int) -> None:
-        f = self._fn("cuStreamDestroy_v2", "cuStreamDestroy")
-        f.argtypes = [ctypes.c_void_p]
-        self._in_ctx("cuStreamDestroy", lambda: f(s))
-
-    def wait_event(self, stream: int, ev: int) -> None:
-        """`stream` (of this device) waits for `ev` (of any device)."""
-        self.lib.cuStreamWaitEvent.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint]
-        self._in_ctx("cuStreamWaitEvent", lambda: self.lib.cuStreamWaitEvent(stream, ev, 0))
-
-    def host_alloc(self, nbytes: int) -> int:
-        p = ctypes.c_void_p()
-        self.lib.cuMemHostAlloc.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint]
-        self._in_ctx("cuMemHostAlloc", lambda: self.lib.cuMemHostAlloc(
-            ctypes.byref(p), nbytes, _CU_MEMHOSTALLOC_PORTABLE))
-        return p.value
-
-    def host_free(self, p: int) -> None:
-        self.lib.cuMemFreeHost.argtypes = [ctypes.c_void_p]
-        self._in_ctx("cuMemFreeHost", lambda: self.lib.cuMemFreeHost(p))
-
-    def copy_peer(self, dst: int, dst_dev: int, src: int, src_dev: int, nbytes: int,
-                  stream: int) -> None:
-        f = self.lib.cuMemcpyPeerAsync
-        f.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
-                      ctypes.c_size_t, ctypes.c_void_p]
-        dctx, sctx = self.ctx_of(dst_dev), self.ctx_of(src_dev)
-        self._in_ctx("cuMemcpyPeerAsync", lambda: f(dst, dctx, src, sctx, nbytes, stream))
-
-    def to_pinned(self, host: int, src: int, nbytes: int, stream: int) -> None:
-        f = self._fn("cuMemcpyDtoHAsync_v2")
-        f.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_void_p]
-        self._in_ctx("cuMemcpyDtoHAsync", lambda: f(host, src, nbytes, stream))
-
-    def from_pinned(self, dst: int, host: int, nbytes: int, stream: int) -> None:
-        f = self._fn("cuMemcpyHtoDAsync_v2")
-        f.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
-        self._in_ctx("cuMemcpyHtoDAsync", lambda: f(dst, host, nbytes, stream))
-
-
-def api_on(ordinal: int) -> Any:
-    """A vector._BatchApi (the batch's calls and CrossGpuCalls) whose calls
-    run in the primary context of device `ordinal` (retained here)."""
-    from .vector import _BatchApi  # vector imports this module
-
-    api = _BatchApi()
-    api.device = ordinal
-    api.ctx_of(ordinal)
-    return api
 
 
 class Placement:
@@ -401,27 +290,55 @@ def describe(what: str, src: Gpu, dst: Gpu, path: str, why: str) -> str:
     return f"{what}: {path}, ring on {src} -> frames on {dst} ({why})"
 
 
-def route_ring(ring: Any, d: Any, device: DeviceSpec, cross_gpu: str) -> None:
-    """Decide where RingLearner `ring` (descriptor d, imported on the ring's
-    GPU: ring.device) hands out its frames: sets ring.path, ring.source_device
-    and, for another GPU, ring._placement, ring._route (a FrameCopy),
-    ring.frame_api and ring.device (the learner's GPU); logs the line."""
+class RingRoute:
+    """Where a RingLearner's frames go, as route_ring decided: `path`,
+    `source_device` (the ring's GPU, where it is imported), `device` (the
+    frames' GPU), `copy` (the FrameCopy to the learner's GPU, or None on
+    the ring's own) and `frame_api` (the calls on the frames' GPU: the
+    copy's, or None for the importer's). close() frees the copy, then the
+    contexts the placement retained."""
+
+    def __init__(self, path: str, source_device: int, device: int,
+                 placement: Optional[Placement] = None, copy: Optional["FrameCopy"] = None):
+        self.path, self.source_device, self.device = path, source_device, device
+        self.placement, self.copy = placement, copy
+        self.frame_api = copy.dst_api if copy is not None else None
+
+    def close(self) -> None:
+        if self.copy is not None:
+            self.copy.close()
+            self.copy = None
+        if self.placement is not None:
+            self.placement.close()
+            self.placement = None
+
+
+def route_ring(d: Any, source_device: int, device: DeviceSpec, cross_gpu: str,
+               level: int = logging.INFO) -> RingRoute:
+    """Where a RingLearner of descriptor d, imported on the ring's GPU
+    (`source_device`), hands out its frames for `device=` and `cross_gpu=`;
+    logs the line (at `level`, a staged copy as a warning). DeviceError as
+    Placement raises it."""
     check_choice(cross_gpu)
-    ring.source_device = ring.device
     what = f"RingLearner ring {d.ring_id:#x}"
     if device is None:
-        ring.path = SAME_GPU
-        log_path(ring._path_log_level, f"{what}: {SAME_GPU} on CUDA device {ring.device} (the "
-                 f"ring's GPU by its UUID; device=None)", SAME_GPU)
-        return
-    pl = ring._placement = Placement(device, cross_gpu, [d.device_uuid])
-    src, dst = pl.sources[bytes(d.device_uuid)], pl.dst
-    ring.path, why = pl.paths[bytes(d.device_uuid)]
-    if ring.path != SAME_GPU:
-        ring._route = FrameCopy(ring.path, src, dst, d.slot_count, d.slot_size)
-        ring.frame_api = ring._route.dst_api
-        ring.device = dst.ordinal
-    log_path(ring._path_log_level, describe(what, src, dst, ring.path, why), ring.path)
+        log_path(level, f"{what}: {SAME_GPU} on CUDA device {source_device} (the ring's GPU "
+                 f"by its UUID; device=None)", SAME_GPU)
+        return RingRoute(SAME_GPU, source_device, source_device)
+    pl = Placement(device, cross_gpu, [d.device_uuid])
+    try:
+        src, dst = pl.sources[bytes(d.device_uuid)], pl.dst
+        path, why = pl.paths[bytes(d.device_uuid)]
+        if path == SAME_GPU:
+            route = RingRoute(path, source_device, source_device, pl)
+        else:
+            route = RingRoute(path, source_device, dst.ordinal, pl,
+                              FrameCopy(path, src, dst, d.slot_count, d.slot_size))
+    except BaseException:
+        pl.close()
+        raise
+    log_path(level, describe(what, src, dst, path, why), path)
+    return route
 
 
 def log_path(level: int, line: str, path: str) -> None:
@@ -450,10 +367,10 @@ class _SourceGpu:
     that stream, or (staged) D2H there into pinned `host` and H2D on the
     batch's stream."""
 
-    def __init__(self, vec: Any, gpu: Gpu, path: str, rows: List[int]) -> None:
+    def __init__(self, routes: "VectorRoutes", gpu: Gpu, path: str, rows: List[int]) -> None:
         self.gpu, self.path, self.rows = gpu, path, rows
         self.index = {row: j for j, row in enumerate(rows)}
-        self.frame_bytes = vec.height * vec.row_bytes
+        self.frame_bytes = routes.frame_bytes
         self.api = api_on(gpu.ordinal)
         self.stream = self.staging = self.host = 0
         self.start = self.done = None
@@ -463,45 +380,42 @@ class _SourceGpu:
             self.staging = self.api.alloc(len(rows) * self.frame_bytes)
             if path == STAGED_COPY:
                 self.host = self.api.host_alloc(len(rows) * self.frame_bytes)
-            if vec.gather == "kernel":
+            if routes.kernel:
                 self.fn, why = self.api.load_gather()
                 if self.fn is None:
                     raise RingError(f"the gather kernel cannot be loaded on {gpu}: {why}")
-            self.start = vec._api.event()  # on the batch's GPU: what `s` had queued
+            self.start = routes.api.event()  # on the batch's GPU: what `s` had queued
             self.done = self.api.event()  # on this GPU: the copies out of staging
         except BaseException:
-            self.close(vec._api)
+            self.close(routes.api)
             raise
 
-    def queue(self, vec: Any, entries: Sequence[Tuple[Any, ...]], s: int) -> None:
+    def queue(self, routes: "VectorRoutes", entries: Sequence[Tuple[Any, ...]], s: int) -> None:
         # Staging (and the pinned buffer) are reused every step, the batch
         # rows are the caller's until now: start after what `s` has queued.
-        vec._api.record(self.start, s)
+        batch_api, counters = routes.api, routes.counters
+        batch_api.record(self.start, s)
         self.api.wait_event(self.stream, self.start)
-        sem = [(e[1]._semaphore, e[5]) for e in entries if e[1].mode == MODE_SEMAPHORE]
+        sem = [(e[1].semaphore, e[5]) for e in entries if e[1].mode == MODE_SEMAPHORE]
         if sem:
             self.api.wait_many([x[0] for x in sem], [x[1] for x in sem], self.stream)
-            vec.counters["gpu_waits"] += 1
+            counters["gpu_waits"] += 1
         compact = [(self.index[e[0]],) + e[1:] for e in entries]
-        on = (self.api, self.fn, self.staging)
-        if self.fn is not None:
-            vec._launch(compact, self.stream, on)
-        else:
-            vec._copy(compact, self.stream, on)
-        fb = self.frame_bytes
+        routes.gather(compact, self.stream, (self.api, self.fn, self.staging))
+        fb, batch = self.frame_bytes, routes.batch
         runs = _runs(sorted((e[0], self.index[e[0]]) for e in entries))
         for i, j, k in runs:
             if self.path == PEER_COPY:
-                self.api.copy_peer(vec._batch + i * fb, vec.device, self.staging + j * fb,
+                self.api.copy_peer(batch + i * fb, routes.dst.ordinal, self.staging + j * fb,
                                    self.gpu.ordinal, k * fb, self.stream)
             else:
                 self.api.to_pinned(self.host + j * fb, self.staging + j * fb, k * fb, self.stream)
         self.api.record(self.done, self.stream)
-        vec._api.wait_event(s, self.done)
+        batch_api.wait_event(s, self.done)
         if self.path == STAGED_COPY:
             for i, j, k in runs:
-                vec._api.from_pinned(vec._batch + i * fb, self.host + j * fb, k * fb, s)
-        vec.counters["cross_gpu_copies"] += len(runs) * (2 if self.path == STAGED_COPY else 1)
+                batch_api.from_pinned(batch + i * fb, self.host + j * fb, k * fb, s)
+        counters["cross_gpu_copies"] += len(runs) * (2 if self.path == STAGED_COPY else 1)
 
     def close(self, batch_api: Any) -> None:
         if self.api is None:
@@ -536,6 +450,7 @@ class VectorRoutes:
         self.dst = self.placement.dst
         self.paths = [self.placement.paths[u][0] for u in self.row_uuid]
         self.sources: Dict[bytes, _SourceGpu] = {}
+        self.api: Any = None  # setup(): the batch's
         for i, d in enumerate(descs):
             # The per-GPU gather moves one colour plane a row; rings with two
             # eyes or a depth plane (descriptor version 3) are read only on
@@ -551,13 +466,22 @@ class VectorRoutes:
                                 f"{self.dst}: the vector gathers such rings on their own GPU "
                                 f"only (device= that GPU, or a RingLearner per ring)")
 
-    def setup(self, vec: Any) -> None:
-        """Once the batch and its gather exist: each other GPU's buffers."""
-        vec.counters["cross_gpu_copies"] = 0
+    def setup(self, api: Any, batch: int, frame_bytes: int, kernel: bool,
+              counters: Dict[str, int], gather: Any) -> None:
+        """Once the batch and its gather exist: each other GPU's buffers.
+        api: the batch's calls (on dst), batch: its base pointer,
+        frame_bytes: one row's bytes, kernel: whether rows are gathered by
+        the kernel (else copied), counters: the vector's (gpu_waits and
+        cross_gpu_copies counted there), gather(entries, stream, on): the
+        vector's gather of entries into the buffer `on` = (api, the kernel
+        or None, base)."""
+        self.api, self.batch, self.frame_bytes, self.kernel = api, batch, frame_bytes, kernel
+        self.counters, self.gather = counters, gather
+        counters["cross_gpu_copies"] = 0
         for u, (path, _) in self.placement.paths.items():
             if path != SAME_GPU:
                 rows = [i for i, r in enumerate(self.row_uuid) if r == u]
-                self.sources[u] = _SourceGpu(vec, self.placement.sources[u], path, rows)
+                self.sources[u] = _SourceGpu(self, self.placement.sources[u], path, rows)
 
     def check_row(self, i: int, d: Any) -> None:
         if bytes(d.device_uuid) != self.row_uuid[i]:
@@ -567,29 +491,29 @@ class VectorRoutes:
                             f"{ring_gpu(self.row_uuid[i], g)}: a row's game stays on its GPU "
                             f"(make a new VectorLearner)")
 
-    def queue(self, vec: Any, entries: Sequence[Tuple[Any, ...]],
-              s: int) -> List[Tuple[Any, ...]]:
+    def queue(self, entries: Sequence[Tuple[Any, ...]], s: int) -> List[Tuple[Any, ...]]:
         """Queue the rows of other GPUs (entries as VectorLearner._pending's:
         row, ring, descriptor, slot pointer, slot, frame, ...); returns the
         entries read in place."""
         for u, src in self.sources.items():
             mine = [e for e in entries if self.row_uuid[e[0]] == u]
             if mine:
-                src.queue(vec, mine, s)
+                src.queue(self, mine, s)
         return [e for e in entries if self.row_uuid[e[0]] not in self.sources]
 
-    def close(self, batch_api: Any) -> None:
+    def close(self) -> None:
         for src in self.sources.values():
-            src.close(batch_api)
+            src.close(self.api)
         self.sources = {}
         self.placement.close()
 
 
-def log_vector(vec: Any) -> None:
-    """The VectorLearner's one line at connect."""
-    routes = vec._routes
+def log_vector(routes: Optional[VectorRoutes], n: int, device: int, paths: Sequence[str]) -> None:
+    """The VectorLearner's one line at connect: n rings, the batch on
+    CUDA device `device`, rows by `routes` (None: every ring on that GPU)
+    with their `paths`."""
     if routes is None:
-        line = (f"VectorLearner: {vec.n} rings, {SAME_GPU} on CUDA device {vec.device} (the "
+        line = (f"VectorLearner: {n} rings, {SAME_GPU} on CUDA device {device} (the "
                 f"rings' GPU by UUID; device=None)")
     else:
         parts = []
@@ -597,8 +521,8 @@ def log_vector(vec: Any) -> None:
             rows = [i for i, r in enumerate(routes.row_uuid) if r == u]
             parts.append(f"row{'s' if len(rows) > 1 else ''} {_ranges(rows)} from {routes.placement.sources[u]}: {path} "
                          f"({why})")
-        line = f"VectorLearner: {vec.n} rings -> batch on {routes.dst}; " + "; ".join(parts)
-    log_path(logging.INFO, line, STAGED_COPY if STAGED_COPY in vec.paths else SAME_GPU)
+        line = f"VectorLearner: {n} rings -> batch on {routes.dst}; " + "; ".join(parts)
+    log_path(logging.INFO, line, STAGED_COPY if STAGED_COPY in paths else SAME_GPU)
 
 
 def _ranges(rows: Sequence[int]) -> str:

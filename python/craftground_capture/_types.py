@@ -1,5 +1,8 @@
-"""Type aliases and a base class shared by the modules (not part of the API)."""
-from typing import TypeVar, Union
+"""Type aliases, a base class and a check shared by the modules (not part
+of the API)."""
+from typing import Tuple, TypeVar, Union
+
+import numpy as np
 
 # What the readers accept as bytes: bytes, bytearray, memoryview (a numpy
 # uint8 array or an mmap passes too, through the buffer protocol).
@@ -28,3 +31,11 @@ class Closes:
             self.close()
         except Exception:
             pass
+
+
+def check_size(width: object, height: object) -> Tuple[int, int]:
+    """(width, height) as ints; ValueError unless both are positive ints."""
+    for name, v in (("width", width), ("height", height)):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v <= 0:
+            raise ValueError(f"{name} must be a positive int, got {v!r}")
+    return int(width), int(height)  # type: ignore[call-overload]

@@ -16,21 +16,16 @@ __cuda_array_interface__ (version 3) or __dlpack__ / __dlpack_device__:
     img = cupy.asarray(frame)             # the same memory
 """
 import ctypes
-import ctypes.util
-import os
 import struct
 import threading
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ._cuda import MEM_HANDLE_SIZE, ipc_api
 from ._types import Buffer, Closes
+from ._wire import CUDA_IPC_HANDLE_SIZE as HANDLE_SIZE
 from .errors import FormatError
-
-HANDLE_SIZE = 68
-MEM_HANDLE_SIZE = 64
-_LAZY_ENABLE_PEER_ACCESS = 1  # CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS == cudaIpcMemLazyEnablePeerAccess
-_MEMCPY_DEVICE_TO_HOST = 2    # cudaMemcpyDeviceToHost
 
 # DLPack (dlpack.h, version 0.x ABI, the "dltensor" capsule every consumer reads).
 KDL_CPU, KDL_CUDA = 1, 2
@@ -58,15 +53,6 @@ class _DLManagedTensor(ctypes.Structure):
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
                              ("deleter", _DELETER)]
-
-
-class _IpcMemHandle(ctypes.Structure):  # passed by value, as the C prototypes take it
-    _fields_ = [("reserved", ctypes.c_ubyte * MEM_HANDLE_SIZE)]
-
-    @classmethod
-    def of(cls, mem_handle):
-        # from_buffer_copy keeps every byte (a c_char field would stop at a NUL).
-        return cls.from_buffer_copy(bytes(mem_handle))
 
 
 _CAPSULE_NAME = b"dltensor"
@@ -181,164 +167,6 @@ class DeviceBuffer:
                                     ctypes.cast(_capsule_destructor, ctypes.c_void_p))
 
 
-def _load(env, names):
-    """The library named by $env when set (an unusual install), else the
-    first of `names` that loads. A callable in `names` gives its name only
-    when reached (ctypes.util.find_library runs ldconfig and gcc: it is not
-    paid on every connect, nor at all where $env or an earlier name does)."""
-    if os.environ.get(env):
-        names = [os.environ[env]]
-    errors = []
-    for name in names:
-        if callable(name):
-            name = name()
-        if not name:
-            continue
-        try:
-            return ctypes.CDLL(name)
-        except OSError as e:
-            errors.append(str(e))
-    raise OSError("; ".join(errors) or "not found")
-
-
-class _DriverApi:
-    """libcuda: the primary context of the device, the same one CuPy, torch
-    and the runtime use, made current only around each call."""
-    name = "driver"
-
-    def __init__(self) -> None:
-        self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDA",
-                               ["libcuda.so.1", "libcuda.so", lambda: ctypes.util.find_library("cuda")])
-        self._name = lib.cuGetErrorName
-        self._name.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
-        self._call("cuInit", lib.cuInit(0))
-        self.ctxs: Dict[int, ctypes.c_void_p] = {}
-
-    def _fn(self, *names):
-        for n in names:
-            f = getattr(self.lib, n, None)
-            if f is not None:
-                return f
-        raise OSError(f"libcuda has none of {names}")
-
-    def _call(self, what, res):
-        if res != 0:
-            s = ctypes.c_char_p()
-            self._name(res, ctypes.byref(s))
-            raise RuntimeError(f"{what} failed: {(s.value or b'?').decode()} ({res})")
-
-    def _push(self, device):
-        if device not in self.ctxs:
-            dev = ctypes.c_int()
-            self._call(f"cuDeviceGet({device})", self.lib.cuDeviceGet(ctypes.byref(dev), device))
-            ctx = ctypes.c_void_p()
-            self._call("cuDevicePrimaryCtxRetain",
-                       self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev))
-            self.ctxs[device] = ctx
-        self._call("cuCtxPushCurrent", self._fn("cuCtxPushCurrent_v2", "cuCtxPushCurrent")(
-            self.ctxs[device]))
-
-    def _pop(self):
-        self._call("cuCtxPopCurrent", self._fn("cuCtxPopCurrent_v2", "cuCtxPopCurrent")(
-            ctypes.byref(ctypes.c_void_p())))
-
-    def open(self, mem_handle: bytes, device: int) -> int:
-        """Map a 64-byte IPC memory handle of device `device`; its pointer."""
-        self._push(device)
-        try:
-            ptr = ctypes.c_uint64()
-            f = self._fn("cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle")
-            f.argtypes = [ctypes.POINTER(ctypes.c_uint64), _IpcMemHandle, ctypes.c_uint]
-            self._call("cuIpcOpenMemHandle",
-                       f(ctypes.byref(ptr), _IpcMemHandle.of(mem_handle), _LAZY_ENABLE_PEER_ACCESS))
-            return ptr.value
-        finally:
-            self._pop()
-
-    def close(self, ptr: int, device: int) -> None:
-        """Unmap what open() mapped."""
-        self._push(device)
-        try:
-            f = self.lib.cuIpcCloseMemHandle
-            f.argtypes = [ctypes.c_uint64]
-            self._call("cuIpcCloseMemHandle", f(ptr))
-        finally:
-            self._pop()
-
-    def to_host(self, dst: int, ptr: int, nbytes: int, device: int) -> None:
-        """Copy nbytes at device pointer ptr into host memory at dst."""
-        self._push(device)
-        try:
-            f = self._fn("cuMemcpyDtoH_v2", "cuMemcpyDtoH")
-            f.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
-            self._call("cuMemcpyDtoH", f(dst, ptr, nbytes))
-        finally:
-            self._pop()
-
-
-class _RuntimeApi:
-    """libcudart: the calling thread's current device is switched only around
-    each call."""
-    name = "runtime"
-
-    def __init__(self):
-        self.lib = lib = _load("CRAFTGROUND_CAPTURE_LIBCUDART",
-                               ["libcudart.so", lambda: ctypes.util.find_library("cudart"),
-                                "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"])
-        lib.cudaGetErrorName.restype = ctypes.c_char_p
-        lib.cudaGetErrorName.argtypes = [ctypes.c_int]
-        lib.cudaIpcOpenMemHandle.argtypes = [ctypes.POINTER(ctypes.c_void_p), _IpcMemHandle,
-                                             ctypes.c_uint]
-        lib.cudaIpcCloseMemHandle.argtypes = [ctypes.c_void_p]
-        lib.cudaMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-
-    def _call(self, what, res):
-        if res != 0:
-            name = self.lib.cudaGetErrorName(res) or b"?"
-            raise RuntimeError(f"{what} failed: {name.decode()} ({res})")
-
-    def _on(self, device, what, fn):
-        prev = ctypes.c_int()
-        self._call("cudaGetDevice", self.lib.cudaGetDevice(ctypes.byref(prev)))
-        self._call(f"cudaSetDevice({device})", self.lib.cudaSetDevice(device))
-        try:
-            self._call(what, fn())
-        finally:
-            self.lib.cudaSetDevice(prev.value)
-
-    def open(self, mem_handle, device):
-        ptr = ctypes.c_void_p()
-        self._on(device, "cudaIpcOpenMemHandle", lambda: self.lib.cudaIpcOpenMemHandle(
-            ctypes.byref(ptr), _IpcMemHandle.of(mem_handle), _LAZY_ENABLE_PEER_ACCESS))
-        return ptr.value
-
-    def close(self, ptr, device):
-        self._on(device, "cudaIpcCloseMemHandle", lambda: self.lib.cudaIpcCloseMemHandle(ptr))
-
-    def to_host(self, dst, ptr, nbytes, device):
-        self._on(device, "cudaMemcpy", lambda: self.lib.cudaMemcpy(
-            dst, ptr, nbytes, _MEMCPY_DEVICE_TO_HOST))
-
-
-_apis = {}
-
-
-def _api(backend):
-    order = {None: ("driver", "runtime"), "driver": ("driver",), "runtime": ("runtime",)}
-    if backend not in order:
-        raise ValueError(f"backend must be 'driver', 'runtime' or None, got {backend!r}")
-    errors = []
-    for name in order[backend]:
-        if name not in _apis:
-            try:
-                _apis[name] = _DriverApi() if name == "driver" else _RuntimeApi()
-            except (OSError, RuntimeError) as e:
-                errors.append(f"CUDA {name} API: {e}")
-                continue
-        return _apis[name]
-    raise RuntimeError("cannot open a CUDA IPC handle here: " + "; ".join(errors))
-
-
 def parse_ipc_handle(data: Buffer) -> Tuple[bytes, int]:
     """The 68-byte `ipc_handle` field of the v1 zero-copy path -> (the 64-byte
     cudaIpcMemHandle_t, the CUDA device ordinal from its little-endian int32
@@ -370,7 +198,7 @@ class CudaIpcFrame(DeviceBuffer, Closes):
         mem, device = parse_ipc_handle(handle)
         if width <= 0 or height <= 0:
             raise ValueError(f"bad frame size {width}x{height}")
-        self._api = _api(backend)
+        self._api = ipc_api(backend)
         self.backend = self._api.name
         try:
             ptr = self._api.open(mem, device)

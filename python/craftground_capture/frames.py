@@ -17,7 +17,7 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._types import Buffer
+from ._types import Buffer, check_size
 from .errors import FormatError, MissingDependencyError
 from .png import PNG_SIGNATURE, decode_png
 
@@ -34,14 +34,6 @@ def _keyword_size(fn: str, positional: Tuple[object, ...]) -> None:
                         f"go unnoticed); got {len(positional)} extra positional argument(s)")
 
 
-def _check_size(width: object, height: object) -> Tuple[int, int]:
-    """(width, height) as ints; ValueError unless both are positive ints."""
-    for name, v in (("width", width), ("height", height)):
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v <= 0:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return int(width), int(height)  # type: ignore[call-overload]
-
-
 def raw_to_array(data: Buffer, *positional: object, width: Optional[int] = None,
                  height: Optional[int] = None) -> np.ndarray:
     """RAW bytes (RGB8, rows bottom-up) -> (height, width, 3) uint8, upright:
@@ -53,7 +45,7 @@ def raw_to_array(data: Buffer, *positional: object, width: Optional[int] = None,
     sizes.
     """
     _keyword_size("raw_to_array", positional)
-    width, height = _check_size(width, height)
+    width, height = check_size(width, height)
     buf = np.frombuffer(data, dtype=np.uint8)
     want = width * height * 3
     if buf.size != want:
@@ -171,7 +163,7 @@ def depth_to_array(values: Union[Buffer, Sequence[float], np.ndarray], *position
     for positional sizes.
     """
     _keyword_size("depth_to_array", positional)
-    width, height = _check_size(width, height)
+    width, height = check_size(width, height)
     if isinstance(values, (bytes, bytearray, memoryview)):
         nbytes = memoryview(values).nbytes
         if nbytes % 4:

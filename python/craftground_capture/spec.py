@@ -33,8 +33,8 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
+from ._types import check_size
 from .errors import MissingDependencyError
-from .frames import _check_size
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def observation_spec(kind: str, *, width: int, height: int, far: Optional[float]
     if kind not in _KINDS:
         raise ValueError(f"observation kind {kind!r} unknown; the kinds are "
                          f"{', '.join(map(repr, _KINDS))}")
-    width, height = _check_size(width, height)
+    width, height = check_size(width, height)
     channels, dtype, rows, device, reader = _KINDS[kind]
     high = 255.0
     if channels is None:

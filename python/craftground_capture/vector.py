@@ -15,8 +15,12 @@ An event recorded after the gather is polled at the next step (and by poll()):
 the slots go back to the games once the gather completed, with no host wait on
 the hot path. A row whose game published nothing new (None, the descriptor
 already consumed, or a stale one) keeps its last frame and is flagged
-not new. Where the driver cannot load the PTX (older than the toolkit that
-compiled it: CUDA 13), the gather is one cuMemcpy2DAsync per ring.
+not new. So is a row whose game re-initialised but whose new ring cannot
+be connected (the game gone again, a refusal): that row alone has no ring
+until a later descriptor connects it (ring(i) None, row_error(i) says why);
+the other rows' frames are gathered as if nothing happened. Where the
+driver cannot load the PTX (older than the toolkit that compiled it: CUDA
+13), the gather is one cuMemcpy2DAsync per ring.
 
 Rings with two eyes or a depth plane (descriptor version 3): the batch is
 (N, 2, H, W, 3) for two eyes, and batch.depth the depth batch, (N, [2,] H, W)
@@ -32,280 +36,23 @@ import ctypes
 import importlib.util
 import logging
 import os
-import struct
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _device, _wire
+from ._control import SEQ_CST
+from ._cuda import BLOCK, GATHER_MAX, BatchApi, CudaImporter, LaunchArgs, norm_stream
+from ._transport import get as get_transport
 from ._types import Buffer, Closes
+from ._wire import ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, Descriptor, parse_descriptor
 from .cuda_ipc import KDL_CUDA
-from .errors import FormatError
+from .errors import FormatError, RingError, StaleDescriptor
+from .ring import RingLearner, RingPlane, StreamBuffer, eye_shape
 from .spec import ObservationSpec, observation_spec, planes_space
-from .ring import (ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, CudaImporter, Descriptor,
-                   RingError, RingLearner, RingPlane, StaleDescriptor, _Atomics, _eye_shape,
-                   _norm_stream, _SemWaitParams, _StreamBuffer, parse_descriptor)
 
-GATHER_MAX = 256  # entries of one launch (kernels/gather.cu, CG_GATHER_MAX)
-_BLOCK = 256
-_CU_EVENT_DISABLE_TIMING = 2
-_CUDA_ERROR_NOT_READY = 600
-_CU_MEMORYTYPE_DEVICE = 2
-_PTX_PATH = os.path.join(os.path.dirname(__file__), "kernels", "gather.ptx")
-# The argtypes of the step's driver calls, made once (bound() sets them once per function).
-_WAIT_TYPES = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p)
-_TWO_PTRS = (ctypes.c_void_p, ctypes.c_void_p)
-_ONE_PTR = (ctypes.c_void_p,)
-
-
-class _GatherList(ctypes.Structure):  # struct cg_gather_list, passed by value
-    _fields_ = [("src", ctypes.c_uint64 * GATHER_MAX), ("dst_index", ctypes.c_uint32 * GATHER_MAX)]
-
-
-class _Memcpy2D(ctypes.Structure):  # CUDA_MEMCPY2D
-    _fields_ = [("srcXInBytes", ctypes.c_size_t), ("srcY", ctypes.c_size_t),
-                ("srcMemoryType", ctypes.c_int), ("srcHost", ctypes.c_void_p),
-                ("srcDevice", ctypes.c_uint64), ("srcArray", ctypes.c_void_p),
-                ("srcPitch", ctypes.c_size_t), ("dstXInBytes", ctypes.c_size_t),
-                ("dstY", ctypes.c_size_t), ("dstMemoryType", ctypes.c_int),
-                ("dstHost", ctypes.c_void_p), ("dstDevice", ctypes.c_uint64),
-                ("dstArray", ctypes.c_void_p), ("dstPitch", ctypes.c_size_t),
-                ("WidthInBytes", ctypes.c_size_t), ("Height", ctypes.c_size_t)]
-
-
-assert ctypes.sizeof(_GatherList) == 3072
-assert ctypes.sizeof(_Memcpy2D) == 128
-
-
-class _LaunchArgs:
-    """cg_gather's arguments (the list, the batch's base, height, row
-    bytes, pitch, flip, words), made once: cuLaunchKernel copies the values
-    at the call, so one set serves every launch; `params` points at them."""
-
-    def __init__(self):
-        self.lst = _GatherList()
-        self.packs = {}  # n -> the struct packing n sources, n indices
-        self.vals = [ctypes.c_uint64()] + [ctypes.c_uint32() for _ in range(5)]
-        self.params = (ctypes.c_void_p * 7)(*[ctypes.addressof(o) for o in [self.lst] + self.vals])
-        self.last = None  # the scalars last set (a step's are its last step's, mostly)
-
-    def set(self, index, src, base, height, row, pitch, flip, words):
-        """index, src: each entry's batch frame index and source pointer (at
-        most GATHER_MAX)."""
-        n = len(src)
-        packs = self.packs.get(n)
-        if packs is None:
-            packs = self.packs[n] = (struct.Struct(f"<{n}Q"), struct.Struct(f"<{n}I"))
-        packs[0].pack_into(self.lst, 0, *src)
-        packs[1].pack_into(self.lst, _GatherList.dst_index.offset, *index)
-        scalars = (base, height, row, pitch, flip, words)
-        if scalars != self.last:
-            for v, x in zip(self.vals, scalars):
-                v.value = x
-            self.last = scalars
-        return self.params
-
-
-class _BatchApi(_device.CrossGpuCalls, CudaImporter):
-    """The driver calls of the batch (its memory, the gather, the events),
-    in the primary context of the batch's device, retained by this object
-    (and the cross-GPU copies' calls, _device.CrossGpuCalls)."""
-
-    held = 0  # > 0: the batch's context is current (step() made it so once)
-
-    def _raw(self, fn):
-        """fn()'s result, with the batch's context current."""
-        if self.held:
-            return fn()
-        self._enter()
-        try:
-            return fn()
-        finally:
-            self._pop()
-
-    def _in_ctx(self, what, fn):
-        self._call(what, self._raw(fn))
-
-    def _now(self, what, f, *args):
-        """f(*args) with the batch's context current (held: as it is, no
-        closure made), RingError naming `what` when it fails."""
-        res = f(*args) if self.held else self._raw(lambda: f(*args))
-        if res:
-            self._call(what, res)
-
-    _stack = None  # (cuCtxPushCurrent, the batch's context, cuCtxPopCurrent, its out-arg,
-    #                 cuCtxGetCurrent or None, its out-arg, a reference to that)
-    _pushes = None  # per hold() not yet undone: whether it pushed
-
-    def hold(self):
-        """Make the batch's context current until unhold(): step()'s calls
-        then make no push and pop of their own. A thread that has it current
-        already (a training loop's: torch and CuPy use the device's primary
-        context, which is the batch's) gets no push and pop at all."""
-        st = self._stack
-        if st is None:
-            self._enter()  # the context retained, the functions found: kept for later holds
-            cur = ctypes.c_void_p()
-            self._stack = (self._fn("cuCtxPushCurrent_v2", "cuCtxPushCurrent"),
-                           self.ctxs[self.device], self._fn("cuCtxPopCurrent_v2",
-                                                            "cuCtxPopCurrent"),
-                           ctypes.byref(ctypes.c_void_p()),
-                           getattr(self.lib, "cuCtxGetCurrent", None), cur, ctypes.byref(cur))
-            self._pushes = [True]
-        elif st[4] is not None and st[4](st[6]) == 0 and st[5].value == st[1].value:
-            self._pushes.append(False)
-        else:
-            res = st[0](st[1])
-            if res:
-                self._call("cuCtxPushCurrent", res)
-            self._pushes.append(True)
-        self.held += 1
-
-    def unhold(self):
-        self.held -= 1
-        if self._pushes.pop():
-            st = self._stack
-            res = st[2](st[3])
-            if res:
-                self._call("cuCtxPopCurrent", res)
-
-    def pushed(self):
-        """Whether the innermost hold() pushed the batch's context."""
-        return bool(self.held and self._pushes[-1])
-
-    def bound(self, argtypes, *names):
-        """The first of `names` libcuda has, its argtypes set once."""
-        cache = self.__dict__.setdefault("_bound", {})
-        f = cache.get(names)
-        if f is None:
-            f = self._fn(*names)
-            f.argtypes = argtypes
-            cache[names] = f
-        return f
-
-    def alloc(self, nbytes):
-        ptr = ctypes.c_uint64()
-        f = self._fn("cuMemAlloc_v2")
-        f.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
-        self._in_ctx("cuMemAlloc", lambda: f(ctypes.byref(ptr), nbytes))
-        return ptr.value
-
-    def free_ptr(self, ptr):
-        f = self._fn("cuMemFree_v2")
-        f.argtypes = [ctypes.c_uint64]
-        self._in_ctx("cuMemFree", lambda: f(ptr))
-
-    def load_gather(self):
-        """The gather kernel's CUfunction, or None (and why) where the driver
-        cannot load the shipped PTX."""
-        if getattr(self.lib, "cuModuleLoadData", None) is None:
-            return None, "libcuda has no cuModuleLoadData"
-        with open(_PTX_PATH, "rb") as f:
-            ptx = f.read() + b"\0"
-        self._module_image = ctypes.create_string_buffer(ptx, len(ptx))
-        mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
-        self.lib.cuModuleLoadData.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        self.lib.cuModuleGetFunction.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
-                                                 ctypes.c_char_p]
-        try:
-            self._in_ctx("cuModuleLoadData",
-                         lambda: self.lib.cuModuleLoadData(ctypes.byref(mod), self._module_image))
-        except RingError as e:
-            return None, str(e)
-        self.module = mod
-        self._in_ctx("cuModuleGetFunction", lambda: self.lib.cuModuleGetFunction(
-            ctypes.byref(fn), mod, b"cg_gather"))
-        return fn, None
-
-    _launch_args = None  # cuLaunchKernel with no argtypes and its ctypes arguments (launch)
-
-    def launch(self, fn, grid, params, stream):
-        """cg_gather on grid (x, y) of 256-thread blocks; params: the
-        kernel's argument pointers (a _LaunchArgs' params). The call is
-        given ctypes objects only (made once; grid and stream set per call),
-        so ctypes converts none of its 11 arguments."""
-        la = self._launch_args
-        if la is None:
-            f = self.lib._FuncPtr(("cuLaunchKernel", self.lib))
-            la = self._launch_args = (f, ctypes.c_uint(), ctypes.c_uint(), ctypes.c_void_p(),
-                                      [ctypes.c_uint(x) for x in (1, _BLOCK, 1, 1, 0)])
-        f, gx, gy, sv, (one, block, one_y, one_z, shared) = la
-        gx.value, gy.value, sv.value = grid[0], grid[1], stream
-        fp = fn if isinstance(fn, ctypes.c_void_p) else ctypes.c_void_p(fn)
-        self._now("cuLaunchKernel", f, fp, gx, gy, one, block, one_y, one_z, shared, sv, params,
-                  None)
-
-    def copy_2d(self, src, src_pitch, dst, dst_pitch, width, height, stream):
-        p = _Memcpy2D(srcMemoryType=_CU_MEMORYTYPE_DEVICE, srcDevice=src, srcPitch=src_pitch,
-                      dstMemoryType=_CU_MEMORYTYPE_DEVICE, dstDevice=dst, dstPitch=dst_pitch,
-                      WidthInBytes=width, Height=height)
-        f = self._fn("cuMemcpy2DAsync_v2")
-        f.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        self._in_ctx("cuMemcpy2DAsync", lambda: f(ctypes.byref(p), stream))
-
-    def wait_many(self, sems, values, stream):
-        """One cuWaitExternalSemaphoresAsync for every (semaphore, value)."""
-        n = len(sems)
-        arrays = self.__dict__.setdefault("_wait_arrays", {})
-        if n not in arrays:  # the handles, the params (fence_value at 0 of each 144 bytes)
-            arrays[n] = ((ctypes.c_void_p * n)(), (_SemWaitParams * n)(),
-                         struct.Struct(f"<{n}Q"), struct.Struct("<" + "Q136x" * n))
-        arr, params, pack_sems, pack_values = arrays[n]
-        pack_sems.pack_into(arr, 0, *sems)  # one call each, the rest of each params zero
-        pack_values.pack_into(params, 0, *values)
-        f = self.bound(_WAIT_TYPES, "cuWaitExternalSemaphoresAsync")
-        self._now("cuWaitExternalSemaphoresAsync", f, arr, params, n, stream)
-
-    def event(self):
-        ev = ctypes.c_void_p()
-        self._in_ctx("cuEventCreate", lambda: self.lib.cuEventCreate(
-            ctypes.byref(ev), _CU_EVENT_DISABLE_TIMING))
-        return ev.value
-
-    def record(self, ev, stream):
-        self._now("cuEventRecord", self.bound(_TWO_PTRS, "cuEventRecord"), ev, stream)
-
-    def done(self, ev):
-        """Has the work before the event completed? Never waits."""
-        f = self.bound(_ONE_PTR, "cuEventQuery")
-        res = f(ev) if self.held else self._raw(lambda: f(ev))  # NOT_READY is an answer here
-        if res == _CUDA_ERROR_NOT_READY:
-            return False
-        self._call("cuEventQuery", res)
-        return True
-
-    def event_wait(self, ev):
-        f = self.lib.cuEventSynchronize
-        f.argtypes = [ctypes.c_void_p]
-        self._in_ctx("cuEventSynchronize", lambda: f(ev))
-
-    def event_free(self, ev):
-        f = self._fn("cuEventDestroy_v2", "cuEventDestroy")
-        f.argtypes = [ctypes.c_void_p]
-        self._in_ctx("cuEventDestroy", lambda: f(ev))
-
-    def native_driver(self, nat, fn, base, height, row, flip):
-        """The native helper's handle on the step's driver calls (lease.c's
-        driver()): the addresses of the functions this libcuda has, the very
-        ones the ctypes calls use; None where it lacks one."""
-        addrs = []
-        for name in ("cuWaitExternalSemaphoresAsync", "cuLaunchKernel", "cuEventRecord",
-                     "cuEventQuery"):
-            f = getattr(self.lib, name, None)
-            if f is None:
-                return None
-            addrs.append(ctypes.cast(f, ctypes.c_void_p).value)
-        fp = fn.value if isinstance(fn, ctypes.c_void_p) else fn
-        return nat.driver(*addrs, fp or 0, base, height, row, int(flip))
-
-    def unload(self):
-        if getattr(self, "module", None):
-            self.lib.cuModuleUnload.argtypes = [ctypes.c_void_p]
-            self._in_ctx("cuModuleUnload", lambda: self.lib.cuModuleUnload(self.module))
-            self.module = None
-
+log = logging.getLogger("craftground_capture")
 
 _SLOT_FRAME = _wire.SLOT_FRAME  # a descriptor's slot (offset 64) and frame (72)
 _SLOT, _FLAGS, _FRAME, _TAIL = _wire.SLOT_OFF, _wire.FLAGS_OFF, _wire.FRAME_OFF, _wire.TAIL_OFF
-_SEQ_CST = _Atomics.SEQ_CST
 NATIVE_ENV = "CRAFTGROUND_CAPTURE_NATIVE"
 
 
@@ -384,13 +131,13 @@ def _row(ring, desc, raw):
     view for the release's store, its address for the native helper's) and
     device pointer. The byte ranges are _wire's (LEASE_LAYOUT, which lease.c's LAYOUT
     must equal); lease.c reads this tuple's fields by index (its R_ enum)."""
-    ctl = ring._control
+    ctl = ring.control
     slots = min(desc.slot_count, ring.slot_count)
     return (ring, ctl, desc, raw[:_SLOT], raw[_FLAGS:_FRAME], raw[_TAIL:], desc.ring_id, slots,
-            ctl._vwords[:slots], [m[1] for m in ring._memories[:slots]],
-            ring._semaphore if ring.mode == MODE_SEMAPHORE else None, desc.row_pitch,
-            ctl._q, [ctl._word_index(k) for k in range(slots)],
-            [ctl._addr(k) for k in range(slots)])
+            ctl.word_ptrs[:slots], ring.slot_pointers[:slots],
+            ring.semaphore if ring.mode == MODE_SEMAPHORE else None, desc.row_pitch,
+            ctl.word_view, [ctl.word_index(k) for k in range(slots)],
+            [ctl.word_address(k) for k in range(slots)])
 
 
 class _Frame:
@@ -411,7 +158,7 @@ class _VectorRing(RingLearner):
     _path_log_level = logging.DEBUG
 
 
-class VectorBatch(_StreamBuffer):
+class VectorBatch(StreamBuffer):
     """The step's batch: (N, H, W, C) uint8 on the batch's device, readable on
     `stream` (the gather was queued there); (N, 2, H, W, 3) for two-eye
     rings. `new[i]`: row i got a new frame this step; `frames[i]`: the frame
@@ -457,6 +204,9 @@ class VectorLearner(Closes):
     "peer", "staged", "refuse", as RingLearner's); `paths[i]` says row i's,
     `path` the one in use (several joined by " + "), logged once at connect.
 
+    transport: how the producers are reached, as RingLearner's (None:
+    this OS's).
+
     VectorLearner.native (on the class, no GPU needed): whether the native
     helper (python/native/lease.c) loads here, native_why why not; an
     instance's native/native_why say what it uses. Without a CUDA driver the
@@ -467,7 +217,7 @@ class VectorLearner(Closes):
 
     def __init__(self, templates: Sequence[Union[Buffer, Descriptor]], stream: Optional[Any] = None,
                  flip: Optional[bool] = None, gather: str = "auto", timeout: float = 10.0,
-                 device: Any = None, cross_gpu: str = "auto") -> None:
+                 device: Any = None, cross_gpu: str = "auto", transport: Any = None) -> None:
         if gather not in ("auto", "kernel", "memcpy"):
             raise ValueError(f"gather must be 'auto', 'kernel' or 'memcpy', got {gather!r}")
         descs = [self._parse(t) for t in templates]
@@ -485,10 +235,11 @@ class VectorLearner(Closes):
         self.shape = (self.n, self.height, self.width, self.channels)
         self.row_bytes = self.width * self.channels
         self._init_planes(first)
-        self.stream = _norm_stream(stream)
+        self.stream = norm_stream(stream)
         self.counters = dict(steps=0, new_frames=0, repeats=0, gpu_waits=0, stale=0,
-                             reconnects=0, launches=0, release_syncs=0)
+                             reconnects=0, reconnect_failures=0, launches=0, release_syncs=0)
         self._rings = [None] * self.n
+        self._row_errors = [None] * self.n  # (ring id, why) of a row whose reconnect failed
         self._cached = [None] * self.n  # _row's: the last descriptor parsed per row
         self._last_rid = [None] * self.n  # the ring id and frame last gathered per row
         self._frames = [0] * self.n  # (0: none yet)
@@ -506,8 +257,9 @@ class VectorLearner(Closes):
         self._batch = 0
         self._batch_fields = None  # VectorBatch's (the batch's DeviceBuffer fields)
         self._timeout = timeout
+        self._transport = get_transport(transport)  # every ring's (RingLearner's transport=)
         self._api = None
-        self._args = _LaunchArgs()
+        self._args = LaunchArgs()
         self._routes = None  # device= given: _device.VectorRoutes
         self._native, self.native_why = load_native()
         self._drv = None  # lease.c's driver(): the step's driver calls in C (one GPU)
@@ -516,7 +268,7 @@ class VectorLearner(Closes):
         self.native_calls = False  # set below: the step's driver calls in C as well
         self.paths = (_device.SAME_GPU,) * self.n
         try:
-            self._api = _BatchApi()
+            self._api = BatchApi()
             if device is None:
                 self.device = self._api.open_device(self._uuid)
             else:
@@ -537,14 +289,15 @@ class VectorLearner(Closes):
                 self._drv = self._api.native_driver(self._native, self._fn, self._batch,
                                                     self.height, self.row_bytes, self.flip)
             if self._routes is not None:
-                self._routes.setup(self)
+                self._routes.setup(self._api, self._batch, self.height * self.row_bytes,
+                                   self._fn is not None, self.counters, self._gather_on)
             # The step's wait, gather launches, event record and polls in C too (lease.c's
             # driver calls): with the helper, on one GPU, with the kernel.
             self.native_calls = self._drv is not None and self._fn is not None
             self.path = " + ".join(p for p in _device.PATHS if p in self.paths)
-            _device.log_vector(self)
+            _device.log_vector(self._routes, self.n, self.device, self.paths)
             for i, d in enumerate(descs):
-                self._rings[i] = _VectorRing(d, CudaImporter(), timeout)
+                self._rings[i] = self._connect(d)
             self._in_flight = self._max_in_flight()
         except BaseException:
             self.close()
@@ -607,18 +360,25 @@ class VectorLearner(Closes):
             self._routes.check_row(i, d)
         if ring is not None:
             self._drop(i)
-        api = self._api
-        pushed = api.pushed()  # step() pushed the batch's context: the ring imports in its own
-        if pushed:
-            api._pop()
-        try:
-            self._rings[i] = _VectorRing(d, CudaImporter(), self._timeout)
-        finally:
-            if pushed:
-                api._enter()
+        try:  # the ring imports in its own context, not the batch's that step() pushed
+            self._rings[i] = self._api.outside(lambda: self._connect(d))
+        except RingError as e:
+            # The row's game is gone again, refuses, or breaks the protocol: this row only
+            # has no ring (the others' leases stay theirs); a later descriptor may connect.
+            self.counters["reconnect_failures"] += 1
+            if self._row_errors[i] is None or self._row_errors[i][0] != d.ring_id:
+                log.warning("VectorLearner: row %d cannot connect to ring %#x: %s", i,
+                            d.ring_id, e)
+            self._row_errors[i] = (d.ring_id, str(e))
+            return None
+        self._row_errors[i] = None
         self._in_flight = self._max_in_flight()
         self.counters["reconnects"] += 1
         return self._rings[i]
+
+    def _connect(self, d):
+        t = self._transport
+        return _VectorRing(d, CudaImporter(t.handle_type), self._timeout, transport=t)
 
     def _drop(self, i):
         """Forget ring i: its pending leases are released first (their
@@ -643,7 +403,11 @@ class VectorLearner(Closes):
         or one per index of `which` (double-buffered: the games that have a
         new frame; each row at most once); each raw descriptor bytes, a
         parsed Descriptor, or None (no new frame). Returns the VectorBatch
-        (rows not gathered keep their last frame, new[i] False)."""
+        (rows not gathered keep their last frame, new[i] False). A row whose
+        descriptor names a new ring that cannot be connected is such a row
+        (row_error(i) says why); it costs the other rows nothing. Raises
+        FormatError for a malformed descriptor and RingError for a ring that
+        does not fit the batch, with every lease of the step given back."""
         if which is None:
             rows = self._all_rows
         else:
@@ -657,7 +421,7 @@ class VectorLearner(Closes):
             descriptors = list(descriptors)
         if len(descriptors) != len(rows):
             raise ValueError(f"{len(descriptors)} descriptors for {len(rows)} rows")
-        s = self.stream if stream is None else _norm_stream(stream)
+        s = self.stream if stream is None else norm_stream(stream)
         api, pending = self._api, self._pending
         if api is None:
             raise RingError("the vector learner is closed")
@@ -671,7 +435,7 @@ class VectorLearner(Closes):
                 if self._drv is not None:  # the releases of what completed, in C
                     _, what, res = self._native.poll(self._drv, pending, self._free_events)
                     if what is not None:
-                        api._call(what, res)
+                        api.check(what, res)
                 else:
                     self.poll()
                 while len(pending) >= self._in_flight:
@@ -767,8 +531,8 @@ class VectorLearner(Closes):
                     # PUBLISHED(f) -> ACTIVE(f) goes the long way.
                     exp.value = (f << 8) | PUBLISHED
                     des.value = (f << 8) | ACTIVE
-                    if (ring._control is ctl
-                            and ctl._cas_raw(words[slot], ref, des, _SEQ_CST, _SEQ_CST)):
+                    if (ring.control is ctl
+                            and ctl.cas_raw(words[slot], ref, des, SEQ_CST, SEQ_CST)):
                         ptr, k, addr = ptrs[slot], ks[slot], addrs[slot]
                     else:
                         d = _Frame(t, slot, f)
@@ -779,6 +543,8 @@ class VectorLearner(Closes):
                     if d.frame == 0:
                         continue  # a template names no frame
                     ring = self._ring_for(i, d)
+                    if ring is None:
+                        continue  # its reconnect failed: not new, its last frame kept
                     if raw.__class__ is bytes:
                         cached[i] = _row(ring, d, raw)
                     if last[i] == d.ring_id and d.frame <= frames[i]:
@@ -794,10 +560,10 @@ class VectorLearner(Closes):
                             raise
                         self.counters["stale"] += 1  # the game closed the ring: a new one comes
                         continue
-                    t, slot, f, ctl = d, d.slot, d.frame, ring._control
-                    q, k, row_pitch = ctl._q, ctl._word_index(slot), d.row_pitch
-                    addr = ctl._addr(slot)
-                    sem = ring._semaphore if ring.mode == MODE_SEMAPHORE else None
+                    t, slot, f, ctl = d, d.slot, d.frame, ring.control
+                    q, k, row_pitch = ctl.word_view, ctl.word_index(slot), d.row_pitch
+                    addr = ctl.word_address(slot)
+                    sem = ring.semaphore if ring.mode == MODE_SEMAPHORE else None
                 entries.append((i, ring, t, ptr, slot, f, q, k, ctl, addr))
                 index.append(i)
                 src.append(ptr)
@@ -827,9 +593,9 @@ class VectorLearner(Closes):
             direct = entries
             sem_h, sem_v, index, src, pitch = lists
         else:
-            direct = self._routes.queue(self, entries, s)
+            direct = self._routes.queue(entries, s)
             sems = [e for e in direct if e[1].mode == MODE_SEMAPHORE]
-            sem_h, sem_v = [e[1]._semaphore for e in sems], [e[5] for e in sems]
+            sem_h, sem_v = [e[1].semaphore for e in sems], [e[5] for e in sems]
             pitch = None
         if self.native_calls and pitch is not None and self.eyes == 1 and not self._depth:
             self._queue_native(entries, s, lists)
@@ -868,16 +634,22 @@ class VectorLearner(Closes):
             c["gpu_waits"] += 1
         if what is not None:
             free.append(ev)
-            self._api._call(what, res)
+            self._api.check(what, res)
         self._pending.append((ev, entries))
 
     def _grid_x(self, row, words):
         """cg_gather's grid x: 256-thread blocks covering H rows of `row`
         bytes, a thread per byte (per 4 bytes with words)."""
-        return (self.height * (row // (4 if words else 1)) + _BLOCK - 1) // _BLOCK
+        return (self.height * (row // (4 if words else 1)) + BLOCK - 1) // BLOCK
 
     def _words(self, pitch):
         return self.row_bytes % 4 == 0 and pitch % 4 == 0 and self._eyes_aligned
+
+    def _gather_on(self, entries, s, on):
+        """The colour gather of entries into the buffer `on` = (api, the
+        kernel or None, base): launches, or copies where there is no kernel
+        (the rows of another GPU, _device.VectorRoutes)."""
+        (self._launch if on[1] is not None else self._copy)(entries, s, on)
 
     def _launch(self, entries, s, on=None):
         """The gather kernel: entry (i, ring, d, ptr, ...) into row i of the
@@ -930,8 +702,8 @@ class VectorLearner(Closes):
         3) shape of two eyes, and the depth batch's shape (None: no depth)."""
         self.eyes, self.has_depth = first.eyes, first.has_depth
         self.depth_encoding = first.depth_encoding_name
-        self.shape = (self.n,) + _eye_shape(self.eyes, (self.height, self.width, self.channels))
-        self.depth_shape = ((self.n,) + _eye_shape(self.eyes, (self.height, self.width))
+        self.shape = (self.n,) + eye_shape(self.eyes, (self.height, self.width, self.channels))
+        self.depth_shape = ((self.n,) + eye_shape(self.eyes, (self.height, self.width))
                             if self.has_depth else None)
         self._depth = 0
         self._eyes_aligned = True  # every colour plane of the launch starts 4-aligned
@@ -1002,8 +774,17 @@ class VectorLearner(Closes):
         return [r.producer_counters() if r is not None else None for r in self._rings]
 
     def ring(self, i: int) -> Optional[RingLearner]:
-        """Row i's RingLearner (for its state(), slot_count, ...)."""
+        """Row i's RingLearner (for its state(), slot_count, ...), or None
+        while the row has no ring (its last reconnect failed: row_error(i))."""
         return self._rings[i]
+
+    def row_error(self, i: int) -> Optional[str]:
+        """Why row i has no ring: the error of its last reconnect (the
+        descriptor's game gone again, a refusal, a broken protocol), or None
+        while it has one. Such a row is not new and keeps its last frame;
+        the next descriptor of a live ring connects it."""
+        err = self._row_errors[i]
+        return None if err is None else err[1]
 
     def close(self) -> None:
         """Wait for the queued gathers, give every slot back, disconnect,
@@ -1031,7 +812,7 @@ class VectorLearner(Closes):
             self._api.free_ptr(self._depth)
             self._depth = 0
         if self._routes is not None:
-            self._routes.close(self._api)
+            self._routes.close()
             self._routes = None
         if self._api.device is not None:
             self._api.unload()

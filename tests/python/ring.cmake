@@ -70,11 +70,15 @@ endif()
 #   python_vector_ptx          the shipped PTX equals a fresh nvcc compile (77
 #                              without nvcc or with another nvcc version)
 #   python_vector_cuda         the GPU machine: the real driver and kernel
+#   python_vector_reconnect    rings served from Python: a row whose reconnect fails (its
+#                              game gone again) costs the other rows nothing, reports why,
+#                              and reconnects later (also _python: the leases in Python)
 #   python_vector_native       the native helper (python/native/lease.c) on its own:
 #                              good and hostile rows, lease words by the formula
 # With the native helper built (python/native), the tests above run with it (named in
-# $CRAFTGROUND_CAPTURE_NATIVE, checked in use), and python_vector_fakecuda_python and
-# python_vector_fakesem_python again with the leases in Python (=0).
+# $CRAFTGROUND_CAPTURE_NATIVE, checked in use), and python_vector_fakecuda_python,
+# python_vector_fakesem_python and python_vector_reconnect_python again with the leases in
+# Python (=0).
 set(cg_native_env "CRAFTGROUND_CAPTURE_NATIVE=0")
 if(TARGET cg_py_lease)
   set(cg_native_env "CRAFTGROUND_CAPTURE_NATIVE=$<TARGET_FILE:cg_py_lease>")
@@ -90,16 +94,18 @@ if(CG_PYTHON3 AND TARGET fake_cuda_ext)
       "PYTHONPATH=${PROJECT_SOURCE_DIR}/python;CRAFTGROUND_CAPTURE_LIBCUDA=$<TARGET_FILE:fake_cuda_ext>")
   set(cg_fake_py_env "${cg_fake_env};CRAFTGROUND_CAPTURE_NATIVE=0")
   list(APPEND cg_fake_env "${cg_native_env}")
-  add_test(NAME python_vector_fakesem COMMAND ${CG_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/test_vector.py
-           fakesem)
-  set_tests_properties(python_vector_fakesem PROPERTIES LABELS python TIMEOUT 60
-                       ENVIRONMENT "${cg_fake_env}")
-  if(TARGET cg_py_lease)
-    add_test(NAME python_vector_fakesem_python COMMAND ${CG_PYTHON3}
-             ${CMAKE_CURRENT_LIST_DIR}/test_vector.py fakesem)
-    set_tests_properties(python_vector_fakesem_python PROPERTIES LABELS python TIMEOUT 60
-                         ENVIRONMENT "${cg_fake_py_env}")
-  endif()
+  foreach(mode fakesem reconnect)
+    add_test(NAME python_vector_${mode} COMMAND ${CG_PYTHON3}
+             ${CMAKE_CURRENT_LIST_DIR}/test_vector.py ${mode})
+    set_tests_properties(python_vector_${mode} PROPERTIES LABELS python TIMEOUT 60
+                         ENVIRONMENT "${cg_fake_env}")
+    if(TARGET cg_py_lease)
+      add_test(NAME python_vector_${mode}_python COMMAND ${CG_PYTHON3}
+               ${CMAKE_CURRENT_LIST_DIR}/test_vector.py ${mode})
+      set_tests_properties(python_vector_${mode}_python PROPERTIES LABELS python TIMEOUT 60
+                           ENVIRONMENT "${cg_fake_py_env}")
+    endif()
+  endforeach()
   foreach(p zc_ring gl_ring)
     if(TARGET test_${p})
       set(name python_vector_fakecuda)

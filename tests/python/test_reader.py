@@ -24,7 +24,7 @@ import zlib
 import numpy as np
 
 import craftground_capture as cc
-from craftground_capture import cuda_ipc
+from craftground_capture import _cuda, cuda_ipc
 
 try:
     from PIL import Image
@@ -358,7 +358,7 @@ def unit():
     h = bytes(range(64)) + struct.pack("<i", 2)
     mem, dev = cc.parse_ipc_handle(h)
     check(mem == bytes(range(64)) and dev == 2, "parse_ipc_handle: 64 bytes + LE device")
-    c_handle = bytes(cuda_ipc._IpcMemHandle.of(mem))
+    c_handle = bytes(_cuda.IpcMemHandle.of(mem))
     check(c_handle == mem, "the 64 bytes handed to cuIpcOpenMemHandle are the handle's, NULs included")
     raises(ValueError, lambda: cc.parse_ipc_handle(h[:67]), "handle of 67 bytes")
     raises(ValueError, lambda: cc.parse_ipc_handle(b"\0\0\0\0"), "mach port given as CUDA handle")

@@ -37,6 +37,7 @@ import sys
 import tempfile
 import threading
 
+from craftground_capture import _posix as P
 from craftground_capture import ring as R
 
 failures = 0
@@ -395,11 +396,11 @@ def unit():
     raises(R.RingError, lambda: ring.state(0), "state() after close", "closed")
     # The ring closed by the producer. This learner receives the fds through
     # the stand-in for socket.recv_fds that Python 3.8 (no recv_fds) uses.
-    saved, R._recv_fds = R._recv_fds, R._recv_fds_compat
+    saved, P._recv_fds = P._recv_fds, P._recv_fds_compat
     try:
         rl = R.RingLearner(desc1, FakeImporter())
     finally:
-        R._recv_fds = saved
+        P._recv_fds = saved
     check(len(rl._memories) == 3 and rl._semaphore is not None and rl._control is not None,
           "Python 3.8's recv_fds stand-in: control block, 3 memories and the semaphore")
     set_word(cmap, 1, 0, R.CLOSED)

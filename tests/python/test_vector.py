@@ -15,6 +15,12 @@ Usage: test_vector.py fakecuda PRODUCER  three real producers (test_zc_ring
                                          mode, RGB slots, counters written
                                          as docs/zero-copy-v2/protocol.md says): one
                                          wait call for every ring, formats
+       test_vector.py reconnect          rings served from Python: a row whose
+                                         game restarted and whose reconnect
+                                         fails costs the other rows nothing
+                                         (their frames gathered, their leases
+                                         kept); the row keeps its last frame,
+                                         reports why, and reconnects later
        test_vector.py native             the native helper (lease.c, named by
                                          $CRAFTGROUND_CAPTURE_NATIVE) given
                                          good and hostile rows directly: lease
@@ -253,6 +259,35 @@ def fakecuda(producer):
     g.close()
 
 
+def served_rings(tmp, count, w, h, rng):
+    """`count` rings served from Python (FakeProducer) in semaphore mode, RGB
+    slots, 2 slots of random bytes each, ring ids 0x100 on: their producers,
+    control block maps, descriptor makers (slot, frame) and slot images."""
+    import numpy as np
+
+    prods, maps, descs, slots = [], [], [], []
+    for k in range(count):
+        rid = 0x100 + k
+        cfd, cmap = T.control_block(2, rid)
+        fds, data = [], []
+        for i in range(2):
+            fd = os.memfd_create(f"slot{i}")
+            img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+            os.write(fd, img.tobytes().ljust(64, b"\0"))
+            fds.append(fd)
+            data.append(img)
+        path = os.path.join(tmp, f"ring{k}.sock")
+        prods.append(T.FakeProducer(path, dict(ring_id=rid, slots=2, size=64,
+                                               mode=R.MODE_SEMAPHORE),
+                                    [cfd] + fds + [os.memfd_create("sem")]))
+        maps.append(cmap)
+        slots.append(data)
+        descs.append(lambda s, f, rid=rid, path=path: T.descriptor(
+            rid, s, f, path, mode=R.MODE_SEMAPHORE, slots=2, w=w, h=h, size=64,
+            fmt=R.FORMAT_RGB8))
+    return prods, maps, descs, slots
+
+
 def fakesem():
     """Two rings served from Python in semaphore mode, RGB slot format."""
     import numpy as np
@@ -264,26 +299,7 @@ def fakesem():
     os.chmod(tmp, 0o700)
     rng = np.random.default_rng(7)
     for w, h in ((4, 2), (3, 2)):  # 12-byte rows (4 bytes at a time), 9-byte rows (bytes)
-        prods, maps, descs, slots = [], [], [], []
-        for k in range(2):
-            rid = 0x100 + k
-            cfd, cmap = T.control_block(2, rid)
-            fds, data = [], []
-            for i in range(2):
-                fd = os.memfd_create(f"slot{i}")
-                img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
-                os.write(fd, img.tobytes().ljust(64, b"\0"))
-                fds.append(fd)
-                data.append(img)
-            path = os.path.join(tmp, f"ring{k}.sock")
-            prods.append(T.FakeProducer(path, dict(ring_id=rid, slots=2, size=64,
-                                                   mode=R.MODE_SEMAPHORE),
-                                        [cfd] + fds + [os.memfd_create("sem")]))
-            maps.append(cmap)
-            slots.append(data)
-            descs.append(lambda s, f, rid=rid, path=path: T.descriptor(
-                rid, s, f, path, mode=R.MODE_SEMAPHORE, slots=2, w=w, h=h, size=64,
-                fmt=R.FORMAT_RGB8))
+        prods, maps, descs, slots = served_rings(tmp, 2, w, h, rng)
         for flip in (False, True):
             vec = V.VectorLearner([descs[0](0, 0), descs[1](0, 0)], flip=flip)
             T.set_word(maps[0], 1, 41 + 10 * flip, R.PUBLISHED)
@@ -705,6 +721,92 @@ def native_calls(mod, words, word, entry0, entry1):
     print(f"the helper's driver calls checked with {len(bad)} bad arguments")
 
 
+def reconnect():
+    """A row whose game restarted (a new ring id) and whose reconnect fails
+    (its descriptor names a socket nobody serves any more) costs the other
+    rows nothing: their new frames are gathered and their leases held until
+    the gather completes, never given back unread. The failed row is not
+    new, keeps its last frame, has no ring (ring(i) None, row_error(i) says
+    why, counted in reconnect_failures), and a later descriptor of a live
+    ring connects it again. Both orders: the failed row after a good one,
+    and before."""
+    import numpy as np
+
+    lib = R.CudaImporter().lib
+    lib.fake_ext_set_uuid(bytes(range(16)))
+    tmp = tempfile.mkdtemp(prefix="cg-zc-vec-")
+    os.chmod(tmp, 0o700)
+    rng = np.random.default_rng(11)
+    w, h = 4, 2
+    # rings 0x100, 0x101 (rows 0, 1), then 0x102, 0x103: the games' next
+    prods, maps, descs, slots = served_rings(tmp, 4, w, h, rng)
+    gone = os.path.join(tmp, "gone.sock")  # a restarted game that went away again
+
+    def gone_desc(rid):
+        return T.descriptor(rid, 0, 1, gone, mode=R.MODE_SEMAPHORE, slots=2, w=w, h=h, size=64,
+                            fmt=R.FORMAT_RGB8)
+
+    def step(what, ds):
+        try:
+            return vec.step(ds)
+        except Exception as e:
+            check(False, f"{what}: the step raised {type(e).__name__}: {e}")
+            return None
+
+    vec = V.VectorLearner([descs[0](0, 0), descs[1](0, 0)], flip=False)
+    T.set_word(maps[0], 0, 1, R.PUBLISHED)
+    T.set_word(maps[1], 0, 1, R.PUBLISHED)
+    b = vec.step([descs[0](0, 1), descs[1](0, 1)])
+    check(b.new == (True, True) and np.array_equal(b.to_numpy(),
+                                                   np.stack([slots[0][0], slots[1][0]])),
+          "both rows gathered (frame 1 of each)")
+    vec.poll()
+    # Row 1's game restarted and is gone again; row 0 has frame 2.
+    T.set_word(maps[0], 1, 2, R.PUBLISHED)
+    b = step("row 1's reconnect fails after row 0's lease", [descs[0](1, 2), gone_desc(0x1F1)])
+    if b is not None:
+        check(b.new == (True, False) and b.frames == (2, 1)
+              and np.array_equal(b.to_numpy(), np.stack([slots[0][1], slots[1][0]])),
+              f"row 0's frame 2 gathered, row 1 not new and keeping its frame 1 ({b.new}, "
+              f"{b.frames})")
+    check(T.get_word(maps[0], 1) == (R.ACTIVE, 2),
+          f"row 0's lease held until its gather completes, not given back unread "
+          f"({T.get_word(maps[0], 1)})")
+    check(vec.ring(1) is None and "no zero-copy producer" in (vec.row_error(1) or "")
+          and vec.row_error(0) is None and vec.counters["reconnect_failures"] == 1,
+          f"row 1 has no ring and says why ({vec.row_error(1)}), counted "
+          f"({vec.counters.get('reconnect_failures')})")
+    vec.poll()
+    check(T.get_word(maps[0], 1) == (R.RELEASED, 2), "and released once the gather completed")
+    # Row 0's game restarted and is gone too, now before row 1's good frame (ring 0x102).
+    T.set_word(maps[2], 1, 1, R.PUBLISHED)
+    b = step("row 0's reconnect fails before row 1's lease", [gone_desc(0x1F0), descs[2](1, 1)])
+    if b is not None:
+        check(b.new == (False, True) and b.frames == (2, 1)
+              and np.array_equal(b.to_numpy(), np.stack([slots[0][1], slots[2][1]])),
+              f"row 1 reconnected to ring 0x102 and gathered, row 0 keeps frame 2 ({b.new}, "
+              f"{b.frames})")
+    check(T.get_word(maps[2], 1) == (R.ACTIVE, 1) and vec.ring(0) is None
+          and vec.ring(1) is not None and vec.row_error(1) is None
+          and vec.counters["reconnect_failures"] == 2,
+          f"ring 0x102's lease held ({T.get_word(maps[2], 1)}); row 0 without a ring, row 1 "
+          f"with one")
+    # The failed row recovers when a descriptor of a live ring comes (ring 0x103).
+    T.set_word(maps[3], 0, 5, R.PUBLISHED)
+    b = step("row 0 reconnects", [descs[3](0, 5), None])
+    if b is not None:
+        check(b.new == (True, False) and b.frames == (5, 1) and vec.ring(0) is not None
+              and vec.row_error(0) is None
+              and np.array_equal(b.to_numpy(), np.stack([slots[3][0], slots[2][1]])),
+              f"row 0 back with ring 0x103's frame 5 ({b.new}, {b.frames})")
+    vec.close()
+    check(T.get_word(maps[3], 0) == (R.RELEASED, 5) and T.get_word(maps[2], 1) == (R.RELEASED, 1),
+          "close gave every lease back")
+    for p in prods:
+        p.close()
+    os.rmdir(tmp)
+
+
 def vec_counters(descs, maps):
     vec = V.VectorLearner([descs[0](0, 0), descs[1](0, 0)])
     try:
@@ -809,7 +911,8 @@ def example(producer):
 
 
 if __name__ == "__main__":
-    cmds = {"fakecuda": 1, "fakesem": 0, "native": 0, "ptx": 0, "cuda": 1, "example": 1}
+    cmds = {"fakecuda": 1, "fakesem": 0, "reconnect": 0, "native": 0, "ptx": 0, "cuda": 1,
+            "example": 1}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds or len(sys.argv) < 2 + cmds[sys.argv[1]]:
         print(__doc__)
         sys.exit(2)
