@@ -285,21 +285,23 @@ class RingLearner(Closes):
         self._control: Optional[ControlBlock] = None
         self._sock: Optional[Any] = None  # the transport's connection (a socket here)
         self._held: Dict[Tuple[int, int], RingFrame] = {}
+        self._opened = False
         self._routing: Optional[Any] = None  # _device.RingRoute: where the frames go
         self._route: Optional[Any] = None  # another GPU than the ring's: its FrameCopy
         self.frame_api: Any = self.importer  # the calls on the frames' GPU
         self.device = self.importer.open_device(d.device_uuid)
+        self._opened = True  # the importer holds the device (its primary context) from here
         try:
             r = self._routing = route_ring(d, self.device, device, cross_gpu,
                                            self._path_log_level)
+            self.path, self.source_device, self.device, self._route = (
+                r.path, r.source_device, r.device, r.copy)
+            if r.frame_api is not None:
+                self.frame_api = r.frame_api
+            sock, hello, fds = self._transport.connect(d.socket_path, timeout)
         except BaseException:
             self.close()
             raise
-        self.path, self.source_device, self.device, self._route = (r.path, r.source_device,
-                                                                   r.device, r.copy)
-        if r.frame_api is not None:
-            self.frame_api = r.frame_api
-        sock, hello, fds = self._transport.connect(d.socket_path, timeout)
         self._sock = sock
         try:
             if (hello["ring_id"], hello["slot_count"], hello["slot_size"], hello["mode"]) != (
@@ -423,7 +425,8 @@ class RingLearner(Closes):
         if self._route is not None:
             self._route.close()
             self._route = None
-        if self._memories or self._semaphore:
+        if self._opened:  # the imports, then what open_device retained (also with none)
+            self._opened = False
             self.importer.free(self._memories, self._semaphore)
             self._memories, self._semaphore = [], None
         if self._routing is not None:  # the contexts its placement retained

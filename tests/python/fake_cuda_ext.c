@@ -146,6 +146,7 @@ void fake_ext_trace_reset(void)
 static unsigned long long g_last_wait;
 static void *g_last_stream;
 static unsigned char g_uuid[16];
+static int g_retained; /* primary contexts retained and not released */
 
 FAKE_EXPORT int fake_ext_counts(int *out);
 FAKE_EXPORT unsigned long long fake_ext_last_wait(void **stream);
@@ -159,7 +160,8 @@ int fake_ext_counts(int *out)
     out[3] = g_freed;
     out[4] = g_ctx_depth;
     out[5] = g_bad;
-    return 6;
+    out[6] = g_retained;
+    return 7;
 }
 
 unsigned long long fake_ext_last_wait(void **stream)
@@ -226,12 +228,14 @@ FAKE_EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 FAKE_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
     *ctx = (CUcontext)(uintptr_t)(0xC000 + dev);
+    g_retained++;
     return CUDA_SUCCESS;
 }
 
 FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     (void)dev;
+    g_retained--;
     return CUDA_SUCCESS;
 }
 

@@ -91,7 +91,7 @@ class Fake:
         return dict(zip(COUNT_NAMES, out[:n]))
 
     def depth_bad(self):
-        c = (ctypes.c_int * 6)()
+        c = (ctypes.c_int * 7)()
         self.lib.fake_ext_counts(c)
         return c[4], c[5]
 

@@ -570,11 +570,12 @@ def fakecuda(producer):
 
     imp = R.CudaImporter()  # the stand-in, through $CRAFTGROUND_CAPTURE_LIBCUDA
     lib = imp.lib
-    counts = (ctypes.c_int * 6)()
+    counts = (ctypes.c_int * 7)()
 
     def c():
         lib.fake_ext_counts(counts)
-        return dict(zip(("imports", "sems", "waits", "freed", "depth", "bad"), counts))
+        return dict(zip(("imports", "sems", "waits", "freed", "depth", "bad", "retained"),
+                        counts))
 
     raises(R.RingError, lambda: R.RingLearner(descriptor(1, 0, 1, "/nonexistent.sock"), imp),
            "no CUDA device with the game's UUID", "no CUDA device has")
@@ -629,6 +630,15 @@ def fakecuda(producer):
                         [cfd] + mems + [os.memfd_create("sem")])
     d = descriptor(rid, 1, 41, path, mode=R.MODE_SEMAPHORE, slots=2, size=32)
     lib.fake_ext_set_uuid(bytes(range(16)))
+    # A learner whose device matches but whose game is gone (what a VectorLearner meets at
+    # every step while a row's game restarts) gives back the primary context it retained.
+    check(c()["retained"] == 0, f"no primary context retained after close: {c()}")
+    gone = descriptor(rid, 1, 41, os.path.join(tmp, "gone.sock"), mode=R.MODE_SEMAPHORE,
+                      slots=2, size=32)
+    for _ in range(3):
+        raises(R.RingError, lambda: R.RingLearner(gone, R.CudaImporter()),
+               "a ring nobody serves")
+    check(c()["retained"] == 0, f"failed connects release the context they retained: {c()}")
     ring = R.RingLearner(d, imp)
     set_word(cmap, 1, 41, R.PUBLISHED)
     fr = ring.acquire(d, 77)

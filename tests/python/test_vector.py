@@ -215,7 +215,7 @@ def scenario(producer, gather, fake, mode="fence", flip=None):
         # the device's primary context): step() pushes nothing over it (the stand-in takes
         # the step's calls only with one context on its stack) and leaves it current.
         def with_caller_context(step):
-            depth = (ctypes.c_int * 6)()
+            depth = (ctypes.c_int * 7)()
             lib.cuCtxPushCurrent_v2(vec._api.ctxs[vec.device])
             try:
                 b = step()
@@ -233,7 +233,7 @@ def scenario(producer, gather, fake, mode="fence", flip=None):
     raises(R.RingError, lambda: vec.step([g2], which=[2]), f"{tag} a step after close", "closed")
     if fake:
         c = fake_counts(lib)
-        counts = (ctypes.c_int * 6)()
+        counts = (ctypes.c_int * 7)()
         lib.fake_ext_counts(counts)
         check(c["allocs"] == 0 and c["modules"] == 0 and counts[4] == 0 and counts[5] == 0,
               f"{tag} close freed the batch and the module; every push popped, only the "
