@@ -902,7 +902,11 @@ static size_t stored_size(size_t n)
  * length L standing for 16 codes of L + 4 bits) and one symbol for all
  * lengths and the end of block, at most 8 bits each; the lengths get a
  * code of their own below that symbol's. */
-enum { NIB_SYMS = 16 + 16 + 14 + 1, SHORT_RUN = 16, LIT_SAMPLE = 4 };
+/* Runs shorter than SHORT_RUN bytes go out a pixel a write. The literals
+ * of one row in LIT_SAMPLE (the block's first among them) are counted: on
+ * the corpus, level 1 with 16 writes 0.08% more bytes than with 4 (with 2:
+ * 0.01% fewer) in 0.95x the time. */
+enum { NIB_SYMS = 16 + 16 + 14 + 1, SHORT_RUN = 16, LIT_SAMPLE = 16 };
 
 static void nibble_lengths(const uint32_t *freq, uint8_t *len)
 {
