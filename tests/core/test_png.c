@@ -435,13 +435,40 @@ START_TEST(own_stream_far)
 }
 END_TEST
 
+/* z (len bytes) inflates, by zlib, to exactly the n bytes want. */
+static void check_inflates(const uint8_t *z, size_t len, const uint8_t *want, size_t n)
+{
+    uint8_t *back = malloc(n + 1);
+    ck_assert_ptr_nonnull(back);
+    uLongf got = (uLongf)n + 1;
+    ck_assert_int_eq(uncompress(back, &got, z, (uLong)len), Z_OK);
+    ck_assert_uint_eq(got, n);
+    ck_assert_mem_eq(back, want, n);
+    free(back);
+}
+
+/* The AVX2 + BMI2 path's stream against the portable one's (za, la): the
+ * same bytes at levels 2 and 3; at level 1, where that path codes literals
+ * 32 bytes at a time with a code of its own shape (nibble_lengths), one that
+ * zlib inflates to the input. */
+static void check_second_path(int level, const uint8_t *za, size_t la, const uint8_t *zb,
+                              size_t lb, const uint8_t *in, size_t n)
+{
+    if (level == 1) {
+        check_inflates(zb, lb, in, n);
+    } else {
+        ck_assert_uint_eq(lb, la);
+        ck_assert_mem_eq(zb, za, la);
+    }
+}
+
 /* Bands of rows that move level 1 in and out of its table search on flat
  * rows: zero rows (flat, the table finds nothing beyond the runs: it stops
  * searching for a while), rows of zeros with 3-pixel motifs at shifting
  * places, each after a pixel of its own (flat, and the motifs recur at
  * distances neither the left nor the upper pixel gives), two rows of noise,
  * and again. zlib inflates every stream of every level to the rows, and the
- * two code paths write the same bytes. With
+ * two code paths write the same bytes (level 1: see check_second_path). With
  * recurring motifs (8 kinds) level 1 writes fewer than 7/8 of the bytes it
  * writes with a new random motif at each place (0.81 with the search on
  * flat rows, 0.95 without). */
@@ -500,8 +527,7 @@ START_TEST(own_stream_bands)
                                                         N, ROW, zb, cap, &lb);
             if (sb != CG_E_UNSUPPORTED) { /* own_paths_agree checks the refusal */
                 ck_assert_int_eq(sb, CG_OK);
-                ck_assert_uint_eq(lb, la);
-                ck_assert_mem_eq(zb, za, la);
+                check_second_path(level, za, la, zb, lb, in, N);
             }
             if (level == 1) level1[unique] = la;
             free(work);
@@ -521,8 +547,9 @@ END_TEST
  * per-pixel loop (the portable path): rows of noise with runs of 2, 3 and 4
  * equal pixels and copies of 2, 3 and 4 pixels of the row above, starting
  * at every place of the check's eight and near the row's end, in rows of
- * 1 to 40 pixels and of 601. Both paths write the same bytes, and zlib
- * inflates them to the rows. */
+ * 1 to 40 pixels and of 601. zlib inflates both paths' streams to the rows
+ * (a check that misses its eighth pixel, or a literal run cut wrong, fails
+ * it). */
 START_TEST(own_paths_short_matches)
 {
     enum { ROWS = 24, MAXW = 601 };
@@ -566,8 +593,7 @@ START_TEST(own_paths_short_matches)
             cg_zd_compress_in_path(CG_ZD_PATH_AVX2_BMI2, work, wl, 1, in, n, row, zb, cap, &lb);
         if (sb != CG_E_UNSUPPORTED) { /* own_paths_agree checks the refusal */
             ck_assert_int_eq(sb, CG_OK);
-            ck_assert_uint_eq(lb, la);
-            ck_assert_mem_eq(zb, za, la);
+            check_second_path(1, za, la, zb, lb, in, n);
         }
         free(work);
         if (w == MAXW) break;
@@ -576,6 +602,61 @@ START_TEST(own_paths_short_matches)
     free(back);
     free(za);
     free(zb);
+}
+END_TEST
+
+/* Level 1's literal runs on the AVX2 + BMI2 path (put_run, nibble_lengths),
+ * forced, against zlib's inflate, in rows of 1 to 70 pixels and of 601
+ * (runs ending at every place of a 32-byte step, the last at the input's
+ * end): every byte value in turn (each step mixes the 32 bytes of short
+ * codes and the groups' bytes, whose low nibbles carry into the code's
+ * top); zeros with rare bytes of 1-15 and 240-255 in stretches of eight
+ * (8-bit codes, eight of them: 64 bits in one lane); noise of every value
+ * (codes of up to 12 bits; the block comes out larger than stored blocks
+ * and is replaced by them: the stream stays within stored size). */
+START_TEST(own_fast_runs)
+{
+    enum { ROWS = 40, MAXW = 601 };
+    const size_t nmax = (1 + 3 * (size_t)MAXW) * ROWS;
+    uint8_t *in = malloc(nmax + CG_ZD_SLACK);
+    const size_t cap = cg_zd_bound(nmax);
+    uint8_t *z = malloc(cap);
+    ck_assert(in && z);
+    const size_t wl = cg_zd_work_size(1, 1 + 3 * (size_t)MAXW);
+    void *work = malloc(wl);
+    ck_assert_ptr_nonnull(work);
+    for (int kind = 0; kind < 3; kind++) {
+        uint32_t s = 4242;
+        for (int w = 1; w <= MAXW; w = w < 70 ? w + 1 : MAXW) {
+            const size_t row = 1 + 3 * (size_t)w, n = row * ROWS;
+            memset(in, 0, nmax + CG_ZD_SLACK);
+            for (size_t i = 0; i < n; i++) {
+                s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+                if (i % row == 0)
+                    in[i] = 1; /* SUB */
+                else if (kind == 0)
+                    in[i] = (uint8_t)(i * 7 + i / 97);
+                else if (kind == 1)
+                    in[i] = (i / 8) % 5 == 0 ? (uint8_t)(s % 2 ? 1 + s % 15 : 240 + s % 16)
+                                             : (i % 3 == 0 ? (uint8_t)(s % 3) : 0);
+                else
+                    in[i] = (uint8_t)s;
+            }
+            size_t len = 0;
+            const cg_status st =
+                cg_zd_compress_in_path(CG_ZD_PATH_AVX2_BMI2, work, wl, 1, in, n, row, z, cap, &len);
+            if (st == CG_E_UNSUPPORTED) goto done; /* own_paths_agree checks the refusal */
+            ck_assert_int_eq(st, CG_OK);
+            check_inflates(z, len, in, n);
+            if (kind == 2) /* header, stored blocks (5 bytes each), Adler-32 */
+                ck_assert_uint_le(len, 2 + n + 5 * (n / 65535 + 1) + 4);
+            if (w == MAXW) break;
+        }
+    }
+done:
+    free(work);
+    free(in);
+    free(z);
 }
 END_TEST
 
@@ -809,10 +890,9 @@ END_TEST
 
 /* The own deflate's two code paths (any CPU; AVX2 + BMI2) on a corpus
  * frame's SUB-filtered rows at every level: zlib inflates each stream to
- * the rows, and both paths write the same bytes. The portable path's
- * per-pixel loop is the reference for the second path's level-1 four-pixel
- * check. Where the CPU lacks the second path it must be refused, and the
- * portable one is still checked. */
+ * the rows, and both paths write the same bytes at levels 2 and 3 (level
+ * 1: check_second_path). Where the CPU lacks the second path it must be
+ * refused, and the portable one is still checked. */
 START_TEST(own_paths_agree)
 {
     int w, h;
@@ -846,8 +926,7 @@ START_TEST(own_paths_agree)
 #endif
         } else {
             ck_assert_int_eq(sb, CG_OK);
-            ck_assert_uint_eq(lb, la);
-            ck_assert_mem_eq(zb, za, la);
+            check_second_path(level, za, la, zb, lb, f, n);
         }
         free(work);
     }
@@ -1101,6 +1180,7 @@ Suite *make_suite(void)
     tcase_add_test(parts, own_stream_far);
     tcase_add_test(parts, own_stream_bands);
     tcase_add_test(parts, own_paths_short_matches);
+    tcase_add_test(parts, own_fast_runs);
     tcase_add_test(parts, container_bytes);
     tcase_add_test(parts, deflate_loading);
     suite_add_tcase(s, parts);
