@@ -333,7 +333,7 @@ def learner_main(a):
         t_wait = time.monotonic() + timeout
         while not all(mail.changed(i) for i in rows) and time.monotonic() < t_wait:
             time.sleep(0.0005)
-        descs = {i: mail.fresh(i) for i in rows}
+        descs = {}
         t0 = time.monotonic_ns()
         cpu = t_step = bad = 0
         mask_new = asked = 0
@@ -342,6 +342,9 @@ def learner_main(a):
             if not mine:
                 continue
             local = [i - grp.first for i in mine]
+            # Read right before this vector's step, not before the other vector's step, host
+            # copy and check: a free-running game has written its 3 slots again by then.
+            descs.update((i, mail.fresh(i)) for i in mine)
             c0, t1 = time.thread_time_ns(), time.monotonic_ns()
             try:
                 batch = grp.vec.step([descs[i] for i in mine],
@@ -863,10 +866,15 @@ class Supervisor:
             for i, r in enumerate(games):
                 m = (r["t"] >= t0) & (r["t"] <= t1 + SETTLE_NS) & ((r["flags"] & RESIZED) == 0)
                 if m.any():
-                    over.append(r["dur"][m].max() / 1e3 / (base999[i] + a.wait_us + 1000))
+                    j = int(r["dur"][m].argmax())
+                    over.append((r["dur"][m][j] / 1e3 / (base999[i] + a.wait_us + 1000), i,
+                                 kind, (t0 - self.t_run) / 1e9,
+                                 (int(r["t"][m][j]) - t0) / 1e9, r["dur"][m][j] / 1e3))
         if over:
+            o = max(over)
             print(f"longest game step while the learner was dead, stalled or restarting / "
-                  f"(its no-event p99.9 + waitNanos + 1 ms): {max(over):.2f} (target <= 1)")
+                  f"(its no-event p99.9 + waitNanos + 1 ms): {o[0]:.2f} (target <= 1; game "
+                  f"{o[1]}, {o[5]:,.0f} us, {o[4]:+.2f} s after the {o[2]} at {o[3]:.2f} s)")
         kept = [int(ln.rsplit(":", 1)[1]) for f in sorted(os.listdir(self.tmp))
                 if f.endswith(".err") for ln in read_text(os.path.join(self.tmp, f)).splitlines()
                 if ln.startswith("soak game: deferred rings before resize:")]
