@@ -392,9 +392,9 @@ static inline uint32_t load32(const uint8_t *p)
     return (uint32_t)load_le(p, 4);
 }
 
-/* Whole pixels equal at a and b, up to max bytes (a multiple of 3). Reads
- * up to 7 bytes past max: the caller's slack (CG_ZD_SLACK). */
-static inline size_t match_len(const uint8_t *a, const uint8_t *b, size_t max)
+/* Bytes equal at a and b, up to max at most. Reads up to 7 bytes past
+ * max: the caller's slack (CG_ZD_SLACK). */
+static inline size_t equal_len(const uint8_t *a, const uint8_t *b, size_t max)
 {
     size_t i = 0;
     for (; i < max; i += 8) {
@@ -410,9 +410,34 @@ static inline size_t match_len(const uint8_t *a, const uint8_t *b, size_t max)
             break;
         }
     }
-    if (i > max) i = max;
-    return i / BPP * BPP;
+    return i > max ? max : i;
 }
+
+/* Whole pixels equal at a and b, up to max bytes (a multiple of 3). */
+static inline size_t match_len(const uint8_t *a, const uint8_t *b, size_t max)
+{
+    return equal_len(a, b, max) / BPP * BPP;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* match_len, 32 bytes a compare while 32 more are within max (no read
+ * past it there), then 8 at a time. */
+static inline __attribute__((target("avx2,bmi"))) size_t match_len32(const uint8_t *a,
+                                                                    const uint8_t *b, size_t max)
+{
+    size_t i = 0;
+    for (; i + 32 <= max; i += 32) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(a + i));
+        const __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(b + i));
+        const unsigned ne = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y));
+        if (ne != 0) return (i + (size_t)__builtin_ctz(ne)) / BPP * BPP;
+    }
+    return (i + equal_len(a + i, b + i, max - i)) / BPP * BPP;
+}
+#define MATCH_LEN(simd, a, b, max) ((simd) ? match_len32(a, b, max) : match_len(a, b, max))
+#else
+#define MATCH_LEN(simd, a, b, max) match_len(a, b, max)
+#endif
 
 /* Matches are at least MIN_MATCH long (2 pixels: one pixel as a match
  * costs more bits than as literals). The table's key is the pixel and the
@@ -526,23 +551,24 @@ enum { INSERT_SPAN = 4 * BPP };
 /* Whole pixels equal at x and c (at most 6 bytes from x to the row's end
  * at least), given d = load64(x) ^ load64(c) with the first pixel equal
  * (load64 puts the first byte lowest). */
-static inline size_t pix_len(uint64_t d, const uint8_t *x, const uint8_t *c, const uint8_t *end)
+static ALWAYS_INLINE size_t pix_len(uint64_t d, const uint8_t *x, const uint8_t *c,
+                                     const uint8_t *end, const int simd)
 {
     if (d == 0) { /* 8 bytes or more */
         const size_t max = (size_t)(end - x) < MAX_MATCH ? (size_t)(end - x) : MAX_MATCH;
-        return match_len(x, c, max);
+        return MATCH_LEN(simd, x, c, max);
     }
     return (size_t)__builtin_ctzll(d) >> 3 >= 6 ? 6 : BPP; /* 3 to 7 bytes */
 }
 
 /* The candidate cd bytes back from x, taken when longer than *len (ties:
  * the one found first, the nearer); cur = load64(x). */
-static inline void try_at(uint64_t cur, const uint8_t *x, size_t cd, const uint8_t *xend,
-                          size_t *len, size_t *dist)
+static ALWAYS_INLINE void try_at(uint64_t cur, const uint8_t *x, size_t cd, const uint8_t *xend,
+                                 size_t *len, size_t *dist, const int simd)
 {
     const uint64_t d = cur ^ load64(x - cd);
     if ((d & 0xffffff) == 0) {
-        const size_t l = pix_len(d, x, x - cd, xend);
+        const size_t l = pix_len(d, x, x - cd, xend, simd);
         if (l > *len) *len = l, *dist = cd;
     }
 }
@@ -576,12 +602,12 @@ static inline int probe_score(int credit, int won)
 }
 
 static ALWAYS_INLINE size_t probe_at(const uint8_t *in, const uint8_t *x, const uint8_t *xend,
-                                     size_t up, rows *tb, size_t *dist)
+                                     size_t up, rows *tb, size_t *dist, const int simd)
 {
     const uint64_t cur = load64(x);
     size_t len = 0;
-    try_at(cur, x, BPP, xend, &len, dist);
-    if (up != 0) try_at(cur, x, up, xend, &len, dist);
+    try_at(cur, x, BPP, xend, &len, dist, simd);
+    if (up != 0) try_at(cur, x, up, xend, &len, dist, simd);
     const size_t p = (size_t)(x - in);
     const key k = key_at(x);
     const trow *const r = &tb->r[k.row];
@@ -589,7 +615,7 @@ static ALWAYS_INLINE size_t probe_at(const uint8_t *in, const uint8_t *x, const 
     if (more != 0) {
         const size_t cd = (uint16_t)(p - r->pos[__builtin_ctz(more)]);
         if (cd - 1 < MAX_DIST && (len < BPP || load32(x + len - 1) == load32(x - cd + len - 1)))
-            try_at(cur, x, cd, xend, &len, dist);
+            try_at(cur, x, cd, xend, &len, dist, simd);
     }
     insert(tb, k, p);
     return len;
@@ -696,10 +722,10 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
 #endif
         const uint64_t cur = load64(x);
         size_t len = 0, dist = 0;
-        if (!first || x > in + s + 1) try_at(cur, x, BPP, xend, &len, &dist);
+        if (!first || x > in + s + 1) try_at(cur, x, BPP, xend, &len, &dist, simd);
         /* above: read on only where it can beat the run (equal where it ends) */
         if (up != 0 && (len < BPP || load32(x + len - 1) == load32(x - up + len - 1)))
-            try_at(cur, x, up, xend, &len, &dist);
+            try_at(cur, x, up, xend, &len, &dist, simd);
         if (depth > 0) {
             const size_t p = (size_t)(x - in);
             const key k = key_at(x);
@@ -715,12 +741,12 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
                     if (cd - 1 >= MAX_DIST) break; /* older ones are further */
                     /* read it only if it can beat len: equal where len ends */
                     if (len >= BPP && load32(x + len - 1) != load32(x - cd + len - 1)) continue;
-                    try_at(cur, x, cd, xend, &len, &dist);
+                    try_at(cur, x, cd, xend, &len, &dist, simd);
                 }
                 if (len < MIN_MATCH) { /* else: the others give two pixels at most */
                     const unsigned i = (unsigned)__builtin_ctz(hits);
                     const size_t cd = (uint16_t)(p - r->pos[i]);
-                    if (cd - 1 < MAX_DIST) try_at(cur, x, cd, xend, &len, &dist);
+                    if (cd - 1 < MAX_DIST) try_at(cur, x, cd, xend, &len, &dist, simd);
                 }
             }
             insert(tb, k, p);
@@ -751,7 +777,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
             x += len;
             mend = x;
             if (!near || x > xlast) break;
-            len = probe_at(in, x, xend, up, tb, &dist);
+            len = probe_at(in, x, xend, up, tb, &dist, simd);
             credit = probe_score(credit, len >= MIN_MATCH && dist != BPP && dist != up);
             if (len < MIN_MATCH) { /* what the loop would make of it */
                 t = runs ? run_lit(t, tk, x, BPP, &run, &rend)

@@ -605,6 +605,67 @@ START_TEST(own_paths_short_matches)
 }
 END_TEST
 
+/* Long matches, compared 32 bytes at a time on the AVX2 + BMI2 path:
+ * runs of one pixel and copies of the row above, 1 to 100 pixels long,
+ * that end at every byte of a pixel and every place of a 32-byte step,
+ * up to the row's end in the last row (the input ends there, plus
+ * CG_ZD_SLACK: a compare that reads past the row shows in ASan). Every
+ * level, both paths: zlib inflates each stream to the rows, and levels 2
+ * and 3 write the same bytes on both paths (exact lengths). */
+START_TEST(own_long_matches)
+{
+    enum { W = 300, ROWS = 48, ROW = 1 + 3 * W, N = ROW * ROWS };
+    uint8_t *in = malloc(N + CG_ZD_SLACK);
+    const size_t cap = cg_zd_bound(N);
+    uint8_t *za = malloc(cap), *zb = malloc(cap);
+    ck_assert(in && za && zb);
+    memset(in, 0, N + CG_ZD_SLACK);
+    uint32_t s = 99;
+    for (int y = 0; y < ROWS; y++) {
+        uint8_t *r = in + (size_t)y * ROW;
+        r[0] = 1;
+        for (int i = 1; i < ROW; i++) {
+            s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+            r[i] = (uint8_t)s;
+        }
+        /* spans of 1 to 100 pixels, alternately runs and copies of the
+         * row above; the pixel after a span continues it but for one byte,
+         * the first, second or third (the match ends inside that pixel);
+         * the last span of the row runs to its end */
+        for (int x = y % 5, k = 0; x < W; k++) {
+            const int len = 1 + (y * 7 + k * 13) % 100, copy = (k + y) % 2 && y > 0;
+            for (int j = 1; j <= len + 1 && x + j < W; j++) {
+                uint8_t *px = r + 1 + 3 * (x + j);
+                memcpy(px, copy ? px - ROW : px - 3, 3);
+            }
+            const int end = x + len + 1; /* the pixel after the span */
+            if (end < W) r[1 + 3 * end + (y + k) % 3] ^= 0x5a;
+            x = end + 1 + (k % 3);
+        }
+    }
+    for (int level = CG_PNG_OWN_LEVEL_MIN; level <= CG_PNG_OWN_LEVEL_MAX; level++) {
+        const size_t wl = cg_zd_work_size(level, ROW);
+        void *work = malloc(wl);
+        ck_assert_ptr_nonnull(work);
+        size_t la = 0, lb = 0;
+        ck_assert_int_eq(cg_zd_compress_in_path(CG_ZD_PATH_PORTABLE, work, wl, level, in, N, ROW,
+                                                za, cap, &la),
+                         CG_OK);
+        check_inflates(za, la, in, N);
+        const cg_status sb = cg_zd_compress_in_path(CG_ZD_PATH_AVX2_BMI2, work, wl, level, in, N,
+                                                    ROW, zb, cap, &lb);
+        if (sb != CG_E_UNSUPPORTED) { /* own_paths_agree checks the refusal */
+            ck_assert_int_eq(sb, CG_OK);
+            check_second_path(level, za, la, zb, lb, in, N);
+        }
+        free(work);
+    }
+    free(in);
+    free(za);
+    free(zb);
+}
+END_TEST
+
 /* Level 1's literal runs on the AVX2 + BMI2 path (put_run, nibble_lengths),
  * forced, against zlib's inflate, in rows of 1 to 70 pixels and of 601
  * (runs ending at every place of a 32-byte step, the last at the input's
@@ -1181,6 +1242,7 @@ Suite *make_suite(void)
     tcase_add_test(parts, own_stream_bands);
     tcase_add_test(parts, own_paths_short_matches);
     tcase_add_test(parts, own_fast_runs);
+    tcase_add_test(parts, own_long_matches);
     tcase_add_test(parts, container_bytes);
     tcase_add_test(parts, deflate_loading);
     suite_add_tcase(s, parts);
