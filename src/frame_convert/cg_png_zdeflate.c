@@ -370,6 +370,7 @@ typedef struct tokens {
      * searched rows in a row, the literal bytes of the last flat row not
      * searched */
     int gate_rest;
+    int gate_rest_len;
     int gate_credit;
     int searched;
     size_t lit_ref;
@@ -841,9 +842,10 @@ enum { FLAT_TOKENS_DIV = 3, FLAT_REST = 16 };
  * those are under 1 / GATE_FEW of the row. A won row adds GATE_WIN to a
  * credit (at most GATE_CREDIT, full at the frame's start), a lost one
  * takes GATE_LOSS (a break-even at 75% won rows); without credit the search
- * rests GATE_REST rows. */
-enum { GATE_DIV = 2, GATE_FEW = 16, GATE_EVERY = 4, GATE_WIN = 1, GATE_LOSS = 3, GATE_CREDIT = 8,
-       GATE_REST = 16 };
+ * rests GATE_REST rows, twice as many each time it rests again without a
+ * won row between (up to GATE_REST_MAX). */
+enum { GATE_DIV = 3, GATE_FEW = 16, GATE_EVERY = 4, GATE_WIN = 1, GATE_LOSS = 3, GATE_CREDIT = 8,
+       GATE_REST = 16, GATE_REST_MAX = 128 };
 
 /* Pixels of the row [s, s + row) of in (not the first row) equal to neither
  * the pixel to the left nor the one above. */
@@ -883,7 +885,12 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
             const int won = (tk->lit_bytes - l0) * GATE_DIV < BPP * lone;
             tk->gate_credit += won ? GATE_WIN : -GATE_LOSS;
             if (tk->gate_credit > GATE_CREDIT) tk->gate_credit = GATE_CREDIT;
-            if (tk->gate_credit < 0) tk->gate_rest = GATE_REST, tk->gate_credit = 0;
+            if (won) tk->gate_rest_len = GATE_REST;
+            if (tk->gate_credit < 0) {
+                tk->gate_rest = tk->gate_rest_len;
+                tk->gate_credit = 0;
+                if (tk->gate_rest_len < GATE_REST_MAX) tk->gate_rest_len *= 2;
+            }
         }
     } else {
         tokenize_row(in, s, row, level_depth[1], tb, tk, 0, simd, simd);
@@ -1423,6 +1430,7 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
     tk->flat_rest = 0;
     tk->table_bytes = 0;
     tk->gate_rest = 0;
+    tk->gate_rest_len = GATE_REST;
     tk->gate_credit = GATE_CREDIT;
     tk->searched = 0;
     tk->lit_ref = 0;
