@@ -543,13 +543,13 @@ START_TEST(own_stream_bands)
 }
 END_TEST
 
-/* Level 1's eight-pixel check (the AVX2 + BMI2 path) against the
- * per-pixel loop (the portable path): rows of noise with runs of 2, 3 and 4
- * equal pixels and copies of 2, 3 and 4 pixels of the row above, starting
- * at every place of the check's eight and near the row's end, in rows of
- * 1 to 40 pixels and of 601. zlib inflates both paths' streams to the rows
- * (a check that misses its eighth pixel, or a literal run cut wrong, fails
- * it). */
+/* Level 1's seven-pixel check (the AVX2 + BMI2 path) against the
+ * per-pixel loop (the portable path): rows of noise with runs of 2 to 6
+ * equal pixels and copies of 2 to 6 pixels of the row above (matches of 1
+ * to 5 pixels: under and over the four it takes), starting at every place
+ * of the check's seven and near the row's end, in rows of 1 to 40 pixels
+ * and of 601. zlib inflates both paths' streams to the rows (a literal run
+ * cut wrong fails it). */
 START_TEST(own_paths_short_matches)
 {
     enum { ROWS = 24, MAXW = 601 };
@@ -569,9 +569,9 @@ START_TEST(own_paths_short_matches)
                 s ^= s << 13, s ^= s >> 17, s ^= s << 5;
                 memcpy(r + 1 + 3 * x, &s, 3);
             }
-            /* a run or a copy every 5 to 11 pixels, 2 to 4 pixels long */
+            /* a run or a copy every 5 to 11 pixels, 2 to 6 pixels long */
             for (int x = (y * 3) % 8; x + 1 < w; x += 5 + (x + y) % 7) {
-                const int len = 2 + (x + y) % 3, kind = (x / 5 + y) % 2;
+                const int len = 2 + (x + y) % 5, kind = (x / 5 + y) % 2;
                 for (int k = 1; k < len && x + k < w; k++) {
                     uint8_t *px = r + 1 + 3 * (x + k);
                     memcpy(px, kind == 0 || y == 0 ? px - 3 : px - row, 3);
