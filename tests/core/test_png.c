@@ -543,13 +543,13 @@ START_TEST(own_stream_bands)
 }
 END_TEST
 
-/* Level 1's seven-pixel check (the AVX2 + BMI2 path) against the
+/* Level 1's checks of 18 and 7 pixels (the AVX2 + BMI2 path) against the
  * per-pixel loop (the portable path): rows of noise with runs of 2 to 6
  * equal pixels and copies of 2 to 6 pixels of the row above (matches of 1
  * to 5 pixels: under and over the four it takes), starting at every place
- * of the check's seven and near the row's end, in rows of 1 to 40 pixels
- * and of 601. zlib inflates both paths' streams to the rows (a literal run
- * cut wrong fails it). */
+ * of the checks and near the row's end, in rows of 1 to 40 pixels and of
+ * 601. zlib inflates both paths' streams to the rows (a literal run cut
+ * wrong fails it). */
 START_TEST(own_paths_short_matches)
 {
     enum { ROWS = 24, MAXW = 601 };
