@@ -28,9 +28,9 @@
  * libpng's size on bench/corpus/desert_*, 1.3-1.5x with it). On rows that
  * follow a flat row (few tokens for its pixels), level 1 searches the table
  * as level 2 does, while that finds matches (tokenize_fast). Elsewhere level 1
- * takes matches of four pixels or more (MIN_MATCH_FAST) and, on CPUs with
- * AVX2 and BMI2 (the second path below), finds with 32-byte compares, 18
- * pixels at a time (7 near the row's end), the first pixel that starts four
+ * takes matches of five pixels or more (MIN_MATCH_FAST) and, on CPUs with
+ * AVX2 and BMI2 (the second path below), finds with 32-byte compares, 17
+ * pixels at a time (6 near the row's end), the first pixel that starts five
  * pixels equal to the left or above; those before it are literals at once.
  * Symbol counts are kept as tokens are made (one literal table per byte of
  * the pixel, summed per block, so repeated residuals do not chain
@@ -453,14 +453,16 @@ static inline __attribute__((target("avx2,bmi"))) size_t match_len32(const uint8
  * residuals such as 0 0 0, rarely a long match. */
 enum { MIN_MATCH = 6, ROW_BITS = 11, ROWS = 1 << ROW_BITS, WAYS = 8 };
 
-/* Level 1 outside its flat rows takes matches of four pixels or more to
+/* Level 1 outside its flat rows takes matches of five pixels or more to
  * the left or above: the shorter ones cost more time (a branch and a token
  * each, and a literal run cut in two) than the bytes they save. On the
  * corpus, four against three: 0.82-0.93x the time on the textured frames
  * (night, shore, fog 1920x1080, river, treetops, forest), 0.98-1.0x on the
- * others, the bytes within 0.5% either way; five against four: 6% slower
- * on some frames (six pixels a check), 0.3% more bytes. */
-enum { MIN_MATCH_FAST = 4 * BPP };
+ * others, the bytes within 0.5% either way; five against four, with the
+ * checks of 17 and 18 pixels: 0.86-0.94x the time on fog and forest
+ * 1920x1080, night, river, shore, at 0-0.6% more bytes (with checks of 6
+ * and 7 pixels it was 6% slower on some frames). */
+enum { MIN_MATCH_FAST = 5 * BPP };
 
 /* What a level does: how many of a table row's entries that may give three
  * pixels it reads (0: no table, the left and upper pixels only). Chosen
@@ -638,10 +640,10 @@ static ALWAYS_INLINE size_t probe_at(const uint8_t *in, const uint8_t *x, const 
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CG_ZD_STARTS8 1
-/* Of the seven pixels at x, those that start four pixels equal to the
- * four before them (distance 3) or above them (distance up): bit 3 * i for
- * pixel i. Reads 32 bytes at x, x - 3 and x - up. */
-static inline __attribute__((target("avx2"))) unsigned quad_starts7(const uint8_t *x, size_t up)
+/* Of the six pixels at x, those that start five pixels equal to the five
+ * before them (distance 3) or above them (distance up): bit 3 * i for pixel
+ * i. Reads 32 bytes at x, x - 3 and x - up. */
+static inline __attribute__((target("avx2"))) unsigned run_starts6(const uint8_t *x, size_t up)
 {
     const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)x);
     const __m256i l = _mm256_loadu_si256((const __m256i *)(const void *)(x - BPP));
@@ -650,13 +652,14 @@ static inline __attribute__((target("avx2"))) unsigned quad_starts7(const uint8_
     unsigned eu = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, u));
     el &= el >> 1 & el >> 2; /* bit j: bytes j..j+2 equal */
     eu &= eu >> 1 & eu >> 2;
-    return ((el & el >> 3 & el >> 6 & el >> 9) | (eu & eu >> 3 & eu >> 6 & eu >> 9)) &
-           0x49249; /* bytes j..j+11 */
+    el &= el >> 3 & el >> 6 & el >> 9 & el >> 12; /* bytes j..j+14 */
+    eu &= eu >> 3 & eu >> 6 & eu >> 9 & eu >> 12;
+    return (el | eu) & 0x9249; /* pixels 0-5 */
 }
 
-/* quad_starts7 for the eighteen pixels at x, two 32-byte compares each:
+/* run_starts6 for the seventeen pixels at x, two 32-byte compares each:
  * bit 3 * i for pixel i. Reads 64 bytes at x, x - 3 and x - up. */
-static inline __attribute__((target("avx2"))) uint64_t quad_starts18(const uint8_t *x, size_t up)
+static inline __attribute__((target("avx2"))) uint64_t run_starts17(const uint8_t *x, size_t up)
 {
     const __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)x);
     const __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(x + 32));
@@ -670,8 +673,9 @@ static inline __attribute__((target("avx2"))) uint64_t quad_starts18(const uint8
                   (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, u1)) << 32;
     el &= el >> 1 & el >> 2;
     eu &= eu >> 1 & eu >> 2;
-    return ((el & el >> 3 & el >> 6 & el >> 9) | (eu & eu >> 3 & eu >> 6 & eu >> 9)) &
-           0x9249249249249ull; /* bytes j..j+11, pixels 0-17 */
+    el &= el >> 3 & el >> 6 & el >> 9 & el >> 12; /* bytes j..j+14 */
+    eu &= eu >> 3 & eu >> 6 & eu >> 9 & eu >> 12;
+    return (el | eu) & 0x1249249249249ull; /* pixels 0-16 */
 }
 
 /* Of the eight pixels at x, how many equal the pixel to the left or the one
@@ -733,7 +737,7 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
                                        rows *tb, tokens *tk, const int first, const int simd,
                                        const int runs)
 {
-    (void)simd; /* without SSE2: no four-pixel check */
+    (void)simd; /* without SSE2: no many-pixel check */
     uint32_t *t = tk->t + tk->n;
     const uint32_t *const t0 = t;
     uint32_t *run = t;           /* runs: the run being extended */
@@ -757,19 +761,19 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
     while (x <= xlast) {
 #if defined(CG_ZD_STARTS8)
         if (simd && depth == 0 && up != 0 && x + 7 * BPP <= xlast) {
-            /* 18 pixels at once (7 near the row's end): those before the
-             * first that starts four equal pixels to the left or above are
-             * literals. 18 against 7: 0.91-0.95x the time on the textured
-             * frames, the same bytes. */
+            /* 17 pixels at once (6 near the row's end): those before the
+             * first that starts five equal pixels to the left or above are
+             * literals. 18 against 7 (with four pixels): 0.91-0.95x the
+             * time on the textured frames, the same bytes. */
             unsigned k, step;
-            if (x + 18 * BPP <= xlast) {
-                const uint64_t m = quad_starts18(x, up);
-                k = m != 0 ? (unsigned)__builtin_ctzll(m) / BPP : 18;
-                step = 18;
+            if (x + 17 * BPP <= xlast) {
+                const uint64_t m = run_starts17(x, up);
+                k = m != 0 ? (unsigned)__builtin_ctzll(m) / BPP : 17;
+                step = 17;
             } else {
-                const unsigned m = quad_starts7(x, up);
-                k = m != 0 ? (unsigned)__builtin_ctz(m) / BPP : 7;
-                step = 7;
+                const unsigned m = run_starts6(x, up);
+                k = m != 0 ? (unsigned)__builtin_ctz(m) / BPP : 6;
+                step = 6;
             }
             if (runs) {
                 if (k != 0) t = run_lit(t, tk, x, k * BPP, &run, &rend);

@@ -543,10 +543,10 @@ START_TEST(own_stream_bands)
 }
 END_TEST
 
-/* Level 1's checks of 18 and 7 pixels (the AVX2 + BMI2 path) against the
- * per-pixel loop (the portable path): rows of noise with runs of 2 to 6
- * equal pixels and copies of 2 to 6 pixels of the row above (matches of 1
- * to 5 pixels: under and over the four it takes), starting at every place
+/* Level 1's checks of 17 and 6 pixels (the AVX2 + BMI2 path) against the
+ * per-pixel loop (the portable path): rows of noise with runs of 2 to 7
+ * equal pixels and copies of 2 to 7 pixels of the row above (matches of 1
+ * to 6 pixels: under and over the five it takes), starting at every place
  * of the checks and near the row's end, in rows of 1 to 40 pixels and of
  * 601. zlib inflates both paths' streams to the rows (a literal run cut
  * wrong fails it). */
@@ -569,9 +569,9 @@ START_TEST(own_paths_short_matches)
                 s ^= s << 13, s ^= s >> 17, s ^= s << 5;
                 memcpy(r + 1 + 3 * x, &s, 3);
             }
-            /* a run or a copy every 5 to 11 pixels, 2 to 6 pixels long */
+            /* a run or a copy every 5 to 11 pixels, 2 to 7 pixels long */
             for (int x = (y * 3) % 8; x + 1 < w; x += 5 + (x + y) % 7) {
-                const int len = 2 + (x + y) % 5, kind = (x / 5 + y) % 2;
+                const int len = 2 + (x + y) % 6, kind = (x / 5 + y) % 2;
                 for (int k = 1; k < len && x + k < w; k++) {
                     uint8_t *px = r + 1 + 3 * (x + k);
                     memcpy(px, kind == 0 || y == 0 ? px - 3 : px - row, 3);
