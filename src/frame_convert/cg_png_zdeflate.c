@@ -27,7 +27,8 @@
  * which the left and upper pixels alone cut into short matches (1.8-2.0x
  * libpng's size on bench/corpus/desert_*, 1.3-1.5x with it). On rows that
  * follow a flat row (few tokens for its pixels), level 1 searches the table
- * as level 2 does, while that finds matches (tokenize_fast). Elsewhere level 1
+ * as level 2 does, while that finds matches and cuts the row's literals (a
+ * gate: tokenize_fast). Elsewhere level 1
  * takes matches of five pixels or more (MIN_MATCH_FAST) and, on CPUs with
  * AVX2 and BMI2 (the second path below), finds with 32-byte compares, 17
  * pixels at a time (6 near the row's end), the first pixel that starts five
