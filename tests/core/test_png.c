@@ -462,6 +462,35 @@ static void check_second_path(int level, const uint8_t *za, size_t la, const uin
     }
 }
 
+/* in[0, n) (rows of row bytes) through the own deflate at level on both
+ * paths: zlib inflates the portable path's stream, check_second_path takes
+ * the other's; a CPU without the second path must have it refused. Returns
+ * the portable path's length. */
+static size_t check_both_paths(int level, const uint8_t *in, size_t n, size_t row, uint8_t *za,
+                               uint8_t *zb, size_t cap)
+{
+    const size_t wl = cg_zd_work_size(level, row);
+    void *work = malloc(wl);
+    ck_assert_ptr_nonnull(work);
+    size_t la = 0, lb = 0;
+    ck_assert_int_eq(
+        cg_zd_compress_in_path(CG_ZD_PATH_PORTABLE, work, wl, level, in, n, row, za, cap, &la),
+        CG_OK);
+    check_inflates(za, la, in, n);
+    const cg_status sb =
+        cg_zd_compress_in_path(CG_ZD_PATH_AVX2_BMI2, work, wl, level, in, n, row, zb, cap, &lb);
+    if (sb == CG_E_UNSUPPORTED) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        ck_assert(!cg_simd_available(CG_SIMD_AVX2) || !__builtin_cpu_supports("bmi2"));
+#endif
+    } else {
+        ck_assert_int_eq(sb, CG_OK);
+        check_second_path(level, za, la, zb, lb, in, n);
+    }
+    free(work);
+    return la;
+}
+
 /* Bands of rows that move level 1 in and out of its table search on flat
  * rows: zero rows (flat, the table finds nothing beyond the runs: it stops
  * searching for a while), rows of zeros with 3-pixel motifs at shifting
@@ -543,13 +572,13 @@ START_TEST(own_stream_bands)
 }
 END_TEST
 
-/* Level 1's eight-pixel check (the AVX2 + BMI2 path) against the
- * per-pixel loop (the portable path): rows of noise with runs of 2, 3 and 4
- * equal pixels and copies of 2, 3 and 4 pixels of the row above, starting
- * at every place of the check's eight and near the row's end, in rows of
- * 1 to 40 pixels and of 601. zlib inflates both paths' streams to the rows
- * (a check that misses its eighth pixel, or a literal run cut wrong, fails
- * it). */
+/* Level 1's checks of 17 and 6 pixels (the AVX2 + BMI2 path) against the
+ * per-pixel loop (the portable path): rows of noise with runs of 2 to 7
+ * equal pixels and copies of 2 to 7 pixels of the row above (matches of 1
+ * to 6 pixels: under and over the five it takes), starting at every place
+ * of the checks and near the row's end, in rows of 1 to 40 pixels and of
+ * 601. zlib inflates both paths' streams to the rows (a literal run cut
+ * wrong fails it). */
 START_TEST(own_paths_short_matches)
 {
     enum { ROWS = 24, MAXW = 601 };
@@ -569,9 +598,9 @@ START_TEST(own_paths_short_matches)
                 s ^= s << 13, s ^= s >> 17, s ^= s << 5;
                 memcpy(r + 1 + 3 * x, &s, 3);
             }
-            /* a run or a copy every 5 to 11 pixels, 2 to 4 pixels long */
+            /* a run or a copy every 5 to 11 pixels, 2 to 7 pixels long */
             for (int x = (y * 3) % 8; x + 1 < w; x += 5 + (x + y) % 7) {
-                const int len = 2 + (x + y) % 3, kind = (x / 5 + y) % 2;
+                const int len = 2 + (x + y) % 6, kind = (x / 5 + y) % 2;
                 for (int k = 1; k < len && x + k < w; k++) {
                     uint8_t *px = r + 1 + 3 * (x + k);
                     memcpy(px, kind == 0 || y == 0 ? px - 3 : px - row, 3);
@@ -600,6 +629,52 @@ START_TEST(own_paths_short_matches)
     }
     free(in);
     free(back);
+    free(za);
+    free(zb);
+}
+END_TEST
+
+/* Long matches, compared 32 bytes at a time on the AVX2 + BMI2 path:
+ * runs of one pixel and copies of the row above, 1 to 100 pixels long,
+ * that end at every byte of a pixel and every place of a 32-byte step,
+ * up to the row's end in the last row (the input ends there, plus
+ * CG_ZD_SLACK: a compare that reads past the row shows in ASan). Every
+ * level, both paths: zlib inflates each stream to the rows, and levels 2
+ * and 3 write the same bytes on both paths (exact lengths). */
+START_TEST(own_long_matches)
+{
+    enum { W = 300, ROWS = 48, ROW = 1 + 3 * W, N = ROW * ROWS };
+    uint8_t *in = malloc(N + CG_ZD_SLACK);
+    const size_t cap = cg_zd_bound(N);
+    uint8_t *za = malloc(cap), *zb = malloc(cap);
+    ck_assert(in && za && zb);
+    memset(in, 0, N + CG_ZD_SLACK);
+    uint32_t s = 99;
+    for (int y = 0; y < ROWS; y++) {
+        uint8_t *r = in + (size_t)y * ROW;
+        r[0] = 1;
+        for (int i = 1; i < ROW; i++) {
+            s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+            r[i] = (uint8_t)s;
+        }
+        /* spans of 1 to 100 pixels, alternately runs and copies of the
+         * row above; the pixel after a span continues it but for one byte,
+         * the first, second or third (the match ends inside that pixel);
+         * the last span of the row runs to its end */
+        for (int x = y % 5, k = 0; x < W; k++) {
+            const int len = 1 + (y * 7 + k * 13) % 100, copy = (k + y) % 2 && y > 0;
+            for (int j = 1; j <= len + 1 && x + j < W; j++) {
+                uint8_t *px = r + 1 + 3 * (x + j);
+                memcpy(px, copy ? px - ROW : px - 3, 3);
+            }
+            const int end = x + len + 1; /* the pixel after the span */
+            if (end < W) r[1 + 3 * end + (y + k) % 3] ^= 0x5a;
+            x = end + 1 + (k % 3);
+        }
+    }
+    for (int level = CG_PNG_OWN_LEVEL_MIN; level <= CG_PNG_OWN_LEVEL_MAX; level++)
+        check_both_paths(level, in, N, ROW, za, zb, cap);
+    free(in);
     free(za);
     free(zb);
 }
@@ -898,41 +973,18 @@ START_TEST(own_paths_agree)
     int w, h;
     uint8_t *rgb = load_frame(corpus_names[_i * CG_TEST_CORPUS_STEP], &w, &h);
     const size_t row = 1 + (size_t)w * 3, n = row * (size_t)h;
-    uint8_t *f = calloc(1, n + CG_ZD_SLACK), *zero = calloc(1, row), *back = malloc(n);
+    uint8_t *f = calloc(1, n + CG_ZD_SLACK), *zero = calloc(1, row);
     const size_t cap = cg_zd_bound(n);
     uint8_t *za = malloc(cap), *zb = malloc(cap);
-    ck_assert(f && zero && back && za && zb);
+    ck_assert(f && zero && za && zb);
     for (int y = 0; y < h; y++)
         cg_png_filter_row_scalar(rgb + (size_t)y * (row - 1),
                                  y ? rgb + (size_t)(y - 1) * (row - 1) : zero, row - 1,
                                  CG_PNG_FILTER_SUB, f + (size_t)y * row);
-    for (int level = CG_PNG_OWN_LEVEL_MIN; level <= CG_PNG_OWN_LEVEL_MAX; level++) {
-        const size_t wl = cg_zd_work_size(level, row);
-        void *work = malloc(wl);
-        ck_assert_ptr_nonnull(work);
-        size_t la = 0, lb = 0;
-        ck_assert_int_eq(cg_zd_compress_in_path(CG_ZD_PATH_PORTABLE, work, wl, level, f, n, row,
-                                                za, cap, &la),
-                         CG_OK);
-        uLongf got = n;
-        ck_assert_int_eq(uncompress(back, &got, za, (uLong)la), Z_OK);
-        ck_assert_uint_eq(got, n);
-        ck_assert_mem_eq(back, f, n);
-        const cg_status sb = cg_zd_compress_in_path(CG_ZD_PATH_AVX2_BMI2, work, wl, level, f, n,
-                                                    row, zb, cap, &lb);
-        if (sb == CG_E_UNSUPPORTED) {
-#if defined(__x86_64__) && defined(__GNUC__)
-            ck_assert(!cg_simd_available(CG_SIMD_AVX2) || !__builtin_cpu_supports("bmi2"));
-#endif
-        } else {
-            ck_assert_int_eq(sb, CG_OK);
-            check_second_path(level, za, la, zb, lb, f, n);
-        }
-        free(work);
-    }
+    for (int level = CG_PNG_OWN_LEVEL_MIN; level <= CG_PNG_OWN_LEVEL_MAX; level++)
+        check_both_paths(level, f, n, row, za, zb, cap);
     free(f);
     free(zero);
-    free(back);
     free(za);
     free(zb);
     free(rgb);
@@ -1181,6 +1233,7 @@ Suite *make_suite(void)
     tcase_add_test(parts, own_stream_bands);
     tcase_add_test(parts, own_paths_short_matches);
     tcase_add_test(parts, own_fast_runs);
+    tcase_add_test(parts, own_long_matches);
     tcase_add_test(parts, container_bytes);
     tcase_add_test(parts, deflate_loading);
     suite_add_tcase(s, parts);
