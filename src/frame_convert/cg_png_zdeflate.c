@@ -445,7 +445,7 @@ static inline __attribute__((target("avx2,bmi"))) size_t match_len32(const uint8
 }
 #define MATCH_LEN(simd, a, b, max) ((simd) ? match_len32(a, b, max) : match_len(a, b, max))
 #else
-#define MATCH_LEN(simd, a, b, max) match_len(a, b, max)
+#define MATCH_LEN(simd, a, b, max) ((void)(simd), match_len(a, b, max))
 #endif
 
 /* Matches are at least MIN_MATCH long (2 pixels: one pixel as a match
