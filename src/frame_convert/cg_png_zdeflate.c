@@ -368,13 +368,11 @@ typedef struct tokens {
     int flat_rest;
     size_t table_bytes;
     /* the gate on the flat-row search (tokenize_fast): rows it stays shut,
-     * searched rows in a row, the literal bytes of the last flat row not
-     * searched */
+     * how long its next rest is, its credit, searched rows in a row */
     int gate_rest;
     int gate_rest_len;
     int gate_credit;
     int searched;
-    size_t lit_ref;
     /* with runs (run_lit): how many more tokens the run's pixels would have
      * been one by one; rows and blocks are judged by that count */
     size_t run_extra;
@@ -1476,7 +1474,6 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
     tk->gate_rest_len = GATE_REST;
     tk->gate_credit = GATE_CREDIT;
     tk->searched = 0;
-    tk->lit_ref = 0;
     bitw w = {0, 0, out};
     const uint8_t *const out_end = out + cap;
     out[0] = 0x78; /* deflate, 32 KiB window */
