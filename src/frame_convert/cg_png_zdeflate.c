@@ -639,42 +639,43 @@ static ALWAYS_INLINE size_t probe_at(const uint8_t *in, const uint8_t *x, const 
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CG_ZD_STARTS8 1
+/* Bit j: byte j at x equals byte j at x - d, for the 32 bytes at x. */
+static inline __attribute__((target("avx2"))) uint64_t eq32(const uint8_t *x, size_t d)
+{
+    const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)x);
+    const __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(x - d));
+    return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, w));
+}
+
+/* Of byte-equal bits e: bit j where bytes j..j+2 are equal (a pixel at j). */
+static inline uint64_t pixel_eq(uint64_t e)
+{
+    return e & e >> 1 & e >> 2;
+}
+
+/* Of pixel_eq bits p: bit j where the five pixels at j are equal (bytes
+ * j..j+14). */
+static inline uint64_t five_eq(uint64_t p)
+{
+    return p & p >> 3 & p >> 6 & p >> 9 & p >> 12;
+}
+
 /* Of the six pixels at x, those that start five pixels equal to the five
  * before them (distance 3) or above them (distance up): bit 3 * i for pixel
  * i. Reads 32 bytes at x, x - 3 and x - up. */
 static inline __attribute__((target("avx2"))) unsigned run_starts6(const uint8_t *x, size_t up)
 {
-    const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)x);
-    const __m256i l = _mm256_loadu_si256((const __m256i *)(const void *)(x - BPP));
-    const __m256i u = _mm256_loadu_si256((const __m256i *)(const void *)(x - up));
-    unsigned el = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, l));
-    unsigned eu = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, u));
-    el &= el >> 1 & el >> 2; /* bit j: bytes j..j+2 equal */
-    eu &= eu >> 1 & eu >> 2;
-    el &= el >> 3 & el >> 6 & el >> 9 & el >> 12; /* bytes j..j+14 */
-    eu &= eu >> 3 & eu >> 6 & eu >> 9 & eu >> 12;
-    return (el | eu) & 0x9249; /* pixels 0-5 */
+    return (unsigned)((five_eq(pixel_eq(eq32(x, BPP))) | five_eq(pixel_eq(eq32(x, up)))) &
+                      0x9249); /* pixels 0-5 */
 }
 
 /* run_starts6 for the seventeen pixels at x, two 32-byte compares each:
  * bit 3 * i for pixel i. Reads 64 bytes at x, x - 3 and x - up. */
 static inline __attribute__((target("avx2"))) uint64_t run_starts17(const uint8_t *x, size_t up)
 {
-    const __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)x);
-    const __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(x + 32));
-    const __m256i l0 = _mm256_loadu_si256((const __m256i *)(const void *)(x - BPP));
-    const __m256i l1 = _mm256_loadu_si256((const __m256i *)(const void *)(x + 32 - BPP));
-    const __m256i u0 = _mm256_loadu_si256((const __m256i *)(const void *)(x - up));
-    const __m256i u1 = _mm256_loadu_si256((const __m256i *)(const void *)(x + 32 - up));
-    uint64_t el = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, l0)) |
-                  (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, l1)) << 32;
-    uint64_t eu = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, u0)) |
-                  (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, u1)) << 32;
-    el &= el >> 1 & el >> 2;
-    eu &= eu >> 1 & eu >> 2;
-    el &= el >> 3 & el >> 6 & el >> 9 & el >> 12; /* bytes j..j+14 */
-    eu &= eu >> 3 & eu >> 6 & eu >> 9 & eu >> 12;
-    return (el | eu) & 0x1249249249249ull; /* pixels 0-16 */
+    const uint64_t el = eq32(x, BPP) | eq32(x + 32, BPP) << 32;
+    const uint64_t eu = eq32(x, up) | eq32(x + 32, up) << 32;
+    return (five_eq(pixel_eq(el)) | five_eq(pixel_eq(eu))) & 0x1249249249249ull; /* pixels 0-16 */
 }
 
 /* Of the eight pixels at x, how many equal the pixel to the left or the one
@@ -682,14 +683,8 @@ static inline __attribute__((target("avx2"))) uint64_t run_starts17(const uint8_
 static inline __attribute__((target("avx2,popcnt"))) unsigned lone_cover8(const uint8_t *x,
                                                                           size_t up)
 {
-    const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)x);
-    const __m256i l = _mm256_loadu_si256((const __m256i *)(const void *)(x - BPP));
-    const __m256i u = _mm256_loadu_si256((const __m256i *)(const void *)(x - up));
-    unsigned el = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, l));
-    unsigned eu = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, u));
-    el &= el >> 1 & el >> 2;
-    eu &= eu >> 1 & eu >> 2;
-    return (unsigned)__builtin_popcount((el | eu) & 0x249249);
+    return (unsigned)__builtin_popcountll((pixel_eq(eq32(x, BPP)) | pixel_eq(eq32(x, up))) &
+                                          0x249249);
 }
 #endif
 
