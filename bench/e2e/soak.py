@@ -866,10 +866,10 @@ class Supervisor:
             for i, r in enumerate(games):
                 m = (r["t"] >= t0) & (r["t"] <= t1 + SETTLE_NS) & ((r["flags"] & RESIZED) == 0)
                 if m.any():
-                    j = int(r["dur"][m].argmax())
-                    over.append((r["dur"][m][j] / 1e3 / (base999[i] + a.wait_us + 1000), i,
-                                 kind, (t0 - self.t_run) / 1e9,
-                                 (int(r["t"][m][j]) - t0) / 1e9, r["dur"][m][j] / 1e3))
+                    dur, ts = r["dur"][m], r["t"][m]
+                    j = int(dur.argmax())
+                    over.append((dur[j] / 1e3 / (base999[i] + a.wait_us + 1000), i, kind,
+                                 (t0 - self.t_run) / 1e9, (int(ts[j]) - t0) / 1e9, dur[j] / 1e3))
         if over:
             o = max(over)
             print(f"longest game step while the learner was dead, stalled or restarting / "
