@@ -23,7 +23,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._cuda import CudaImporter, api_on
-from ._wire import MODE_SEMAPHORE
+from ._wire import E_FRAME, E_RING, E_ROW, MODE_SEMAPHORE
 from .errors import DeviceError, RingError
 
 log = logging.getLogger("craftground_capture")
@@ -396,14 +396,15 @@ class _SourceGpu:
         batch_api, counters = routes.api, routes.counters
         batch_api.record(self.start, s)
         self.api.wait_event(self.stream, self.start)
-        sem = [(e[1].semaphore, e[5]) for e in entries if e[1].mode == MODE_SEMAPHORE]
+        sem = [(e[E_RING].semaphore, e[E_FRAME]) for e in entries
+               if e[E_RING].mode == MODE_SEMAPHORE]
         if sem:
             self.api.wait_many([x[0] for x in sem], [x[1] for x in sem], self.stream)
             counters["gpu_waits"] += 1
-        compact = [(self.index[e[0]],) + e[1:] for e in entries]
+        compact = [(self.index[e[E_ROW]],) + e[E_RING:] for e in entries]
         routes.gather(compact, self.stream, (self.api, self.fn, self.staging))
         fb, batch = self.frame_bytes, routes.batch
-        runs = _runs(sorted((e[0], self.index[e[0]]) for e in entries))
+        runs = _runs(sorted((e[E_ROW], self.index[e[E_ROW]]) for e in entries))
         for i, j, k in runs:
             if self.path == PEER_COPY:
                 self.api.copy_peer(batch + i * fb, routes.dst.ordinal, self.staging + j * fb,
@@ -496,10 +497,10 @@ class VectorRoutes:
         row, ring, descriptor, slot pointer, slot, frame, ...); returns the
         entries read in place."""
         for u, src in self.sources.items():
-            mine = [e for e in entries if self.row_uuid[e[0]] == u]
+            mine = [e for e in entries if self.row_uuid[e[E_ROW]] == u]
             if mine:
                 src.queue(self, mine, s)
-        return [e for e in entries if self.row_uuid[e[0]] not in self.sources]
+        return [e for e in entries if self.row_uuid[e[E_ROW]] not in self.sources]
 
     def close(self) -> None:
         for src in self.sources.values():

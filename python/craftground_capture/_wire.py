@@ -81,6 +81,18 @@ if FLAGS_OFF != SLOT_OFF + 4 or FRAME_OFF != FLAGS_OFF + 4 or TAIL_OFF != FRAME_
 # What the native helper (python/native/lease.c) compares and reads, by offset; it
 # exports its own as LAYOUT, and vector.load_native refuses a helper whose differ.
 LEASE_LAYOUT = (SLOT_OFF, FLAGS_OFF, FRAME_OFF - FLAGS_OFF, FRAME_OFF, TAIL_OFF)
+# The tuples the two sides hand each other, field by field in order: a row's template
+# (vector._row) and a lease entry (what a step holds until its release). lease.c indexes
+# them by enums generated from its own name lists, exported as ROW_FIELDS and ENTRY_FIELDS;
+# vector.load_native refuses a helper whose names differ from these. Python reads an
+# entry's fields by the E_ names (E_<FIELD>, its index here) and a row's three byte ranges by R_.
+ROW_FIELDS = ("ring", "control", "desc", "head", "mid", "tail", "ring_id", "slots", "words",
+              "pointers", "semaphore", "row_pitch", "view", "indexes", "addresses")
+ENTRY_FIELDS = ("row", "ring", "desc", "pointer", "slot", "frame", "view", "index", "control",
+                "address")
+R_HEAD, R_MID, R_TAIL = (ROW_FIELDS.index(n) for n in ("head", "mid", "tail"))
+(E_ROW, E_RING, E_DESC, E_POINTER, E_SLOT, E_FRAME, E_VIEW, E_INDEX, E_CONTROL,
+ E_ADDRESS) = range(len(ENTRY_FIELDS))
 
 # The control block: the header, each slot's lease word at SLOT_STRIDE * (1 + slot), the
 # producer's counters at COUNTERS_OFFSET.

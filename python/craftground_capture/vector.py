@@ -43,7 +43,9 @@ from ._control import SEQ_CST
 from ._cuda import BLOCK, GATHER_MAX, BatchApi, CudaImporter, LaunchArgs, norm_stream
 from ._transport import get as get_transport
 from ._types import Buffer, Closes
-from ._wire import ACTIVE, MODE_SEMAPHORE, PUBLISHED, RELEASED, Descriptor, parse_descriptor
+from ._wire import (ACTIVE, E_DESC, E_FRAME, E_INDEX, E_POINTER, E_RING, E_ROW, E_SLOT, E_VIEW,
+                    MODE_SEMAPHORE, PUBLISHED, R_HEAD, R_MID, R_TAIL, RELEASED, Descriptor,
+                    parse_descriptor)
 from .cuda_ipc import KDL_CUDA
 from .errors import FormatError, RingError, StaleDescriptor
 from .ring import RingLearner, RingPlane, StreamBuffer, eye_shape
@@ -79,8 +81,9 @@ def load_native() -> Tuple[Optional[Any], Optional[str]]:
         if path:
             raise RingError(f"${NATIVE_ENV}={path}: {e}") from e
         return None, f"no native helper ({e})"
-    if getattr(mod, "ABI", None) != 2 or getattr(mod, "STATES", None) != (
-            PUBLISHED, ACTIVE, RELEASED) or getattr(mod, "LAYOUT", None) != _wire.LEASE_LAYOUT:
+    want = {"ABI": 2, "STATES": (PUBLISHED, ACTIVE, RELEASED), "LAYOUT": _wire.LEASE_LAYOUT,
+            "ROW_FIELDS": _wire.ROW_FIELDS, "ENTRY_FIELDS": _wire.ENTRY_FIELDS}
+    if any(getattr(mod, k, None) != v for k, v in want.items()):
         if path:
             raise RingError(f"${NATIVE_ENV}={path}: a _lease module of another version")
         return None, "the native helper is of another version"
@@ -130,7 +133,7 @@ def _row(ring, desc, raw):
     c_void_p for the raw compare-and-swap, its index in the block's word
     view for the release's store, its address for the native helper's) and
     device pointer. The byte ranges are _wire's (LEASE_LAYOUT, which lease.c's LAYOUT
-    must equal); lease.c reads this tuple's fields by index (its R_ enum)."""
+    must equal); the fields are in _wire.ROW_FIELDS' order, which lease.c's must equal."""
     ctl = ring.control
     slots = min(desc.slot_count, ring.slot_count)
     return (ring, ctl, desc, raw[:_SLOT], raw[_FLAGS:_FRAME], raw[_TAIL:], desc.ring_id, slots,
@@ -341,12 +344,12 @@ class VectorLearner(Closes):
         if self._native is not None:
             return self._native.release(leases)  # the same stores, unless the block closed
         for e in leases:
-            # The release: F<<8|RELEASED stored over the lease's own ACTIVE(F) word (e[6]
-            # the block's word view, e[7] the word's index). While the learner is connected
+            # The release: F<<8|RELEASED stored over the lease's own ACTIVE(F) word (the
+            # block's word view at the word's index). While the learner is connected
             # nothing else moves a word out of ACTIVE (docs/zero-copy-v2/protocol.md, "Release"), so
             # the store is the compare-and-swap's one outcome, without its call.
             try:
-                e[6][e[7]] = (e[5] << 8) | RELEASED
+                e[E_VIEW][e[E_INDEX]] = (e[E_FRAME] << 8) | RELEASED
             except ValueError:
                 pass  # the ring was closed (its block's view released): nothing to give back
         return len(leases)
@@ -384,7 +387,7 @@ class VectorLearner(Closes):
         """Forget ring i: its pending leases are released first (their
         gathers must complete: a blocking wait, only on reconnect)."""
         ring = self._rings[i]
-        while any(e[1] is ring for _, leases in self._pending for e in leases):
+        while any(e[E_RING] is ring for _, leases in self._pending for e in leases):
             self._api.event_wait(self._pending[0][0])
             self._retire()
         self._rings[i] = None
@@ -458,10 +461,10 @@ class VectorLearner(Closes):
             self._native.commit(entries, new, last, frames)
         else:
             for e in entries:
-                i = e[0]
+                i = e[E_ROW]
                 new[i] = True
-                last[i] = e[2].ring_id
-                frames[i] = e[5]
+                last[i] = e[E_DESC].ring_id
+                frames[i] = e[E_FRAME]
         c = self.counters
         c["steps"] += 1
         c["new_frames"] += len(entries)
@@ -514,8 +517,8 @@ class VectorLearner(Closes):
                     raw = bytes(raw)
                 r = cached[i]
                 d = None  # set: the frame goes the long way (ring.lease)
-                if (r is not None and raw.__class__ is bytes and raw[_TAIL:] == r[5]
-                        and raw[:_SLOT] == r[3] and raw[_FLAGS:_FRAME] == r[4]):
+                if (r is not None and raw.__class__ is bytes and raw[_TAIL:] == r[R_TAIL]
+                        and raw[:_SLOT] == r[R_HEAD] and raw[_FLAGS:_FRAME] == r[R_MID]):
                     # The ring's descriptor again: only slot and frame are new.
                     ring, ctl, t, _, _, _, rid, slots, words, ptrs, sem, row_pitch, q, ks, \
                         addrs = r
@@ -564,7 +567,7 @@ class VectorLearner(Closes):
                     q, k, row_pitch = ctl.word_view, ctl.word_index(slot), d.row_pitch
                     addr = ctl.word_address(slot)
                     sem = ring.semaphore if ring.mode == MODE_SEMAPHORE else None
-                entries.append((i, ring, t, ptr, slot, f, q, k, ctl, addr))
+                entries.append((i, ring, t, ptr, slot, f, q, k, ctl, addr))  # ENTRY_FIELDS
                 index.append(i)
                 src.append(ptr)
                 if sem is not None:
@@ -584,7 +587,7 @@ class VectorLearner(Closes):
     def _unlease(entries):
         """Give back leases that no queued work reads (RingLearner.unlease)."""
         for e in entries:
-            e[1].unlease(e[4], e[5])
+            e[E_RING].unlease(e[E_SLOT], e[E_FRAME])
 
     def _queue(self, entries, s, lists):
         # Rows of rings on other GPUs are gathered there and copied across
@@ -594,8 +597,8 @@ class VectorLearner(Closes):
             sem_h, sem_v, index, src, pitch = lists
         else:
             direct = self._routes.queue(entries, s)
-            sems = [e for e in direct if e[1].mode == MODE_SEMAPHORE]
-            sem_h, sem_v = [e[1].semaphore for e in sems], [e[5] for e in sems]
+            sems = [e for e in direct if e[E_RING].mode == MODE_SEMAPHORE]
+            sem_h, sem_v = [e[E_RING].semaphore for e in sems], [e[E_FRAME] for e in sems]
             pitch = None
         if self.native_calls and pitch is not None and self.eyes == 1 and not self._depth:
             self._queue_native(entries, s, lists)
@@ -655,11 +658,12 @@ class VectorLearner(Closes):
         """The gather kernel: entry (i, ring, d, ptr, ...) into row i of the
         batch, or `on` = (api, kernel, base): of the buffer at base, on api's GPU."""
         pitch = entries[0][2].row_pitch
-        if len({e[2].row_pitch for e in entries}) > 1:
+        if len({e[E_DESC].row_pitch for e in entries}) > 1:
             for e in entries:  # mixed pitches (RGBA rings may pad): one launch per ring
                 self._launch([e], s, on)
             return
-        self._launch_lists([e[0] for e in entries], [e[3] for e in entries], pitch, s, on)
+        self._launch_lists([e[E_ROW] for e in entries], [e[E_POINTER] for e in entries], pitch,
+                           s, on)
 
     def _launch_lists(self, index, src, pitch, s, on=None):
         """The colour gather: frame src[k] (rows of `pitch` bytes) into batch
@@ -683,7 +687,7 @@ class VectorLearner(Closes):
         api, _, base = on or (self._api, self._fn, self._batch)
         frame_bytes = self.height * self.row_bytes
         for e in entries:
-            self._copy_plane(api, e[3], e[2].row_pitch, base + e[0] * frame_bytes,
+            self._copy_plane(api, e[E_POINTER], e[E_DESC].row_pitch, base + e[E_ROW] * frame_bytes,
                              self.row_bytes, s)
 
     def _copy_plane(self, api, src, pitch, dst, row, s):
@@ -716,8 +720,9 @@ class VectorLearner(Closes):
         the kernel move bytes, never a misaligned word."""
         if self.eyes == 1:
             return entries
-        self._eyes_aligned = all(e[2].color_eye_stride % 4 == 0 for e in entries)
-        return [(e[0] * self.eyes + k, e[1], e[2], e[3] + k * e[2].color_eye_stride) + e[4:]
+        self._eyes_aligned = all(e[E_DESC].color_eye_stride % 4 == 0 for e in entries)
+        return [(e[E_ROW] * self.eyes + k, e[E_RING], e[E_DESC],
+                 e[E_POINTER] + k * e[E_DESC].color_eye_stride) + e[E_SLOT:]
                 for e in entries for k in range(self.eyes)]
 
     def _gather_depth(self, entries, s):
@@ -725,7 +730,8 @@ class VectorLearner(Closes):
         (W * 4-byte rows, 4 bytes at a time) in launches of GATHER_MAX
         planes, or cuMemcpy2DAsync (a copy a row with flip)."""
         row = self.width * 4
-        jobs = [(x[0] * self.eyes + e, x[3] + x[2].depth_offset + e * x[2].depth_eye_stride)
+        jobs = [(x[E_ROW] * self.eyes + e,
+                 x[E_POINTER] + x[E_DESC].depth_offset + e * x[E_DESC].depth_eye_stride)
                 for x in entries for e in range(self.eyes)]
         if self._fn is None:
             for k, src in jobs:

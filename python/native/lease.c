@@ -34,14 +34,26 @@
 enum { ST_PUBLISHED = 2, ST_ACTIVE = 3, ST_RELEASED = 4 };
 enum { ABI = 2 };
 
-/* The row template's fields (vector.py's _row), by index. */
-enum {
-    R_RING, R_CTL, R_DESC, R_HEAD, R_MID, R_TAIL, R_RID, R_SLOTS, R_WORDS, R_PTRS, R_SEM,
-    R_PITCH, R_Q, R_KS, R_ADDRS, R_FIELDS
-};
-/* An entry's fields: (row, ring, descriptor, pointer, slot, frame, word view, word
- * index, control block, word address). */
-enum { E_ROW, E_RING, E_DESC, E_PTR, E_SLOT, E_FRAME, E_Q, E_K, E_CTL, E_ADDR, E_FIELDS };
+/* The row template's fields (vector.py's _row) and a lease entry's, in tuple order: the
+ * enums index them here and the names go out as ROW_FIELDS and ENTRY_FIELDS, which
+ * vector.load_native compares with _wire's (the one Python definition); a helper whose
+ * names differ is refused, so the two sides never read each other's tuples by stale
+ * indexes. */
+#define ROW_FIELDS(X)                                                                        \
+    X(R_RING, "ring") X(R_CTL, "control") X(R_DESC, "desc") X(R_HEAD, "head")                 \
+    X(R_MID, "mid") X(R_TAIL, "tail") X(R_RID, "ring_id") X(R_SLOTS, "slots")                 \
+    X(R_WORDS, "words") X(R_PTRS, "pointers") X(R_SEM, "semaphore") X(R_PITCH, "row_pitch")   \
+    X(R_Q, "view") X(R_KS, "indexes") X(R_ADDRS, "addresses")
+#define ENTRY_FIELDS(X)                                                                      \
+    X(E_ROW, "row") X(E_RING, "ring") X(E_DESC, "desc") X(E_PTR, "pointer")                   \
+    X(E_SLOT, "slot") X(E_FRAME, "frame") X(E_Q, "view") X(E_K, "index")                      \
+    X(E_CTL, "control") X(E_ADDR, "address")
+#define FIELD_ENUM(id, name) id,
+#define FIELD_NAME(id, name) name,
+enum { ROW_FIELDS(FIELD_ENUM) R_FIELDS };
+enum { ENTRY_FIELDS(FIELD_ENUM) E_FIELDS };
+static const char *const row_names[] = {ROW_FIELDS(FIELD_NAME)};
+static const char *const entry_names[] = {ENTRY_FIELDS(FIELD_NAME)};
 
 /* The descriptor's bytes the fast path compares and reads (the head: the bytes before the
  * slot field; mid: the flags between slot and frame; the tail: the socket path on). The
@@ -842,6 +854,22 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__lease(void); /* the import hook, the one exported symbol */
 
+/* m.name = a tuple of the n strings of names; -1 with the exception set on failure. */
+static int add_names(PyObject *m, const char *name, const char *const *names, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    for (Py_ssize_t i = 0; t != NULL && i < n; i++) {
+        PyObject *s = PyUnicode_FromString(names[i]);
+        if (s == NULL || PyTuple_SetItem(t, i, s) < 0) /* steals s, even on failure */
+            Py_CLEAR(t);
+    }
+    if (t == NULL || PyModule_AddObject(m, name, t) < 0) {
+        Py_XDECREF(t);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__lease(void)
 {
     str_control = PyUnicode_InternFromString("_control");
@@ -855,6 +883,11 @@ PyMODINIT_FUNC PyInit__lease(void)
     PyObject *states = Py_BuildValue("(iii)", ST_PUBLISHED, ST_ACTIVE, ST_RELEASED);
     if (states == NULL || PyModule_AddObject(m, "STATES", states) < 0) {
         Py_XDECREF(states);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (add_names(m, "ROW_FIELDS", row_names, R_FIELDS) < 0 ||
+        add_names(m, "ENTRY_FIELDS", entry_names, E_FIELDS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -12,7 +12,12 @@ Usage: test_wire.py HEADER LEASE_C
   - ring.py and vector.py slice no descriptor by a number of their own;
   - lease.c's offsets (its source, and the built helper's LAYOUT where
     $CRAFTGROUND_CAPTURE_NATIVE names one) = _wire.LEASE_LAYOUT, and a helper
-    of another layout is refused when it loads.
+    of another layout is refused when it loads;
+  - the row template's and lease entry's fields: lease.c's name lists (its
+    source, and the built helper's ROW_FIELDS / ENTRY_FIELDS) = _wire's,
+    _wire's E_ and R_ indexes name their fields, vector.py and _device.py
+    read no entry by a number, and a helper with two fields swapped is
+    refused when it loads.
 Exit 0 pass, 1 failure.
 """
 import os
@@ -89,20 +94,43 @@ def main(header, lease_c):
     layout = tuple(c.get(k) for k in ("SLOT_OFF", "MID_OFF", "MID_BYTES", "FRAME_OFF",
                                       "TAIL_OFF"))
     T.check(layout == W.LEASE_LAYOUT, f"lease.c's offsets {layout} = _wire's {W.LEASE_LAYOUT}")
+    for macro, ours_ in (("ROW_FIELDS", W.ROW_FIELDS), ("ENTRY_FIELDS", W.ENTRY_FIELDS)):
+        m = re.search(r"#define " + macro + r"\(X\)((?:.*\\\n)*.*)\n", csrc)
+        names = tuple(re.findall(r'X\(\w+, "(\w+)"\)', m.group(1))) if m else ()
+        T.check(names == ours_, f"lease.c's {macro} {names} = _wire's {ours_}")
+    for i, name in enumerate(W.ENTRY_FIELDS):
+        T.check(getattr(W, "E_" + name.upper(), None) == i, f"_wire.E_{name.upper()} = {i}")
+    for name in ("head", "mid", "tail"):
+        T.check(getattr(W, "R_" + name.upper()) == W.ROW_FIELDS.index(name), f"_wire.R_{name}")
+    for mod in ("vector.py", "_device.py"):
+        src = open(os.path.join(pkg, mod)).read()
+        bad = re.findall(r"\b[er]\[\d+:?\]", src)
+        T.check(not bad, f"{mod}: no entry or row field read by number ({bad})")
     mod, why = V.load_native()
     if mod is not None:
         T.check(mod.LAYOUT == W.LEASE_LAYOUT, f"the built helper's LAYOUT {mod.LAYOUT}")
+        T.check((mod.ROW_FIELDS, mod.ENTRY_FIELDS) == (W.ROW_FIELDS, W.ENTRY_FIELDS),
+                f"the built helper's field names {mod.ROW_FIELDS} {mod.ENTRY_FIELDS}")
     else:
         print(f"note: no built helper to ask ({why})")
-    with tempfile.TemporaryDirectory() as tmp:
-        stand_in = os.path.join(tmp, "_lease.py")
-        bad_layout = W.LEASE_LAYOUT[:-1] + (W.LEASE_LAYOUT[-1] + 4,)
-        with open(stand_in, "w") as f:
-            f.write(f"ABI = 2\nSTATES = {(W.PUBLISHED, W.ACTIVE, W.RELEASED)!r}\n"
-                    f"LAYOUT = {bad_layout!r}\n")
-        os.environ[V.NATIVE_ENV] = stand_in
-        T.raises(R.RingError, V.load_native, "a helper of another layout is refused",
-                 "another version")
+    swapped = W.ENTRY_FIELDS[:2] + (W.ENTRY_FIELDS[3], W.ENTRY_FIELDS[2]) + W.ENTRY_FIELDS[4:]
+    other_layout = W.LEASE_LAYOUT[:-1] + (W.LEASE_LAYOUT[-1] + 4,)
+    for what, layout, entry in (("another layout", other_layout, W.ENTRY_FIELDS),
+                                ("two entry fields swapped", W.LEASE_LAYOUT, swapped),
+                                (None, W.LEASE_LAYOUT, W.ENTRY_FIELDS)):
+        with tempfile.TemporaryDirectory() as tmp:
+            stand_in = os.path.join(tmp, "_lease.py")
+            with open(stand_in, "w") as f:
+                f.write(f"ABI = 2\nSTATES = {(W.PUBLISHED, W.ACTIVE, W.RELEASED)!r}\n"
+                        f"LAYOUT = {layout!r}\nROW_FIELDS = {W.ROW_FIELDS!r}\n"
+                        f"ENTRY_FIELDS = {entry!r}\n")
+            os.environ[V.NATIVE_ENV] = stand_in
+            if what is None:  # the same stand-in, every field ours: the refusals have their cause
+                T.check(V.load_native()[0] is not None, "the stand-in with every field ours loads")
+            else:
+                T.raises(R.RingError, V.load_native, f"a helper of {what} is refused",
+                         "another version")
+    del os.environ[V.NATIVE_ENV]
 
 
 if __name__ == "__main__":
