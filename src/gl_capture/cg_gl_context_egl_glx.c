@@ -32,8 +32,11 @@ typedef struct cg_ctx_probe {
     _Atomic(unsigned long long) adds_tried; /* dlpi_adds at the last miss; 0: none */
 } cg_ctx_probe;
 
-static cg_ctx_probe g_egl_probe = {{"libEGL.so.1", NULL}, "eglGetCurrentContext", NULL, 0};
-static cg_ctx_probe g_glx_probe = {{"libGLX.so.0", "libGL.so.1"}, "glXGetCurrentContext", NULL, 0};
+/* fn and adds_tried start zeroed (static storage): clang refuses NULL for an _Atomic
+ * function pointer in a constant initializer. */
+static cg_ctx_probe g_egl_probe = {.libs = {"libEGL.so.1", NULL}, .sym = "eglGetCurrentContext"};
+static cg_ctx_probe g_glx_probe = {.libs = {"libGLX.so.0", "libGL.so.1"},
+                                   .sym = "glXGetCurrentContext"};
 
 static int cg_dl_adds_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
