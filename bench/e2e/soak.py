@@ -858,8 +858,13 @@ class Supervisor:
                                 f"after {count} steps (limit {a.new_within})")
         print(f"  the most: {worst} (target <= 2; --check limit: "
               f"{a.new_within or 'none, a row never new again fails'})")
-        # the games' steps while the learner was dead, stalled or restarting
+        # the games' steps while the learner was dead, stalled or restarting, against the
+        # bound of each game's no-event p99.9 + waitNanos + 1 ms; and how often the same
+        # bound is passed in the event-free stretches (a game that waited for its learner
+        # would pass it more often while the learner is away than without events)
         over = []
+        bound = {i: (base999[i] + a.wait_us + 1000) * 1e3 for i in range(len(games))}  # ns
+        away_n = away_over = 0
         for kind, rows, t0, t1, g, what in events:
             if kind not in ("learner_kill", "stall"):
                 continue
@@ -867,14 +872,25 @@ class Supervisor:
                 m = (r["t"] >= t0) & (r["t"] <= t1 + SETTLE_NS) & ((r["flags"] & RESIZED) == 0)
                 if m.any():
                     dur, ts = r["dur"][m], r["t"][m]
+                    away_n += len(dur)
+                    away_over += int((dur > bound[i]).sum())
                     j = int(dur.argmax())
-                    over.append((dur[j] / 1e3 / (base999[i] + a.wait_us + 1000), i, kind,
-                                 (t0 - self.t_run) / 1e9, (int(ts[j]) - t0) / 1e9, dur[j] / 1e3))
+                    over.append((dur[j] / bound[i], i, kind, (t0 - self.t_run) / 1e9,
+                                 (int(ts[j]) - t0) / 1e9, dur[j] / 1e3))
         if over:
             o = max(over)
             print(f"longest game step while the learner was dead, stalled or restarting / "
                   f"(its no-event p99.9 + waitNanos + 1 ms): {o[0]:.2f} (target <= 1; game "
                   f"{o[1]}, {o[5]:,.0f} us, {o[4]:+.2f} s after the {o[2]} at {o[3]:.2f} s)")
+            free_n = free_over = 0
+            for i, r in enumerate(games):
+                dur = r["dur"][~in_event(r["t"])]
+                free_n += len(dur)
+                free_over += int((dur > bound[i]).sum())
+            print(f"game steps past that bound: {away_over} of {away_n} "
+                  f"({1e4 * away_over / max(1, away_n):.1f} in 10,000) while the learner was "
+                  f"away, {free_over} of {free_n} ({1e4 * free_over / max(1, free_n):.1f} in "
+                  f"10,000) in the event-free stretches")
         kept = [int(ln.rsplit(":", 1)[1]) for f in sorted(os.listdir(self.tmp))
                 if f.endswith(".err") for ln in read_text(os.path.join(self.tmp, f)).splitlines()
                 if ln.startswith("soak game: deferred rings before resize:")]
