@@ -105,8 +105,9 @@ if [ "${1:-}" = "--e2e" ]; then
   exit "${PIPESTATUS[0]}"
 fi
 
-# --soak [ARGS]: the soak only (docs/benchmarks.md, "Soak"): 16 free-running game JVMs, the first
-# 4 with a depth plane, the last 4 GL, one learner (this python3: torch), the events of bench/e2e/soak.py's schedule.
+# --soak [ARGS]: the soak only (docs/benchmarks.md, "Soak"): 16 game JVMs (free-running unless
+# ARGS pace them: --hz), the first 4 with a depth plane, the last 4 GL, one learner (this
+# python3: torch), the events of bench/e2e/soak.py's schedule.
 if [ "${1:-}" = "--soak" ]; then
   shift
   J=$ROOT/build-gpu-jvm
