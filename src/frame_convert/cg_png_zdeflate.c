@@ -19,15 +19,17 @@
  * above (the pixels copied are in the table already). On these frames that
  * finds more than looking one pixel on for a longer match (lazy matching)
  * and costs less, and the pixels past the fourth add little. The filter
- * byte starting each row is a literal. Level 1 reads and fills the table
+ * byte starting each row is a literal. Level 1 has a table of its own
+ * (pairs: the newest place of each hash of two pixels and of three, one
+ * 16-bit position each), which it reads and fills
  * only at the pixel after a match that follows another match closely
  * (probe_at), and only while such probes pay (probe_on): on flat frames
  * (sand, sky, fog: runs of zero residuals between small steps) that pixel
  * starts the pattern of steps and runs that recurs at other distances,
  * which the left and upper pixels alone cut into short matches (1.8-2.0x
  * libpng's size on bench/corpus/desert_*, 1.3-1.5x with it). On rows that
- * follow a flat row (few tokens for its pixels), level 1 searches the table
- * as level 2 does, while that finds matches and cuts the row's literals (a
+ * follow a flat row (few tokens for its pixels), level 1 searches its table
+ * at every pixel, while that finds matches and cuts the row's literals (a
  * gate: tokenize_fast). Elsewhere level 1
  * takes matches of five pixels or more (MIN_MATCH_FAST) and, on CPUs with
  * AVX2 and BMI2 (the second path below), finds with 32-byte compares, 17
@@ -362,7 +364,7 @@ typedef struct tokens {
     int probe_credit;
     unsigned probe_skipped;
     /* level 1 on flat rows (tokenize_fast): whether the next row searches
-     * the table as level 2 does; rows to go before a row may again; the
+     * its table at every pixel; rows to go before a row may again; the
      * bytes the table's matches covered in the row */
     int flat;
     int flat_rest;
@@ -557,6 +559,50 @@ static inline void insert(rows *t, key k, size_t p)
 #endif
 }
 
+/* Level 1's table: the newest place of each hash of two pixels (two) and
+ * of three (three), a position's low 16 bits as in a trow. A lookup is two
+ * loads and a place two stores, where a trow's lookup compares a row's tags
+ * and its insert rewrites the row (three read-modify-writes). On level 1's
+ * flat rows and probes, against the 8-way rows, both keeping the newest
+ * entry whose two pixels' tag and third pixel agree, else the newest with
+ * the tag: 0.84-0.93x the time on the demo and sand frames, 0.2-1.6% fewer
+ * bytes there (the older entries of a row gave nothing the newest did not,
+ * and the hashes here have 13 bits each, not 11 + 8 shared by the row). */
+enum { PAIR_BITS = 13 };
+
+typedef struct pairs {
+    uint16_t two[1 << PAIR_BITS];
+    uint16_t three[1 << PAIR_BITS];
+} pairs;
+
+/* A place's slots in pairs. Reads 10 bytes at x. */
+typedef struct pkey {
+    uint32_t two, three;
+} pkey;
+
+static inline pkey pkey_at(const uint8_t *x)
+{
+    const uint64_t h = (load64(x) << 16) * 0x9E3779B97F4A7C15ull;
+    const uint32_t t = (uint32_t)(h >> 32) ^ (load32(x + 6) & 0xffffff);
+    const pkey k = {(uint32_t)(h >> (64 - PAIR_BITS)), (t * 0x9E3779B1u) >> (32 - PAIR_BITS)};
+    return k;
+}
+
+static inline void pair_insert(pairs *t, pkey k, size_t p)
+{
+    t->two[k.two] = (uint16_t)p;
+    t->three[k.three] = (uint16_t)p;
+}
+
+/* The place at in + q joins level 1's table (pt) or the rows (tb). */
+static inline void put_place(rows *tb, pairs *pt, const uint8_t *in, size_t q)
+{
+    if (pt != NULL)
+        pair_insert(pt, pkey_at(in + q), q);
+    else
+        insert(tb, key_at(in + q), q);
+}
+
 /* A match's pixels that join the table: those in its first INSERT_SPAN
  * bytes, and its last. Level 1's flat rows (the AVX2 path's runs) take its
  * second and last only: 8-10% less time on the flat frames at 0.5% more
@@ -592,7 +638,7 @@ static ALWAYS_INLINE void try_at(uint64_t cur, const uint8_t *x, size_t cd, cons
  * began at most PROBE_GAP literal pixels after the match before it (runs
  * and steps: a flat region) and was not cut at MAX_MATCH (a run that goes
  * on). The longest of the pixel to the left, the one
- * above and the newest entry whose tag and third pixel agree (no two-pixel
+ * above and the newest place of the same three pixels (no two-pixel
  * matches from the table: in textured regions they replace literals at a
  * larger cost); x joins the table. */
 enum { PROBE_GAP = 5 };
@@ -617,22 +663,18 @@ static inline int probe_score(int credit, int won)
 }
 
 static ALWAYS_INLINE size_t probe_at(const uint8_t *in, const uint8_t *x, const uint8_t *xend,
-                                     size_t up, rows *tb, size_t *dist, const int simd)
+                                     size_t up, pairs *pt, size_t *dist, const int simd)
 {
     const uint64_t cur = load64(x);
     size_t len = 0;
     try_at(cur, x, BPP, xend, &len, dist, simd);
     if (up != 0) try_at(cur, x, up, xend, &len, dist, simd);
     const size_t p = (size_t)(x - in);
-    const key k = key_at(x);
-    const trow *const r = &tb->r[k.row];
-    const unsigned both = row_hits(r, k), more = (both >> 8) & both & 0xff;
-    if (more != 0) {
-        const size_t cd = (uint16_t)(p - r->pos[__builtin_ctz(more)]);
-        if (cd - 1 < MAX_DIST && (len < BPP || load32(x + len - 1) == load32(x - cd + len - 1)))
-            try_at(cur, x, cd, xend, &len, dist, simd);
-    }
-    insert(tb, k, p);
+    const pkey k = pkey_at(x);
+    const size_t cd = (uint16_t)(p - pt->three[k.three]);
+    if (cd - 1 < MAX_DIST && (len < BPP || load32(x + len - 1) == load32(x - cd + len - 1)))
+        try_at(cur, x, cd, xend, &len, dist, simd);
+    pair_insert(pt, k, p);
     return len;
 }
 
@@ -728,8 +770,8 @@ static inline uint32_t *run_lit(uint32_t *t, tokens *tk, const uint8_t *x, size_
  * pixel, the longest match of the candidates at the top of this file; the
  * pixel then joins the table. first: s is 0 (nothing before the row). */
 static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, int depth,
-                                       rows *tb, tokens *tk, const int first, const int simd,
-                                       const int runs)
+                                       rows *tb, pairs *pt, tokens *tk, const int first,
+                                       const int simd, const int runs)
 {
     (void)simd; /* without SSE2: no many-pixel check */
     uint32_t *t = tk->t + tk->n;
@@ -785,7 +827,16 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
         /* above: read on only where it can beat the run (equal where it ends) */
         if (up != 0 && (len < BPP || load32(x + len - 1) == load32(x - up + len - 1)))
             try_at(cur, x, up, xend, &len, &dist, simd);
-        if (depth > 0) {
+        if (depth > 0 && pt != NULL) { /* level 1's flat rows */
+            const size_t p = (size_t)(x - in);
+            const pkey k = pkey_at(x);
+            const size_t c3 = (uint16_t)(p - pt->three[k.three]);
+            const size_t c2 = (uint16_t)(p - pt->two[k.two]);
+            if (c3 - 1 < MAX_DIST && (len < BPP || load32(x + len - 1) == load32(x - c3 + len - 1)))
+                try_at(cur, x, c3, xend, &len, &dist, simd);
+            if (len < MIN_MATCH && c2 - 1 < MAX_DIST) try_at(cur, x, c2, xend, &len, &dist, simd);
+            pair_insert(pt, k, p);
+        } else if (depth > 0) {
             const size_t p = (size_t)(x - in);
             const key k = key_at(x);
             const trow *const r = &tb->r[k.row];
@@ -831,13 +882,13 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
                 const size_t p = (size_t)(x - in);
                 const size_t span = runs ? INSERT_SPAN_FAST : INSERT_SPAN;
                 const size_t qe = p + (len < span ? len : span);
-                for (size_t q = p + BPP; q < qe; q += BPP) insert(tb, key_at(in + q), q);
-                if (len > span) insert(tb, key_at(in + p + len - BPP), p + len - BPP);
+                for (size_t q = p + BPP; q < qe; q += BPP) put_place(tb, pt, in, q);
+                if (len > span) put_place(tb, pt, in, p + len - BPP);
             }
             x += len;
             mend = x;
             if (!near || x > xlast) break;
-            len = probe_at(in, x, xend, up, tb, &dist, simd);
+            len = probe_at(in, x, xend, up, pt, &dist, simd);
             credit = probe_score(credit, len >= MIN_MATCH && dist != BPP && dist != up);
             if (len < MIN_MATCH) { /* what the loop would make of it */
                 t = runs ? run_lit(t, tk, x, BPP, &run, &rend)
@@ -856,8 +907,8 @@ static ALWAYS_INLINE void tokenize_row(const uint8_t *in, size_t s, size_t row, 
 
 /* Level 1 on flat rows: a row of fewer tokens than a third of its pixels
  * (runs and copies of the row above, a few literals between them: sky, sand,
- * flat-lit faces, fog, UI panels) makes the next row search the table as
- * level 2 does, which on such rows finds the patterns of steps and runs that
+ * flat-lit faces, fog, UI panels) makes the next row search level 1's table
+ * at every pixel, which on such rows finds the patterns of steps and runs that
  * recur at other distances: 0.7-0.8x the bytes on bench/corpus/demo_* and on
  * the demo's other frames (1.2-1.56x libpng's size before, 1.0-1.1x with
  * it). A flat row where the table gave no match at all (a row of one colour)
@@ -902,14 +953,14 @@ static ALWAYS_INLINE size_t lone_pixels(const uint8_t *in, size_t s, size_t row,
     return u;
 }
 
-static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row, rows *tb,
+static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row, pairs *pt,
                                         tokens *tk, const int simd)
 {
     const size_t n0 = tk->n + tk->run_extra, pixels = (row - 1) / BPP, l0 = tk->lit_bytes;
     int flat;
     if (tk->flat && tk->gate_rest == 0) {
         tk->table_bytes = 0;
-        tokenize_row(in, s, row, level_depth[2], tb, tk, 0, simd, simd);
+        tokenize_row(in, s, row, level_depth[2], NULL, pt, tk, 0, simd, simd);
         flat = (tk->n + tk->run_extra - n0) * FLAT_TOKENS_DIV < pixels;
         if (tk->table_bytes == 0) {
             tk->flat_rest = FLAT_REST;
@@ -929,7 +980,7 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
             }
         }
     } else {
-        tokenize_row(in, s, row, level_depth[1], tb, tk, 0, simd, simd);
+        tokenize_row(in, s, row, level_depth[1], NULL, pt, tk, 0, simd, simd);
         flat = (tk->n + tk->run_extra - n0) * FLAT_TOKENS_DIV < pixels && tk->flat_rest == 0;
         if (tk->flat_rest > 0) tk->flat_rest--;
         if (tk->gate_rest > 0) tk->gate_rest--;
@@ -942,16 +993,19 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
  * first; in the others, the first pixel may match at distance 3 too, into
  * the row before. Each level's constants are folded into its own loop. */
 static ALWAYS_INLINE void tokenize(int level, const uint8_t *in, size_t s, size_t row, rows *tb,
-                                   tokens *tk, const int simd)
+                                   pairs *pt, tokens *tk, const int simd)
 {
     if (s == 0) {
-        tokenize_row(in, s, row, level_depth[level], tb, tk, 1, simd, simd && level == 1);
+        if (level == 1)
+            tokenize_row(in, s, row, level_depth[1], NULL, pt, tk, 1, simd, simd);
+        else
+            tokenize_row(in, s, row, level_depth[level], tb, NULL, tk, 1, simd, 0);
         return;
     }
     switch (level) {
-    case 1: tokenize_fast(in, s, row, tb, tk, simd); break;
-    case 2: tokenize_row(in, s, row, level_depth[2], tb, tk, 0, simd, 0); break;
-    default: tokenize_row(in, s, row, level_depth[3], tb, tk, 0, simd, 0); break;
+    case 1: tokenize_fast(in, s, row, pt, tk, simd); break;
+    case 2: tokenize_row(in, s, row, level_depth[2], tb, NULL, tk, 0, simd, 0); break;
+    default: tokenize_row(in, s, row, level_depth[3], tb, NULL, tk, 0, simd, 0); break;
     }
 }
 
@@ -1426,12 +1480,18 @@ static size_t table_at(int level, size_t row)
     return part(sizeof(tokens)) + part((block_tokens(level) + row) * sizeof(uint32_t));
 }
 
+/* The table's size: level 1's own (pairs), the rows at levels 2 and 3. */
+static size_t table_size(int level)
+{
+    return level == 1 ? sizeof(pairs) : sizeof(rows);
+}
+
 size_t cg_zd_work_size(int level, size_t row)
 {
     if (level < CG_PNG_OWN_LEVEL_MIN || level > CG_PNG_OWN_LEVEL_MAX) return 0;
     if (row > (SIZE_MAX - 4 * PART_ALIGN - sizeof(tokens) - sizeof(rows)) / 4 - BLOCK_TOKENS_FAST)
         return 0;
-    return PART_ALIGN - 1 + table_at(level, row) + part(sizeof(rows));
+    return PART_ALIGN - 1 + table_at(level, row) + part(table_size(level));
 }
 
 cg_status cg_zd_compress(int level, const uint8_t *in, size_t n, size_t row, uint8_t *out,
@@ -1457,8 +1517,10 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
     uint8_t *const wb = (uint8_t *)work + (PART_ALIGN - (uintptr_t)work % PART_ALIGN) % PART_ALIGN;
     tokens *const tk = (tokens *)(void *)wb;
     tk->t = (uint32_t *)(void *)(wb + part(sizeof(tokens)));
-    rows *const table = (rows *)(void *)(wb + table_at(level, row));
-    memset(table, 0, sizeof *table);
+    void *const table = wb + table_at(level, row);
+    memset(table, 0, table_size(level));
+    rows *const tb = level == 1 ? NULL : (rows *)table;
+    pairs *const pt = level == 1 ? (pairs *)table : NULL;
     for (unsigned l = 3; l <= MAX_MATCH; l++) tk->len_tab[l] = length_info(l);
     tk->probe_credit = PROBE_CREDIT;
     tk->probe_skipped = 0;
@@ -1489,7 +1551,7 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
             tk->count = tk->rows % LIT_SAMPLE == 0;
             tk->counted += (unsigned)tk->count;
             tk->rows++;
-            tokenize(level, in, s, row, table, tk, simd);
+            tokenize(level, in, s, row, tb, pt, tk, simd);
             s += row;
         } while (s < n && tk->n + tk->run_extra + row <= max_tokens);
         st = put_block(&w, in + b0, s - b0, tk, s == n, out_end, simd && level == 1,
