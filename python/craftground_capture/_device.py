@@ -399,7 +399,7 @@ class _SourceGpu:
         sem = [(e[E_RING].semaphore, e[E_FRAME]) for e in entries
                if e[E_RING].mode == MODE_SEMAPHORE]
         if sem:
-            self.api.wait_many([x[0] for x in sem], [x[1] for x in sem], self.stream)
+            self.api.wait_many([h for h, _ in sem], [v for _, v in sem], self.stream)
             counters["gpu_waits"] += 1
         compact = [(self.index[e[E_ROW]],) + e[E_RING:] for e in entries]
         routes.gather(compact, self.stream, (self.api, self.fn, self.staging))

@@ -657,7 +657,7 @@ class VectorLearner(Closes):
     def _launch(self, entries, s, on=None):
         """The gather kernel: entry (i, ring, d, ptr, ...) into row i of the
         batch, or `on` = (api, kernel, base): of the buffer at base, on api's GPU."""
-        pitch = entries[0][2].row_pitch
+        pitch = entries[0][E_DESC].row_pitch
         if len({e[E_DESC].row_pitch for e in entries}) > 1:
             for e in entries:  # mixed pitches (RGBA rings may pad): one launch per ring
                 self._launch([e], s, on)

@@ -107,7 +107,7 @@ def main(header, lease_c):
         T.check(getattr(W, "R_" + name.upper()) == W.ROW_FIELDS.index(name), f"_wire.R_{name}")
     for mod in ("vector.py", "_device.py"):
         src = open(os.path.join(pkg, mod)).read()
-        bad = re.findall(r"\b[er]\[\d+:?\]", src)
+        bad = re.findall(r"\b[erx]\[\d+:?\]|\bentries\[\d+\]\[\d+", src)
         T.check(not bad, f"{mod}: no entry or row field read by number ({bad})")
     mod, why = V.load_native()
     if mod is not None:
