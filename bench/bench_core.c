@@ -874,6 +874,7 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
     double *mp = malloc(sizeof(double) * (size_t)(ne * n * 3));
     if (mp == NULL) abort();
     double *sr = mp + ne * n, *tr = sr + ne * n;
+    double tsum[MAXE] = {0}, pixels = 0; /* the whole corpus: its frames' median times */
     int bad = 0;
     for (int i = 0; i < n; i++) {
         const int w = fr[i].w, h = fr[i].h;
@@ -901,7 +902,11 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
                 t[k * reps + r] = cpu_now_us() - t0;
             }
         double med[MAXE];
-        for (int k = 0; k < ne; k++) med[k] = bench_median(t + k * reps, reps);
+        for (int k = 0; k < ne; k++) {
+            med[k] = bench_median(t + k * reps, reps);
+            tsum[k] += med[k];
+        }
+        pixels += (double)w * h;
         for (int k = 0; k < ne; k++) {
             mp[k * n + i] = mpix_s(&fr[i], med[k]);
             sr[k * n + i] = (double)e[k].len / (double)e[0].len;
@@ -923,12 +928,12 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
            "medians of rotated repetitions; every output decoded by libpng to the exact "
            "pixels%s)\n",
            n, bad ? ": FAILED, see above" : "");
-    printf("%-20s %9s %9s %9s %9s %9s %-22s %8s\n", "encoder", "Mpix/s360", "Mpix/s480",
-           "Mpix/s1080", "size/lib", "worst", "(frame)", ref >= 0 ? "t/ref" : "");
+    printf("%-20s %9s %9s %9s %9s %9s %9s %-22s %8s\n", "encoder", "Mpix/s360", "Mpix/s480",
+           "Mpix/s1080", "Mpix/sall", "size/lib", "worst", "(frame)", ref >= 0 ? "t/ref" : "");
     for (int k = 0; k < ne; k++) {
         printf("%-20s", e[k].name);
         const int timed = !quick || e[k].own || k == ref;
-        for (size_t c = 0; c < 3 && !timed; c++) printf(" %9s", "-");
+        for (size_t c = 0; c < 4 && !timed; c++) printf(" %9s", "-");
         for (size_t c = 0; c < 3 && timed; c++) {
             double v[64];
             int m = 0;
@@ -936,6 +941,7 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
                 if (fr[i].w == classes[c][0] && fr[i].h == classes[c][1]) v[m++] = mp[k * n + i];
             printf(" %9.1f", m ? bench_median(v, m) : 0.0);
         }
+        if (timed) printf(" %9.1f", tsum[k] > 0 ? pixels / tsum[k] : 0.0);
         double s[64], worst = 0;
         int wi = 0;
         for (int i = 0; i < n; i++) {
@@ -946,6 +952,7 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
         if (ref >= 0 && timed) printf(" %8.3f", bench_median(tr + k * n, n));
         printf("\n");
     }
+    printf("  Mpix/sall: the corpus's pixels over the sum of its frames' median times\n");
     if (ref >= 0) printf("  t/ref: per-frame time over %s's, median\n", e[ref].name);
     for (int k = 0; k < ne; k++) {
         cg_png_encoder_destroy(e[k].enc);
