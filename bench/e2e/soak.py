@@ -766,9 +766,9 @@ class Supervisor:
         print("| process | steps | no event p50 / p99.9 / max us | event p50 / p99.9 / max us "
               "| published | skipped | gens | fds start -> end | GPU MiB start -> end |")
         print("| " + " | ".join(["---"] * 9) + " |")
-        base999 = {}
+        base999, ev_of = {}, {}
         for i, r in enumerate(games):
-            ev = in_event(r["t"])
+            ev = ev_of[i] = in_event(r["t"])
             q, e = r["dur"][~ev], r["dur"][ev]
             base999[i] = pct(q, 99.9)
             fd0, m0 = self.start_snap.get(("game", i), (None, None))
@@ -884,7 +884,7 @@ class Supervisor:
                   f"{o[1]}, {o[5]:,.0f} us, {o[4]:+.2f} s after the {o[2]} at {o[3]:.2f} s)")
             free_n = free_over = 0
             for i, r in enumerate(games):
-                dur = r["dur"][~in_event(r["t"])]
+                dur = r["dur"][~ev_of[i]]
                 free_n += len(dur)
                 free_over += int((dur > bound[i]).sum())
             print(f"game steps past that bound: {away_over} of {away_n} "
