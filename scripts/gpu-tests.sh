@@ -57,12 +57,11 @@ if [ "${1:-}" = "--prepare" ]; then
   cmake --build build-gpu-jvm-build -j"$(nproc)" --target native-lib zc_helper cg_stubs \
     jvm_cuda_zerocopy_jar jvm_cuda_gl_zerocopy_jar jvm_zerocopy_lifecycle_jar \
     ring_helper jvm_vk_ring_jar gltest jvm_gl_ring_jar e2e_game bench_e2e_game_jar cg_proto_java \
-    bench_e2e_soak_game_jar bench_e2e_soak_gl_game_jar
+    bench_e2e_soak_game_jar bench_e2e_soak_gl_game_jar cg_py_lease
+  rm -rf build-gpu-jvm && mkdir -p build-gpu-jvm
   # The learner package's native helper (python/native/lease.c): one abi3 module, so this
   # Debian's Python headers make a module that machine's python3 (3.12) loads; --e2e and
   # --soak name it, as a pip install would build it.
-  cmake --build build-gpu-jvm-build -j"$(nproc)" --target cg_py_lease
-  rm -rf build-gpu-jvm && mkdir -p build-gpu-jvm
   cp build-gpu-jvm-build/python/_lease.abi3.so build-gpu-jvm/
   find build-gpu-jvm-build \( -name libnative-lib.so -o -name libzc_helper.so \
     -o -name libring_helper.so -o -name cg_stubs.jar -o -name 'jvm_*zerocopy*_jar.jar' \
@@ -98,15 +97,16 @@ for f in .gl/x11/*.deb; do dpkg -x "$f" /opt/cg-x11; done
   export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 nvidia-smi -L | tee "$OUT/gpu.txt"
 
-# --e2e [ARGS]: the end-to-end benchmark only (docs/benchmarks.md, "End to end"): N game JVMs
-# on the jlink'd runtime with the natives built by --prepare, one learner (this python3: torch).
-# Both use the learner package's native helper made by --prepare, unless
-# $CRAFTGROUND_CAPTURE_NATIVE names another (0: the package's Python rules).
+# --e2e and --soak: the learner takes its leases in the package's native helper made by
+# --prepare, unless $CRAFTGROUND_CAPTURE_NATIVE names another (0: the package's Python rules).
 if [ "${1:-}" = "--e2e" ] || [ "${1:-}" = "--soak" ]; then
   [ -n "${CRAFTGROUND_CAPTURE_NATIVE:-}" ] || [ ! -e "$ROOT/build-gpu-jvm/_lease.abi3.so" ] ||
     export CRAFTGROUND_CAPTURE_NATIVE="$ROOT/build-gpu-jvm/_lease.abi3.so"
   echo "== learner's native helper: ${CRAFTGROUND_CAPTURE_NATIVE:-none (the Python rules)}"
 fi
+
+# --e2e [ARGS]: the end-to-end benchmark only (docs/benchmarks.md, "End to end"): N game JVMs
+# on the jlink'd runtime with the natives built by --prepare, one learner (this python3: torch).
 if [ "${1:-}" = "--e2e" ]; then
   shift
   J=$ROOT/build-gpu-jvm
