@@ -93,24 +93,24 @@ const png_peer *png_peers(int *count)
 {
     static const png_peer peers[] = {
 #ifdef CG_BENCH_FPNGE
-        {"fpnge default", NULL, cg_bench_fpnge},
+        {"fpnge default", NULL, cg_bench_fpnge, CG_BENCH_FPNGE_BUILT},
 #else
-        {"fpnge default", "CG_BENCH_FPNGE_DIR (github.com/veluca93/fpnge)", NULL},
+        {"fpnge default", "CG_BENCH_FPNGE_DIR (github.com/veluca93/fpnge)", NULL, NULL},
 #endif
 #ifdef CG_BENCH_FPNG
-        {"fpng default", NULL, cg_bench_fpng},
+        {"fpng default", NULL, cg_bench_fpng, NULL},
 #else
-        {"fpng default", "CG_BENCH_FPNG_DIR (github.com/richgel999/fpng)", NULL},
+        {"fpng default", "CG_BENCH_FPNG_DIR (github.com/richgel999/fpng)", NULL, NULL},
 #endif
 #ifdef CG_BENCH_SPNG
-        {"libspng default", NULL, enc_spng},
+        {"libspng default", NULL, enc_spng, NULL},
 #else
-        {"libspng default", "CG_BENCH_SPNG_DIR (github.com/randy408/libspng)", NULL},
+        {"libspng default", "CG_BENCH_SPNG_DIR (github.com/randy408/libspng)", NULL, NULL},
 #endif
 #ifdef CG_BENCH_STB
-        {"stb_image_write", NULL, enc_stb},
+        {"stb_image_write", NULL, enc_stb, NULL},
 #else
-        {"stb_image_write", "CG_BENCH_STB_DIR (a folder with stb_image_write.h)", NULL},
+        {"stb_image_write", "CG_BENCH_STB_DIR (a folder with stb_image_write.h)", NULL, NULL},
 #endif
     };
     *count = (int)(sizeof peers / sizeof peers[0]);

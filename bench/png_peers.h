@@ -25,6 +25,7 @@ typedef struct png_peer {
     const char *name;    /* "fpnge default" */
     const char *missing; /* NULL when built; else what to set to build it */
     png_peer_fn encode;
+    const char *built;   /* how it was compiled, when that matters; else NULL */
 } png_peer;
 
 /* The peers bench_core knows of, built or not (static storage). */

@@ -1,6 +1,7 @@
 // png_peers_cxx.cc - the C++ peers of bench_core's PNG comparison (fpnge,
 // fpng), each with its own defaults, built from the source directories given
-// to the configure step (bench/core.cmake) for this CPU (-march=native).
+// to the configure step (bench/core.cmake) for this CPU (-march=native; fpnge
+// by clang++ where there is one, as its build.sh).
 #include <cstdlib>
 #include <cstring>
 #include <vector>
