@@ -865,7 +865,8 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
             continue;
         }
         if (ref < 0) ref = ne;
-        if (peers[i].built != NULL) printf("PNG peers: %s built with %s\n", peers[i].name, peers[i].built);
+        if (peers[i].built != NULL)
+            printf("PNG peers: %s built with %s\n", peers[i].name, peers[i].built);
         e[ne].name = peers[i].name;
         e[ne++].peer = peers[i].encode;
     }

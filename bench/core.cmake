@@ -15,10 +15,11 @@ if(CG_WITH_PNG) # libpng's defaults are the PNG limit
   # dependency: each is built from a source folder given here or in the
   # environment variable of the same name, and skipped by name otherwise.
   # fpnge and fpng are built for this CPU (-march=native), as their own
-  # builds do; fpnge's build.sh compiles with clang++, so it is compiled with
-  # clang++ where one is found (here it ran about 7% faster than built by
-  # g++ with the same flags: -1% to 13% over five alternations), else with this project's C++ compiler, and
-  # bench_core prints which. Their code is never copied into the repository.
+  # builds do. fpnge's build.sh compiles with clang++, so fpnge is compiled
+  # with clang++ where one is found (here it ran about 7% faster than g++'s
+  # build with the same flags: -1% to 13% over five alternations), else with
+  # this project's C++ compiler; bench_core prints which. Their code is never
+  # copied into the repository.
   foreach(peer FPNGE FPNG SPNG STB)
     if(NOT DEFINED CG_BENCH_${peer}_DIR AND DEFINED ENV{CG_BENCH_${peer}_DIR})
       set(CG_BENCH_${peer}_DIR "$ENV{CG_BENCH_${peer}_DIR}")
