@@ -31,19 +31,22 @@ if(CG_WITH_PNG) # libpng's defaults are the PNG limit
   target_include_directories(bench_png_peers PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(bench_core PRIVATE bench_png_peers)
   set(cg_peer_cxx "")
+  set(cg_peer_flags -O3 -march=native) # the C++ peers', as their builds use
+  string(JOIN " " cg_peer_flags_text ${cg_peer_flags})
   if(CG_BENCH_FPNGE_DIR AND EXISTS "${CG_BENCH_FPNGE_DIR}/fpnge.cc")
     find_program(CG_BENCH_CLANGXX clang++)
     if(CG_BENCH_CLANGXX)
       set(cg_fpnge_obj ${CMAKE_CURRENT_BINARY_DIR}/fpnge_clang.o)
       add_custom_command(OUTPUT ${cg_fpnge_obj}
-        COMMAND ${CG_BENCH_CLANGXX} -O3 -march=native -w -c ${CG_BENCH_FPNGE_DIR}/fpnge.cc
+        COMMAND ${CG_BENCH_CLANGXX} ${cg_peer_flags} -w -c ${CG_BENCH_FPNGE_DIR}/fpnge.cc
                 -o ${cg_fpnge_obj}
         DEPENDS ${CG_BENCH_FPNGE_DIR}/fpnge.cc ${CG_BENCH_FPNGE_DIR}/fpnge.h VERBATIM)
       list(APPEND cg_peer_cxx ${cg_fpnge_obj})
-      set(cg_fpnge_built "clang++ -O3 -march=native, as its build.sh")
+      set(cg_fpnge_built "clang++ ${cg_peer_flags_text}, as its build.sh")
     else()
       list(APPEND cg_peer_cxx "${CG_BENCH_FPNGE_DIR}/fpnge.cc")
-      set(cg_fpnge_built "the C++ compiler -O3 -march=native (its build.sh uses clang++: none found)")
+      set(cg_fpnge_built
+          "the C++ compiler ${cg_peer_flags_text} (its build.sh uses clang++: none found)")
     endif()
     set(cg_peer_fpnge ON)
   endif()
@@ -56,7 +59,7 @@ if(CG_WITH_PNG) # libpng's defaults are the PNG limit
     add_library(bench_png_peers_cxx STATIC ${CMAKE_CURRENT_LIST_DIR}/png_peers_cxx.cc
                                            ${cg_peer_cxx})
     target_include_directories(bench_png_peers_cxx PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-    target_compile_options(bench_png_peers_cxx PRIVATE -O3 -march=native -w)
+    target_compile_options(bench_png_peers_cxx PRIVATE ${cg_peer_flags} -w)
     if(cg_peer_fpnge)
       target_include_directories(bench_png_peers_cxx PRIVATE ${CG_BENCH_FPNGE_DIR})
       target_compile_definitions(bench_png_peers_cxx PRIVATE CG_BENCH_FPNGE=1)
