@@ -16,7 +16,8 @@
  *
  * Box limit: a streaming read of the whole source plus the output write.
  *
- * Usage: bench_core [scale] [raw|cold|box|png|png-table|png-peers|png-peers-quick]
+ * Usage: bench_core [scale]
+ *        [raw|cold|box|png|png-table|png-peers|png-peers-quick|png-stage]
  *        [corpus-dir]
  *   scale multiplies the repetitions (default 1); raw, cold, box or png runs
  *   one part;
@@ -24,10 +25,13 @@
  *   png-peers: this tree's settings beside libpng, fpnge, fpng, libspng and
  *   stb_image_write (those built: bench/core.cmake) on the corpus;
  *   png-peers-quick: the same, only this tree and the first peer timed, with
- *   each frame's ratios.
+ *   each frame's ratios;
+ *   png-stage: this tree's deflate beside the deflate library, zstd and lz4
+ *   (those found) on the same SUB-filtered rows (png_stage_table).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -837,6 +841,59 @@ static int cmp_decodes_to(const uint8_t *png, size_t len, const uint8_t *rgb, in
     return ok;
 }
 
+/* The comparison tables' timing: reps rounds over ne encoders, each round
+ * starting one encoder later so that none always runs after the same one;
+ * run(ctx, k) runs encoder k once and returns 0 where it is not timed. Each
+ * encoder's median time (us) into med[k], added to tsum[k]. */
+typedef int (*rotated_fn)(void *ctx, int k);
+
+static void time_rotated(int ne, int reps, rotated_fn run, void *ctx, double *med, double *tsum)
+{
+    double *t = calloc((size_t)(reps * ne), sizeof(double));
+    if (t == NULL) abort();
+    for (int r = 0; r < reps; r++)
+        for (int j = 0; j < ne; j++) {
+            const int k = (j + r) % ne;
+            const double t0 = cpu_now_us();
+            if (run(ctx, k)) t[k * reps + r] = cpu_now_us() - t0;
+        }
+    for (int k = 0; k < ne; k++) {
+        med[k] = bench_median(t + k * reps, reps);
+        tsum[k] += med[k];
+    }
+    free(t);
+}
+
+/* One encoder's row of per-frame Mpix/s (mp[0, n)): the median per size
+ * class, then the corpus's pixels over the sum of its median times. */
+static void print_mpix_columns(const png_frame *fr, int n, const double *mp, double pixels,
+                               double tsum)
+{
+    static const int classes[][2] = {{640, 360}, {854, 480}, {1920, 1080}};
+    for (size_t c = 0; c < 3; c++) {
+        double v[64];
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (fr[i].w == classes[c][0] && fr[i].h == classes[c][1]) v[m++] = mp[i];
+        printf(" %9.1f", m ? bench_median(v, m) : 0.0);
+    }
+    printf(" %9.1f", tsum > 0 ? pixels / tsum : 0.0);
+}
+
+typedef struct peer_run_ctx {
+    cmp_enc *e;
+    const uint8_t *rgb;
+    int w, h, quick, ref;
+} peer_run_ctx;
+
+static int peer_run(void *ctx, int k)
+{
+    peer_run_ctx *c = ctx;
+    if (c->quick && !c->e[k].own && k != c->ref) return 0;
+    cmp_run(&c->e[k], c->rgb, c->w, c->h);
+    return 1;
+}
+
 /* Per encoder: Mpix/s (medians per size class of per-frame medians), size
  * against libpng's defaults (median, worst and its frame) and time against
  * the first peer that is built (fpnge when present). Repetitions rotate the
@@ -893,21 +950,9 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
                 bad = 1;
             }
         const int reps = (reps_for(&fr[i], 1, scale) / 2 + 3) * (quick ? 2 : 1);
-        double *t = calloc((size_t)(reps * ne), sizeof(double));
-        if (t == NULL) abort();
-        for (int r = 0; r < reps; r++)
-            for (int j = 0; j < ne; j++) {
-                const int k = (j + r) % ne;
-                if (quick && !e[k].own && k != ref) continue;
-                const double t0 = cpu_now_us();
-                cmp_run(&e[k], rgb, w, h);
-                t[k * reps + r] = cpu_now_us() - t0;
-            }
+        peer_run_ctx rc = {e, rgb, w, h, quick, ref};
         double med[MAXE];
-        for (int k = 0; k < ne; k++) {
-            med[k] = bench_median(t + k * reps, reps);
-            tsum[k] += med[k];
-        }
+        time_rotated(ne, reps, peer_run, &rc, med, tsum);
         pixels += (double)w * h;
         for (int k = 0; k < ne; k++) {
             mp[k * n + i] = mpix_s(&fr[i], med[k]);
@@ -922,10 +967,8 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
                            tr[k * n + i]);
             printf("\n");
         }
-        free(t);
         free(rgb);
     }
-    static const int classes[][2] = {{640, 360}, {854, 480}, {1920, 1080}};
     printf("\nPNG beside other encoders (%d frames; encode from top-down RGB, thread CPU time, "
            "medians of rotated repetitions; every output decoded by libpng to the exact "
            "pixels%s)\n",
@@ -936,14 +979,7 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
         printf("%-20s", e[k].name);
         const int timed = !quick || e[k].own || k == ref;
         for (size_t c = 0; c < 4 && !timed; c++) printf(" %9s", "-");
-        for (size_t c = 0; c < 3 && timed; c++) {
-            double v[64];
-            int m = 0;
-            for (int i = 0; i < n; i++)
-                if (fr[i].w == classes[c][0] && fr[i].h == classes[c][1]) v[m++] = mp[k * n + i];
-            printf(" %9.1f", m ? bench_median(v, m) : 0.0);
-        }
-        if (timed) printf(" %9.1f", tsum[k] > 0 ? pixels / tsum[k] : 0.0);
+        if (timed) print_mpix_columns(fr, n, mp + k * n, pixels, tsum[k]);
         double s[64], worst = 0;
         int wi = 0;
         for (int i = 0; i < n; i++) {
@@ -961,6 +997,235 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
         free(e[k].out);
     }
     free(mp);
+}
+
+/* The deflate stage beside general-purpose compressors: the same SUB-filtered
+ * rows (filter byte + RGB residuals, the bytes this tree's deflate takes)
+ * through this tree's levels 3, 2 and 1, the deflate library the product would
+ * load, zstd and lz4 (each opened with dlopen, skipped by name when absent:
+ * none is a dependency). It places the stage on the speed/size plane of
+ * compressors built for speed; it is not a PNG comparison (zstd and lz4
+ * write no PNG). Sizes are over libpng's whole default file (container
+ * included: about 60 bytes). Every output is decompressed by the other
+ * end's library and compared byte for byte. */
+typedef size_t (*zstd_cctx_fn)(void *, void *, size_t, const void *, size_t, int);
+typedef size_t (*zstd_bound_fn)(size_t);
+typedef size_t (*zstd_dec_fn)(void *, size_t, const void *, size_t);
+typedef unsigned (*zstd_err_fn)(size_t);
+typedef int (*lz4_enc_fn)(const char *, char *, int, int);
+typedef int (*lz4_dec_fn)(const char *, char *, int, int);
+typedef int (*z_uncompress_fn)(uint8_t *, unsigned long *, const uint8_t *, unsigned long);
+
+typedef struct stage_libs {
+    void *zstd, *lz4, *z, *cctx;
+    zstd_cctx_fn zstd_compress;
+    zstd_bound_fn zstd_bound;
+    zstd_dec_fn zstd_decompress;
+    zstd_err_fn zstd_is_error;
+    lz4_enc_fn lz4_compress;
+    lz4_dec_fn lz4_decompress;
+    z_uncompress_fn uncompress;
+} stage_libs;
+
+/* dlsym's object pointer as a function pointer (POSIX guarantees it works). */
+#define STAGE_SYM(lib, name, var)                                                                 \
+    do {                                                                                          \
+        void *s_ = (lib) != NULL ? dlsym((lib), (name)) : NULL;                                   \
+        memcpy(&(var), &s_, sizeof s_);                                                           \
+    } while (0)
+
+static void stage_open(stage_libs *l)
+{
+    memset(l, 0, sizeof *l);
+    l->zstd = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+    l->lz4 = dlopen("liblz4.so.1", RTLD_NOW | RTLD_LOCAL);
+    l->z = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *(*create)(void) = NULL;
+    STAGE_SYM(l->zstd, "ZSTD_createCCtx", create);
+    STAGE_SYM(l->zstd, "ZSTD_compressCCtx", l->zstd_compress);
+    STAGE_SYM(l->zstd, "ZSTD_compressBound", l->zstd_bound);
+    STAGE_SYM(l->zstd, "ZSTD_decompress", l->zstd_decompress);
+    STAGE_SYM(l->zstd, "ZSTD_isError", l->zstd_is_error);
+    STAGE_SYM(l->lz4, "LZ4_compress_default", l->lz4_compress);
+    STAGE_SYM(l->lz4, "LZ4_decompress_safe", l->lz4_decompress);
+    STAGE_SYM(l->z, "uncompress", l->uncompress);
+    if (create != NULL && l->zstd_compress != NULL && l->zstd_bound != NULL &&
+        l->zstd_decompress != NULL && l->zstd_is_error != NULL)
+        l->cctx = create(); /* reused, as the encoder context is: freed at exit */
+    if (l->lz4_decompress == NULL) l->lz4_compress = NULL;
+}
+
+enum { STAGE_OWN, STAGE_LIB, STAGE_ZSTD, STAGE_LZ4 };
+
+typedef struct stage_enc {
+    char name[32];
+    int kind, level;
+} stage_enc;
+
+/* One run of e on in[0, n) into out (cap bytes); returns the length, 0 on
+ * failure. */
+static size_t stage_run(const stage_libs *l, const stage_enc *e, void *work, size_t work_len,
+                        const uint8_t *in, size_t n, size_t row, uint8_t *out, size_t cap)
+{
+    size_t len = 0;
+    switch (e->kind) {
+    case STAGE_OWN:
+        return cg_zd_compress_in(work, work_len, e->level, in, n, row, out, cap, &len) == CG_OK
+                   ? len
+                   : 0;
+    case STAGE_LIB:
+        return cg_deflate_zlib(cg_deflate_default(), e->level, -1, in, n, out, cap, &len) == CG_OK
+                   ? len
+                   : 0;
+    case STAGE_ZSTD:
+        len = l->zstd_compress(l->cctx, out, cap, in, n, e->level);
+        return l->zstd_is_error(len) ? 0 : len;
+    default:
+        return (size_t)l->lz4_compress((const char *)in, (char *)out, (int)n, (int)cap);
+    }
+}
+
+/* Whether out[0, len) decompresses to exactly in[0, n). */
+static int stage_round_trips(const stage_libs *l, const stage_enc *e, const uint8_t *out,
+                             size_t len, const uint8_t *in, size_t n, uint8_t *back)
+{
+    if (len == 0) return 0;
+    if (e->kind == STAGE_ZSTD) {
+        const size_t got = l->zstd_decompress(back, n, out, len);
+        return !l->zstd_is_error(got) && got == n && memcmp(back, in, n) == 0;
+    }
+    if (e->kind == STAGE_LZ4)
+        return l->lz4_decompress((const char *)out, (char *)back, (int)len, (int)n) == (int)n &&
+               memcmp(back, in, n) == 0;
+    unsigned long got = (unsigned long)n;
+    return l->uncompress != NULL && l->uncompress(back, &got, out, (unsigned long)len) == 0 &&
+           got == n && memcmp(back, in, n) == 0;
+}
+
+typedef struct stage_run_ctx {
+    const stage_libs *l;
+    const stage_enc *e;
+    void *work;
+    size_t work_len;
+    const uint8_t *in;
+    size_t n, row;
+    uint8_t *out;
+    size_t cap;
+} stage_run_ctx;
+
+static int stage_timed(void *ctx, int k)
+{
+    const stage_run_ctx *c = ctx;
+    stage_run(c->l, &c->e[k], c->work, c->work_len, c->in, c->n, c->row, c->out, c->cap);
+    return 1;
+}
+
+static void png_stage_table(const png_frame *fr, int n, int scale)
+{
+    enum { MAXS = 11 };
+    stage_libs l;
+    stage_open(&l);
+    stage_enc e[MAXS];
+    int ne = 0;
+    memset(e, 0, sizeof e);
+    e[ne++] = (stage_enc){"this tree, level 3", STAGE_OWN, 3};
+    e[ne++] = (stage_enc){"this tree, level 2", STAGE_OWN, 2};
+    e[ne++] = (stage_enc){"this tree, level 1", STAGE_OWN, 1};
+    if (l.uncompress == NULL)
+        printf("PNG stage: libz.so.1 not found: the deflate streams cannot be checked\n");
+    const char *lib = cg_deflate_default() == NULL ? NULL
+                      : cg_deflate_lib_kind(cg_deflate_default()) == CG_DEFLATE_LIBDEFLATE
+                          ? "libdeflate"
+                          : "zlib";
+    if (lib == NULL)
+        printf("PNG stage: deflate library skipped (%s)\n", cg_deflate_unavailable_reason());
+    for (int lv = 1; lib != NULL && lv <= 6; lv += 5) {
+        e[ne] = (stage_enc){"", STAGE_LIB, lv};
+        snprintf(e[ne++].name, sizeof e[0].name, "%s %d", lib, lv);
+    }
+    if (l.cctx == NULL) printf("PNG stage: zstd skipped (libzstd.so.1 not found)\n");
+    for (int lv = 1; l.cctx != NULL && lv <= 4; lv++) {
+        e[ne] = (stage_enc){"", STAGE_ZSTD, lv};
+        snprintf(e[ne++].name, sizeof e[0].name, "zstd %d", lv);
+    }
+    if (l.lz4_compress == NULL)
+        printf("PNG stage: lz4 skipped (liblz4.so.1 not found)\n");
+    else
+        e[ne++] = (stage_enc){"lz4 default", STAGE_LZ4, 1};
+    if (n > 64) n = 64;
+    double *mp = malloc(sizeof(double) * (size_t)(ne * n * 3));
+    if (mp == NULL) abort();
+    double *sr = mp + ne * n, *tr = sr + ne * n;
+    double tsum[MAXS] = {0}, pixels = 0;
+    int bad = 0;
+    uint8_t *png = NULL;
+    size_t png_cap = 0;
+    for (int i = 0; i < n; i++) {
+        const int w = fr[i].w, h = fr[i].h;
+        const size_t row = (size_t)w * 3 + 1, len = row * (size_t)h;
+        uint8_t *rgb = malloc((size_t)w * h * 3), *in = calloc(1, len + CG_ZD_SLACK),
+                *back = malloc(len);
+        size_t cap = cg_zd_bound(len) + len / 4 + 65536;
+        if (lib != NULL && cg_deflate_bound(cg_deflate_default(), len) > cap)
+            cap = cg_deflate_bound(cg_deflate_default(), len);
+        if (l.cctx != NULL && l.zstd_bound(len) > cap) cap = l.zstd_bound(len);
+        size_t work_len = 0;
+        for (int lv = 1; lv <= 3; lv++)
+            if (cg_zd_work_size(lv, row) > work_len) work_len = cg_zd_work_size(lv, row);
+        uint8_t *out = malloc(cap);
+        void *work = malloc(work_len);
+        if (rgb == NULL || in == NULL || back == NULL || out == NULL || work == NULL) abort();
+        for (int y = 0; y < h; y++) { /* bottom-up RGBA to top-down RGB, then SUB */
+            uint8_t *r = rgb + (size_t)y * w * 3, *f = in + (size_t)y * row;
+            for (int x = 0; x < w; x++)
+                memcpy(r + (size_t)x * 3, fr[i].rgba + ((size_t)(h - 1 - y) * w + x) * 4, 3);
+            f[0] = 1;
+            for (size_t b = 0; b < (size_t)w * 3; b++)
+                f[1 + b] = (uint8_t)(r[b] - (b >= 3 ? r[b - 3] : 0));
+        }
+        const double lib_len = (double)libpng_write(rgb, w, h, &png, &png_cap);
+        size_t got[MAXS];
+        for (int k = 0; k < ne; k++) {
+            got[k] = stage_run(&l, &e[k], work, work_len, in, len, row, out, cap);
+            if (!stage_round_trips(&l, &e[k], out, got[k], in, len, back)) {
+                printf("PNG stage: %s: %s's output does not give the bytes back\n", fr[i].name,
+                       e[k].name);
+                bad = 1;
+            }
+        }
+        stage_run_ctx rc = {&l, e, work, work_len, in, len, row, out, cap};
+        double med[MAXS];
+        time_rotated(ne, reps_for(&fr[i], 1, scale) / 2 + 3, stage_timed, &rc, med, tsum);
+        pixels += (double)w * h;
+        for (int k = 0; k < ne; k++) {
+            mp[k * n + i] = mpix_s(&fr[i], med[k]);
+            sr[k * n + i] = (double)got[k] / lib_len;
+            tr[k * n + i] = med[k] / med[0];
+        }
+        free(work);
+        free(out);
+        free(back);
+        free(in);
+        free(rgb);
+    }
+    free(png);
+    printf("\nThe deflate stage beside general-purpose compressors (%d frames; the same "
+           "SUB-filtered rows, thread CPU time, medians of rotated repetitions; every output "
+           "decompressed to the exact bytes%s; size over libpng's default file)\n",
+           n, bad ? ": FAILED, see above" : "");
+    printf("%-20s %9s %9s %9s %9s %9s %9s %8s\n", "compressor", "Mpix/s360", "Mpix/s480",
+           "Mpix/s1080", "Mpix/sall", "size/lib", "worst", "t/lv3");
+    for (int k = 0; k < ne; k++) {
+        printf("%-20s", e[k].name);
+        print_mpix_columns(fr, n, mp + k * n, pixels, tsum[k]);
+        double s[64], worst = 0;
+        for (int i = 0; i < n; i++) {
+            s[i] = sr[k * n + i];
+            if (s[i] > worst) worst = s[i];
+        }
+        printf(" %9.4f %9.3f %8.3f\n", bench_median(s, n), worst, bench_median(tr + k * n, n));
+    }
+    printf("  t/lv3: per-frame time over this tree's level 3's, median\n");
 }
 
 static int cmp_frame(const void *a, const void *b)
@@ -1010,8 +1275,11 @@ static void png_cases(int scale, const char *corpus, int sweep)
     qsort(fr, (size_t)n, sizeof fr[0], cmp_frame);
     printf("PNG corpus: %d frames from %s; deflate library: %s\n", n, corpus,
            cg_png_deflate_name());
-    if (sweep < 0) { /* png-peers (-1), png-peers-quick (-2) */
-        png_peer_table(fr, n, scale, sweep == -2);
+    if (sweep < 0) { /* png-peers (-1), png-peers-quick (-2), png-stage (-3) */
+        if (sweep == -3)
+            png_stage_table(fr, n, scale);
+        else
+            png_peer_table(fr, n, scale, sweep == -2);
         for (int i = 0; i < n; i++) free(fr[i].rgba);
         return;
     }
@@ -1046,7 +1314,8 @@ int main(int argc, char **argv)
     if (all || strcmp(part, "box") == 0) box_cases(scale);
     if (all || strncmp(part, "png", 3) == 0)
         png_cases(scale, argc > 3 ? argv[3] : CG_BENCH_CORPUS,
-                  strcmp(part, "png-peers-quick") == 0 ? -2
+                  strcmp(part, "png-stage") == 0         ? -3
+                  : strcmp(part, "png-peers-quick") == 0 ? -2
                   : strcmp(part, "png-peers") == 0     ? -1
                                                        : strcmp(part, "png-table") != 0);
     return 0;
