@@ -1163,10 +1163,14 @@ static void png_stage_table(const png_frame *fr, int n, int scale)
     uint8_t *png = NULL;
     size_t png_cap = 0;
     for (int i = 0; i < n; i++) {
-        const int w = fr[i].w, h = fr[i].h;
-        const size_t row = (size_t)w * 3 + 1, len = row * (size_t)h;
-        uint8_t *rgb = malloc((size_t)w * h * 3), *in = calloc(1, len + CG_ZD_SLACK),
-                *back = malloc(len);
+        /* the frame converted and SUB-filtered as png_passes does it */
+        pass_ctx p;
+        memset(&p, 0, sizeof p);
+        png_setup(&p.g, &fr[i]);
+        run_convert(&p.g.raw);
+        const size_t row = p.row = (size_t)fr[i].w * 3 + 1, len = p.flen = row * (size_t)fr[i].h;
+        uint8_t *const in = p.filtered = calloc(1, len + row + CG_ZD_SLACK), *back = malloc(len);
+        if (in != NULL) run_filter(&p);
         size_t cap = cg_zd_bound(len) + len / 4 + 65536;
         if (lib != NULL && cg_deflate_bound(cg_deflate_default(), len) > cap)
             cap = cg_deflate_bound(cg_deflate_default(), len);
@@ -1176,16 +1180,9 @@ static void png_stage_table(const png_frame *fr, int n, int scale)
             if (cg_zd_work_size(lv, row) > work_len) work_len = cg_zd_work_size(lv, row);
         uint8_t *out = malloc(cap);
         void *work = malloc(work_len);
-        if (rgb == NULL || in == NULL || back == NULL || out == NULL || work == NULL) abort();
-        for (int y = 0; y < h; y++) { /* bottom-up RGBA to top-down RGB, then SUB */
-            uint8_t *r = rgb + (size_t)y * w * 3, *f = in + (size_t)y * row;
-            for (int x = 0; x < w; x++)
-                memcpy(r + (size_t)x * 3, fr[i].rgba + ((size_t)(h - 1 - y) * w + x) * 4, 3);
-            f[0] = 1;
-            for (size_t b = 0; b < (size_t)w * 3; b++)
-                f[1 + b] = (uint8_t)(r[b] - (b >= 3 ? r[b - 3] : 0));
-        }
-        const double lib_len = (double)libpng_write(rgb, w, h, &png, &png_cap);
+        if (in == NULL || back == NULL || out == NULL || work == NULL) abort();
+        const double lib_len =
+            (double)libpng_write(p.g.raw.dst, fr[i].w, fr[i].h, &png, &png_cap);
         size_t got[MAXS];
         for (int k = 0; k < ne; k++) {
             got[k] = stage_run(&l, &e[k], work, work_len, in, len, row, out, cap);
@@ -1198,7 +1195,7 @@ static void png_stage_table(const png_frame *fr, int n, int scale)
         stage_run_ctx rc = {&l, e, work, work_len, in, len, row, out, cap};
         double med[MAXS];
         time_rotated(ne, reps_for(&fr[i], 1, scale) / 2 + 3, stage_timed, &rc, med, tsum);
-        pixels += (double)w * h;
+        pixels += (double)fr[i].w * fr[i].h;
         for (int k = 0; k < ne; k++) {
             mp[k * n + i] = mpix_s(&fr[i], med[k]);
             sr[k * n + i] = (double)got[k] / lib_len;
@@ -1208,7 +1205,7 @@ static void png_stage_table(const png_frame *fr, int n, int scale)
         free(out);
         free(back);
         free(in);
-        free(rgb);
+        png_teardown(&p.g);
     }
     free(png);
     printf("\nThe deflate stage beside general-purpose compressors (%d frames; the same "
