@@ -1014,6 +1014,7 @@ typedef size_t (*zstd_dec_fn)(void *, size_t, const void *, size_t);
 typedef unsigned (*zstd_err_fn)(size_t);
 typedef int (*lz4_enc_fn)(const char *, char *, int, int);
 typedef int (*lz4_dec_fn)(const char *, char *, int, int);
+typedef int (*lz4_bound_fn)(int);
 typedef int (*z_uncompress_fn)(uint8_t *, unsigned long *, const uint8_t *, unsigned long);
 
 typedef struct stage_libs {
@@ -1024,6 +1025,7 @@ typedef struct stage_libs {
     zstd_err_fn zstd_is_error;
     lz4_enc_fn lz4_compress;
     lz4_dec_fn lz4_decompress;
+    lz4_bound_fn lz4_bound;
     z_uncompress_fn uncompress;
 } stage_libs;
 
@@ -1048,11 +1050,12 @@ static void stage_open(stage_libs *l)
     STAGE_SYM(l->zstd, "ZSTD_isError", l->zstd_is_error);
     STAGE_SYM(l->lz4, "LZ4_compress_default", l->lz4_compress);
     STAGE_SYM(l->lz4, "LZ4_decompress_safe", l->lz4_decompress);
+    STAGE_SYM(l->lz4, "LZ4_compressBound", l->lz4_bound);
     STAGE_SYM(l->z, "uncompress", l->uncompress);
     if (create != NULL && l->zstd_compress != NULL && l->zstd_bound != NULL &&
         l->zstd_decompress != NULL && l->zstd_is_error != NULL)
         l->cctx = create(); /* reused, as the encoder context is: freed at exit */
-    if (l->lz4_decompress == NULL) l->lz4_compress = NULL;
+    if (l->lz4_decompress == NULL || l->lz4_bound == NULL) l->lz4_compress = NULL;
 }
 
 enum { STAGE_OWN, STAGE_LIB, STAGE_ZSTD, STAGE_LZ4 };
@@ -1171,10 +1174,12 @@ static void png_stage_table(const png_frame *fr, int n, int scale)
         const size_t row = p.row = (size_t)fr[i].w * 3 + 1, len = p.flen = row * (size_t)fr[i].h;
         uint8_t *const in = p.filtered = calloc(1, len + row + CG_ZD_SLACK), *back = malloc(len);
         if (in != NULL) run_filter(&p);
-        size_t cap = cg_zd_bound(len) + len / 4 + 65536;
+        size_t cap = cg_zd_bound(len); /* the largest of the compressors' bounds */
         if (lib != NULL && cg_deflate_bound(cg_deflate_default(), len) > cap)
             cap = cg_deflate_bound(cg_deflate_default(), len);
         if (l.cctx != NULL && l.zstd_bound(len) > cap) cap = l.zstd_bound(len);
+        if (l.lz4_compress != NULL && (size_t)l.lz4_bound((int)len) > cap)
+            cap = (size_t)l.lz4_bound((int)len);
         size_t work_len = 0;
         for (int lv = 1; lv <= 3; lv++)
             if (cg_zd_work_size(lv, row) > work_len) work_len = cg_zd_work_size(lv, row);
