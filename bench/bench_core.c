@@ -943,12 +943,16 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
             for (int x = 0; x < w; x++)
                 memcpy(rgb + ((size_t)y * w + x) * 3,
                        fr[i].rgba + ((size_t)(h - 1 - y) * w + x) * 4, 3);
-        for (int k = 0; k < ne; k++)
-            if (!cmp_decodes_to(e[k].out, cmp_run(&e[k], rgb, w, h), rgb, w, h)) {
+        for (int k = 0; k < ne; k++) {
+            /* run first: it may move e[k].out (C leaves the order of a call's
+             * arguments open; clang reads the old pointer) */
+            const size_t len = cmp_run(&e[k], rgb, w, h);
+            if (!cmp_decodes_to(e[k].out, len, rgb, w, h)) {
                 printf("PNG peers: %s: %s's output does not decode to the frame\n", fr[i].name,
                        e[k].name);
                 bad = 1;
             }
+        }
         const int reps = (reps_for(&fr[i], 1, scale) / 2 + 3) * (quick ? 2 : 1);
         peer_run_ctx rc = {e, rgb, w, h, quick, ref};
         double med[MAXE];
