@@ -1058,8 +1058,19 @@ static void stage_open(stage_libs *l)
     STAGE_SYM(l->z, "uncompress", l->uncompress);
     if (create != NULL && l->zstd_compress != NULL && l->zstd_bound != NULL &&
         l->zstd_decompress != NULL && l->zstd_is_error != NULL)
-        l->cctx = create(); /* reused, as the encoder context is: freed at exit */
+        l->cctx = create(); /* reused, as the encoder context is: stage_close */
     if (l->lz4_decompress == NULL || l->lz4_bound == NULL) l->lz4_compress = NULL;
+}
+
+static void stage_close(stage_libs *l)
+{
+    size_t (*free_cctx)(void *) = NULL;
+    STAGE_SYM(l->zstd, "ZSTD_freeCCtx", free_cctx);
+    if (l->cctx != NULL && free_cctx != NULL) free_cctx(l->cctx);
+    void *libs[3] = {l->zstd, l->lz4, l->z};
+    for (int i = 0; i < 3; i++)
+        if (libs[i] != NULL) dlclose(libs[i]);
+    memset(l, 0, sizeof *l);
 }
 
 enum { STAGE_OWN, STAGE_LIB, STAGE_ZSTD, STAGE_LZ4 };
@@ -1235,6 +1246,8 @@ static void png_stage_table(const png_frame *fr, int n, int scale)
         printf(" %9.4f %9.3f %8.3f\n", bench_median(s, n), worst, bench_median(tr + k * n, n));
     }
     printf("  t/lv3: per-frame time over this tree's level 3's, median\n");
+    free(mp);
+    stage_close(&l);
 }
 
 static int cmp_frame(const void *a, const void *b)
