@@ -1278,7 +1278,7 @@ static ALWAYS_INLINE AVX2B void put32(bitw *w, __m256i x, __m256i keep, const ni
  * The writer goes in and out by value, as put_block keeps it in a local: where
  * the compiler does not inline this function (GCC -O2 did not), a writer
  * behind a pointer is stored and reloaded around every 8-byte write, which
- * may alias it (0.87x the fast setting's speed on textured frames). */
+ * may alias it (a GCC -O2 build of the fast setting took 1.05x the time). */
 static inline AVX2B bitw put_run(bitw w, const uint8_t *p, size_t nb, const nib_tabs *tb,
                                  const uint8_t *safe)
 {
