@@ -95,8 +95,10 @@ int cg_png_filter_row_scalar(const uint8_t *row, const uint8_t *prev, size_t n, 
 }
 
 #ifdef CG_PNG_X86
-/* AVX2: 16 bytes a step, widened to 16-bit lanes for Avg and Paeth. Bytes
- * 0..2 (no left neighbour) and the tail go through the scalar code. */
+/* AVX2: 16 bytes a step, widened to 16-bit lanes for Avg and Paeth (and
+ * for the costs); a row written with Sub or Up takes 32 bytes a step,
+ * unwidened (diff_bytes). Bytes 0..2 (no left neighbour) and the tail go
+ * through the scalar code. */
 #define AVX2 __attribute__((target("avx2")))
 
 typedef struct px16 {
@@ -148,6 +150,24 @@ static AVX2 inline __m128i cost16(__m128i v)
     return _mm_sad_epu8(_mm_abs_epi8(v), _mm_setzero_si128());
 }
 
+/* Sub and Up need no widening: o[i] = row[i] - ref[i] for i in [BPP, n)
+ * (ref: row - BPP for Sub, prev for Up), 32 bytes a step, the last step
+ * overlapping the one before (a residual depends on the input only);
+ * n >= BPP + 32. Against the 16-byte widened loop, Sub on bench/corpus
+ * frames: 1.37-1.69x as fast (demo 854x480: 0.032 ms against 0.052, of a
+ * 1.15 ms fast encode). */
+static AVX2 void diff_bytes(const uint8_t *row, const uint8_t *ref, size_t n, uint8_t *o)
+{
+    size_t i = BPP;
+    for (;; i += 32) {
+        if (i + 32 > n) i = n - 32;
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(row + i));
+        const __m256i r = _mm256_loadu_si256((const __m256i *)(const void *)(ref + i));
+        _mm256_storeu_si256((__m256i *)(void *)(o + i), _mm256_sub_epi8(x, r));
+        if (i + 32 >= n) break;
+    }
+}
+
 static AVX2 int filter_row_avx2(const uint8_t *row, const uint8_t *prev, size_t n, int mask,
                                 uint8_t *out)
 {
@@ -178,6 +198,11 @@ static AVX2 int filter_row_avx2(const uint8_t *row, const uint8_t *prev, size_t 
     out[0] = (uint8_t)type;
     uint8_t *o = out + 1;
     write_range(type, row, prev, 0, BPP, o);
+    if ((type == 1 || type == 2) && n >= BPP + 32) {
+        diff_bytes(row, type == 1 ? row - BPP : prev, n, o);
+        _mm256_zeroupper();
+        return type;
+    }
     switch (type) { /* one loop per type so the switch leaves the loop */
     case 0: memcpy(o + BPP, row + BPP, end - BPP); break;
 #define CG_PNG_LOOP(T)                                                                    \

@@ -1085,7 +1085,7 @@ START_TEST(filter_choice)
 END_TEST
 
 /* The SIMD filter path against the scalar one, byte for byte: every mask,
- * row lengths around the 16-byte steps, noisy and smooth rows. */
+ * row lengths around the 16- and 32-byte steps, noisy and smooth rows. */
 START_TEST(filter_simd_matches_scalar)
 {
     const cg_png_filter_fn best = cg_png_filter_best();
