@@ -1129,6 +1129,27 @@ START_TEST(crc32_values)
 }
 END_TEST
 
+/* The folding paths (64 and, where the CPU has VPCLMULQDQ, 128 bytes a step)
+ * against zlib's crc32 at every length to 1,100 bytes and sampled to 40K, at
+ * 16 offsets, from a nonzero CRC: each lane count, tail and start. */
+START_TEST(crc32_long_against_zlib)
+{
+    enum { N = 40000 };
+    uint8_t *buf = malloc(N);
+    ck_assert_ptr_nonnull(buf);
+    uint32_t s = 99;
+    for (int i = 0; i < N; i++) {
+        s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+        buf[i] = (uint8_t)s;
+    }
+    for (size_t off = 0; off < 16; off++)
+        for (size_t n = 0; off + n <= N; n += n < 1100 ? 1 : 997)
+            ck_assert_uint_eq(cg_crc32(0x89abcdefu, buf + off, n),
+                              (uint32_t)crc32(0x89abcdefu, buf + off, (uInt)n));
+    free(buf);
+}
+END_TEST
+
 START_TEST(container_bytes)
 {
     /* A 1x1 PNG: signature, IHDR exactly as the spec lays it out, IEND last. */
@@ -1226,6 +1247,7 @@ Suite *make_suite(void)
     tcase_add_test(parts, filter_choice);
     tcase_add_test(parts, filter_simd_matches_scalar);
     tcase_add_test(parts, crc32_values);
+    tcase_add_test(parts, crc32_long_against_zlib);
     tcase_add_test(parts, adler32_values);
     tcase_add_test(parts, huffman_lengths);
     tcase_add_test(parts, own_stream);
