@@ -173,11 +173,10 @@ static int have_pclmul(void)
     return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
 }
 
+/* After have_pclmul (which initialised the CPU model). */
 static int have_vpclmul(void)
 {
-    __builtin_cpu_init();
-    return have_pclmul() && cg_simd_available(CG_SIMD_AVX2) &&
-           __builtin_cpu_supports("vpclmulqdq");
+    return cg_simd_available(CG_SIMD_AVX2) && __builtin_cpu_supports("vpclmulqdq");
 }
 #endif
 

@@ -97,8 +97,8 @@ int cg_png_filter_row_scalar(const uint8_t *row, const uint8_t *prev, size_t n, 
 #ifdef CG_PNG_X86
 /* AVX2: 16 bytes a step, widened to 16-bit lanes for Avg and Paeth (and
  * for the costs); a row written with Sub or Up takes 32 bytes a step,
- * unwidened (diff_bytes). Bytes 0..2 (no left neighbour) and the tail go
- * through the scalar code. */
+ * unwidened (diff_bytes; rows under 35 bytes scalar). Bytes 0..2 (no left
+ * neighbour) and the tail go through the scalar code. */
 #define AVX2 __attribute__((target("avx2")))
 
 typedef struct px16 {
@@ -198,8 +198,11 @@ static AVX2 int filter_row_avx2(const uint8_t *row, const uint8_t *prev, size_t 
     out[0] = (uint8_t)type;
     uint8_t *o = out + 1;
     write_range(type, row, prev, 0, BPP, o);
-    if ((type == 1 || type == 2) && n >= BPP + 32) {
-        diff_bytes(row, type == 1 ? row - BPP : prev, n, o);
+    if (type == 1 || type == 2) {
+        if (n >= BPP + 32)
+            diff_bytes(row, type == 1 ? row - BPP : prev, n, o);
+        else
+            write_range(type, row, prev, BPP, n, o);
         _mm256_zeroupper();
         return type;
     }
@@ -212,8 +215,6 @@ static AVX2 int filter_row_avx2(const uint8_t *row, const uint8_t *prev, size_t 
             _mm_storeu_si128((__m128i *)(void *)(o + i), residual16(T, &p));              \
         }                                                                                 \
         break;
-        CG_PNG_LOOP(1)
-        CG_PNG_LOOP(2)
         CG_PNG_LOOP(3)
         CG_PNG_LOOP(4)
 #undef CG_PNG_LOOP
