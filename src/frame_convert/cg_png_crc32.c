@@ -66,6 +66,7 @@ static uint32_t crc_slice8(uint32_t c, const uint8_t *p, size_t n)
  * reduction to 32 bits. A folding constant for a distance of D bits is
  * x^(D + 32) and x^(D - 32) mod P, bit-reflected and shifted left by one. */
 #define CRC_LD(q) _mm_loadu_si128((const __m128i *)(const void *)(q))
+#define CRC_K3K4() _mm_set_epi64x(0x0ccaa009e, 0x1751997d0) /* D = 128 */
 #define CRC_FOLD(x, k, d) \
     _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), d)
 
@@ -74,7 +75,7 @@ static uint32_t crc_slice8(uint32_t c, const uint8_t *p, size_t n)
 __attribute__((target("pclmul,sse4.1"))) static uint32_t crc_finish(__m128i x0, const uint8_t *p,
                                                                    size_t n)
 {
-    const __m128i k3k4 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0); /* D = 128 */
+    const __m128i k3k4 = CRC_K3K4();
     const __m128i k5 = _mm_set_epi64x(0, 0x163cd6124);
     const __m128i poly = _mm_set_epi64x(0x1f7011641, 0x1db710641); /* mu, P' */
     const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
@@ -104,7 +105,7 @@ __attribute__((target("pclmul,sse4.1"))) static uint32_t crc_pclmul(uint32_t c, 
                                                                    size_t n)
 {
     const __m128i k1k2 = _mm_set_epi64x(0x1c6e41596, 0x154442bd4); /* D = 512 */
-    const __m128i k3k4 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);
+    const __m128i k3k4 = CRC_K3K4();
     __m128i x0 = _mm_xor_si128(CRC_LD(p), _mm_cvtsi32_si128((int)c)), x1 = CRC_LD(p + 16),
             x2 = CRC_LD(p + 32), x3 = CRC_LD(p + 48);
     p += 64;
@@ -133,7 +134,7 @@ crc_vpclmul(uint32_t c, const uint8_t *p, size_t n)
 {
     const __m256i k = _mm256_set_epi64x(0x14a7fe880, 0x1e88ef372, 0x14a7fe880,
                                         0x1e88ef372); /* D = 1024 */
-    const __m128i k3k4 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);
+    const __m128i k3k4 = CRC_K3K4();
 #define LD256(q) _mm256_loadu_si256((const __m256i *)(const void *)(q))
 #define FOLD256(x, d)                                                   \
     _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00), \
@@ -165,6 +166,7 @@ crc_vpclmul(uint32_t c, const uint8_t *p, size_t n)
     return crc_finish(a, p, n);
 }
 #undef CRC_FOLD
+#undef CRC_K3K4
 #undef CRC_LD
 
 static int have_pclmul(void)
