@@ -1099,6 +1099,11 @@ static size_t stored_size(size_t n)
  * 0.01% fewer) in 0.95x the time. */
 enum { NIB_SYMS = 16 + 16 + 14 + 1, SHORT_RUN = 16, LIT_SAMPLE = 16 };
 
+/* The most bytes one step of level 1's block writer (32 literal bytes, a
+ * short run, a match, the end of block) moves the writer or stores past it:
+ * 48 and the 8-byte store, rounded up. */
+enum { RUN_STEP_MAX = 64 };
+
 static void nibble_lengths(const uint32_t *freq, uint8_t *len)
 {
     uint32_t f[NIB_SYMS] = {0};
@@ -1275,12 +1280,14 @@ static ALWAYS_INLINE AVX2B void put32(bitw *w, __m256i x, __m256i keep, const ni
 
 /* The literal bytes [p, p + nb) into the bit writer w, returned; the input
  * is readable up to safe (the last step reads 32 bytes only where they are).
+ * Returns early, its run cut short, once the writer is at or past stop (each
+ * step writes at most RUN_STEP_MAX bytes past where the writer was).
  * The writer goes in and out by value, as put_block keeps it in a local: where
  * the compiler does not inline this function (GCC -O2 did not), a writer
  * behind a pointer is stored and reloaded around every 8-byte write, which
  * may alias it (a GCC -O2 build of the fast setting took 1.05x the time). */
 static inline AVX2B bitw put_run(bitw w, const uint8_t *p, size_t nb, const nib_tabs *tb,
-                                 const uint8_t *safe)
+                                 const uint8_t *safe, const uint8_t *stop)
 {
     /* the first nb of 32 bytes: ramp + 32 - nb */
     static const uint8_t ramp[64] = {
@@ -1297,7 +1304,7 @@ static inline AVX2B bitw put_run(bitw w, const uint8_t *p, size_t nb, const nib_
         }
         put32(&w, _mm256_loadu_si256((const __m256i *)(const void *)q),
               _mm256_loadu_si256((const __m256i *)(const void *)(ramp + 32 - k)), tb);
-        if (nb <= 32) return w;
+        if (nb <= 32 || w.p >= stop) return w;
         p += 32;
         nb -= 32;
     }
@@ -1336,33 +1343,34 @@ static ALWAYS_INLINE cg_status put_block(bitw *w, const uint8_t *in, size_t n, t
     int hclen = CL_SYMS;
     while (hclen > 4 && cllen[cl_order[hclen - 1]] == 0) hclen--;
 
-    /* The dynamic block's exact size in bits (runs: at most that, each
-     * literal byte counted at the longest literal code). */
+    /* The dynamic block's exact size in bits: its header, then (not runs)
+     * its symbols. With runs the literal counts are a sample, so the size is
+     * known once written: the block is written until it reaches the stored
+     * size (stop), and then replaced by stored blocks; that needs room for
+     * the stored size and one step of the writer more, which cg_zd_bound
+     * leaves. (Asking room for a bound on the block, every literal byte at
+     * the longest code, up to 1.5x the stored size, sent the frames of one
+     * block, the small ones, to stored blocks: 1.1-2.6x libpng's bytes at
+     * 64x64.) */
     uint64_t bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)hclen;
     for (int s = 0; s < CL_SYMS; s++) bits += (uint64_t)cl_freq[s] * (cllen[s] + cl_extra[s]);
-    if (runs) {
-        unsigned most = 0;
-        for (int s = 0; s < 256; s++) most = llen[s] > most ? llen[s] : most;
-        bits += (uint64_t)tk->lit_bytes * most;
+    if (!runs) {
+        for (int s = 0; s < LITLEN_SYMS; s++) {
+            unsigned eb = s >= 265 && s < 285 ? (unsigned)(s - 261) / 4 : 0;
+            bits += (uint64_t)tk->len[s] * (llen[s] + eb);
+        }
+        for (int s = 0; s < DIST_SYMS; s++)
+            bits += (uint64_t)tk->dist[s] * (dlen[s] + (s >= 4 ? (unsigned)s / 2 - 1 : 0));
     }
-    for (int s = runs ? 256 : 0; s < LITLEN_SYMS; s++) {
-        unsigned eb = s >= 265 && s < 285 ? (unsigned)(s - 261) / 4 : 0;
-        bits += (uint64_t)tk->len[s] * (llen[s] + eb);
-    }
-    for (int s = 0; s < DIST_SYMS; s++)
-        bits += (uint64_t)tk->dist[s] * (dlen[s] + (s >= 4 ? (unsigned)s / 2 - 1 : 0));
 
     const size_t room = (size_t)(out_end - w->p);
     const bitw start = *w;
-    /* runs: the counts are a sample, the size is known once written: with
-     * room for the most it can take, the block is written and replaced by
-     * stored blocks where larger */
-    if (runs ? room < bits / 8 + 16 : bits / 8 + 16 >= stored_size(n)) {
+    if (bits / 8 + 16 >= stored_size(n)) {
         CG_RETURN_IF(room < stored_size(n) + 16, CG_E_PNG);
         put_stored(w, in, n, final);
         return CG_OK;
     }
-    CG_RETURN_IF(!runs && room < bits / 8 + 16, CG_E_PNG);
+    CG_RETURN_IF(room < (runs ? stored_size(n) + RUN_STEP_MAX + 16 : bits / 8 + 16), CG_E_PNG);
 
     huff_codes(llen, LITLEN_SYMS, lcode);
     huff_codes(dlen, DIST_SYMS, dcode);
@@ -1394,10 +1402,11 @@ static ALWAYS_INLINE cg_status put_block(bitw *w, const uint8_t *in, size_t n, t
     const uint32_t *t = tk->t, *const te = tk->t + tk->n;
 #if defined(CG_ZD_STARTS8)
     if (runs) { /* runs of literal bytes and matches only */
+        const uint8_t *const stop = start.p + stored_size(n);
         nib_tabs nt;
         nib_tables(llen, lcode, &nt);
         const uint8_t *p = in;
-        for (; t < te; t++) {
+        for (; t < te && lw.p < stop; t++) {
             const uint32_t v = *t;
             if (v < TOK_MATCH) {
                 const size_t nb = v - TOK_RUN;
@@ -1411,7 +1420,7 @@ static ALWAYS_INLINE cg_status put_block(bitw *w, const uint8_t *in, size_t n, t
                             l01 + llen[b2]);
                     }
                 } else {
-                    lw = put_run(lw, p, nb, &nt, safe);
+                    lw = put_run(lw, p, nb, &nt, safe, stop);
                 }
                 p += nb;
             } else {
