@@ -17,7 +17,7 @@
  * Box limit: a streaming read of the whole source plus the output write.
  *
  * Usage: bench_core [scale]
- *        [raw|cold|box|png|png-table|png-peers|png-peers-quick|png-stage]
+ *        [raw|cold|box|png|png-table|png-peers|png-peers-quick|png-small|png-stage]
  *        [corpus-dir]
  *   scale multiplies the repetitions (default 1); raw, cold, box or png runs
  *   one part;
@@ -26,6 +26,9 @@
  *   stb_image_write (those built: bench/core.cmake) on the corpus;
  *   png-peers-quick: the same, only this tree and the first peer timed, with
  *   each frame's ratios;
+ *   png-small: png-peers-quick's encoders on the corpus frames scaled down
+ *   (nearest pixel) to the sizes RL observations often have: 64x64,
+ *   128x128 and 320x180 (one table per size, no per-frame lines);
  *   png-stage: this tree's deflate beside the deflate library, zstd and lz4
  *   (those found) on the same SUB-filtered rows (png_stage_table).
  */
@@ -875,7 +878,10 @@ static void print_mpix_columns(const png_frame *fr, int n, const double *mp, dou
         int m = 0;
         for (int i = 0; i < n; i++)
             if (fr[i].w == classes[c][0] && fr[i].h == classes[c][1]) v[m++] = mp[i];
-        printf(" %9.1f", m ? bench_median(v, m) : 0.0);
+        if (m)
+            printf(" %9.1f", bench_median(v, m));
+        else
+            printf(" %9s", "-");
     }
     printf(" %9.1f", tsum > 0 ? pixels / tsum : 0.0);
 }
@@ -963,7 +969,7 @@ static void png_peer_table(const png_frame *fr, int n, int scale, int quick)
             sr[k * n + i] = (double)e[k].len / (double)e[0].len;
             tr[k * n + i] = ref >= 0 ? med[k] / med[ref] : 0;
         }
-        if (quick) {
+        if (quick == 1) {
             printf("%-22s", fr[i].name);
             for (int k = 0; k < ne; k++)
                 if (e[k].own || k == ref)
@@ -1250,6 +1256,37 @@ static void png_stage_table(const png_frame *fr, int n, int scale)
     stage_close(&l);
 }
 
+/* The corpus frames scaled down (nearest pixel, as a small observation is
+ * sampled from the game's frame) to sizes RL observations often have, each
+ * size through png_peer_table's quick run: the fixed cost of a frame (the
+ * encoder's tables, the Huffman codes, the container) weighs more there. */
+static void png_small_tables(const png_frame *fr, int n, int scale)
+{
+    static const int sizes[][2] = {{64, 64}, {128, 128}, {320, 180}};
+    png_frame *sm = calloc((size_t)n, sizeof *sm);
+    if (sm == NULL) abort();
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        const int w = sizes[z][0], h = sizes[z][1];
+        for (int i = 0; i < n; i++) {
+            sm[i].w = w;
+            sm[i].h = h;
+            snprintf(sm[i].name, sizeof sm[i].name, "%.40s_%dx%d", fr[i].name, w, h);
+            sm[i].rgba = malloc((size_t)w * h * 4);
+            if (sm[i].rgba == NULL) abort();
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++)
+                    memcpy(sm[i].rgba + ((size_t)y * w + x) * 4,
+                           fr[i].rgba + ((size_t)(y * fr[i].h / h) * fr[i].w +
+                                         (size_t)x * fr[i].w / w) * 4,
+                           4);
+        }
+        printf("\nThe corpus frames scaled to %dx%d (nearest pixel):", w, h);
+        png_peer_table(sm, n, scale, 2);
+        for (int i = 0; i < n; i++) free(sm[i].rgba);
+    }
+    free(sm);
+}
+
 static int cmp_frame(const void *a, const void *b)
 {
     const png_frame *x = a, *y = b;
@@ -1297,8 +1334,10 @@ static void png_cases(int scale, const char *corpus, int sweep)
     qsort(fr, (size_t)n, sizeof fr[0], cmp_frame);
     printf("PNG corpus: %d frames from %s; deflate library: %s\n", n, corpus,
            cg_png_deflate_name());
-    if (sweep < 0) { /* png-peers (-1), png-peers-quick (-2), png-stage (-3) */
-        if (sweep == -3)
+    if (sweep < 0) { /* png-peers (-1), -quick (-2), png-stage (-3), png-small (-4) */
+        if (sweep == -4)
+            png_small_tables(fr, n, scale);
+        else if (sweep == -3)
             png_stage_table(fr, n, scale);
         else
             png_peer_table(fr, n, scale, sweep == -2);
@@ -1338,6 +1377,7 @@ int main(int argc, char **argv)
         png_cases(scale, argc > 3 ? argv[3] : CG_BENCH_CORPUS,
                   strcmp(part, "png-stage") == 0         ? -3
                   : strcmp(part, "png-peers-quick") == 0 ? -2
+                  : strcmp(part, "png-small") == 0       ? -4
                   : strcmp(part, "png-peers") == 0     ? -1
                                                        : strcmp(part, "png-table") != 0);
     return 0;
