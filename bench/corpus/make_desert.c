@@ -222,6 +222,10 @@ int main(int argc, char **argv)
         {"desert", 640, 360, 20, -8, 1, 0, 40, 120, {200, 216, 236}, {120, 160, 225}},
         {"dunes", 854, 480, -35, -12, 1, 1, 30, 90, {214, 206, 190}, {132, 170, 226}},
         {"desert", 1920, 1080, 5, -4, 0, 0, 20, 160, {222, 200, 170}, {96, 128, 200}},
+        /* the first two at an RL observation's size: the near sand a
+         * magnified texture, every row a new mix of its texels */
+        {"desert", 320, 180, 20, -8, 1, 0, 40, 120, {200, 216, 236}, {120, 160, 225}},
+        {"dunes", 320, 180, -35, -12, 1, 1, 30, 90, {214, 206, 190}, {132, 170, 226}},
     };
     make_texture();
     int bad = 0;

@@ -924,12 +924,15 @@ enum { FLAT_TOKENS_DIV = 3, FLAT_REST = 16 };
  * than the left and upper pixels. Where a flat rest ends (rows of one colour,
  * such as fog at the horizon, then that ground), the next row searches if
  * the pixels there repeat what the rows above hold (repeats_above). Sand
- * rendered at 320x180 (make_desert's views): 1.57-1.62x libpng's bytes
- * without either, 1.08-1.10x with both; the corpus's desert and dunes scaled
- * to 320x180 (nearest pixel) 1.86x and 1.72x, now 1.15x and 1.01x; every
- * bench/corpus frame the same bytes. Fog 640x360 at the horizon covers 53-71%
- * of its rows with short matches that cost more than the literals they
- * replace (searching it there: 1.6% more bytes), so 3/4, not half. */
+ * rendered at 320x180 (desert_320x180 and dunes_320x180 in bench/corpus):
+ * 1.57-1.62x libpng's bytes without either, 1.08-1.10x with both;
+ * desert_640x360 scaled to 320x180 as
+ * the resize does (nearest pixel) 1.86x, now 1.15x; the other frames of the
+ * corpus the same bytes. Not yet enough for sand scaled to 160-320 pixels
+ * wide (dunes_854x480 at 320x180: 1.75x, now 1.70x; docs/benchmarks.md).
+ * Fog 640x360 at the horizon covers 53-71% of its rows with short matches
+ * that cost more than the literals they replace (searching it there: 1.6%
+ * more bytes), so 3/4, not half. */
 enum { COVER_NUM = 3, COVER_DEN = 4 };
 
 /* The gate on that search: it pays where it turns most of the literals the
