@@ -1280,7 +1280,7 @@ static void png_small_tables(const png_frame *fr, int n, int scale)
                                          (size_t)x * fr[i].w / w) * 4,
                            4);
         }
-        printf("\nThe corpus frames scaled to %dx%d (nearest pixel):", w, h);
+        printf("\nThe corpus frames scaled to %dx%d (nearest pixel):\n", w, h);
         png_peer_table(sm, n, scale, 2);
         for (int i = 0; i < n; i++) free(sm[i].rgba);
     }

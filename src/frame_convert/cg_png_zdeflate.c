@@ -926,13 +926,12 @@ enum { FLAT_TOKENS_DIV = 3, FLAT_REST = 16 };
  * the pixels there repeat what the rows above hold (repeats_above). Sand
  * rendered at 320x180 (desert_320x180 and dunes_320x180 in bench/corpus):
  * 1.57-1.62x libpng's bytes without either, 1.08-1.10x with both;
- * desert_640x360 scaled to 320x180 as
- * the resize does (nearest pixel) 1.86x, now 1.15x; the other frames of the
- * corpus the same bytes. Not yet enough for sand scaled to 160-320 pixels
- * wide (dunes_854x480 at 320x180: 1.75x, now 1.70x; docs/benchmarks.md).
- * Fog 640x360 at the horizon covers 53-71% of its rows with short matches
- * that cost more than the literals they replace (searching it there: 1.6%
- * more bytes), so 3/4, not half. */
+ * desert_640x360 scaled to 320x180 as the resize does (nearest pixel) 1.86x,
+ * now 1.15x; the other frames of the corpus the same bytes. Not yet enough
+ * for sand scaled to 160-320 pixels wide (dunes_854x480 at 320x180: 1.75x,
+ * now 1.70x; docs/benchmarks.md). Fog 640x360 at the horizon covers 53-71%
+ * of its rows with short matches that cost more than the literals they
+ * replace (searching it there: 1.6-1.8% more bytes), so 3/4, not half. */
 enum { COVER_NUM = 3, COVER_DEN = 4 };
 
 /* The gate on that search: it pays where it turns most of the literals the
@@ -952,7 +951,6 @@ enum { COVER_NUM = 3, COVER_DEN = 4 };
 enum { GATE_DIV = 3, GATE_FEW = 16, GATE_EVERY = 4, GATE_WIN = 1, GATE_LOSS = 3, GATE_CREDIT = 8,
        GATE_REST = 16, GATE_REST_MAX = 128 };
 
-#if defined(CG_ZD_STARTS8)
 /* Whether the row at s repeats the rows above: of 64 pixels in its middle
  * equal to neither the pixel to the left nor the one above (at least
  * REPEAT_FEW of them), at least 1 / REPEAT_DIV start four pixels found in
@@ -961,6 +959,8 @@ enum { GATE_DIV = 3, GATE_FEW = 16, GATE_EVERY = 4, GATE_WIN = 1, GATE_LOSS = 3,
  * rows above it. On the fog at the horizon of fog 640x360: 15 of 55; on
  * dunes at 320x180: 6 of 16. */
 enum { REPEAT_ROWS = 8, REPEAT_DIV = 3, REPEAT_FEW = 16, REPEAT_MIN_PIXELS = 96 };
+
+#if defined(CG_ZD_STARTS8)
 
 static inline uint64_t hash4(const uint8_t *p) /* four pixels: 12 bytes */
 {
@@ -990,6 +990,12 @@ static inline __attribute__((target("avx2,popcnt"))) int repeats_above(const uin
         }
     }
     return lone >= REPEAT_FEW && hit * REPEAT_DIV >= lone;
+}
+#else
+static inline int repeats_above(const uint8_t *in, size_t s, size_t row)
+{
+    (void)in, (void)s, (void)row;
+    return 0; /* no flat-row search without the AVX2 path's runs */
 }
 #endif
 
@@ -1042,12 +1048,9 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
     } else {
         tokenize_row(in, s, row, level_depth[1], NULL, pt, tk, 0, simd, simd);
         flat = (tk->n + tk->run_extra - n0) * FLAT_TOKENS_DIV < pixels && tk->flat_rest == 0;
-        if (tk->flat_rest > 0 && --tk->flat_rest == 0) {
-#if defined(CG_ZD_STARTS8)
+        if (tk->flat_rest > 0 && --tk->flat_rest == 0)
             flat = simd && pixels >= REPEAT_MIN_PIXELS && s >= REPEAT_ROWS * row &&
                    repeats_above(in, s, row);
-#endif
-        }
         if (tk->gate_rest > 0) tk->gate_rest--;
         tk->searched = 0;
     }
