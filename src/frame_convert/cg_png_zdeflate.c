@@ -720,13 +720,19 @@ static inline __attribute__((target("avx2"))) uint64_t run_starts17(const uint8_
     return (five_eq(pixel_eq(el)) | five_eq(pixel_eq(eu))) & 0x1249249249249ull; /* pixels 0-16 */
 }
 
-/* Of the eight pixels at x, how many equal the pixel to the left or the one
- * above (up bytes back). Reads 32 bytes at x, x - 3 and x - up. */
+/* Of the eight pixels at x, those equal to the pixel to the left or the one
+ * above (up bytes back): bit 3 * i for pixel i. Reads 32 bytes at x, x - 3
+ * and x - up. */
+static inline __attribute__((target("avx2"))) unsigned near_eq8(const uint8_t *x, size_t up)
+{
+    return (unsigned)((pixel_eq(eq32(x, BPP)) | pixel_eq(eq32(x, up))) & 0x249249);
+}
+
+/* How many of them. */
 static inline __attribute__((target("avx2,popcnt"))) unsigned lone_cover8(const uint8_t *x,
                                                                           size_t up)
 {
-    return (unsigned)__builtin_popcountll((pixel_eq(eq32(x, BPP)) | pixel_eq(eq32(x, up))) &
-                                          0x249249);
+    return (unsigned)__builtin_popcount(near_eq8(x, up));
 }
 #endif
 
@@ -982,7 +988,7 @@ static inline __attribute__((target("avx2,popcnt"))) int repeats_above(const uin
     unsigned hit = 0, lone = 0;
     const uint8_t *x = w0;
     for (int c = 0; c < 8; c++, x += 8 * BPP) {
-        unsigned m = (unsigned)(~(pixel_eq(eq32(x, BPP)) | pixel_eq(eq32(x, row))) & 0x249249);
+        unsigned m = ~near_eq8(x, row) & 0x249249; /* lone pixels: bit 3 * i */
         lone += (unsigned)__builtin_popcount(m);
         for (; m != 0; m &= m - 1) {
             const uint64_t h = hash4(x + __builtin_ctz(m));
