@@ -369,6 +369,12 @@ typedef struct tokens {
     int flat;
     int flat_rest;
     size_t table_bytes;
+    /* small rows (tokenize_fast): literal-heavy unsearched rows since the
+     * last searched one, whether the row searching now is a trial, and the
+     * literal bytes and tokens of the last unsearched row */
+    int plain_rows;
+    int trial;
+    size_t plain_lit, plain_tokens;
     /* the gate on the flat-row search (tokenize_fast): rows it stays shut,
      * how long its next rest is, its credit, searched rows in a row */
     int gate_rest;
@@ -933,9 +939,9 @@ enum { FLAT_TOKENS_DIV = 3, FLAT_REST = 16 };
  * rendered at 320x180 (desert_320x180 and dunes_320x180 in bench/corpus):
  * 1.57-1.62x libpng's bytes without either, 1.08-1.10x with both;
  * desert_640x360 scaled to 320x180 as the resize does (nearest pixel) 1.86x,
- * now 1.15x; the other frames of the corpus the same bytes. Not yet enough
- * for sand scaled to 160-320 pixels wide (dunes_854x480 at 320x180: 1.75x,
- * now 1.70x; docs/benchmarks.md). Fog 640x360 at the horizon covers 53-71%
+ * now 1.15x; the other frames of the corpus the same bytes. Not enough for
+ * sand scaled to 160-320 pixels wide (dunes_854x480 at 320x180: 1.75x, then
+ * 1.70x): see SMALL_ROW. Fog 640x360 at the horizon covers 53-71%
  * of its rows with short matches that cost more than the literals they
  * replace (searching it there: 1.6-1.8% more bytes), so 3/4, not half. */
 enum { COVER_NUM = 3, COVER_DEN = 4 };
@@ -965,6 +971,72 @@ enum { GATE_DIV = 3, GATE_FEW = 16, GATE_EVERY = 4, GATE_WIN = 1, GATE_LOSS = 3,
  * rows above it. On the fog at the horizon of fog 640x360: 15 of 55; on
  * dunes at 320x180: 6 of 16. */
 enum { REPEAT_ROWS = 8, REPEAT_DIV = 3, REPEAT_FEW = 16, REPEAT_MIN_PIXELS = 96 };
+
+/* Small rows: sand scaled down to 160-320 pixels wide (the resize's nearest
+ * pixel) covers 50-75% of a row with table matches, yet the search still
+ * turns most of its literals into matches: the rules above stop it there and
+ * the rest of the frame came out at 1.50-1.74x libpng's bytes. On rows of
+ * REPEAT_MIN_PIXELS to SMALL_ROW pixels:
+ * - a searched row its table covers at least half of is also kept on where
+ *   it costs at most KEEP_NUM / KEEP_DEN of the last unsearched row, both
+ *   estimated as literal bytes at the row's own byte entropy (row_bits)
+ *   plus MATCH_BITS a match;
+ * - after TRIAL_ROWS unsearched rows in a row that were nearly all
+ *   literals (at least TRIAL_NUM / TRIAL_DEN of their pixels tokens), the
+ *   next row searches, and is judged as above whatever its table covered.
+ * Both paths. The corpus scaled to 160-320 pixels wide: at most 1.42x
+ * (1.51-1.74x before), its frames at their own sizes the same bytes; the
+ * trials cost 0.91-0.93x the speed on small frames (median), sand 0.54-0.66x.
+ * The entropy matters: the literals of a night frame's dark ground cost
+ * 2.5-3 bits, and there the search's matches cost as much as the literals
+ * they replace (judged by literal bytes alone it went on there, at 0.36x
+ * the speed, for 0.4% fewer bytes). A trial every 12 or 16 rows: 1.50x and
+ * 1.56x at 160x90. Up to 480 pixels wide changed nothing on the corpus
+ * scaled to 360-480 wide, at 0.89-0.91x the speed. docs/benchmarks.md has
+ * the figures. */
+enum { SMALL_ROW = 320, TRIAL_ROWS = 8, TRIAL_NUM = 9, TRIAL_DEN = 10, KEEP_NUM = 23,
+       KEEP_DEN = 25, MATCH_BITS = 20 };
+
+/* log2(1 + i / 32) in 1/256 bits */
+static const uint8_t log2_frac[32] = {0,   11,  22,  33,  44,  54,  63,  73,  82,  92,  100,
+                                      109, 118, 126, 134, 142, 150, 157, 165, 172, 179, 186,
+                                      193, 200, 207, 213, 220, 226, 232, 238, 244, 250};
+
+/* log2(v) in 1/256 bits, within 0.05 bits, for v >= 1 */
+static inline uint32_t log2_q8(uint32_t v)
+{
+    const unsigned e = 31u - (unsigned)__builtin_clz(v);
+    const uint32_t m = e >= 5 ? v >> (e - 5) : v << (5 - e);
+    return e * 256u + log2_frac[m & 31];
+}
+
+/* The bytes of the row [s + 1, s + row) of in coded at their own entropy,
+ * in 1/256 bits. */
+static size_t row_bits(const uint8_t *in, size_t s, size_t row)
+{
+    uint16_t c[256] = {0};
+    for (size_t i = s + 1; i < s + row; i++) c[in[i]]++;
+    const uint32_t lt = log2_q8((uint32_t)(row - 1));
+    size_t bits = 0;
+    for (int b = 0; b < 256; b++)
+        if (c[b] != 0) bits += (size_t)c[b] * (lt - log2_q8(c[b]));
+    return bits;
+}
+
+/* Whether a searched small row of lit literal bytes and ntok tokens costs
+ * at most KEEP_NUM / KEEP_DEN of the last unsearched row (see SMALL_ROW). */
+static int small_row_pays(const uint8_t *in, size_t s, size_t row, const tokens *tk, size_t lit,
+                          size_t ntok)
+{
+    const size_t m = ntok > lit / BPP ? ntok - lit / BPP : 0,
+                 pm = tk->plain_tokens > tk->plain_lit / BPP ? tk->plain_tokens - tk->plain_lit / BPP
+                                                             : 0;
+    if (lit * KEEP_DEN >= tk->plain_lit * KEEP_NUM && m * KEEP_DEN >= pm * KEEP_NUM) return 0;
+    const uint64_t n = row - 1, bits = row_bits(in, s, row); /* a literal: bits / n */
+    const uint64_t cost = lit * bits + m * MATCH_BITS * 256 * n,
+                   plain = tk->plain_lit * bits + pm * MATCH_BITS * 256 * n;
+    return cost * KEEP_DEN <= plain * KEEP_NUM;
+}
 
 #if defined(CG_ZD_STARTS8)
 
@@ -1032,8 +1104,13 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
     if (tk->flat && tk->gate_rest == 0) {
         tk->table_bytes = 0;
         tokenize_row(in, s, row, level_depth[2], NULL, pt, tk, 0, simd, simd);
-        flat = (tk->n + tk->run_extra - n0) * FLAT_TOKENS_DIV < pixels ||
+        const size_t ntok = tk->n + tk->run_extra - n0;
+        flat = ntok * FLAT_TOKENS_DIV < pixels ||
                tk->table_bytes * COVER_DEN >= COVER_NUM * (row - 1);
+        if (!flat && pixels >= REPEAT_MIN_PIXELS && pixels <= SMALL_ROW &&
+            (tk->trial || tk->table_bytes * 2 >= row - 1))
+            flat = small_row_pays(in, s, row, tk, tk->lit_bytes - l0, ntok);
+        tk->trial = 0;
         if (tk->table_bytes == 0) {
             tk->flat_rest = FLAT_REST;
             flat = 0;
@@ -1059,6 +1136,16 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
                    repeats_above(in, s, row);
         if (tk->gate_rest > 0) tk->gate_rest--;
         tk->searched = 0;
+        tk->plain_lit = tk->lit_bytes - l0;
+        tk->plain_tokens = tk->n + tk->run_extra - n0;
+        if (pixels < REPEAT_MIN_PIXELS || pixels > SMALL_ROW || flat ||
+            tk->flat_rest > 0 || tk->gate_rest > 0 ||
+            tk->plain_tokens * TRIAL_DEN < pixels * TRIAL_NUM)
+            tk->plain_rows = 0;
+        else if (++tk->plain_rows >= TRIAL_ROWS) {
+            tk->plain_rows = 0;
+            tk->trial = flat = 1;
+        }
     }
     tk->flat = flat;
 }
@@ -1613,6 +1700,10 @@ static ALWAYS_INLINE cg_status compress_body(void *work, int level, const uint8_
     tk->probe_skipped = 0;
     tk->flat = 0;
     tk->flat_rest = 0;
+    tk->plain_rows = 0;
+    tk->trial = 0;
+    tk->plain_lit = row - 1;
+    tk->plain_tokens = (row - 1) / BPP;
     tk->table_bytes = 0;
     tk->gate_rest = 0;
     tk->gate_rest_len = GATE_REST;
