@@ -28,7 +28,8 @@
  *   each frame's ratios;
  *   png-small: png-peers-quick's encoders on the corpus frames scaled down
  *   (nearest pixel) to the sizes RL observations often have: 64x64,
- *   128x128 and 320x180 (one table per size, no per-frame lines);
+ *   128x128, 160x90, 256x144 and 320x180 (one table per size, no per-frame
+ *   lines);
  *   png-stage: this tree's deflate beside the deflate library, zstd and lz4
  *   (those found) on the same SUB-filtered rows (png_stage_table).
  */
@@ -1262,7 +1263,7 @@ static void png_stage_table(const png_frame *fr, int n, int scale)
  * encoder's tables, the Huffman codes, the container) weighs more there. */
 static void png_small_tables(const png_frame *fr, int n, int scale)
 {
-    static const int sizes[][2] = {{64, 64}, {128, 128}, {320, 180}};
+    static const int sizes[][2] = {{64, 64}, {128, 128}, {160, 90}, {256, 144}, {320, 180}};
     png_frame *sm = calloc((size_t)n, sizeof *sm);
     if (sm == NULL) abort();
     for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
