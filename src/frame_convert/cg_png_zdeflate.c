@@ -983,10 +983,15 @@ enum { REPEAT_ROWS = 8, REPEAT_DIV = 3, REPEAT_FEW = 16, REPEAT_MIN_PIXELS = 96 
  *   plus MATCH_BITS a match;
  * - after TRIAL_ROWS unsearched rows in a row that were nearly all
  *   literals (at least TRIAL_NUM / TRIAL_DEN of their pixels tokens), the
- *   next row searches, and is judged as above whatever its table covered.
+ *   next row searches if at least 1 / TRIAL_SHARE of the last one's pixels
+ *   equal the pixel to the left or the one above (a magnified texture's
+ *   texels: 11-49% of the sand's pixels at 160-320 pixels wide; forest, fog,
+ *   jungle and ocean 1-7%), and is judged as above whatever its table
+ *   covered.
  * Both paths. The corpus scaled to 160-320 pixels wide: at most 1.42x
- * (1.51-1.74x before), its frames at their own sizes the same bytes; the
- * trials cost 0.91-0.93x the speed on small frames (median), sand 0.54-0.66x.
+ * (1.51-1.74x before), its frames at their own sizes the same bytes; small
+ * frames 0.96-0.98x the speed (median; 0.91-0.93x with trials on every such
+ * row), sand 0.55-0.67x.
  * The entropy matters: the literals of a night frame's dark ground cost
  * 2.5-3 bits, and there the search's matches cost as much as the literals
  * they replace (judged by literal bytes alone it went on there, at 0.36x
@@ -994,8 +999,8 @@ enum { REPEAT_ROWS = 8, REPEAT_DIV = 3, REPEAT_FEW = 16, REPEAT_MIN_PIXELS = 96 
  * 1.56x at 160x90. Up to 480 pixels wide changed nothing on the corpus
  * scaled to 360-480 wide, at 0.89-0.91x the speed. docs/benchmarks.md has
  * the figures. */
-enum { SMALL_ROW = 320, TRIAL_ROWS = 8, TRIAL_NUM = 9, TRIAL_DEN = 10, KEEP_NUM = 23,
-       KEEP_DEN = 25, MATCH_BITS = 20 };
+enum { SMALL_ROW = 320, TRIAL_ROWS = 8, TRIAL_NUM = 9, TRIAL_DEN = 10, TRIAL_SHARE = 16,
+       KEEP_NUM = 23, KEEP_DEN = 25, MATCH_BITS = 20 };
 
 /* log2(1 + i / 32) in 1/256 bits */
 static const uint8_t log2_frac[32] = {0,   11,  22,  33,  44,  54,  63,  73,  82,  92,  100,
@@ -1144,7 +1149,8 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
             tk->plain_rows = 0;
         else if (++tk->plain_rows >= TRIAL_ROWS) {
             tk->plain_rows = 0;
-            tk->trial = flat = 1;
+            if ((pixels - lone_pixels(in, s, row, simd)) * TRIAL_SHARE >= pixels)
+                tk->trial = flat = 1;
         }
     }
     tk->flat = flat;
