@@ -497,8 +497,10 @@ typedef struct rows {
 
 #if defined(__GNUC__)
 #define ALWAYS_INLINE inline __attribute__((always_inline))
+#define NOINLINE __attribute__((noinline))
 #else
 #define ALWAYS_INLINE inline
+#define NOINLINE
 #endif
 
 static inline uint64_t load64(const uint8_t *p)
@@ -1029,8 +1031,10 @@ static size_t row_bits(const uint8_t *in, size_t s, size_t row)
 }
 
 /* Whether a searched small row of lit literal bytes and ntok tokens costs
- * at most KEEP_NUM / KEEP_DEN of the last unsearched row (see SMALL_ROW). */
-static int small_row_pays(const uint8_t *in, size_t s, size_t row, const tokens *tk, size_t lit,
+ * at most KEEP_NUM / KEEP_DEN of the last unsearched row (see SMALL_ROW).
+ * Not inlined, as the rules' other rare parts: inlined into level 1's row
+ * loop they cost 64x64 frames, which never call them, 3-4% of the time. */
+static NOINLINE int small_row_pays(const uint8_t *in, size_t s, size_t row, const tokens *tk, size_t lit,
                           size_t ntok)
 {
     const size_t m = ntok > lit / BPP ? ntok - lit / BPP : 0,
@@ -1101,6 +1105,16 @@ static ALWAYS_INLINE size_t lone_pixels(const uint8_t *in, size_t s, size_t row,
     return u;
 }
 
+/* Whether at least 1 / TRIAL_SHARE of the pixels of the row at s equal the
+ * pixel to the left or the one above (see SMALL_ROW). */
+static NOINLINE int repeats_near(const uint8_t *in, size_t s, size_t row, int simd)
+{
+    const size_t pixels = (row - 1) / BPP;
+    return (pixels - (simd ? lone_pixels(in, s, row, 1) : lone_pixels(in, s, row, 0))) *
+               TRIAL_SHARE >=
+           pixels;
+}
+
 static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row, pairs *pt,
                                         tokens *tk, const int simd)
 {
@@ -1141,16 +1155,16 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
                    repeats_above(in, s, row);
         if (tk->gate_rest > 0) tk->gate_rest--;
         tk->searched = 0;
-        tk->plain_lit = tk->lit_bytes - l0;
-        tk->plain_tokens = tk->n + tk->run_extra - n0;
-        if (pixels < REPEAT_MIN_PIXELS || pixels > SMALL_ROW || flat ||
-            tk->flat_rest > 0 || tk->gate_rest > 0 ||
-            tk->plain_tokens * TRIAL_DEN < pixels * TRIAL_NUM)
-            tk->plain_rows = 0;
-        else if (++tk->plain_rows >= TRIAL_ROWS) {
-            tk->plain_rows = 0;
-            if ((pixels - lone_pixels(in, s, row, simd)) * TRIAL_SHARE >= pixels)
-                tk->trial = flat = 1;
+        if (pixels >= REPEAT_MIN_PIXELS && pixels <= SMALL_ROW) {
+            tk->plain_lit = tk->lit_bytes - l0;
+            tk->plain_tokens = tk->n + tk->run_extra - n0;
+            if (flat || tk->flat_rest > 0 || tk->gate_rest > 0 ||
+                tk->plain_tokens * TRIAL_DEN < pixels * TRIAL_NUM)
+                tk->plain_rows = 0;
+            else if (++tk->plain_rows >= TRIAL_ROWS) {
+                tk->plain_rows = 0;
+                if (repeats_near(in, s, row, simd)) tk->trial = flat = 1;
+            }
         }
     }
     tk->flat = flat;
