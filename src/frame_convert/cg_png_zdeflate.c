@@ -992,8 +992,8 @@ enum { REPEAT_ROWS = 8, REPEAT_DIV = 3, REPEAT_FEW = 16, REPEAT_MIN_PIXELS = 96 
  *   covered.
  * Both paths. The corpus scaled to 160-320 pixels wide: at most 1.42x
  * (1.51-1.74x before), its frames at their own sizes the same bytes; small
- * frames 0.96-0.98x the speed (median; 0.91-0.93x with trials on every such
- * row), sand 0.55-0.67x.
+ * frames 0.94-0.98x the speed (median; 0.91-0.93x with trials on every such
+ * row), sand 0.53-0.73x.
  * The entropy matters: the literals of a night frame's dark ground cost
  * 2.5-3 bits, and there the search's matches cost as much as the literals
  * they replace (judged by literal bytes alone it went on there, at 0.36x
