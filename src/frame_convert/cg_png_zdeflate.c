@@ -1034,16 +1034,16 @@ static size_t row_bits(const uint8_t *in, size_t s, size_t row)
  * at most KEEP_NUM / KEEP_DEN of the last unsearched row (see SMALL_ROW).
  * Not inlined, as the rules' other rare parts: inlined into level 1's row
  * loop they cost 64x64 frames, which never call them, 3-4% of the time. */
-static NOINLINE int small_row_pays(const uint8_t *in, size_t s, size_t row, const tokens *tk, size_t lit,
-                          size_t ntok)
+static NOINLINE int small_row_pays(const uint8_t *in, size_t s, size_t row, const tokens *tk,
+                                   size_t lit, size_t ntok)
 {
+    const size_t plit = tk->plain_lit, ptok = tk->plain_tokens;
     const size_t m = ntok > lit / BPP ? ntok - lit / BPP : 0,
-                 pm = tk->plain_tokens > tk->plain_lit / BPP ? tk->plain_tokens - tk->plain_lit / BPP
-                                                             : 0;
-    if (lit * KEEP_DEN >= tk->plain_lit * KEEP_NUM && m * KEEP_DEN >= pm * KEEP_NUM) return 0;
+                 pm = ptok > plit / BPP ? ptok - plit / BPP : 0;
+    if (lit * KEEP_DEN >= plit * KEEP_NUM && m * KEEP_DEN >= pm * KEEP_NUM) return 0;
     const uint64_t n = row - 1, bits = row_bits(in, s, row); /* a literal: bits / n */
     const uint64_t cost = lit * bits + m * MATCH_BITS * 256 * n,
-                   plain = tk->plain_lit * bits + pm * MATCH_BITS * 256 * n;
+                   plain = plit * bits + pm * MATCH_BITS * 256 * n;
     return cost * KEEP_DEN <= plain * KEEP_NUM;
 }
 
