@@ -1110,9 +1110,7 @@ static ALWAYS_INLINE size_t lone_pixels(const uint8_t *in, size_t s, size_t row,
 static NOINLINE int repeats_near(const uint8_t *in, size_t s, size_t row, int simd)
 {
     const size_t pixels = (row - 1) / BPP;
-    return (pixels - (simd ? lone_pixels(in, s, row, 1) : lone_pixels(in, s, row, 0))) *
-               TRIAL_SHARE >=
-           pixels;
+    return (pixels - lone_pixels(in, s, row, simd)) * TRIAL_SHARE >= pixels;
 }
 
 static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row, pairs *pt,
