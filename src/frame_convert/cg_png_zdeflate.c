@@ -1105,11 +1105,11 @@ static ALWAYS_INLINE size_t lone_pixels(const uint8_t *in, size_t s, size_t row,
     return u;
 }
 
-/* Whether at least 1 / TRIAL_SHARE of the pixels of the row at s equal the
- * pixel to the left or the one above (see SMALL_ROW). */
-static NOINLINE int repeats_near(const uint8_t *in, size_t s, size_t row, int simd)
+/* Whether at least 1 / TRIAL_SHARE of the pixels pixels of the row at s
+ * equal the pixel to the left or the one above (see SMALL_ROW). */
+static NOINLINE int repeats_near(const uint8_t *in, size_t s, size_t row, size_t pixels,
+                                 int simd)
 {
-    const size_t pixels = (row - 1) / BPP;
     return (pixels - lone_pixels(in, s, row, simd)) * TRIAL_SHARE >= pixels;
 }
 
@@ -1117,6 +1117,7 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
                                         tokens *tk, const int simd)
 {
     const size_t n0 = tk->n + tk->run_extra, pixels = (row - 1) / BPP, l0 = tk->lit_bytes;
+    const int small = pixels >= REPEAT_MIN_PIXELS && pixels <= SMALL_ROW; /* see SMALL_ROW */
     int flat;
     if (tk->flat && tk->gate_rest == 0) {
         tk->table_bytes = 0;
@@ -1124,8 +1125,7 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
         const size_t ntok = tk->n + tk->run_extra - n0;
         flat = ntok * FLAT_TOKENS_DIV < pixels ||
                tk->table_bytes * COVER_DEN >= COVER_NUM * (row - 1);
-        if (!flat && pixels >= REPEAT_MIN_PIXELS && pixels <= SMALL_ROW &&
-            (tk->trial || tk->table_bytes * 2 >= row - 1))
+        if (!flat && small && (tk->trial || tk->table_bytes * 2 >= row - 1))
             flat = small_row_pays(in, s, row, tk, tk->lit_bytes - l0, ntok);
         tk->trial = 0;
         if (tk->table_bytes == 0) {
@@ -1153,7 +1153,7 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
                    repeats_above(in, s, row);
         if (tk->gate_rest > 0) tk->gate_rest--;
         tk->searched = 0;
-        if (pixels >= REPEAT_MIN_PIXELS && pixels <= SMALL_ROW) {
+        if (small) {
             tk->plain_lit = tk->lit_bytes - l0;
             tk->plain_tokens = tk->n + tk->run_extra - n0;
             if (flat || tk->flat_rest > 0 || tk->gate_rest > 0 ||
@@ -1161,7 +1161,7 @@ static ALWAYS_INLINE void tokenize_fast(const uint8_t *in, size_t s, size_t row,
                 tk->plain_rows = 0;
             else if (++tk->plain_rows >= TRIAL_ROWS) {
                 tk->plain_rows = 0;
-                if (repeats_near(in, s, row, simd)) tk->trial = flat = 1;
+                if (repeats_near(in, s, row, pixels, simd)) tk->trial = flat = 1;
             }
         }
     }
